@@ -1,0 +1,238 @@
+/*
+ * Internals of libjinst_classfile shared between its modules. Nothing outside
+ * classfile/ includes this file.
+ */
+#ifndef JINST_CLASSFILE_INTERNAL_H
+#define JINST_CLASSFILE_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jinst/classfile.h"
+
+/* ---- the model --------------------------------------------------------------- */
+
+struct jinst_member {
+	uint32_t offset;         /* of access_flags */
+	uint32_t end;            /* one past the member's last byte */
+	uint16_t access_flags, name_index, descriptor_index;
+	bool modified;           /* header or attribute list changed: re-encode the member */
+	jinst_attr_list attrs;
+};
+
+typedef struct jinst_pool jinst_pool; /* the builder's hash table and appended entries */
+
+struct jinst_class {
+	jinst_arena *arena;
+	bool owns_arena;
+	const uint8_t *bytes;
+	uint32_t len;
+	uint16_t minor_version, major_version;
+
+	/* Constant pool as read: for each index, its tag and the offset of its
+	 * tag byte. Index 0 and the slot after a Long/Double have tag 0. */
+	uint16_t cp_count;        /* original constant_pool_count */
+	uint8_t *cp_tags;
+	uint32_t *cp_offsets;
+	uint32_t cp_end;          /* offset just past the constant pool */
+	jinst_pool *pool;         /* NULL until the first jinst_cp_add */
+
+	uint16_t access_flags, this_class, super_class;
+	uint16_t interface_count;
+	uint32_t interfaces_offset;
+	uint16_t field_count, method_count;
+	jinst_member *fields, *methods;
+	uint32_t fields_offset;   /* of fields_count */
+	jinst_attr_list attrs;
+	uint32_t attrs_offset;    /* of the class's attributes_count */
+	bool header_modified;     /* access_flags/this/super/interfaces changed */
+	bool old_code_layout;     /* version 45.0-45.2: Code uses u1 max_stack/max_locals, u2 code_length */
+};
+
+/* ---- bounds-checked reader with a sticky error flag --------------------------- */
+
+/* Offsets are absolute in the class file, so diagnostics name real offsets.
+ * A read past `end` returns zeros and sets `bad`; callers check once per record. */
+typedef struct jinst_reader {
+	const uint8_t *base;
+	uint32_t pos, end;
+	bool bad;
+} jinst_reader;
+
+static inline void jinst_reader_init(jinst_reader *r, const uint8_t *base, uint32_t pos, uint32_t end)
+{
+	r->base = base;
+	r->pos = pos;
+	r->end = end;
+	r->bad = false;
+}
+
+static inline uint32_t jinst_rd_left(const jinst_reader *r)
+{
+	return r->end - r->pos;
+}
+
+static inline bool jinst_rd_need(jinst_reader *r, uint32_t n)
+{
+	if (r->bad || r->end - r->pos < n) {
+		r->bad = true;
+		return false;
+	}
+	return true;
+}
+
+static inline uint8_t jinst_rd_u1(jinst_reader *r)
+{
+	if (!jinst_rd_need(r, 1))
+		return 0;
+	return r->base[r->pos++];
+}
+
+static inline uint16_t jinst_rd_u2(jinst_reader *r)
+{
+	if (!jinst_rd_need(r, 2))
+		return 0;
+	const uint8_t *p = r->base + r->pos;
+	r->pos += 2;
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t jinst_rd_u4(jinst_reader *r)
+{
+	if (!jinst_rd_need(r, 4))
+		return 0;
+	const uint8_t *p = r->base + r->pos;
+	r->pos += 4;
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Pointer to the next n bytes and skips them, or NULL (and bad) past the end. */
+static inline const uint8_t *jinst_rd_bytes(jinst_reader *r, uint32_t n)
+{
+	if (!jinst_rd_need(r, n))
+		return NULL;
+	const uint8_t *p = r->base + r->pos;
+	r->pos += n;
+	return p;
+}
+
+static inline uint16_t jinst_be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t jinst_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* ---- growable output buffer ---------------------------------------------------- */
+
+/* malloc-backed; an allocation failure sticks in `oom` and later writes are dropped. */
+typedef struct jinst_buf {
+	uint8_t *data;
+	size_t len, cap;
+	bool oom;
+} jinst_buf;
+
+bool jinst_buf_grow(jinst_buf *b, size_t need);
+
+static inline bool jinst_buf_reserve(jinst_buf *b, size_t n)
+{
+	return b->cap - b->len >= n || jinst_buf_grow(b, n);
+}
+
+static inline void jinst_buf_u1(jinst_buf *b, uint8_t v)
+{
+	if (jinst_buf_reserve(b, 1))
+		b->data[b->len++] = v;
+}
+
+static inline void jinst_buf_u2(jinst_buf *b, uint16_t v)
+{
+	if (jinst_buf_reserve(b, 2)) {
+		b->data[b->len++] = (uint8_t)(v >> 8);
+		b->data[b->len++] = (uint8_t)v;
+	}
+}
+
+static inline void jinst_buf_u4(jinst_buf *b, uint32_t v)
+{
+	if (jinst_buf_reserve(b, 4)) {
+		uint8_t *p = b->data + b->len;
+		p[0] = (uint8_t)(v >> 24);
+		p[1] = (uint8_t)(v >> 16);
+		p[2] = (uint8_t)(v >> 8);
+		p[3] = (uint8_t)v;
+		b->len += 4;
+	}
+}
+
+static inline void jinst_buf_bytes(jinst_buf *b, const void *p, size_t n)
+{
+	if (n && jinst_buf_reserve(b, n)) {
+		memcpy(b->data + b->len, p, n);
+		b->len += n;
+	}
+}
+
+static inline void jinst_buf_patch_u4(jinst_buf *b, size_t at, uint32_t v)
+{
+	if (!b->oom) {
+		uint8_t *p = b->data + at;
+		p[0] = (uint8_t)(v >> 24);
+		p[1] = (uint8_t)(v >> 16);
+		p[2] = (uint8_t)(v >> 8);
+		p[3] = (uint8_t)v;
+	}
+}
+
+static inline void jinst_buf_patch_u2(jinst_buf *b, size_t at, uint16_t v)
+{
+	if (!b->oom) {
+		b->data[at] = (uint8_t)(v >> 8);
+		b->data[at + 1] = (uint8_t)v;
+	}
+}
+
+void jinst_buf_free(jinst_buf *b);
+
+/* ---- diagnostics ------------------------------------------------------------------ */
+
+/* Records code, offset and message in diag (which may be NULL) and returns code. */
+int jinst_fail(jinst_diag *diag, int code, uint32_t offset, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Sets diag->where unless an inner layer already set it. */
+void jinst_diag_where(jinst_diag *diag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "method name(desc)" / "field name:desc" for diagnostics. */
+void jinst_diag_member(jinst_diag *diag, const jinst_class *cls, const jinst_member *m, bool method);
+
+/* ---- attributes -------------------------------------------------------------------- */
+
+/* Reads attributes_count and the attribute headers at r, assigning each
+ * attribute its kind from its name and context. Contents are not decoded. */
+int jinst_attrs_read(jinst_class *cls, jinst_reader *r, enum jinst_attr_context ctx,
+                     jinst_attr_list *list, jinst_diag *diag);
+/* Writes attributes_count and every attribute: a copy of the original info
+ * unless the attribute is modified or from_model is set, in which case its
+ * model is encoded (decoding it first when needed). */
+int jinst_attrs_write(jinst_class *cls, jinst_attr_list *list, bool from_model, jinst_buf *out,
+                      jinst_diag *diag);
+/* Encodes a->model as attribute info bytes (no name index or length). */
+int jinst_attr_encode(jinst_class *cls, jinst_attr *a, bool from_model, jinst_buf *out,
+                      jinst_diag *diag);
+/* Kind of an attribute named name[0..len) in context ctx. */
+enum jinst_attr_kind jinst_attr_kind_of(const uint8_t *name, uint16_t len, enum jinst_attr_context ctx);
+
+/* Encodes instructions back into code bytes (deep mode: same layout as decoded). */
+int jinst_code_encode(jinst_class *cls, const jinst_insn *insns, uint32_t count, jinst_buf *out,
+                      jinst_diag *diag);
+
+/* Name and descriptor of a member as modified UTF-8 (NULL when malformed). */
+static inline const uint8_t *jinst_member_name(const jinst_class *cls, const jinst_member *m, uint16_t *len)
+{
+	return jinst_cp_utf8(cls, m->name_index, len);
+}
+
+#endif
