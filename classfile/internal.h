@@ -44,6 +44,7 @@ struct jinst_class {
 	uint16_t field_count, method_count;
 	jinst_member *fields, *methods;
 	uint32_t fields_offset;   /* of fields_count */
+	uint32_t methods_offset;  /* of methods_count */
 	jinst_attr_list attrs;
 	uint32_t attrs_offset;    /* of the class's attributes_count */
 	bool header_modified;     /* access_flags/this/super/interfaces changed */
@@ -228,6 +229,13 @@ enum jinst_attr_kind jinst_attr_kind_of(const uint8_t *name, uint16_t len, enum 
 /* Encodes instructions back into code bytes (deep mode: same layout as decoded). */
 int jinst_code_encode(jinst_class *cls, const jinst_insn *insns, uint32_t count, jinst_buf *out,
                       jinst_diag *diag);
+
+/* Modified UTF-8 check; lenient accepts the overlong forms of versions <= 47. */
+bool jinst_mutf8_check(const uint8_t *s, size_t len, bool lenient);
+
+/* Constant-pool entries as bytes: one entry; all appended entries in index order. */
+void jinst_cp_write_entry(const jinst_cp_entry *e, jinst_buf *out);
+void jinst_cp_write_added(const jinst_class *cls, jinst_buf *out);
 
 /* Name and descriptor of a member as modified UTF-8 (NULL when malformed). */
 static inline const uint8_t *jinst_member_name(const jinst_class *cls, const jinst_member *m, uint16_t *len)

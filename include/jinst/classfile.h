@@ -164,6 +164,9 @@ typedef struct jinst_cp_entry {
 	} u;
 } jinst_cp_entry;
 
+/* "Methodref", "Utf8", ...; "invalid" for other values. */
+const char *jinst_cp_tag_name(uint8_t tag);
+
 /* constant_pool_count: valid indices are 1 .. count-1 (appended entries included). */
 uint16_t jinst_cp_count(const jinst_class *cls);
 /* Number of entries that came from the parsed class (its constant_pool_count). */

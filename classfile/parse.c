@@ -1,0 +1,504 @@
+/*
+ * The reader. jinst_class_parse() walks the class file once: it indexes the
+ * constant pool (tag and offset of every entry), checks every constant-pool
+ * reference for range and tag, validates modified UTF-8, and records the
+ * header, the field and method headers and every attribute header. Attribute
+ * contents are left alone until someone asks for them (jinst_attr_decode), so
+ * a class that is only copied costs one pass over its constant pool.
+ */
+#include "internal.h"
+
+/* Tags that may appear, with the size of their contents (after the tag byte). */
+static const uint8_t cp_fixed_size[21] = {
+	[JINST_CP_INTEGER] = 4, [JINST_CP_FLOAT] = 4, [JINST_CP_LONG] = 8, [JINST_CP_DOUBLE] = 8,
+	[JINST_CP_CLASS] = 2, [JINST_CP_STRING] = 2, [JINST_CP_FIELDREF] = 4, [JINST_CP_METHODREF] = 4,
+	[JINST_CP_INTERFACE_METHODREF] = 4, [JINST_CP_NAME_AND_TYPE] = 4, [JINST_CP_METHOD_HANDLE] = 3,
+	[JINST_CP_METHOD_TYPE] = 2, [JINST_CP_DYNAMIC] = 4, [JINST_CP_INVOKE_DYNAMIC] = 4,
+	[JINST_CP_MODULE] = 2, [JINST_CP_PACKAGE] = 2,
+};
+
+static const char *const cp_tag_names[21] = {
+	[JINST_CP_UTF8] = "Utf8", [JINST_CP_INTEGER] = "Integer", [JINST_CP_FLOAT] = "Float",
+	[JINST_CP_LONG] = "Long", [JINST_CP_DOUBLE] = "Double", [JINST_CP_CLASS] = "Class",
+	[JINST_CP_STRING] = "String", [JINST_CP_FIELDREF] = "Fieldref", [JINST_CP_METHODREF] = "Methodref",
+	[JINST_CP_INTERFACE_METHODREF] = "InterfaceMethodref", [JINST_CP_NAME_AND_TYPE] = "NameAndType",
+	[JINST_CP_METHOD_HANDLE] = "MethodHandle", [JINST_CP_METHOD_TYPE] = "MethodType",
+	[JINST_CP_DYNAMIC] = "Dynamic", [JINST_CP_INVOKE_DYNAMIC] = "InvokeDynamic",
+	[JINST_CP_MODULE] = "Module", [JINST_CP_PACKAGE] = "Package",
+};
+
+const char *jinst_cp_tag_name(uint8_t tag)
+{
+	return tag < 21 && cp_tag_names[tag] ? cp_tag_names[tag] : "invalid";
+}
+
+/* A reference to the wrong kind of constant. `from` names the referring
+ * entry, or is 0 for references outside the pool (the caller says where). */
+static int bad_ref(jinst_class *c, jinst_diag *diag, uint16_t from, uint32_t at, uint16_t to, const char *want)
+{
+	int rc;
+	if (to == 0 || to >= c->cp_count)
+		rc = jinst_fail(diag, JINST_EMALFORMED, at, "index #%u out of range (constant pool count %u), %s expected",
+		                (unsigned)to, (unsigned)c->cp_count, want);
+	else
+		rc = jinst_fail(diag, JINST_EMALFORMED, at, "index #%u is a %s, %s expected", (unsigned)to,
+		                jinst_cp_tag_name(c->cp_tags[to]), want);
+	if (from)
+		jinst_diag_where(diag, "constant pool #%u", (unsigned)from);
+	return rc;
+}
+
+static inline bool is_tag(const jinst_class *c, uint16_t i, uint8_t tag)
+{
+	return i < c->cp_count && c->cp_tags[i] == tag;
+}
+
+static inline bool is_ref(uint8_t tag)
+{
+	return tag == JINST_CP_FIELDREF || tag == JINST_CP_METHODREF || tag == JINST_CP_INTERFACE_METHODREF;
+}
+
+/* Second pass: every reference inside the pool points at an entry of the right tag (JVMS 4.4). */
+static int check_pool_refs(jinst_class *c, jinst_diag *diag)
+{
+	const uint8_t *b = c->bytes;
+	for (uint32_t i = 1; i < c->cp_count; i++) {
+		uint8_t tag = c->cp_tags[i];
+		uint32_t off = c->cp_offsets[i];
+		const uint8_t *p = b + off + 1;
+		uint16_t x, y;
+		switch (tag) {
+		case JINST_CP_CLASS:
+		case JINST_CP_STRING:
+		case JINST_CP_METHOD_TYPE:
+		case JINST_CP_MODULE:
+		case JINST_CP_PACKAGE:
+			x = jinst_be16(p);
+			if (!is_tag(c, x, JINST_CP_UTF8))
+				return bad_ref(c, diag, (uint16_t)i, off + 1, x, "Utf8");
+			break;
+		case JINST_CP_FIELDREF:
+		case JINST_CP_METHODREF:
+		case JINST_CP_INTERFACE_METHODREF:
+			x = jinst_be16(p);
+			y = jinst_be16(p + 2);
+			if (!is_tag(c, x, JINST_CP_CLASS))
+				return bad_ref(c, diag, (uint16_t)i, off + 1, x, "Class");
+			if (!is_tag(c, y, JINST_CP_NAME_AND_TYPE))
+				return bad_ref(c, diag, (uint16_t)i, off + 3, y, "NameAndType");
+			break;
+		case JINST_CP_NAME_AND_TYPE:
+			x = jinst_be16(p);
+			y = jinst_be16(p + 2);
+			if (!is_tag(c, x, JINST_CP_UTF8))
+				return bad_ref(c, diag, (uint16_t)i, off + 1, x, "Utf8");
+			if (!is_tag(c, y, JINST_CP_UTF8))
+				return bad_ref(c, diag, (uint16_t)i, off + 3, y, "Utf8");
+			break;
+		case JINST_CP_METHOD_HANDLE: {
+			uint8_t kind = p[0];
+			x = jinst_be16(p + 1);
+			if (kind < 1 || kind > 9) {
+				int rc = jinst_fail(diag, JINST_EMALFORMED, off + 1, "bad reference_kind %u", kind);
+				jinst_diag_where(diag, "constant pool #%u", (unsigned)i);
+				return rc;
+			}
+			/* JVMS 4.4.8: kinds 1-4 name a Fieldref, 5 and 8 a Methodref, 9 an
+			 * InterfaceMethodref, 6 and 7 either of the method refs. */
+			uint8_t t = x < c->cp_count ? c->cp_tags[x] : 0;
+			bool ok = kind <= 4 ? t == JINST_CP_FIELDREF
+			        : kind == 5 || kind == 8 ? t == JINST_CP_METHODREF
+			        : kind == 9 ? t == JINST_CP_INTERFACE_METHODREF
+			        : t == JINST_CP_METHODREF || t == JINST_CP_INTERFACE_METHODREF;
+			if (!ok)
+				return bad_ref(c, diag, (uint16_t)i, off + 2, x,
+				               kind <= 4 ? "Fieldref" : kind == 9 ? "InterfaceMethodref" : "Methodref");
+			break;
+		}
+		case JINST_CP_DYNAMIC:
+		case JINST_CP_INVOKE_DYNAMIC:
+			/* bootstrap_method_attr_index is checked against BootstrapMethods when decoded. */
+			y = jinst_be16(p + 2);
+			if (!is_tag(c, y, JINST_CP_NAME_AND_TYPE))
+				return bad_ref(c, diag, (uint16_t)i, off + 3, y, "NameAndType");
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+static int read_pool(jinst_class *c, jinst_reader *r, jinst_diag *diag)
+{
+	uint16_t count = jinst_rd_u2(r);
+	if (r->bad)
+		return jinst_fail(diag, JINST_EMALFORMED, r->pos, "truncated before constant_pool_count");
+	if (count == 0)
+		return jinst_fail(diag, JINST_EMALFORMED, r->pos - 2, "constant_pool_count is 0");
+	/* Each entry takes at least 3 bytes: refuse counts the file cannot hold
+	 * before allocating for them. */
+	if ((uint32_t)(count - 1) * 3 > jinst_rd_left(r))
+		return jinst_fail(diag, JINST_EMALFORMED, r->pos - 2,
+		                  "constant_pool_count %u needs more bytes than the %u left", (unsigned)count,
+		                  (unsigned)jinst_rd_left(r));
+	c->cp_count = count;
+	c->cp_tags = jinst_arena_alloc(c->arena, count);
+	c->cp_offsets = jinst_arena_alloc(c->arena, (size_t)count * sizeof(uint32_t));
+	if (!c->cp_tags || !c->cp_offsets)
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory for the constant pool");
+	c->cp_tags[0] = 0;
+	c->cp_offsets[0] = 0;
+	bool lenient = c->major_version <= 47;
+	const uint8_t *b = c->bytes;
+	uint32_t pos = r->pos, end = r->end;
+	for (uint32_t i = 1; i < count; i++) {
+		if (pos >= end) {
+			int rc = jinst_fail(diag, JINST_EMALFORMED, pos, "truncated in the constant pool");
+			jinst_diag_where(diag, "constant pool #%u", (unsigned)i);
+			return rc;
+		}
+		uint8_t tag = b[pos];
+		c->cp_tags[i] = tag;
+		c->cp_offsets[i] = pos;
+		if (tag == JINST_CP_UTF8) {
+			if (end - pos < 3)
+				goto truncated;
+			uint16_t len = jinst_be16(b + pos + 1);
+			if (end - pos - 3 < len)
+				goto truncated;
+			if (!jinst_mutf8_check(b + pos + 3, len, lenient)) {
+				int rc = jinst_fail(diag, JINST_EMALFORMED, pos + 3, "malformed modified UTF-8");
+				jinst_diag_where(diag, "constant pool #%u", (unsigned)i);
+				return rc;
+			}
+			pos += 3u + len;
+			continue;
+		}
+		uint8_t size = tag < 21 ? cp_fixed_size[tag] : 0;
+		if (size == 0) {
+			int rc = jinst_fail(diag, JINST_EMALFORMED, pos, "bad constant pool tag %u", tag);
+			jinst_diag_where(diag, "constant pool #%u", (unsigned)i);
+			return rc;
+		}
+		if (end - pos - 1 < size)
+			goto truncated;
+		pos += 1u + size;
+		if (tag == JINST_CP_LONG || tag == JINST_CP_DOUBLE) {
+			/* JVMS 4.4.5: the next index is unusable. */
+			if (++i >= count) {
+				int rc = jinst_fail(diag, JINST_EMALFORMED, c->cp_offsets[i - 1],
+				                    "%s in the last constant pool slot", jinst_cp_tag_name(tag));
+				jinst_diag_where(diag, "constant pool #%u", (unsigned)i - 1);
+				return rc;
+			}
+			c->cp_tags[i] = 0;
+			c->cp_offsets[i] = 0;
+		}
+		continue;
+	truncated: {
+		int rc = jinst_fail(diag, JINST_EMALFORMED, pos, "%s entry runs past the end of the file",
+		                    jinst_cp_tag_name(tag));
+		jinst_diag_where(diag, "constant pool #%u", (unsigned)i);
+		return rc;
+	}
+	}
+	r->pos = pos;
+	c->cp_end = pos;
+	return check_pool_refs(c, diag);
+}
+
+int jinst_attrs_read(jinst_class *c, jinst_reader *r, enum jinst_attr_context ctx, jinst_attr_list *list,
+                     jinst_diag *diag)
+{
+	uint32_t at = r->pos;
+	uint16_t count = jinst_rd_u2(r);
+	if (r->bad)
+		return jinst_fail(diag, JINST_EMALFORMED, at, "truncated before attributes_count");
+	list->count = count;
+	list->items = NULL;
+	if (!count)
+		return 0;
+	if ((uint32_t)count * 6 > jinst_rd_left(r))
+		return jinst_fail(diag, JINST_EMALFORMED, at, "attributes_count %u needs more bytes than the %u left",
+		                  (unsigned)count, (unsigned)jinst_rd_left(r));
+	jinst_attr *items = jinst_arena_alloc(c->arena, (size_t)count * sizeof(*items));
+	if (!items)
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory for attributes");
+	for (uint16_t i = 0; i < count; i++) {
+		jinst_attr *a = &items[i];
+		a->offset = r->pos;
+		a->name_index = jinst_rd_u2(r);
+		a->length = jinst_rd_u4(r);
+		if (r->bad)
+			return jinst_fail(diag, JINST_EMALFORMED, a->offset, "attribute header runs past its end");
+		uint16_t nlen;
+		const uint8_t *name = jinst_cp_utf8(c, a->name_index, &nlen);
+		if (!name) {
+			int rc = jinst_fail(diag, JINST_EMALFORMED, a->offset,
+			                    "attribute_name_index #%u is not a Utf8", (unsigned)a->name_index);
+			return rc;
+		}
+		a->info = jinst_rd_bytes(r, a->length);
+		if (!a->info)
+			return jinst_fail(diag, JINST_EMALFORMED, a->offset + 2,
+			                  "attribute %.*s: attribute_length %u runs past the end (%u bytes left)",
+			                  (int)(nlen > 64 ? 64 : nlen), (const char *)name, (unsigned)a->length,
+			                  (unsigned)(r->end - a->offset - 6));
+		a->kind = (uint16_t)jinst_attr_kind_of(name, nlen, ctx);
+		a->modified = false;
+		a->model = NULL;
+	}
+	list->items = items;
+	return 0;
+}
+
+static int read_members(jinst_class *c, jinst_reader *r, bool methods, jinst_diag *diag)
+{
+	uint32_t at = r->pos;
+	uint16_t count = jinst_rd_u2(r);
+	const char *what = methods ? "methods" : "fields";
+	if (r->bad)
+		return jinst_fail(diag, JINST_EMALFORMED, at, "truncated before %s_count", what);
+	if ((uint32_t)count * 8 > jinst_rd_left(r))
+		return jinst_fail(diag, JINST_EMALFORMED, at, "%s_count %u needs more bytes than the %u left", what,
+		                  (unsigned)count, (unsigned)jinst_rd_left(r));
+	jinst_member *ms = count ? jinst_arena_alloc(c->arena, (size_t)count * sizeof(*ms)) : NULL;
+	if (count && !ms)
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory for %s", what);
+	for (uint16_t i = 0; i < count; i++) {
+		jinst_member *m = &ms[i];
+		m->offset = r->pos;
+		m->access_flags = jinst_rd_u2(r);
+		m->name_index = jinst_rd_u2(r);
+		m->descriptor_index = jinst_rd_u2(r);
+		m->modified = false;
+		if (r->bad)
+			return jinst_fail(diag, JINST_EMALFORMED, m->offset, "truncated in %s[%u]", what, (unsigned)i);
+		if (!is_tag(c, m->name_index, JINST_CP_UTF8)) {
+			int rc = jinst_fail(diag, JINST_EMALFORMED, m->offset + 2, "name_index #%u is not a Utf8",
+			                    (unsigned)m->name_index);
+			jinst_diag_where(diag, "%s[%u]", what, (unsigned)i);
+			return rc;
+		}
+		if (!is_tag(c, m->descriptor_index, JINST_CP_UTF8)) {
+			int rc = jinst_fail(diag, JINST_EMALFORMED, m->offset + 4,
+			                    "descriptor_index #%u is not a Utf8", (unsigned)m->descriptor_index);
+			jinst_diag_member(diag, c, m, methods);
+			return rc;
+		}
+		int rc = jinst_attrs_read(c, r, methods ? JINST_CTX_METHOD : JINST_CTX_FIELD, &m->attrs, diag);
+		if (rc) {
+			jinst_diag_member(diag, c, m, methods);
+			return rc;
+		}
+		m->end = r->pos;
+	}
+	if (methods) {
+		c->method_count = count;
+		c->methods = ms;
+	} else {
+		c->field_count = count;
+		c->fields = ms;
+	}
+	return 0;
+}
+
+static int parse_body(jinst_class *c, const jinst_parse_options *opts, jinst_diag *diag)
+{
+	jinst_reader r;
+	jinst_reader_init(&r, c->bytes, 0, c->len);
+	uint32_t magic = jinst_rd_u4(&r);
+	c->minor_version = jinst_rd_u2(&r);
+	c->major_version = jinst_rd_u2(&r);
+	if (r.bad)
+		return jinst_fail(diag, JINST_EMALFORMED, 0, "file of %u bytes is too short for a class header",
+		                  (unsigned)c->len);
+	if (magic != 0xCAFEBABE)
+		return jinst_fail(diag, JINST_EMALFORMED, 0, "bad magic 0x%08X (0xCAFEBABE expected)", (unsigned)magic);
+	if (c->major_version < 45)
+		return jinst_fail(diag, JINST_EUNSUPPORTED, 6, "class-file version %u.%u is older than 45.0",
+		                  (unsigned)c->major_version, (unsigned)c->minor_version);
+	if (c->major_version > JINST_MAX_SUPPORTED_MAJOR && opts && (opts->flags & JINST_PARSE_STRICT_VERSION))
+		return jinst_fail(diag, JINST_EUNSUPPORTED, 6, "class-file version %u.%u is newer than %u",
+		                  (unsigned)c->major_version, (unsigned)c->minor_version, JINST_MAX_SUPPORTED_MAJOR);
+	/* HotSpot reads Code with 1-byte max_stack/max_locals and a 2-byte
+	 * code_length in versions before 45.3. */
+	c->old_code_layout = c->major_version == 45 && c->minor_version < 3;
+
+	int rc = read_pool(c, &r, diag);
+	if (rc)
+		return rc;
+
+	uint32_t at = r.pos;
+	c->access_flags = jinst_rd_u2(&r);
+	c->this_class = jinst_rd_u2(&r);
+	c->super_class = jinst_rd_u2(&r);
+	c->interface_count = jinst_rd_u2(&r);
+	c->interfaces_offset = r.pos;
+	if (r.bad)
+		return jinst_fail(diag, JINST_EMALFORMED, at, "truncated in the class header");
+	if (!is_tag(c, c->this_class, JINST_CP_CLASS)) {
+		rc = bad_ref(c, diag, 0, at + 2, c->this_class, "Class");
+		jinst_diag_where(diag, "this_class");
+		return rc;
+	}
+	if (c->super_class && !is_tag(c, c->super_class, JINST_CP_CLASS)) {
+		rc = bad_ref(c, diag, 0, at + 4, c->super_class, "Class");
+		jinst_diag_where(diag, "super_class");
+		return rc;
+	}
+	if (!jinst_rd_bytes(&r, (uint32_t)c->interface_count * 2))
+		return jinst_fail(diag, JINST_EMALFORMED, at + 6, "interfaces_count %u runs past the end",
+		                  (unsigned)c->interface_count);
+	for (uint16_t i = 0; i < c->interface_count; i++) {
+		uint16_t x = jinst_be16(c->bytes + c->interfaces_offset + 2u * i);
+		if (!is_tag(c, x, JINST_CP_CLASS)) {
+			rc = bad_ref(c, diag, 0, c->interfaces_offset + 2u * i, x, "Class");
+			jinst_diag_where(diag, "interfaces[%u]", (unsigned)i);
+			return rc;
+		}
+	}
+
+	c->fields_offset = r.pos;
+	rc = read_members(c, &r, false, diag);
+	c->methods_offset = r.pos;
+	if (!rc)
+		rc = read_members(c, &r, true, diag);
+	if (rc)
+		return rc;
+	c->attrs_offset = r.pos;
+	rc = jinst_attrs_read(c, &r, JINST_CTX_CLASS, &c->attrs, diag);
+	if (rc) {
+		jinst_diag_where(diag, "class attributes");
+		return rc;
+	}
+	if (r.pos != c->len)
+		return jinst_fail(diag, JINST_EMALFORMED, r.pos, "%u bytes after the end of the class",
+		                  (unsigned)(c->len - r.pos));
+	return 0;
+}
+
+int jinst_class_parse(jinst_class **out, const uint8_t *bytes, size_t len, jinst_arena *arena,
+                      const jinst_parse_options *opts, jinst_diag *diag)
+{
+	if (diag) {
+		diag->code = 0;
+		diag->offset = JINST_NO_OFFSET;
+		diag->where[0] = diag->message[0] = '\0';
+	}
+	*out = NULL;
+	if (!bytes || len > UINT32_MAX / 2)
+		return jinst_fail(diag, JINST_EINVAL, JINST_NO_OFFSET, "no input or input too large");
+	bool owns = false;
+	if (!arena) {
+		int rc = jinst_arena_new(&arena);
+		if (rc)
+			return jinst_fail(diag, rc, JINST_NO_OFFSET, "out of memory");
+		owns = true;
+	}
+	jinst_class *c = jinst_arena_zalloc(arena, sizeof(*c));
+	if (!c) {
+		if (owns)
+			jinst_arena_free(arena);
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+	}
+	c->arena = arena;
+	c->owns_arena = owns;
+	c->bytes = bytes;
+	c->len = (uint32_t)len;
+	int rc = parse_body(c, opts, diag);
+	if (rc) {
+		if (owns)
+			jinst_arena_free(arena);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
+void jinst_class_free(jinst_class *c)
+{
+	if (c && c->owns_arena)
+		jinst_arena_free(c->arena);
+}
+
+/* ---- accessors ---------------------------------------------------------------- */
+
+const uint8_t *jinst_class_bytes(const jinst_class *c, size_t *len)
+{
+	if (len)
+		*len = c->len;
+	return c->bytes;
+}
+
+jinst_arena *jinst_class_arena(jinst_class *c) { return c->arena; }
+uint16_t jinst_class_minor_version(const jinst_class *c) { return c->minor_version; }
+uint16_t jinst_class_major_version(const jinst_class *c) { return c->major_version; }
+bool jinst_class_version_known(const jinst_class *c) { return c->major_version <= JINST_MAX_SUPPORTED_MAJOR; }
+uint16_t jinst_class_access_flags(const jinst_class *c) { return c->access_flags; }
+uint16_t jinst_class_this_class(const jinst_class *c) { return c->this_class; }
+uint16_t jinst_class_super_class(const jinst_class *c) { return c->super_class; }
+uint16_t jinst_class_interface_count(const jinst_class *c) { return c->interface_count; }
+
+uint16_t jinst_class_interface(const jinst_class *c, uint16_t i)
+{
+	return i < c->interface_count ? jinst_be16(c->bytes + c->interfaces_offset + 2u * i) : 0;
+}
+
+const uint8_t *jinst_class_name(const jinst_class *c, uint16_t *len)
+{
+	return jinst_cp_name(c, c->this_class, len);
+}
+
+jinst_attr_list *jinst_class_attrs(jinst_class *c) { return &c->attrs; }
+uint16_t jinst_class_field_count(const jinst_class *c) { return c->field_count; }
+uint16_t jinst_class_method_count(const jinst_class *c) { return c->method_count; }
+
+jinst_member *jinst_class_field(jinst_class *c, uint16_t i)
+{
+	return i < c->field_count ? &c->fields[i] : NULL;
+}
+
+jinst_member *jinst_class_method(jinst_class *c, uint16_t i)
+{
+	return i < c->method_count ? &c->methods[i] : NULL;
+}
+
+uint16_t jinst_member_access_flags(const jinst_member *m) { return m->access_flags; }
+uint16_t jinst_member_name_index(const jinst_member *m) { return m->name_index; }
+uint16_t jinst_member_descriptor_index(const jinst_member *m) { return m->descriptor_index; }
+uint32_t jinst_member_offset(const jinst_member *m) { return m->offset; }
+jinst_attr_list *jinst_member_attrs(jinst_member *m) { return &m->attrs; }
+
+jinst_attr *jinst_attr_find(const jinst_attr_list *list, enum jinst_attr_kind kind)
+{
+	for (uint16_t i = 0; i < list->count; i++)
+		if (list->items[i].kind == kind)
+			return &list->items[i];
+	return NULL;
+}
+
+int jinst_attrs_write(jinst_class *c, jinst_attr_list *list, bool from_model, jinst_buf *out, jinst_diag *diag)
+{
+	jinst_buf_u2(out, list->count);
+	for (uint16_t i = 0; i < list->count; i++) {
+		jinst_attr *a = &list->items[i];
+		jinst_buf_u2(out, a->name_index);
+		if (a->info && !a->modified && (!from_model || a->kind == JINST_ATTR_UNKNOWN)) {
+			jinst_buf_u4(out, a->length);
+			jinst_buf_bytes(out, a->info, a->length);
+			continue;
+		}
+		size_t at = out->len;
+		jinst_buf_u4(out, 0);
+		int rc = jinst_attr_encode(c, a, from_model, out, diag);
+		if (rc)
+			return rc;
+		size_t n = out->len - at - 4;
+		if (n > UINT32_MAX)
+			return jinst_fail(diag, JINST_ETOOLARGE, a->offset, "attribute longer than 4 GiB");
+		jinst_buf_patch_u4(out, at, (uint32_t)n);
+	}
+	return out->oom ? jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory writing attributes") : 0;
+}

@@ -1,0 +1,477 @@
+/*
+ * The constant pool: reading entries by index, and the pool builder.
+ *
+ * Entries of the parsed class are decoded on demand from their offsets. The
+ * builder appends: existing indices never move (invariant 3 of DESIGN.md), so
+ * every copied attribute and method stays valid. Appended entries are
+ * deduplicated against all entries through an open-addressing hash table
+ * keyed by the xxhash of (tag, contents); the table is built on the first
+ * addition only, so classes that are just read or copied never pay for it.
+ */
+#include "internal.h"
+
+#include <xxhash.h>
+
+#define POOL_MAX 65535 /* constant_pool_count is a u2 */
+
+struct jinst_pool {
+	uint16_t count;          /* current constant_pool_count */
+	uint16_t added;          /* number of appended entries (slots, long/double count 2) */
+	jinst_cp_entry *entries; /* appended entries by index - original count */
+	uint32_t entries_cap;
+	uint16_t *table;         /* hash slots holding indices; 0 = empty */
+	uint32_t table_mask;
+	uint32_t used;
+};
+
+uint16_t jinst_cp_count(const jinst_class *c)
+{
+	return c->pool ? c->pool->count : c->cp_count;
+}
+
+uint16_t jinst_cp_original_count(const jinst_class *c)
+{
+	return c->cp_count;
+}
+
+uint8_t jinst_cp_tag(const jinst_class *c, uint16_t index)
+{
+	if (index < c->cp_count)
+		return c->cp_tags[index];
+	if (c->pool && index < c->pool->count)
+		return c->pool->entries[index - c->cp_count].tag;
+	return 0;
+}
+
+uint32_t jinst_cp_offset(const jinst_class *c, uint16_t index)
+{
+	return index < c->cp_count ? c->cp_offsets[index] : 0;
+}
+
+static void decode_entry(const jinst_class *c, uint16_t index, jinst_cp_entry *e)
+{
+	const uint8_t *p = c->bytes + c->cp_offsets[index];
+	e->tag = p[0];
+	p++;
+	switch (e->tag) {
+	case JINST_CP_UTF8:
+		e->u.utf8.length = jinst_be16(p);
+		e->u.utf8.bytes = p + 2;
+		break;
+	case JINST_CP_INTEGER:
+	case JINST_CP_FLOAT:
+		e->u.u4 = jinst_be32(p);
+		break;
+	case JINST_CP_LONG:
+	case JINST_CP_DOUBLE:
+		e->u.u8 = (uint64_t)jinst_be32(p) << 32 | jinst_be32(p + 4);
+		break;
+	case JINST_CP_CLASS:
+	case JINST_CP_STRING:
+	case JINST_CP_METHOD_TYPE:
+	case JINST_CP_MODULE:
+	case JINST_CP_PACKAGE:
+		e->u.index = jinst_be16(p);
+		break;
+	case JINST_CP_FIELDREF:
+	case JINST_CP_METHODREF:
+	case JINST_CP_INTERFACE_METHODREF:
+		e->u.ref.class_index = jinst_be16(p);
+		e->u.ref.name_and_type_index = jinst_be16(p + 2);
+		break;
+	case JINST_CP_NAME_AND_TYPE:
+		e->u.nat.name_index = jinst_be16(p);
+		e->u.nat.descriptor_index = jinst_be16(p + 2);
+		break;
+	case JINST_CP_METHOD_HANDLE:
+		e->u.handle.kind = p[0];
+		e->u.handle.reference_index = jinst_be16(p + 1);
+		break;
+	case JINST_CP_DYNAMIC:
+	case JINST_CP_INVOKE_DYNAMIC:
+		e->u.dyn.bootstrap_method_attr_index = jinst_be16(p);
+		e->u.dyn.name_and_type_index = jinst_be16(p + 2);
+		break;
+	default:
+		break;
+	}
+}
+
+int jinst_cp_get(const jinst_class *c, uint16_t index, jinst_cp_entry *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (index == 0 || index >= jinst_cp_count(c) || jinst_cp_tag(c, index) == 0)
+		return JINST_EMALFORMED;
+	if (index < c->cp_count)
+		decode_entry(c, index, out);
+	else
+		*out = c->pool->entries[index - c->cp_count];
+	return 0;
+}
+
+const uint8_t *jinst_cp_utf8(const jinst_class *c, uint16_t index, uint16_t *len)
+{
+	if (index < c->cp_count) {
+		if (c->cp_tags[index] != JINST_CP_UTF8)
+			return NULL;
+		const uint8_t *p = c->bytes + c->cp_offsets[index];
+		if (len)
+			*len = jinst_be16(p + 1);
+		return p + 3;
+	}
+	jinst_cp_entry e;
+	if (jinst_cp_get(c, index, &e) || e.tag != JINST_CP_UTF8)
+		return NULL;
+	if (len)
+		*len = e.u.utf8.length;
+	return e.u.utf8.bytes;
+}
+
+const uint8_t *jinst_cp_name(const jinst_class *c, uint16_t index, uint16_t *len)
+{
+	jinst_cp_entry e;
+	if (jinst_cp_get(c, index, &e))
+		return NULL;
+	switch (e.tag) {
+	case JINST_CP_CLASS:
+	case JINST_CP_STRING:
+	case JINST_CP_METHOD_TYPE:
+	case JINST_CP_MODULE:
+	case JINST_CP_PACKAGE:
+		return jinst_cp_utf8(c, e.u.index, len);
+	default:
+		return NULL;
+	}
+}
+
+/* ---- the builder ------------------------------------------------------------------ */
+
+/* Hash of (tag, contents). Entries are hashed by their meaning, never by padding. */
+static uint64_t entry_hash(const jinst_cp_entry *e)
+{
+	if (e->tag == JINST_CP_UTF8)
+		return XXH3_64bits_withSeed(e->u.utf8.bytes, e->u.utf8.length, JINST_CP_UTF8);
+	uint8_t key[9];
+	size_t n = 1;
+	key[0] = e->tag;
+	switch (e->tag) {
+	case JINST_CP_INTEGER:
+	case JINST_CP_FLOAT:
+		memcpy(key + 1, &e->u.u4, 4);
+		n += 4;
+		break;
+	case JINST_CP_LONG:
+	case JINST_CP_DOUBLE:
+		memcpy(key + 1, &e->u.u8, 8);
+		n += 8;
+		break;
+	case JINST_CP_METHOD_HANDLE:
+		key[1] = e->u.handle.kind;
+		memcpy(key + 2, &e->u.handle.reference_index, 2);
+		n += 3;
+		break;
+	case JINST_CP_CLASS:
+	case JINST_CP_STRING:
+	case JINST_CP_METHOD_TYPE:
+	case JINST_CP_MODULE:
+	case JINST_CP_PACKAGE:
+		memcpy(key + 1, &e->u.index, 2);
+		n += 2;
+		break;
+	default: /* the two-index forms share one layout */
+		memcpy(key + 1, &e->u.ref.class_index, 2);
+		memcpy(key + 3, &e->u.ref.name_and_type_index, 2);
+		n += 4;
+		break;
+	}
+	return XXH3_64bits(key, n);
+}
+
+static bool entry_equal(const jinst_cp_entry *a, const jinst_cp_entry *b)
+{
+	if (a->tag != b->tag)
+		return false;
+	switch (a->tag) {
+	case JINST_CP_UTF8:
+		return a->u.utf8.length == b->u.utf8.length &&
+		       memcmp(a->u.utf8.bytes, b->u.utf8.bytes, a->u.utf8.length) == 0;
+	case JINST_CP_INTEGER:
+	case JINST_CP_FLOAT:
+		return a->u.u4 == b->u.u4;
+	case JINST_CP_LONG:
+	case JINST_CP_DOUBLE:
+		return a->u.u8 == b->u.u8;
+	case JINST_CP_METHOD_HANDLE:
+		return a->u.handle.kind == b->u.handle.kind && a->u.handle.reference_index == b->u.handle.reference_index;
+	case JINST_CP_CLASS:
+	case JINST_CP_STRING:
+	case JINST_CP_METHOD_TYPE:
+	case JINST_CP_MODULE:
+	case JINST_CP_PACKAGE:
+		return a->u.index == b->u.index;
+	default:
+		return a->u.ref.class_index == b->u.ref.class_index &&
+		       a->u.ref.name_and_type_index == b->u.ref.name_and_type_index;
+	}
+}
+
+static void table_insert(jinst_pool *p, uint64_t h, uint16_t index)
+{
+	uint32_t i = (uint32_t)h & p->table_mask;
+	while (p->table[i])
+		i = (i + 1) & p->table_mask;
+	p->table[i] = index;
+	p->used++;
+}
+
+static int table_alloc(jinst_class *c, jinst_pool *p, uint32_t min_entries)
+{
+	uint32_t size = 64;
+	while (size < min_entries * 2)
+		size *= 2;
+	uint16_t *t = jinst_arena_zalloc(c->arena, size * sizeof(uint16_t));
+	if (!t)
+		return JINST_ENOMEM;
+	p->table = t;
+	p->table_mask = size - 1;
+	p->used = 0;
+	return 0;
+}
+
+static int table_rebuild(jinst_class *c, jinst_pool *p, uint32_t min_entries)
+{
+	int rc = table_alloc(c, p, min_entries);
+	if (rc)
+		return rc;
+	for (uint32_t i = 1; i < p->count; i++) {
+		jinst_cp_entry e;
+		if (jinst_cp_get(c, (uint16_t)i, &e))
+			continue;
+		/* Keep the first of duplicate entries: look it up before inserting. */
+		uint64_t h = entry_hash(&e);
+		uint32_t s = (uint32_t)h & p->table_mask;
+		bool dup = false;
+		for (; p->table[s]; s = (s + 1) & p->table_mask) {
+			jinst_cp_entry o;
+			jinst_cp_get(c, p->table[s], &o);
+			if (entry_equal(&o, &e)) {
+				dup = true;
+				break;
+			}
+		}
+		if (!dup)
+			table_insert(p, h, (uint16_t)i);
+	}
+	return 0;
+}
+
+static int pool_init(jinst_class *c)
+{
+	jinst_pool *p = jinst_arena_zalloc(c->arena, sizeof(*p));
+	if (!p)
+		return JINST_ENOMEM;
+	p->count = c->cp_count;
+	c->pool = p;
+	int rc = table_rebuild(c, p, c->cp_count + 64u);
+	if (rc)
+		c->pool = NULL;
+	return rc;
+}
+
+int jinst_cp_add(jinst_class *c, const jinst_cp_entry *entry, uint16_t *index)
+{
+	if (!entry || entry->tag >= 21 || jinst_cp_tag_name(entry->tag)[0] == 'i')
+		return JINST_EINVAL;
+	if (!c->pool) {
+		int rc = pool_init(c);
+		if (rc)
+			return rc;
+	}
+	jinst_pool *p = c->pool;
+	uint64_t h = entry_hash(entry);
+	for (uint32_t s = (uint32_t)h & p->table_mask; p->table[s]; s = (s + 1) & p->table_mask) {
+		jinst_cp_entry o;
+		jinst_cp_get(c, p->table[s], &o);
+		if (entry_equal(&o, entry)) {
+			*index = p->table[s];
+			return 0;
+		}
+	}
+	/* References must point at existing entries of the right kind. */
+	unsigned slots = entry->tag == JINST_CP_LONG || entry->tag == JINST_CP_DOUBLE ? 2 : 1;
+	if ((uint32_t)p->count + slots > POOL_MAX)
+		return JINST_ETOOLARGE;
+	uint32_t need = (uint32_t)p->added + slots;
+	if (need > p->entries_cap) {
+		uint32_t cap = p->entries_cap ? p->entries_cap * 2 : 64;
+		while (cap < need)
+			cap *= 2;
+		jinst_cp_entry *ne = jinst_arena_alloc(c->arena, cap * sizeof(*ne));
+		if (!ne)
+			return JINST_ENOMEM;
+		if (p->added)
+			memcpy(ne, p->entries, p->added * sizeof(*ne));
+		p->entries = ne;
+		p->entries_cap = cap;
+	}
+	jinst_cp_entry e = *entry;
+	if (e.tag == JINST_CP_UTF8) {
+		uint8_t *copy = jinst_arena_alloc(c->arena, e.u.utf8.length ? e.u.utf8.length : 1);
+		if (!copy)
+			return JINST_ENOMEM;
+		memcpy(copy, e.u.utf8.bytes, e.u.utf8.length);
+		e.u.utf8.bytes = copy;
+	}
+	uint16_t at = p->count;
+	p->entries[p->added] = e;
+	if (slots == 2)
+		memset(&p->entries[p->added + 1], 0, sizeof(e));
+	p->added = (uint16_t)(p->added + slots);
+	p->count = (uint16_t)(p->count + slots);
+	if ((p->used + 1) * 2 > p->table_mask + 1) {
+		int rc = table_rebuild(c, p, (uint32_t)p->count * 2);
+		if (rc)
+			return rc;
+	} else {
+		table_insert(p, h, at);
+	}
+	*index = at;
+	return 0;
+}
+
+int jinst_cp_add_utf8(jinst_class *c, const char *mutf8, size_t len, uint16_t *index)
+{
+	if (len > 65535 || !jinst_mutf8_check((const uint8_t *)mutf8, len, false))
+		return JINST_EINVAL;
+	jinst_cp_entry e = {.tag = JINST_CP_UTF8};
+	e.u.utf8.bytes = (const uint8_t *)mutf8;
+	e.u.utf8.length = (uint16_t)len;
+	return jinst_cp_add(c, &e, index);
+}
+
+static int add_indexed(jinst_class *c, uint8_t tag, const char *s, uint16_t *index)
+{
+	uint16_t u;
+	int rc = jinst_cp_add_utf8(c, s, strlen(s), &u);
+	if (rc)
+		return rc;
+	jinst_cp_entry e = {.tag = tag};
+	e.u.index = u;
+	return jinst_cp_add(c, &e, index);
+}
+
+int jinst_cp_add_class(jinst_class *c, const char *internal_name, uint16_t *index)
+{
+	return add_indexed(c, JINST_CP_CLASS, internal_name, index);
+}
+
+int jinst_cp_add_string(jinst_class *c, const char *mutf8, uint16_t *index)
+{
+	return add_indexed(c, JINST_CP_STRING, mutf8, index);
+}
+
+int jinst_cp_add_integer(jinst_class *c, int32_t value, uint16_t *index)
+{
+	jinst_cp_entry e = {.tag = JINST_CP_INTEGER};
+	e.u.u4 = (uint32_t)value;
+	return jinst_cp_add(c, &e, index);
+}
+
+int jinst_cp_add_long(jinst_class *c, int64_t value, uint16_t *index)
+{
+	jinst_cp_entry e = {.tag = JINST_CP_LONG};
+	e.u.u8 = (uint64_t)value;
+	return jinst_cp_add(c, &e, index);
+}
+
+int jinst_cp_add_name_and_type(jinst_class *c, const char *name, const char *descriptor, uint16_t *index)
+{
+	uint16_t n, d;
+	int rc = jinst_cp_add_utf8(c, name, strlen(name), &n);
+	if (!rc)
+		rc = jinst_cp_add_utf8(c, descriptor, strlen(descriptor), &d);
+	if (rc)
+		return rc;
+	jinst_cp_entry e = {.tag = JINST_CP_NAME_AND_TYPE};
+	e.u.nat.name_index = n;
+	e.u.nat.descriptor_index = d;
+	return jinst_cp_add(c, &e, index);
+}
+
+static int add_ref(jinst_class *c, uint8_t tag, const char *owner, const char *name, const char *descriptor,
+                   uint16_t *index)
+{
+	uint16_t k, nt;
+	int rc = jinst_cp_add_class(c, owner, &k);
+	if (!rc)
+		rc = jinst_cp_add_name_and_type(c, name, descriptor, &nt);
+	if (rc)
+		return rc;
+	jinst_cp_entry e = {.tag = tag};
+	e.u.ref.class_index = k;
+	e.u.ref.name_and_type_index = nt;
+	return jinst_cp_add(c, &e, index);
+}
+
+int jinst_cp_add_fieldref(jinst_class *c, const char *owner, const char *name, const char *descriptor,
+                          uint16_t *index)
+{
+	return add_ref(c, JINST_CP_FIELDREF, owner, name, descriptor, index);
+}
+
+int jinst_cp_add_methodref(jinst_class *c, const char *owner, const char *name, const char *descriptor,
+                           uint16_t *index)
+{
+	return add_ref(c, JINST_CP_METHODREF, owner, name, descriptor, index);
+}
+
+int jinst_cp_add_interface_methodref(jinst_class *c, const char *owner, const char *name,
+                                     const char *descriptor, uint16_t *index)
+{
+	return add_ref(c, JINST_CP_INTERFACE_METHODREF, owner, name, descriptor, index);
+}
+
+void jinst_cp_write_entry(const jinst_cp_entry *e, jinst_buf *out)
+{
+	jinst_buf_u1(out, e->tag);
+	switch (e->tag) {
+	case JINST_CP_UTF8:
+		jinst_buf_u2(out, e->u.utf8.length);
+		jinst_buf_bytes(out, e->u.utf8.bytes, e->u.utf8.length);
+		break;
+	case JINST_CP_INTEGER:
+	case JINST_CP_FLOAT:
+		jinst_buf_u4(out, e->u.u4);
+		break;
+	case JINST_CP_LONG:
+	case JINST_CP_DOUBLE:
+		jinst_buf_u4(out, (uint32_t)(e->u.u8 >> 32));
+		jinst_buf_u4(out, (uint32_t)e->u.u8);
+		break;
+	case JINST_CP_CLASS:
+	case JINST_CP_STRING:
+	case JINST_CP_METHOD_TYPE:
+	case JINST_CP_MODULE:
+	case JINST_CP_PACKAGE:
+		jinst_buf_u2(out, e->u.index);
+		break;
+	case JINST_CP_METHOD_HANDLE:
+		jinst_buf_u1(out, e->u.handle.kind);
+		jinst_buf_u2(out, e->u.handle.reference_index);
+		break;
+	default:
+		jinst_buf_u2(out, e->u.ref.class_index);
+		jinst_buf_u2(out, e->u.ref.name_and_type_index);
+		break;
+	}
+}
+
+/* Appended entries, in index order. */
+void jinst_cp_write_added(const jinst_class *c, jinst_buf *out)
+{
+	if (!c->pool)
+		return;
+	for (uint32_t i = 0; i < c->pool->added; i++)
+		if (c->pool->entries[i].tag)
+			jinst_cp_write_entry(&c->pool->entries[i], out);
+}
