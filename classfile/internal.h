@@ -231,7 +231,32 @@ int jinst_code_encode(jinst_class *cls, const jinst_insn *insns, uint32_t count,
                       jinst_diag *diag);
 
 /* Modified UTF-8 check; lenient accepts the overlong forms of versions <= 47. */
-bool jinst_mutf8_check(const uint8_t *s, size_t len, bool lenient);
+bool jinst_mutf8_check_slow(const uint8_t *s, size_t len, bool lenient);
+
+/* Almost every name in a class file is plain ASCII: OR the words together
+ * without branching and look at the result once. */
+static inline bool jinst_mutf8_check(const uint8_t *s, size_t len, bool lenient)
+{
+	uint64_t acc = 0, v;
+	size_t i = 0;
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&v, s + i, 8);
+		acc |= v | ((v - 0x0101010101010101ull) & ~v);
+	}
+	if (i < len) {
+		if (len >= 8) {
+			memcpy(&v, s + len - 8, 8);
+			acc |= v | ((v - 0x0101010101010101ull) & ~v);
+		} else {
+			for (; i < len; i++)
+				acc |= (uint64_t)s[i] | (s[i] == 0 ? 0x80u : 0u);
+		}
+	}
+	if ((acc & 0x8080808080808080ull) == 0)
+		return true;
+	return jinst_mutf8_check_slow(s, len, lenient);
+}
+
 
 /* Constant-pool entries as bytes: one entry; all appended entries in index order. */
 void jinst_cp_write_entry(const jinst_cp_entry *e, jinst_buf *out);

@@ -15,7 +15,7 @@ static inline bool word_is_plain_ascii(uint64_t v)
 	return ((v | zero) & 0x8080808080808080ull) == 0;
 }
 
-static bool mutf8_check_slow(const uint8_t *s, size_t len, bool lenient)
+bool jinst_mutf8_check_slow(const uint8_t *s, size_t len, bool lenient)
 {
 	size_t i = 0;
 	while (i < len) {
@@ -57,30 +57,6 @@ static bool mutf8_check_slow(const uint8_t *s, size_t len, bool lenient)
 		}
 	}
 	return true;
-}
-
-/* Almost every name in a class file is plain ASCII: OR the words together
- * without branching and look at the result once. */
-bool jinst_mutf8_check(const uint8_t *s, size_t len, bool lenient)
-{
-	uint64_t acc = 0, v;
-	size_t i = 0;
-	for (; i + 8 <= len; i += 8) {
-		memcpy(&v, s + i, 8);
-		acc |= v | ((v - 0x0101010101010101ull) & ~v);
-	}
-	if (i < len) {
-		if (len >= 8) {
-			memcpy(&v, s + len - 8, 8);
-			acc |= v | ((v - 0x0101010101010101ull) & ~v);
-		} else {
-			for (; i < len; i++)
-				acc |= (uint64_t)s[i] | (s[i] == 0 ? 0x80u : 0u);
-		}
-	}
-	if ((acc & 0x8080808080808080ull) == 0)
-		return true;
-	return mutf8_check_slow(s, len, lenient);
 }
 
 bool jinst_mutf8_valid(const uint8_t *bytes, size_t len)

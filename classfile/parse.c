@@ -147,8 +147,11 @@ static int read_pool(jinst_class *c, jinst_reader *r, jinst_diag *diag)
 	c->cp_offsets = jinst_arena_alloc(c->arena, (size_t)count * sizeof(uint32_t));
 	if (!c->cp_tags || !c->cp_offsets)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory for the constant pool");
-	c->cp_tags[0] = 0;
-	c->cp_offsets[0] = 0;
+	/* Local copies: stores through the tag array could alias the class's fields. */
+	uint8_t *restrict tags = c->cp_tags;
+	uint32_t *restrict offsets = c->cp_offsets;
+	tags[0] = 0;
+	offsets[0] = 0;
 	bool lenient = c->major_version <= 47;
 	const uint8_t *b = c->bytes;
 	uint32_t pos = r->pos, end = r->end;
@@ -159,8 +162,8 @@ static int read_pool(jinst_class *c, jinst_reader *r, jinst_diag *diag)
 			return rc;
 		}
 		uint8_t tag = b[pos];
-		c->cp_tags[i] = tag;
-		c->cp_offsets[i] = pos;
+		tags[i] = tag;
+		offsets[i] = pos;
 		if (tag == JINST_CP_UTF8) {
 			if (end - pos < 3)
 				goto truncated;
@@ -187,13 +190,13 @@ static int read_pool(jinst_class *c, jinst_reader *r, jinst_diag *diag)
 		if (tag == JINST_CP_LONG || tag == JINST_CP_DOUBLE) {
 			/* JVMS 4.4.5: the next index is unusable. */
 			if (++i >= count) {
-				int rc = jinst_fail(diag, JINST_EMALFORMED, c->cp_offsets[i - 1],
+				int rc = jinst_fail(diag, JINST_EMALFORMED, offsets[i - 1],
 				                    "%s in the last constant pool slot", jinst_cp_tag_name(tag));
 				jinst_diag_where(diag, "constant pool #%u", (unsigned)i - 1);
 				return rc;
 			}
-			c->cp_tags[i] = 0;
-			c->cp_offsets[i] = 0;
+			tags[i] = 0;
+			offsets[i] = 0;
 		}
 		continue;
 	truncated: {

@@ -278,9 +278,46 @@ static int pool_init(jinst_class *c)
 	return rc;
 }
 
+/* An appended entry may only refer to existing entries of the kinds JVMS 4.4 names. */
+static bool refs_valid(const jinst_class *c, const jinst_cp_entry *e)
+{
+	switch (e->tag) {
+	case JINST_CP_UTF8:
+	case JINST_CP_INTEGER:
+	case JINST_CP_FLOAT:
+	case JINST_CP_LONG:
+	case JINST_CP_DOUBLE:
+		return true;
+	case JINST_CP_CLASS:
+	case JINST_CP_STRING:
+	case JINST_CP_METHOD_TYPE:
+	case JINST_CP_MODULE:
+	case JINST_CP_PACKAGE:
+		return jinst_cp_tag(c, e->u.index) == JINST_CP_UTF8;
+	case JINST_CP_FIELDREF:
+	case JINST_CP_METHODREF:
+	case JINST_CP_INTERFACE_METHODREF:
+		return jinst_cp_tag(c, e->u.ref.class_index) == JINST_CP_CLASS &&
+		       jinst_cp_tag(c, e->u.ref.name_and_type_index) == JINST_CP_NAME_AND_TYPE;
+	case JINST_CP_NAME_AND_TYPE:
+		return jinst_cp_tag(c, e->u.nat.name_index) == JINST_CP_UTF8 &&
+		       jinst_cp_tag(c, e->u.nat.descriptor_index) == JINST_CP_UTF8;
+	case JINST_CP_METHOD_HANDLE: {
+		uint8_t t = jinst_cp_tag(c, e->u.handle.reference_index);
+		return e->u.handle.kind >= 1 && e->u.handle.kind <= 9 &&
+		       (t == JINST_CP_FIELDREF || t == JINST_CP_METHODREF || t == JINST_CP_INTERFACE_METHODREF);
+	}
+	case JINST_CP_DYNAMIC:
+	case JINST_CP_INVOKE_DYNAMIC:
+		return jinst_cp_tag(c, e->u.dyn.name_and_type_index) == JINST_CP_NAME_AND_TYPE;
+	default:
+		return false;
+	}
+}
+
 int jinst_cp_add(jinst_class *c, const jinst_cp_entry *entry, uint16_t *index)
 {
-	if (!entry || entry->tag >= 21 || jinst_cp_tag_name(entry->tag)[0] == 'i')
+	if (!entry || !index || !refs_valid(c, entry))
 		return JINST_EINVAL;
 	if (!c->pool) {
 		int rc = pool_init(c);
@@ -297,7 +334,6 @@ int jinst_cp_add(jinst_class *c, const jinst_cp_entry *entry, uint16_t *index)
 			return 0;
 		}
 	}
-	/* References must point at existing entries of the right kind. */
 	unsigned slots = entry->tag == JINST_CP_LONG || entry->tag == JINST_CP_DOUBLE ? 2 : 1;
 	if ((uint32_t)p->count + slots > POOL_MAX)
 		return JINST_ETOOLARGE;
