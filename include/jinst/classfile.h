@@ -250,7 +250,9 @@ typedef struct jinst_attr {
 	uint32_t length;      /* attribute_length of the original */
 	const uint8_t *info;  /* the original info bytes; NULL for an attribute built from a model */
 	uint32_t offset;      /* offset of attribute_name_index in the class file (0 if new) */
-	bool modified;        /* the writer encodes `model` instead of copying `info` */
+	bool modified;        /* the writer encodes `model` instead of copying `info`. Whoever
+	                       * changes a model sets it, on the attribute and on the
+	                       * attribute that holds its list (the Code or Record). */
 	void *model;          /* decoded model (type given by kind), NULL until decoded */
 } jinst_attr;
 
