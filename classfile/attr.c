@@ -1,1 +1,927 @@
+/*
+ * Attribute models (JVMS 4.7): the name table, decoders and encoders.
+ *
+ * Each decoder reads an attribute's info with the bounds-checked reader over
+ * the class bytes (so diagnostics carry file offsets), checks each count
+ * against the bytes left before allocating, checks constant-pool indices
+ * for the tag the JVMS requires, and must consume the info exactly. Each
+ * encoder writes the JVMS layout back, so decode + encode of an unchanged
+ * attribute gives the original bytes.
+ */
 #include "internal.h"
+
+#define CTX(x) (1u << (x))
+#define C_CLASS CTX(JINST_CTX_CLASS)
+#define C_FIELD CTX(JINST_CTX_FIELD)
+#define C_METHOD CTX(JINST_CTX_METHOD)
+#define C_CODE CTX(JINST_CTX_CODE)
+#define C_RC CTX(JINST_CTX_RECORD_COMPONENT)
+
+/* JVMS 4.7, table 4.7-C: where each attribute may appear. */
+static const struct {
+	const char *name;
+	uint8_t len;
+	uint8_t ctx;
+} kinds[JINST_ATTR_KIND_COUNT] = {
+#define K(kind, str, where) [kind] = {str, sizeof(str) - 1, where}
+	K(JINST_ATTR_CONSTANT_VALUE, "ConstantValue", C_FIELD),
+	K(JINST_ATTR_CODE, "Code", C_METHOD),
+	K(JINST_ATTR_STACK_MAP_TABLE, "StackMapTable", C_CODE),
+	K(JINST_ATTR_EXCEPTIONS, "Exceptions", C_METHOD),
+	K(JINST_ATTR_INNER_CLASSES, "InnerClasses", C_CLASS),
+	K(JINST_ATTR_ENCLOSING_METHOD, "EnclosingMethod", C_CLASS),
+	K(JINST_ATTR_SYNTHETIC, "Synthetic", C_CLASS | C_FIELD | C_METHOD),
+	K(JINST_ATTR_SIGNATURE, "Signature", C_CLASS | C_FIELD | C_METHOD | C_RC),
+	K(JINST_ATTR_SOURCE_FILE, "SourceFile", C_CLASS),
+	K(JINST_ATTR_SOURCE_DEBUG_EXTENSION, "SourceDebugExtension", C_CLASS),
+	K(JINST_ATTR_LINE_NUMBER_TABLE, "LineNumberTable", C_CODE),
+	K(JINST_ATTR_LOCAL_VARIABLE_TABLE, "LocalVariableTable", C_CODE),
+	K(JINST_ATTR_LOCAL_VARIABLE_TYPE_TABLE, "LocalVariableTypeTable", C_CODE),
+	K(JINST_ATTR_DEPRECATED, "Deprecated", C_CLASS | C_FIELD | C_METHOD),
+	K(JINST_ATTR_RUNTIME_VISIBLE_ANNOTATIONS, "RuntimeVisibleAnnotations", C_CLASS | C_FIELD | C_METHOD | C_RC),
+	K(JINST_ATTR_RUNTIME_INVISIBLE_ANNOTATIONS, "RuntimeInvisibleAnnotations", C_CLASS | C_FIELD | C_METHOD | C_RC),
+	K(JINST_ATTR_RUNTIME_VISIBLE_PARAMETER_ANNOTATIONS, "RuntimeVisibleParameterAnnotations", C_METHOD),
+	K(JINST_ATTR_RUNTIME_INVISIBLE_PARAMETER_ANNOTATIONS, "RuntimeInvisibleParameterAnnotations", C_METHOD),
+	K(JINST_ATTR_RUNTIME_VISIBLE_TYPE_ANNOTATIONS, "RuntimeVisibleTypeAnnotations",
+	  C_CLASS | C_FIELD | C_METHOD | C_CODE | C_RC),
+	K(JINST_ATTR_RUNTIME_INVISIBLE_TYPE_ANNOTATIONS, "RuntimeInvisibleTypeAnnotations",
+	  C_CLASS | C_FIELD | C_METHOD | C_CODE | C_RC),
+	K(JINST_ATTR_ANNOTATION_DEFAULT, "AnnotationDefault", C_METHOD),
+	K(JINST_ATTR_BOOTSTRAP_METHODS, "BootstrapMethods", C_CLASS),
+	K(JINST_ATTR_METHOD_PARAMETERS, "MethodParameters", C_METHOD),
+	K(JINST_ATTR_MODULE, "Module", C_CLASS),
+	K(JINST_ATTR_MODULE_PACKAGES, "ModulePackages", C_CLASS),
+	K(JINST_ATTR_MODULE_MAIN_CLASS, "ModuleMainClass", C_CLASS),
+	K(JINST_ATTR_NEST_HOST, "NestHost", C_CLASS),
+	K(JINST_ATTR_NEST_MEMBERS, "NestMembers", C_CLASS),
+	K(JINST_ATTR_RECORD, "Record", C_CLASS),
+	K(JINST_ATTR_PERMITTED_SUBCLASSES, "PermittedSubclasses", C_CLASS),
+#undef K
+};
+
+const char *jinst_attr_kind_name(enum jinst_attr_kind kind)
+{
+	return kind > 0 && kind < JINST_ATTR_KIND_COUNT ? kinds[kind].name : NULL;
+}
+
+enum jinst_attr_kind jinst_attr_kind_of(const uint8_t *name, uint16_t len, enum jinst_attr_context ctx)
+{
+	for (int k = 1; k < JINST_ATTR_KIND_COUNT; k++)
+		if (kinds[k].len == len && kinds[k].name[0] == name[0] && memcmp(kinds[k].name, name, len) == 0)
+			return (kinds[k].ctx & CTX(ctx)) ? (enum jinst_attr_kind)k : JINST_ATTR_UNKNOWN;
+	return JINST_ATTR_UNKNOWN;
+}
+
+/* ---- decoding -------------------------------------------------------------------- */
+
+typedef struct dec {
+	jinst_class *c;
+	jinst_reader r;
+	jinst_diag *diag;
+	const char *what; /* attribute name for messages */
+	int depth;
+} dec;
+
+#define MAX_DEPTH 256 /* nesting of annotations inside element values */
+
+static bool loadable_tag(uint8_t t)
+{
+	return t == JINST_CP_INTEGER || t == JINST_CP_FLOAT || t == JINST_CP_LONG || t == JINST_CP_DOUBLE ||
+	       t == JINST_CP_CLASS || t == JINST_CP_STRING || t == JINST_CP_METHOD_HANDLE ||
+	       t == JINST_CP_METHOD_TYPE || t == JINST_CP_DYNAMIC;
+}
+
+static int truncated(dec *d)
+{
+	return jinst_fail(d->diag, JINST_EMALFORMED, d->r.pos, "%s runs past its attribute_length", d->what);
+}
+
+static void *alloc_n(dec *d, uint32_t n, size_t size, uint32_t min_bytes_each)
+{
+	/* Refuse counts the remaining bytes cannot hold before allocating. */
+	if ((uint64_t)n * min_bytes_each > jinst_rd_left(&d->r)) {
+		d->r.bad = true;
+		return NULL;
+	}
+	void *p = jinst_arena_alloc(d->c->arena, n ? (size_t)n * size : 1);
+	if (!p)
+		d->r.bad = true;
+	return p;
+}
+
+static bool tag_ok(dec *d, uint32_t at, uint16_t index, uint8_t tag, bool zero_ok)
+{
+	if (index == 0 && zero_ok)
+		return true;
+	if (jinst_cp_tag(d->c, index) == tag)
+		return true;
+	if (!d->r.bad)
+		jinst_fail(d->diag, JINST_EMALFORMED, at, "%s: #%u is a %s, %s expected", d->what, (unsigned)index,
+		           jinst_cp_tag_name(jinst_cp_tag(d->c, index)), jinst_cp_tag_name(tag));
+	d->r.bad = true;
+	return false;
+}
+
+static uint16_t rd_index(dec *d, uint8_t tag, bool zero_ok)
+{
+	uint32_t at = d->r.pos;
+	uint16_t v = jinst_rd_u2(&d->r);
+	if (!d->r.bad)
+		tag_ok(d, at, v, tag, zero_ok);
+	return v;
+}
+
+static int fail_or_truncated(dec *d)
+{
+	return d->diag && d->diag->code ? d->diag->code : truncated(d);
+}
+
+static int dec_index_list(dec *d, jinst_index_list *l, uint8_t tag)
+{
+	l->count = jinst_rd_u2(&d->r);
+	l->items = alloc_n(d, l->count, 2, 2);
+	for (uint32_t i = 0; i < l->count && !d->r.bad; i++)
+		l->items[i] = rd_index(d, tag, false);
+	return 0;
+}
+
+static int dec_element_value(dec *d, jinst_element_value *v);
+
+static int dec_annotation(dec *d, jinst_annotation *a)
+{
+	if (++d->depth > MAX_DEPTH) {
+		d->r.bad = true;
+		return jinst_fail(d->diag, JINST_EMALFORMED, d->r.pos, "%s: annotations nested too deep", d->what);
+	}
+	a->type_index = rd_index(d, JINST_CP_UTF8, false);
+	a->count = jinst_rd_u2(&d->r);
+	a->pairs = alloc_n(d, a->count, sizeof(jinst_element_pair), 3);
+	for (uint32_t i = 0; i < a->count && !d->r.bad; i++) {
+		a->pairs[i].name_index = rd_index(d, JINST_CP_UTF8, false);
+		if (dec_element_value(d, &a->pairs[i].value))
+			return -1;
+	}
+	d->depth--;
+	return d->r.bad ? -1 : 0;
+}
+
+static int dec_element_value(dec *d, jinst_element_value *v)
+{
+	uint32_t at = d->r.pos;
+	v->tag = jinst_rd_u1(&d->r);
+	if (d->r.bad)
+		return -1;
+	switch (v->tag) {
+	case 'B': case 'C': case 'I': case 'S': case 'Z':
+		v->u.const_value_index = rd_index(d, JINST_CP_INTEGER, false);
+		break;
+	case 'D': v->u.const_value_index = rd_index(d, JINST_CP_DOUBLE, false); break;
+	case 'F': v->u.const_value_index = rd_index(d, JINST_CP_FLOAT, false); break;
+	case 'J': v->u.const_value_index = rd_index(d, JINST_CP_LONG, false); break;
+	case 's': v->u.const_value_index = rd_index(d, JINST_CP_UTF8, false); break;
+	case 'c': v->u.class_info_index = rd_index(d, JINST_CP_UTF8, false); break;
+	case 'e':
+		v->u.enum_const.type_name_index = rd_index(d, JINST_CP_UTF8, false);
+		v->u.enum_const.const_name_index = rd_index(d, JINST_CP_UTF8, false);
+		break;
+	case '@':
+		return dec_annotation(d, &v->u.annotation);
+	case '[':
+		if (++d->depth > MAX_DEPTH) {
+			d->r.bad = true;
+			return jinst_fail(d->diag, JINST_EMALFORMED, at, "%s: element values nested too deep", d->what);
+		}
+		v->u.array.count = jinst_rd_u2(&d->r);
+		v->u.array.values = alloc_n(d, v->u.array.count, sizeof(jinst_element_value), 3);
+		for (uint32_t i = 0; i < v->u.array.count && !d->r.bad; i++)
+			if (dec_element_value(d, &v->u.array.values[i]))
+				return -1;
+		d->depth--;
+		break;
+	default:
+		d->r.bad = true;
+		return jinst_fail(d->diag, JINST_EMALFORMED, at, "%s: bad element_value tag 0x%02x", d->what, v->tag);
+	}
+	return d->r.bad ? -1 : 0;
+}
+
+static void dec_annotations(dec *d, jinst_annotations *as)
+{
+	as->count = jinst_rd_u2(&d->r);
+	as->items = alloc_n(d, as->count, sizeof(jinst_annotation), 4);
+	for (uint32_t i = 0; i < as->count && !d->r.bad; i++)
+		if (dec_annotation(d, &as->items[i]))
+			return;
+}
+
+static void dec_type_annotation(dec *d, jinst_type_annotation *t)
+{
+	uint32_t at = d->r.pos;
+	t->target_type = jinst_rd_u1(&d->r);
+	t->a = t->b = 0;
+	t->table_length = 0;
+	t->table = NULL;
+	switch (t->target_type) {
+	case 0x00: case 0x01: case 0x16: t->a = jinst_rd_u1(&d->r); break;
+	case 0x10: case 0x17: case 0x42: case 0x43: case 0x44: case 0x45: case 0x46: t->a = jinst_rd_u2(&d->r); break;
+	case 0x11: case 0x12: t->a = jinst_rd_u1(&d->r); t->b = jinst_rd_u1(&d->r); break;
+	case 0x13: case 0x14: case 0x15: break;
+	case 0x40: case 0x41:
+		t->table_length = jinst_rd_u2(&d->r);
+		t->table = alloc_n(d, t->table_length, sizeof(jinst_localvar_target), 6);
+		for (uint32_t i = 0; i < t->table_length && !d->r.bad; i++) {
+			t->table[i].start_pc = jinst_rd_u2(&d->r);
+			t->table[i].length = jinst_rd_u2(&d->r);
+			t->table[i].index = jinst_rd_u2(&d->r);
+		}
+		break;
+	case 0x47: case 0x48: case 0x49: case 0x4A: case 0x4B:
+		t->a = jinst_rd_u2(&d->r);
+		t->b = jinst_rd_u1(&d->r);
+		break;
+	default:
+		if (!d->r.bad)
+			jinst_fail(d->diag, JINST_EMALFORMED, at, "%s: bad target_type 0x%02x", d->what, t->target_type);
+		d->r.bad = true;
+		return;
+	}
+	t->path_length = jinst_rd_u1(&d->r);
+	t->path = alloc_n(d, t->path_length, sizeof(jinst_type_path_entry), 2);
+	for (uint32_t i = 0; i < t->path_length && !d->r.bad; i++) {
+		t->path[i].kind = jinst_rd_u1(&d->r);
+		t->path[i].argument_index = jinst_rd_u1(&d->r);
+	}
+	if (!d->r.bad)
+		dec_annotation(d, &t->annotation);
+}
+
+static void dec_vtypes(dec *d, jinst_vtype **out, uint16_t n)
+{
+	jinst_vtype *v = alloc_n(d, n, sizeof(jinst_vtype), 1);
+	*out = v;
+	for (uint32_t i = 0; i < n && !d->r.bad; i++) {
+		uint32_t at = d->r.pos;
+		v[i].tag = jinst_rd_u1(&d->r);
+		v[i].value = 0;
+		if (v[i].tag == JINST_VT_OBJECT)
+			v[i].value = rd_index(d, JINST_CP_CLASS, false);
+		else if (v[i].tag == JINST_VT_UNINITIALIZED)
+			v[i].value = jinst_rd_u2(&d->r);
+		else if (v[i].tag > JINST_VT_UNINITIALIZED && !d->r.bad) {
+			jinst_fail(d->diag, JINST_EMALFORMED, at, "%s: bad verification type tag %u", d->what, v[i].tag);
+			d->r.bad = true;
+		}
+	}
+}
+
+static void dec_stack_map(dec *d, jinst_stack_map *m)
+{
+	m->count = jinst_rd_u2(&d->r);
+	m->frames = alloc_n(d, m->count, sizeof(jinst_frame), 1);
+	for (uint32_t i = 0; i < m->count && !d->r.bad; i++) {
+		jinst_frame *f = &m->frames[i];
+		uint32_t at = d->r.pos;
+		uint8_t t = f->type = jinst_rd_u1(&d->r);
+		f->nlocals = f->nstack = 0;
+		f->locals = f->stack = NULL;
+		if (t <= 63) {
+			f->offset_delta = t;
+		} else if (t <= 127) {
+			f->offset_delta = (uint16_t)(t - 64);
+			f->nstack = 1;
+			dec_vtypes(d, &f->stack, 1);
+		} else if (t < 247) {
+			if (!d->r.bad)
+				jinst_fail(d->diag, JINST_EMALFORMED, at, "StackMapTable: reserved frame type %u", t);
+			d->r.bad = true;
+		} else if (t == 247) {
+			f->offset_delta = jinst_rd_u2(&d->r);
+			f->nstack = 1;
+			dec_vtypes(d, &f->stack, 1);
+		} else if (t <= 251) {
+			f->offset_delta = jinst_rd_u2(&d->r);
+		} else if (t <= 254) {
+			f->offset_delta = jinst_rd_u2(&d->r);
+			f->nlocals = (uint16_t)(t - 251);
+			dec_vtypes(d, &f->locals, f->nlocals);
+		} else {
+			f->offset_delta = jinst_rd_u2(&d->r);
+			f->nlocals = jinst_rd_u2(&d->r);
+			dec_vtypes(d, &f->locals, f->nlocals);
+			f->nstack = jinst_rd_u2(&d->r);
+			dec_vtypes(d, &f->stack, f->nstack);
+		}
+	}
+}
+
+static void dec_code(dec *d, jinst_code *code)
+{
+	jinst_class *c = d->c;
+	uint32_t at = d->r.pos;
+	if (c->old_code_layout) {
+		code->max_stack = jinst_rd_u1(&d->r);
+		code->max_locals = jinst_rd_u1(&d->r);
+		code->code_length = jinst_rd_u2(&d->r);
+	} else {
+		code->max_stack = jinst_rd_u2(&d->r);
+		code->max_locals = jinst_rd_u2(&d->r);
+		code->code_length = jinst_rd_u4(&d->r);
+	}
+	if (d->r.bad)
+		return;
+	if (code->code_length == 0 || code->code_length > 65535) {
+		jinst_fail(d->diag, JINST_EMALFORMED, at + 4, "Code: code_length %u (must be 1 to 65535)",
+		           (unsigned)code->code_length);
+		d->r.bad = true;
+		return;
+	}
+	code->code = jinst_rd_bytes(&d->r, code->code_length);
+	code->exception_count = jinst_rd_u2(&d->r);
+	code->exceptions = alloc_n(d, code->exception_count, sizeof(jinst_exception_entry), 8);
+	for (uint32_t i = 0; i < code->exception_count && !d->r.bad; i++) {
+		jinst_exception_entry *e = &code->exceptions[i];
+		uint32_t eat = d->r.pos;
+		e->start_pc = jinst_rd_u2(&d->r);
+		e->end_pc = jinst_rd_u2(&d->r);
+		e->handler_pc = jinst_rd_u2(&d->r);
+		e->catch_type = rd_index(d, JINST_CP_CLASS, true);
+		if (!d->r.bad && (e->start_pc >= e->end_pc || e->end_pc > code->code_length ||
+		                  e->handler_pc >= code->code_length)) {
+			jinst_fail(d->diag, JINST_EMALFORMED, eat, "Code: exception_table[%u] range %u-%u handler %u outside code of %u bytes",
+			           (unsigned)i, e->start_pc, e->end_pc, e->handler_pc, (unsigned)code->code_length);
+			d->r.bad = true;
+		}
+	}
+	if (!d->r.bad && jinst_attrs_read(c, &d->r, JINST_CTX_CODE, &code->attrs, d->diag))
+		d->r.bad = true;
+}
+
+int jinst_attr_decode(jinst_class *c, jinst_attr *a, void **model, jinst_diag *diag)
+{
+	if (a->model || !a->info) {
+		if (model)
+			*model = a->model;
+		return 0;
+	}
+	if (model)
+		*model = NULL;
+	if (diag) {
+		diag->code = 0;
+		diag->offset = JINST_NO_OFFSET;
+		diag->where[0] = diag->message[0] = '\0';
+	}
+	dec d = {.c = c, .diag = diag, .what = a->kind ? kinds[a->kind].name : "attribute"};
+	uint32_t start = (uint32_t)(a->info - c->bytes);
+	jinst_reader_init(&d.r, c->bytes, start, start + a->length);
+	void *m = NULL;
+#define MODEL(type) type *x = jinst_arena_zalloc(c->arena, sizeof(type)); if (!x) return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory"); m = x
+	switch ((enum jinst_attr_kind)a->kind) {
+	case JINST_ATTR_UNKNOWN:
+		return 0;
+	case JINST_ATTR_SYNTHETIC:
+	case JINST_ATTR_DEPRECATED:
+		if (a->length)
+			return jinst_fail(diag, JINST_EMALFORMED, a->offset + 2, "%s: attribute_length %u, 0 expected", d.what,
+			                  (unsigned)a->length);
+		return 0;
+	case JINST_ATTR_CONSTANT_VALUE: {
+		MODEL(jinst_attr_index);
+		uint32_t at = d.r.pos;
+		x->index = jinst_rd_u2(&d.r);
+		uint8_t t = jinst_cp_tag(c, x->index);
+		if (!d.r.bad && t != JINST_CP_INTEGER && t != JINST_CP_FLOAT && t != JINST_CP_LONG &&
+		    t != JINST_CP_DOUBLE && t != JINST_CP_STRING)
+			return jinst_fail(diag, JINST_EMALFORMED, at, "ConstantValue: #%u is a %s, a constant expected",
+			                  (unsigned)x->index, jinst_cp_tag_name(t));
+		break;
+	}
+	case JINST_ATTR_SIGNATURE:
+	case JINST_ATTR_SOURCE_FILE: {
+		MODEL(jinst_attr_index);
+		x->index = rd_index(&d, JINST_CP_UTF8, false);
+		break;
+	}
+	case JINST_ATTR_MODULE_MAIN_CLASS:
+	case JINST_ATTR_NEST_HOST: {
+		MODEL(jinst_attr_index);
+		x->index = rd_index(&d, JINST_CP_CLASS, false);
+		break;
+	}
+	case JINST_ATTR_EXCEPTIONS:
+	case JINST_ATTR_NEST_MEMBERS:
+	case JINST_ATTR_PERMITTED_SUBCLASSES: {
+		MODEL(jinst_index_list);
+		dec_index_list(&d, x, JINST_CP_CLASS);
+		break;
+	}
+	case JINST_ATTR_MODULE_PACKAGES: {
+		MODEL(jinst_index_list);
+		dec_index_list(&d, x, JINST_CP_PACKAGE);
+		break;
+	}
+	case JINST_ATTR_INNER_CLASSES: {
+		MODEL(jinst_inner_classes);
+		x->count = jinst_rd_u2(&d.r);
+		x->items = alloc_n(&d, x->count, sizeof(jinst_inner_class), 8);
+		for (uint32_t i = 0; i < x->count && !d.r.bad; i++) {
+			x->items[i].inner_class_info_index = rd_index(&d, JINST_CP_CLASS, false);
+			x->items[i].outer_class_info_index = rd_index(&d, JINST_CP_CLASS, true);
+			x->items[i].inner_name_index = rd_index(&d, JINST_CP_UTF8, true);
+			x->items[i].inner_class_access_flags = jinst_rd_u2(&d.r);
+		}
+		break;
+	}
+	case JINST_ATTR_ENCLOSING_METHOD: {
+		MODEL(jinst_enclosing_method);
+		x->class_index = rd_index(&d, JINST_CP_CLASS, false);
+		x->method_index = rd_index(&d, JINST_CP_NAME_AND_TYPE, true);
+		break;
+	}
+	case JINST_ATTR_SOURCE_DEBUG_EXTENSION: {
+		MODEL(jinst_blob);
+		x->length = a->length;
+		x->bytes = jinst_rd_bytes(&d.r, a->length);
+		break;
+	}
+	case JINST_ATTR_LINE_NUMBER_TABLE: {
+		MODEL(jinst_line_numbers);
+		x->count = jinst_rd_u2(&d.r);
+		x->items = alloc_n(&d, x->count, sizeof(jinst_line_number), 4);
+		for (uint32_t i = 0; i < x->count && !d.r.bad; i++) {
+			x->items[i].start_pc = jinst_rd_u2(&d.r);
+			x->items[i].line_number = jinst_rd_u2(&d.r);
+		}
+		break;
+	}
+	case JINST_ATTR_LOCAL_VARIABLE_TABLE:
+	case JINST_ATTR_LOCAL_VARIABLE_TYPE_TABLE: {
+		MODEL(jinst_local_variables);
+		x->count = jinst_rd_u2(&d.r);
+		x->items = alloc_n(&d, x->count, sizeof(jinst_local_variable), 10);
+		for (uint32_t i = 0; i < x->count && !d.r.bad; i++) {
+			x->items[i].start_pc = jinst_rd_u2(&d.r);
+			x->items[i].length = jinst_rd_u2(&d.r);
+			x->items[i].name_index = rd_index(&d, JINST_CP_UTF8, false);
+			x->items[i].descriptor_index = rd_index(&d, JINST_CP_UTF8, false);
+			x->items[i].index = jinst_rd_u2(&d.r);
+		}
+		break;
+	}
+	case JINST_ATTR_RUNTIME_VISIBLE_ANNOTATIONS:
+	case JINST_ATTR_RUNTIME_INVISIBLE_ANNOTATIONS: {
+		MODEL(jinst_annotations);
+		dec_annotations(&d, x);
+		break;
+	}
+	case JINST_ATTR_RUNTIME_VISIBLE_PARAMETER_ANNOTATIONS:
+	case JINST_ATTR_RUNTIME_INVISIBLE_PARAMETER_ANNOTATIONS: {
+		MODEL(jinst_parameter_annotations);
+		x->count = jinst_rd_u1(&d.r);
+		x->parameters = alloc_n(&d, x->count, sizeof(jinst_annotations), 2);
+		for (uint32_t i = 0; i < x->count && !d.r.bad; i++)
+			dec_annotations(&d, &x->parameters[i]);
+		break;
+	}
+	case JINST_ATTR_RUNTIME_VISIBLE_TYPE_ANNOTATIONS:
+	case JINST_ATTR_RUNTIME_INVISIBLE_TYPE_ANNOTATIONS: {
+		MODEL(jinst_type_annotations);
+		x->count = jinst_rd_u2(&d.r);
+		x->items = alloc_n(&d, x->count, sizeof(jinst_type_annotation), 5);
+		for (uint32_t i = 0; i < x->count && !d.r.bad; i++)
+			dec_type_annotation(&d, &x->items[i]);
+		break;
+	}
+	case JINST_ATTR_ANNOTATION_DEFAULT: {
+		MODEL(jinst_element_value);
+		dec_element_value(&d, x);
+		break;
+	}
+	case JINST_ATTR_BOOTSTRAP_METHODS: {
+		MODEL(jinst_bootstrap_methods);
+		x->count = jinst_rd_u2(&d.r);
+		x->items = alloc_n(&d, x->count, sizeof(jinst_bootstrap_method), 4);
+		for (uint32_t i = 0; i < x->count && !d.r.bad; i++) {
+			jinst_bootstrap_method *bm = &x->items[i];
+			bm->method_ref = rd_index(&d, JINST_CP_METHOD_HANDLE, false);
+			bm->arg_count = jinst_rd_u2(&d.r);
+			bm->args = alloc_n(&d, bm->arg_count, 2, 2);
+			for (uint32_t k = 0; k < bm->arg_count && !d.r.bad; k++) {
+				uint32_t at = d.r.pos;
+				bm->args[k] = jinst_rd_u2(&d.r);
+				uint8_t t = jinst_cp_tag(c, bm->args[k]);
+				if (!d.r.bad && !loadable_tag(t)) {
+					jinst_fail(diag, JINST_EMALFORMED, at, "BootstrapMethods: argument #%u is a %s, a loadable constant expected",
+					           (unsigned)bm->args[k], jinst_cp_tag_name(t));
+					d.r.bad = true;
+				}
+			}
+		}
+		break;
+	}
+	case JINST_ATTR_METHOD_PARAMETERS: {
+		MODEL(jinst_method_parameters);
+		x->count = jinst_rd_u1(&d.r);
+		x->items = alloc_n(&d, x->count, sizeof(jinst_method_parameter), 4);
+		for (uint32_t i = 0; i < x->count && !d.r.bad; i++) {
+			x->items[i].name_index = rd_index(&d, JINST_CP_UTF8, true);
+			x->items[i].access_flags = jinst_rd_u2(&d.r);
+		}
+		break;
+	}
+	case JINST_ATTR_MODULE: {
+		MODEL(jinst_module);
+		x->module_name_index = rd_index(&d, JINST_CP_MODULE, false);
+		x->module_flags = jinst_rd_u2(&d.r);
+		x->module_version_index = rd_index(&d, JINST_CP_UTF8, true);
+		x->requires_count = jinst_rd_u2(&d.r);
+		x->requires = alloc_n(&d, x->requires_count, sizeof(jinst_module_requires), 6);
+		for (uint32_t i = 0; i < x->requires_count && !d.r.bad; i++) {
+			x->requires[i].requires_index = rd_index(&d, JINST_CP_MODULE, false);
+			x->requires[i].requires_flags = jinst_rd_u2(&d.r);
+			x->requires[i].requires_version_index = rd_index(&d, JINST_CP_UTF8, true);
+		}
+		for (int pass = 0; pass < 2 && !d.r.bad; pass++) {
+			uint16_t *cnt = pass ? &x->opens_count : &x->exports_count;
+			jinst_module_export **list = pass ? &x->opens : &x->exports;
+			*cnt = jinst_rd_u2(&d.r);
+			*list = alloc_n(&d, *cnt, sizeof(jinst_module_export), 6);
+			for (uint32_t i = 0; i < *cnt && !d.r.bad; i++) {
+				jinst_module_export *e = &(*list)[i];
+				e->index = rd_index(&d, JINST_CP_PACKAGE, false);
+				e->flags = jinst_rd_u2(&d.r);
+				e->to_count = jinst_rd_u2(&d.r);
+				e->to = alloc_n(&d, e->to_count, 2, 2);
+				for (uint32_t k = 0; k < e->to_count && !d.r.bad; k++)
+					e->to[k] = rd_index(&d, JINST_CP_MODULE, false);
+			}
+		}
+		x->uses_count = jinst_rd_u2(&d.r);
+		x->uses = alloc_n(&d, x->uses_count, 2, 2);
+		for (uint32_t i = 0; i < x->uses_count && !d.r.bad; i++)
+			x->uses[i] = rd_index(&d, JINST_CP_CLASS, false);
+		x->provides_count = jinst_rd_u2(&d.r);
+		x->provides = alloc_n(&d, x->provides_count, sizeof(jinst_module_provides), 4);
+		for (uint32_t i = 0; i < x->provides_count && !d.r.bad; i++) {
+			jinst_module_provides *p = &x->provides[i];
+			p->provides_index = rd_index(&d, JINST_CP_CLASS, false);
+			p->with_count = jinst_rd_u2(&d.r);
+			p->with = alloc_n(&d, p->with_count, 2, 2);
+			for (uint32_t k = 0; k < p->with_count && !d.r.bad; k++)
+				p->with[k] = rd_index(&d, JINST_CP_CLASS, false);
+		}
+		break;
+	}
+	case JINST_ATTR_RECORD: {
+		MODEL(jinst_record);
+		x->count = jinst_rd_u2(&d.r);
+		x->components = alloc_n(&d, x->count, sizeof(jinst_record_component), 6);
+		for (uint32_t i = 0; i < x->count && !d.r.bad; i++) {
+			x->components[i].name_index = rd_index(&d, JINST_CP_UTF8, false);
+			x->components[i].descriptor_index = rd_index(&d, JINST_CP_UTF8, false);
+			if (!d.r.bad && jinst_attrs_read(c, &d.r, JINST_CTX_RECORD_COMPONENT, &x->components[i].attrs, diag))
+				d.r.bad = true;
+		}
+		break;
+	}
+	case JINST_ATTR_CODE: {
+		MODEL(jinst_code);
+		dec_code(&d, x);
+		break;
+	}
+	case JINST_ATTR_STACK_MAP_TABLE: {
+		MODEL(jinst_stack_map);
+		dec_stack_map(&d, x);
+		break;
+	}
+	case JINST_ATTR_KIND_COUNT:
+		return 0;
+	}
+#undef MODEL
+	if (d.r.bad)
+		return fail_or_truncated(&d);
+	if (d.r.pos != d.r.end)
+		return jinst_fail(diag, JINST_EMALFORMED, d.r.pos, "%s: %u bytes left over inside attribute_length %u",
+		                  d.what, (unsigned)(d.r.end - d.r.pos), (unsigned)a->length);
+	a->model = m;
+	if (model)
+		*model = m;
+	return 0;
+}
+
+/* ---- encoding -------------------------------------------------------------------- */
+
+static void enc_element_value(jinst_buf *o, const jinst_element_value *v);
+
+static void enc_annotation(jinst_buf *o, const jinst_annotation *a)
+{
+	jinst_buf_u2(o, a->type_index);
+	jinst_buf_u2(o, a->count);
+	for (uint32_t i = 0; i < a->count; i++) {
+		jinst_buf_u2(o, a->pairs[i].name_index);
+		enc_element_value(o, &a->pairs[i].value);
+	}
+}
+
+static void enc_element_value(jinst_buf *o, const jinst_element_value *v)
+{
+	jinst_buf_u1(o, v->tag);
+	switch (v->tag) {
+	case 'e':
+		jinst_buf_u2(o, v->u.enum_const.type_name_index);
+		jinst_buf_u2(o, v->u.enum_const.const_name_index);
+		break;
+	case '@':
+		enc_annotation(o, &v->u.annotation);
+		break;
+	case '[':
+		jinst_buf_u2(o, v->u.array.count);
+		for (uint32_t i = 0; i < v->u.array.count; i++)
+			enc_element_value(o, &v->u.array.values[i]);
+		break;
+	case 'c':
+		jinst_buf_u2(o, v->u.class_info_index);
+		break;
+	default:
+		jinst_buf_u2(o, v->u.const_value_index);
+		break;
+	}
+}
+
+static void enc_annotations(jinst_buf *o, const jinst_annotations *as)
+{
+	jinst_buf_u2(o, as->count);
+	for (uint32_t i = 0; i < as->count; i++)
+		enc_annotation(o, &as->items[i]);
+}
+
+static void enc_index_list(jinst_buf *o, uint16_t n, const uint16_t *items)
+{
+	jinst_buf_u2(o, n);
+	for (uint32_t i = 0; i < n; i++)
+		jinst_buf_u2(o, items[i]);
+}
+
+static void enc_vtypes(jinst_buf *o, const jinst_vtype *v, uint16_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		jinst_buf_u1(o, v[i].tag);
+		if (v[i].tag == JINST_VT_OBJECT || v[i].tag == JINST_VT_UNINITIALIZED)
+			jinst_buf_u2(o, v[i].value);
+	}
+}
+
+static void enc_stack_map(jinst_buf *o, const jinst_stack_map *m)
+{
+	jinst_buf_u2(o, m->count);
+	for (uint32_t i = 0; i < m->count; i++) {
+		const jinst_frame *f = &m->frames[i];
+		jinst_buf_u1(o, f->type);
+		if (f->type <= 63)
+			continue;
+		if (f->type <= 127) {
+			enc_vtypes(o, f->stack, 1);
+			continue;
+		}
+		jinst_buf_u2(o, f->offset_delta);
+		if (f->type == 247) {
+			enc_vtypes(o, f->stack, 1);
+		} else if (f->type >= 252 && f->type <= 254) {
+			enc_vtypes(o, f->locals, f->nlocals);
+		} else if (f->type == 255) {
+			jinst_buf_u2(o, f->nlocals);
+			enc_vtypes(o, f->locals, f->nlocals);
+			jinst_buf_u2(o, f->nstack);
+			enc_vtypes(o, f->stack, f->nstack);
+		}
+	}
+}
+
+static int enc_code(jinst_class *c, const jinst_code *code, bool from_model, jinst_buf *o, jinst_diag *diag)
+{
+	if (c->old_code_layout) {
+		jinst_buf_u1(o, (uint8_t)code->max_stack);
+		jinst_buf_u1(o, (uint8_t)code->max_locals);
+		jinst_buf_u2(o, (uint16_t)code->code_length);
+	} else {
+		jinst_buf_u2(o, code->max_stack);
+		jinst_buf_u2(o, code->max_locals);
+		jinst_buf_u4(o, code->code_length);
+	}
+	if (from_model) {
+		jinst_insn *insns;
+		uint32_t n;
+		int rc = jinst_code_decode(c, code, &insns, &n, diag);
+		if (rc)
+			return rc;
+		size_t at = o->len;
+		rc = jinst_code_encode(c, insns, n, o, diag);
+		if (rc)
+			return rc;
+		if (o->len - at != code->code_length)
+			return jinst_fail(diag, JINST_EINVAL, JINST_NO_OFFSET, "code re-encoded to %zu bytes, not %u",
+			                  o->len - at, (unsigned)code->code_length);
+	} else {
+		jinst_buf_bytes(o, code->code, code->code_length);
+	}
+	jinst_buf_u2(o, code->exception_count);
+	for (uint32_t i = 0; i < code->exception_count; i++) {
+		const jinst_exception_entry *e = &code->exceptions[i];
+		jinst_buf_u2(o, e->start_pc);
+		jinst_buf_u2(o, e->end_pc);
+		jinst_buf_u2(o, e->handler_pc);
+		jinst_buf_u2(o, e->catch_type);
+	}
+	return jinst_attrs_write(c, (jinst_attr_list *)&code->attrs, from_model, o, diag);
+}
+
+int jinst_attr_encode(jinst_class *c, jinst_attr *a, bool from_model, jinst_buf *o, jinst_diag *diag)
+{
+	if (!a->model) {
+		int rc = jinst_attr_decode(c, a, NULL, diag);
+		if (rc)
+			return rc;
+	}
+	const void *m = a->model;
+	if (!m) { /* kinds without a model: Synthetic, Deprecated, unknown */
+		jinst_buf_bytes(o, a->info, a->info ? a->length : 0);
+		return 0;
+	}
+	switch ((enum jinst_attr_kind)a->kind) {
+	case JINST_ATTR_CONSTANT_VALUE:
+	case JINST_ATTR_SIGNATURE:
+	case JINST_ATTR_SOURCE_FILE:
+	case JINST_ATTR_MODULE_MAIN_CLASS:
+	case JINST_ATTR_NEST_HOST:
+		jinst_buf_u2(o, ((const jinst_attr_index *)m)->index);
+		break;
+	case JINST_ATTR_EXCEPTIONS:
+	case JINST_ATTR_NEST_MEMBERS:
+	case JINST_ATTR_PERMITTED_SUBCLASSES:
+	case JINST_ATTR_MODULE_PACKAGES: {
+		const jinst_index_list *x = m;
+		enc_index_list(o, x->count, x->items);
+		break;
+	}
+	case JINST_ATTR_INNER_CLASSES: {
+		const jinst_inner_classes *x = m;
+		jinst_buf_u2(o, x->count);
+		for (uint32_t i = 0; i < x->count; i++) {
+			jinst_buf_u2(o, x->items[i].inner_class_info_index);
+			jinst_buf_u2(o, x->items[i].outer_class_info_index);
+			jinst_buf_u2(o, x->items[i].inner_name_index);
+			jinst_buf_u2(o, x->items[i].inner_class_access_flags);
+		}
+		break;
+	}
+	case JINST_ATTR_ENCLOSING_METHOD: {
+		const jinst_enclosing_method *x = m;
+		jinst_buf_u2(o, x->class_index);
+		jinst_buf_u2(o, x->method_index);
+		break;
+	}
+	case JINST_ATTR_SOURCE_DEBUG_EXTENSION: {
+		const jinst_blob *x = m;
+		jinst_buf_bytes(o, x->bytes, x->length);
+		break;
+	}
+	case JINST_ATTR_LINE_NUMBER_TABLE: {
+		const jinst_line_numbers *x = m;
+		jinst_buf_u2(o, x->count);
+		for (uint32_t i = 0; i < x->count; i++) {
+			jinst_buf_u2(o, x->items[i].start_pc);
+			jinst_buf_u2(o, x->items[i].line_number);
+		}
+		break;
+	}
+	case JINST_ATTR_LOCAL_VARIABLE_TABLE:
+	case JINST_ATTR_LOCAL_VARIABLE_TYPE_TABLE: {
+		const jinst_local_variables *x = m;
+		jinst_buf_u2(o, x->count);
+		for (uint32_t i = 0; i < x->count; i++) {
+			const jinst_local_variable *v = &x->items[i];
+			jinst_buf_u2(o, v->start_pc);
+			jinst_buf_u2(o, v->length);
+			jinst_buf_u2(o, v->name_index);
+			jinst_buf_u2(o, v->descriptor_index);
+			jinst_buf_u2(o, v->index);
+		}
+		break;
+	}
+	case JINST_ATTR_RUNTIME_VISIBLE_ANNOTATIONS:
+	case JINST_ATTR_RUNTIME_INVISIBLE_ANNOTATIONS:
+		enc_annotations(o, m);
+		break;
+	case JINST_ATTR_RUNTIME_VISIBLE_PARAMETER_ANNOTATIONS:
+	case JINST_ATTR_RUNTIME_INVISIBLE_PARAMETER_ANNOTATIONS: {
+		const jinst_parameter_annotations *x = m;
+		jinst_buf_u1(o, x->count);
+		for (uint32_t i = 0; i < x->count; i++)
+			enc_annotations(o, &x->parameters[i]);
+		break;
+	}
+	case JINST_ATTR_RUNTIME_VISIBLE_TYPE_ANNOTATIONS:
+	case JINST_ATTR_RUNTIME_INVISIBLE_TYPE_ANNOTATIONS: {
+		const jinst_type_annotations *x = m;
+		jinst_buf_u2(o, x->count);
+		for (uint32_t i = 0; i < x->count; i++) {
+			const jinst_type_annotation *t = &x->items[i];
+			jinst_buf_u1(o, t->target_type);
+			switch (t->target_type) {
+			case 0x00: case 0x01: case 0x16: jinst_buf_u1(o, (uint8_t)t->a); break;
+			case 0x10: case 0x17: case 0x42: case 0x43: case 0x44: case 0x45: case 0x46: jinst_buf_u2(o, t->a); break;
+			case 0x11: case 0x12: jinst_buf_u1(o, (uint8_t)t->a); jinst_buf_u1(o, (uint8_t)t->b); break;
+			case 0x40: case 0x41:
+				jinst_buf_u2(o, t->table_length);
+				for (uint32_t k = 0; k < t->table_length; k++) {
+					jinst_buf_u2(o, t->table[k].start_pc);
+					jinst_buf_u2(o, t->table[k].length);
+					jinst_buf_u2(o, t->table[k].index);
+				}
+				break;
+			case 0x47: case 0x48: case 0x49: case 0x4A: case 0x4B:
+				jinst_buf_u2(o, t->a);
+				jinst_buf_u1(o, (uint8_t)t->b);
+				break;
+			default: break;
+			}
+			jinst_buf_u1(o, t->path_length);
+			for (uint32_t k = 0; k < t->path_length; k++) {
+				jinst_buf_u1(o, t->path[k].kind);
+				jinst_buf_u1(o, t->path[k].argument_index);
+			}
+			enc_annotation(o, &t->annotation);
+		}
+		break;
+	}
+	case JINST_ATTR_ANNOTATION_DEFAULT:
+		enc_element_value(o, m);
+		break;
+	case JINST_ATTR_BOOTSTRAP_METHODS: {
+		const jinst_bootstrap_methods *x = m;
+		jinst_buf_u2(o, x->count);
+		for (uint32_t i = 0; i < x->count; i++) {
+			jinst_buf_u2(o, x->items[i].method_ref);
+			enc_index_list(o, x->items[i].arg_count, x->items[i].args);
+		}
+		break;
+	}
+	case JINST_ATTR_METHOD_PARAMETERS: {
+		const jinst_method_parameters *x = m;
+		jinst_buf_u1(o, x->count);
+		for (uint32_t i = 0; i < x->count; i++) {
+			jinst_buf_u2(o, x->items[i].name_index);
+			jinst_buf_u2(o, x->items[i].access_flags);
+		}
+		break;
+	}
+	case JINST_ATTR_MODULE: {
+		const jinst_module *x = m;
+		jinst_buf_u2(o, x->module_name_index);
+		jinst_buf_u2(o, x->module_flags);
+		jinst_buf_u2(o, x->module_version_index);
+		jinst_buf_u2(o, x->requires_count);
+		for (uint32_t i = 0; i < x->requires_count; i++) {
+			jinst_buf_u2(o, x->requires[i].requires_index);
+			jinst_buf_u2(o, x->requires[i].requires_flags);
+			jinst_buf_u2(o, x->requires[i].requires_version_index);
+		}
+		for (int pass = 0; pass < 2; pass++) {
+			uint16_t n = pass ? x->opens_count : x->exports_count;
+			const jinst_module_export *l = pass ? x->opens : x->exports;
+			jinst_buf_u2(o, n);
+			for (uint32_t i = 0; i < n; i++) {
+				jinst_buf_u2(o, l[i].index);
+				jinst_buf_u2(o, l[i].flags);
+				enc_index_list(o, l[i].to_count, l[i].to);
+			}
+		}
+		enc_index_list(o, x->uses_count, x->uses);
+		jinst_buf_u2(o, x->provides_count);
+		for (uint32_t i = 0; i < x->provides_count; i++) {
+			jinst_buf_u2(o, x->provides[i].provides_index);
+			enc_index_list(o, x->provides[i].with_count, x->provides[i].with);
+		}
+		break;
+	}
+	case JINST_ATTR_RECORD: {
+		const jinst_record *x = m;
+		jinst_buf_u2(o, x->count);
+		for (uint32_t i = 0; i < x->count; i++) {
+			jinst_buf_u2(o, x->components[i].name_index);
+			jinst_buf_u2(o, x->components[i].descriptor_index);
+			int rc = jinst_attrs_write(c, &x->components[i].attrs, from_model, o, diag);
+			if (rc)
+				return rc;
+		}
+		break;
+	}
+	case JINST_ATTR_CODE:
+		return enc_code(c, m, from_model, o, diag);
+	case JINST_ATTR_STACK_MAP_TABLE:
+		enc_stack_map(o, m);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}

@@ -1,1 +1,415 @@
+/*
+ * Bytecode: the opcode table (JVMS 6.5), the decoder and the encoder.
+ *
+ * The decoder makes two passes over the code: the first finds every
+ * instruction start (and so the instruction count, sized once), the second
+ * fills jinst_insn records and checks operands: constant-pool indices for
+ * range and tag, local indices, branch targets (each must start an
+ * instruction, JVMS 4.9.1), switch layouts. Branch targets are stored as
+ * absolute offsets, so the encoder can rebuild relative offsets from the
+ * instruction offsets, which is what lets an editor move code later.
+ */
 #include "internal.h"
+
+static const char *const opnames[256] = {
+	"nop", "aconst_null", "iconst_m1", "iconst_0", "iconst_1", "iconst_2", "iconst_3", "iconst_4",
+	"iconst_5", "lconst_0", "lconst_1", "fconst_0", "fconst_1", "fconst_2", "dconst_0", "dconst_1",
+	"bipush", "sipush", "ldc", "ldc_w", "ldc2_w", "iload", "lload", "fload", "dload", "aload",
+	"iload_0", "iload_1", "iload_2", "iload_3", "lload_0", "lload_1", "lload_2", "lload_3",
+	"fload_0", "fload_1", "fload_2", "fload_3", "dload_0", "dload_1", "dload_2", "dload_3",
+	"aload_0", "aload_1", "aload_2", "aload_3", "iaload", "laload", "faload", "daload", "aaload",
+	"baload", "caload", "saload", "istore", "lstore", "fstore", "dstore", "astore", "istore_0",
+	"istore_1", "istore_2", "istore_3", "lstore_0", "lstore_1", "lstore_2", "lstore_3", "fstore_0",
+	"fstore_1", "fstore_2", "fstore_3", "dstore_0", "dstore_1", "dstore_2", "dstore_3", "astore_0",
+	"astore_1", "astore_2", "astore_3", "iastore", "lastore", "fastore", "dastore", "aastore",
+	"bastore", "castore", "sastore", "pop", "pop2", "dup", "dup_x1", "dup_x2", "dup2", "dup2_x1",
+	"dup2_x2", "swap", "iadd", "ladd", "fadd", "dadd", "isub", "lsub", "fsub", "dsub", "imul",
+	"lmul", "fmul", "dmul", "idiv", "ldiv", "fdiv", "ddiv", "irem", "lrem", "frem", "drem", "ineg",
+	"lneg", "fneg", "dneg", "ishl", "lshl", "ishr", "lshr", "iushr", "lushr", "iand", "land", "ior",
+	"lor", "ixor", "lxor", "iinc", "i2l", "i2f", "i2d", "l2i", "l2f", "l2d", "f2i", "f2l", "f2d",
+	"d2i", "d2l", "d2f", "i2b", "i2c", "i2s", "lcmp", "fcmpl", "fcmpg", "dcmpl", "dcmpg", "ifeq",
+	"ifne", "iflt", "ifge", "ifgt", "ifle", "if_icmpeq", "if_icmpne", "if_icmplt", "if_icmpge",
+	"if_icmpgt", "if_icmple", "if_acmpeq", "if_acmpne", "goto", "jsr", "ret", "tableswitch",
+	"lookupswitch", "ireturn", "lreturn", "freturn", "dreturn", "areturn", "return", "getstatic",
+	"putstatic", "getfield", "putfield", "invokevirtual", "invokespecial", "invokestatic",
+	"invokeinterface", "invokedynamic", "new", "newarray", "anewarray", "arraylength", "athrow",
+	"checkcast", "instanceof", "monitorenter", "monitorexit", "wide", "multianewarray", "ifnull",
+	"ifnonnull", "goto_w", "jsr_w",
+};
+
+/* Operand kind of each opcode byte (JVMS 6.5). */
+#define K(x) JINST_OPND_##x
+static const uint8_t op_kind[256] = {
+	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
+	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
+	K(BYTE), K(SHORT), K(CP1), K(CP2), K(CP2), K(LOCAL), K(LOCAL), K(LOCAL),
+	K(LOCAL), K(LOCAL), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
+	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
+	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
+	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(LOCAL), K(LOCAL),
+	K(LOCAL), K(LOCAL), K(LOCAL), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
+	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
+	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
+	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
+	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
+	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
+	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
+	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
+	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
+	K(NONE), K(NONE), K(NONE), K(NONE), K(IINC), K(NONE), K(NONE), K(NONE),
+	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
+	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
+	K(NONE), K(BRANCH2), K(BRANCH2), K(BRANCH2), K(BRANCH2), K(BRANCH2), K(BRANCH2), K(BRANCH2),
+	K(BRANCH2), K(BRANCH2), K(BRANCH2), K(BRANCH2), K(BRANCH2), K(BRANCH2), K(BRANCH2), K(BRANCH2),
+	K(BRANCH2), K(LOCAL), K(TABLESWITCH), K(LOOKUPSWITCH), K(NONE), K(NONE), K(NONE), K(NONE),
+	K(NONE), K(NONE), K(CP2), K(CP2), K(CP2), K(CP2), K(CP2), K(CP2),
+	K(CP2), K(INVOKEINTERFACE), K(INVOKEDYNAMIC), K(CP2), K(NEWARRAY), K(CP2), K(NONE), K(NONE),
+	K(CP2), K(CP2), K(NONE), K(NONE), K(WIDE), K(MULTIANEWARRAY), K(BRANCH2), K(BRANCH2),
+	K(BRANCH4), K(BRANCH4), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID),
+	K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID),
+	K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID),
+	K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID),
+	K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID),
+	K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID),
+	K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID),
+};
+#undef K
+
+/* Length of each fixed-size instruction; 0 for wide, switches and invalid bytes. */
+static const uint8_t op_length[256] = {
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	2, 3, 2, 3, 3, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 3, 3, 3, 3, 3, 3,
+	3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 0, 0, 1, 1, 1, 1,
+	1, 1, 3, 3, 3, 3, 3, 3, 3, 5, 5, 3, 2, 3, 1, 1,
+	3, 3, 1, 1, 0, 4, 3, 3, 5, 5, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static inline enum jinst_operand_kind operand_kind(uint8_t op)
+{
+	return (enum jinst_operand_kind)op_kind[op];
+}
+
+const char *jinst_opcode_name(uint8_t opcode)
+{
+	return opcode <= 0xc9 ? opnames[opcode] : NULL;
+}
+
+enum jinst_operand_kind jinst_opcode_operands(uint8_t opcode)
+{
+	return operand_kind(opcode);
+}
+
+/* Length of the instruction at pc, or 0 when it is malformed or runs past
+ * the end. Switches are measured from their padding and counts. */
+static uint32_t insn_length(const uint8_t *code, uint32_t len, uint32_t pc)
+{
+	uint8_t op = code[pc];
+	uint32_t n = op_length[op];
+	if (n)
+		return pc + n <= len ? n : 0;
+	switch (operand_kind(op)) {
+	case JINST_OPND_WIDE:
+		if (pc + 1 >= len)
+			return 0;
+		switch (code[pc + 1]) {
+		case 0x84: n = 6; break;
+		case 0x15: case 0x16: case 0x17: case 0x18: case 0x19:
+		case 0x36: case 0x37: case 0x38: case 0x39: case 0x3a: case 0xa9: n = 4; break;
+		default: return 0;
+		}
+		break;
+	case JINST_OPND_TABLESWITCH:
+	case JINST_OPND_LOOKUPSWITCH: {
+		uint32_t base = (pc + 4) & ~3u; /* default offset after 0-3 bytes of padding */
+		if (base + 8 > len)
+			return 0;
+		if (op == 0xaa) {
+			if (base + 12 > len)
+				return 0;
+			int32_t lo = (int32_t)jinst_be32(code + base + 4), hi = (int32_t)jinst_be32(code + base + 8);
+			if (hi < lo)
+				return 0;
+			uint64_t count = (uint64_t)((int64_t)hi - lo + 1);
+			uint64_t end = base + 12 + count * 4;
+			if (end > len)
+				return 0;
+			return (uint32_t)end - pc;
+		}
+		int32_t npairs = (int32_t)jinst_be32(code + base + 4);
+		if (npairs < 0)
+			return 0;
+		uint64_t end = base + 8 + (uint64_t)npairs * 8;
+		if (end > len)
+			return 0;
+		return (uint32_t)end - pc;
+	}
+	default:
+		return 0;
+	}
+	return pc + n <= len ? n : 0;
+}
+
+static bool loadable(uint8_t tag, bool wide2)
+{
+	if (wide2)
+		return tag == JINST_CP_LONG || tag == JINST_CP_DOUBLE || tag == JINST_CP_DYNAMIC;
+	return tag == JINST_CP_INTEGER || tag == JINST_CP_FLOAT || tag == JINST_CP_STRING || tag == JINST_CP_CLASS ||
+	       tag == JINST_CP_METHOD_HANDLE || tag == JINST_CP_METHOD_TYPE || tag == JINST_CP_DYNAMIC;
+}
+
+/* The constant-pool tag an instruction's index must have (JVMS 6.5), or why not. */
+static const char *check_cp_operand(const jinst_class *c, uint8_t op, uint16_t index)
+{
+	uint8_t tag = jinst_cp_tag(c, index);
+	switch (op) {
+	case 0x12: case 0x13: return loadable(tag, false) ? NULL : "a loadable constant";
+	case 0x14: return loadable(tag, true) ? NULL : "a Long, Double or Dynamic constant";
+	case 0xb2: case 0xb3: case 0xb4: case 0xb5: return tag == JINST_CP_FIELDREF ? NULL : "a Fieldref";
+	case 0xb6: return tag == JINST_CP_METHODREF ? NULL : "a Methodref";
+	case 0xb7: case 0xb8:
+		return tag == JINST_CP_METHODREF || tag == JINST_CP_INTERFACE_METHODREF ? NULL : "a Methodref";
+	case 0xb9: return tag == JINST_CP_INTERFACE_METHODREF ? NULL : "an InterfaceMethodref";
+	case 0xba: return tag == JINST_CP_INVOKE_DYNAMIC ? NULL : "an InvokeDynamic";
+	default: return tag == JINST_CP_CLASS ? NULL : "a Class"; /* new anewarray checkcast instanceof multianewarray */
+	}
+}
+
+int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns, uint32_t *count, jinst_diag *diag)
+{
+	const uint8_t *b = code->code;
+	uint32_t len = code->code_length;
+	uint32_t base = (uint32_t)(b - c->bytes); /* offset of the code in the class file, for diagnostics */
+	*insns = NULL;
+	*count = 0;
+	/* Pass 1: instruction starts. */
+	uint8_t *start = jinst_arena_zalloc(c->arena, (size_t)len + 1);
+	if (!start)
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory decoding code");
+	uint32_t n = 0;
+	for (uint32_t pc = 0; pc < len;) {
+		uint32_t l = insn_length(b, len, pc);
+		if (!l) {
+			if (operand_kind(b[pc]) == JINST_OPND_INVALID)
+				return jinst_fail(diag, JINST_EMALFORMED, base + pc, "invalid opcode 0x%02x at pc %u", b[pc],
+				                  (unsigned)pc);
+			return jinst_fail(diag, JINST_EMALFORMED, base + pc, "malformed or truncated %s at pc %u",
+			                  opnames[b[pc]], (unsigned)pc);
+		}
+		start[pc] = 1;
+		pc += l;
+		n++;
+	}
+	jinst_insn *out = jinst_arena_alloc(c->arena, (size_t)n * sizeof(*out));
+	if (!out)
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory decoding code");
+	/* Pass 2: operands. */
+	uint32_t i = 0;
+	for (uint32_t pc = 0; pc < len; i++) {
+		jinst_insn *in = &out[i];
+		uint8_t op = b[pc];
+		uint32_t l = insn_length(b, len, pc);
+		in->offset = pc;
+		in->opcode = op;
+		in->wide = 0;
+		in->length = l < 256 ? (uint8_t)l : 0;
+		in->operand = in->operand2 = 0;
+		in->sw = NULL;
+		const uint8_t *p = b + pc + 1;
+		int64_t target = -1;
+		switch (operand_kind(op)) {
+		case JINST_OPND_NONE: break;
+		case JINST_OPND_LOCAL: case JINST_OPND_NEWARRAY: in->operand = p[0]; break;
+		case JINST_OPND_BYTE: in->operand = (int8_t)p[0]; break;
+		case JINST_OPND_SHORT: in->operand = (int16_t)jinst_be16(p); break;
+		case JINST_OPND_CP1: in->operand = p[0]; break;
+		case JINST_OPND_CP2: in->operand = jinst_be16(p); break;
+		case JINST_OPND_IINC: in->operand = p[0]; in->operand2 = (int8_t)p[1]; break;
+		case JINST_OPND_BRANCH2: target = (int64_t)pc + (int16_t)jinst_be16(p); break;
+		case JINST_OPND_BRANCH4: target = (int64_t)pc + (int32_t)jinst_be32(p); break;
+		case JINST_OPND_INVOKEINTERFACE:
+			in->operand = jinst_be16(p);
+			in->operand2 = p[2];
+			if (p[2] == 0 || p[3] != 0)
+				return jinst_fail(diag, JINST_EMALFORMED, base + pc, "invokeinterface count %u / zero byte %u at pc %u",
+				                  p[2], p[3], (unsigned)pc);
+			break;
+		case JINST_OPND_INVOKEDYNAMIC:
+			in->operand = jinst_be16(p);
+			if (p[2] || p[3])
+				return jinst_fail(diag, JINST_EMALFORMED, base + pc, "invokedynamic zero bytes not zero at pc %u",
+				                  (unsigned)pc);
+			break;
+		case JINST_OPND_MULTIANEWARRAY:
+			in->operand = jinst_be16(p);
+			in->operand2 = p[2];
+			if (p[2] == 0)
+				return jinst_fail(diag, JINST_EMALFORMED, base + pc, "multianewarray with 0 dimensions at pc %u",
+				                  (unsigned)pc);
+			break;
+		case JINST_OPND_WIDE:
+			in->wide = 1;
+			in->opcode = op = p[0];
+			in->operand = jinst_be16(p + 1);
+			if (op == 0x84)
+				in->operand2 = (int16_t)jinst_be16(p + 3);
+			break;
+		case JINST_OPND_TABLESWITCH:
+		case JINST_OPND_LOOKUPSWITCH: {
+			uint32_t at = (pc + 4) & ~3u;
+			jinst_switch *sw = jinst_arena_alloc(c->arena, sizeof(*sw));
+			if (!sw)
+				return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory decoding code");
+			sw->default_target = (int32_t)(pc + (int32_t)jinst_be32(b + at));
+			sw->low = sw->high = 0;
+			sw->keys = NULL;
+			if (op == 0xaa) {
+				sw->low = (int32_t)jinst_be32(b + at + 4);
+				sw->high = (int32_t)jinst_be32(b + at + 8);
+				sw->count = (uint32_t)((int64_t)sw->high - sw->low + 1);
+				at += 12;
+			} else {
+				sw->count = jinst_be32(b + at + 4);
+				at += 8;
+				sw->keys = jinst_arena_alloc(c->arena, (size_t)sw->count * 4 + 4);
+			}
+			sw->targets = jinst_arena_alloc(c->arena, (size_t)sw->count * 4 + 4);
+			if (!sw->targets || (op == 0xab && !sw->keys))
+				return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory decoding code");
+			int64_t tgts_bad = -1;
+			for (uint32_t k = 0; k < sw->count; k++) {
+				if (op == 0xab) {
+					sw->keys[k] = (int32_t)jinst_be32(b + at);
+					at += 4;
+				}
+				int64_t t = (int64_t)pc + (int32_t)jinst_be32(b + at);
+				at += 4;
+				if (t < 0 || t >= len || !start[t])
+					tgts_bad = t;
+				sw->targets[k] = (int32_t)t;
+			}
+			int64_t d = sw->default_target;
+			if (d < 0 || d >= len || !start[d])
+				tgts_bad = d;
+			if (tgts_bad != -1)
+				return jinst_fail(diag, JINST_EMALFORMED, base + pc, "%s at pc %u jumps to %lld, not an instruction",
+				                  opnames[op], (unsigned)pc, (long long)tgts_bad);
+			in->sw = sw;
+			break;
+		}
+		default:
+			break;
+		}
+		if (target != -1) {
+			if (target < 0 || target >= len || !start[target])
+				return jinst_fail(diag, JINST_EMALFORMED, base + pc, "%s at pc %u jumps to %lld, not an instruction",
+				                  opnames[op], (unsigned)pc, (long long)target);
+			in->operand = (int32_t)target;
+		}
+		enum jinst_operand_kind k = operand_kind(op);
+		if (k == JINST_OPND_CP1 || k == JINST_OPND_CP2 || k == JINST_OPND_INVOKEINTERFACE ||
+		    k == JINST_OPND_INVOKEDYNAMIC || k == JINST_OPND_MULTIANEWARRAY) {
+			const char *want = check_cp_operand(c, op, (uint16_t)in->operand);
+			if (want)
+				return jinst_fail(diag, JINST_EMALFORMED, base + pc, "%s at pc %u: #%d is a %s, %s expected",
+				                  opnames[op], (unsigned)pc, in->operand,
+				                  jinst_cp_tag_name(jinst_cp_tag(c, (uint16_t)in->operand)), want);
+		}
+		pc += l;
+	}
+	*insns = out;
+	*count = n;
+	return 0;
+}
+
+int jinst_code_encode(jinst_class *c, const jinst_insn *insns, uint32_t count, jinst_buf *out, jinst_diag *diag)
+{
+	(void)c;
+	size_t base = out->len;
+	for (uint32_t i = 0; i < count; i++) {
+		const jinst_insn *in = &insns[i];
+		uint8_t op = in->opcode;
+		uint32_t pc = (uint32_t)(out->len - base);
+		if (pc != in->offset)
+			return jinst_fail(diag, JINST_EINVAL, JINST_NO_OFFSET,
+			                  "instruction %u encodes at pc %u but says offset %u", (unsigned)i, (unsigned)pc,
+			                  (unsigned)in->offset);
+		if (in->wide) {
+			jinst_buf_u1(out, 0xc4);
+			jinst_buf_u1(out, op);
+			jinst_buf_u2(out, (uint16_t)in->operand);
+			if (op == 0x84)
+				jinst_buf_u2(out, (uint16_t)in->operand2);
+			continue;
+		}
+		jinst_buf_u1(out, op);
+		switch (operand_kind(op)) {
+		case JINST_OPND_LOCAL: case JINST_OPND_NEWARRAY: case JINST_OPND_BYTE: case JINST_OPND_CP1:
+			jinst_buf_u1(out, (uint8_t)in->operand);
+			break;
+		case JINST_OPND_SHORT: case JINST_OPND_CP2:
+			jinst_buf_u2(out, (uint16_t)in->operand);
+			break;
+		case JINST_OPND_IINC:
+			jinst_buf_u1(out, (uint8_t)in->operand);
+			jinst_buf_u1(out, (uint8_t)in->operand2);
+			break;
+		case JINST_OPND_BRANCH2: {
+			int32_t rel = in->operand - (int32_t)pc;
+			if (rel < INT16_MIN || rel > INT16_MAX)
+				return jinst_fail(diag, JINST_ETOOLARGE, JINST_NO_OFFSET, "%s at pc %u: offset %d does not fit",
+				                  opnames[op], (unsigned)pc, rel);
+			jinst_buf_u2(out, (uint16_t)rel);
+			break;
+		}
+		case JINST_OPND_BRANCH4:
+			jinst_buf_u4(out, (uint32_t)(in->operand - (int32_t)pc));
+			break;
+		case JINST_OPND_INVOKEINTERFACE:
+			jinst_buf_u2(out, (uint16_t)in->operand);
+			jinst_buf_u1(out, (uint8_t)in->operand2);
+			jinst_buf_u1(out, 0);
+			break;
+		case JINST_OPND_INVOKEDYNAMIC:
+			jinst_buf_u2(out, (uint16_t)in->operand);
+			jinst_buf_u2(out, 0);
+			break;
+		case JINST_OPND_MULTIANEWARRAY:
+			jinst_buf_u2(out, (uint16_t)in->operand);
+			jinst_buf_u1(out, (uint8_t)in->operand2);
+			break;
+		case JINST_OPND_TABLESWITCH:
+		case JINST_OPND_LOOKUPSWITCH: {
+			const jinst_switch *sw = in->sw;
+			while ((out->len - base) % 4)
+				jinst_buf_u1(out, 0);
+			jinst_buf_u4(out, (uint32_t)(sw->default_target - (int32_t)pc));
+			if (op == 0xaa) {
+				jinst_buf_u4(out, (uint32_t)sw->low);
+				jinst_buf_u4(out, (uint32_t)sw->high);
+			} else {
+				jinst_buf_u4(out, sw->count);
+			}
+			for (uint32_t k = 0; k < sw->count; k++) {
+				if (op == 0xab)
+					jinst_buf_u4(out, (uint32_t)sw->keys[k]);
+				jinst_buf_u4(out, (uint32_t)(sw->targets[k] - (int32_t)pc));
+			}
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	return out->oom ? jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory encoding code") : 0;
+}

@@ -325,15 +325,27 @@ typedef struct jinst_frame {
 } jinst_frame;
 typedef struct jinst_stack_map { uint16_t count; jinst_frame *frames; } jinst_stack_map;
 
+/* A verification type with its class name resolved. Object types from a
+ * descriptor have no constant-pool entry of their own: value is then 0 and
+ * name points into the descriptor. Array classes are named by their
+ * descriptor ("[I"), as in Class constants. */
+typedef struct jinst_ftype {
+	uint8_t tag;           /* enum jinst_vtype_tag */
+	uint16_t value;        /* as in jinst_vtype (0 for Object types taken from a descriptor) */
+	uint16_t name_length;  /* Object: the class name, modified UTF-8 */
+	const uint8_t *name;
+} jinst_ftype;
+
 /* A frame expanded to its full form at an absolute offset. Locals are listed
  * as in a full_frame (a long or double is one entry). */
 typedef struct jinst_full_frame {
 	uint32_t offset;
 	uint16_t nlocals, nstack;
-	jinst_vtype *locals, *stack;
+	jinst_ftype *locals, *stack;
 } jinst_full_frame;
-/* Expands a method's StackMapTable to full frames, starting from the frame
- * the method descriptor implies (JVMS 4.10.1.6). Arena-allocated. */
+/* Expands a method's StackMapTable to full frames (map->count of them),
+ * starting from the frame the method descriptor implies (JVMS 4.10.1.6).
+ * With map NULL, gives just that initial frame. Arena-allocated. */
 int jinst_stack_map_expand(jinst_class *cls, const jinst_member *method, const jinst_stack_map *map,
                            jinst_full_frame **frames, jinst_diag *diag);
 
