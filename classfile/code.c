@@ -218,7 +218,7 @@ int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns
 	for (uint32_t pc = 0; pc < len; i++) {
 		jinst_insn *in = &out[i];
 		uint8_t op = b[pc];
-		uint32_t l = insn_length(b, len, pc);
+		uint32_t l = op_length[op] ? op_length[op] : insn_length(b, len, pc); /* checked in pass 1 */
 		in->offset = pc;
 		in->opcode = op;
 		in->wide = 0;

@@ -99,14 +99,19 @@ static void decode_entry(const jinst_class *c, uint16_t index, jinst_cp_entry *e
 
 int jinst_cp_get(const jinst_class *c, uint16_t index, jinst_cp_entry *out)
 {
-	memset(out, 0, sizeof(*out));
-	if (index == 0 || index >= jinst_cp_count(c) || jinst_cp_tag(c, index) == 0)
-		return JINST_EMALFORMED;
-	if (index < c->cp_count)
+	if (index < c->cp_count && index) {
+		if (!c->cp_tags[index])
+			goto bad;
 		decode_entry(c, index, out);
-	else
-		*out = c->pool->entries[index - c->cp_count];
+		return 0;
+	}
+	if (index == 0 || index >= jinst_cp_count(c) || jinst_cp_tag(c, index) == 0)
+		goto bad;
+	*out = c->pool->entries[index - c->cp_count];
 	return 0;
+bad:
+	memset(out, 0, sizeof(*out));
+	return JINST_EMALFORMED;
 }
 
 const uint8_t *jinst_cp_utf8(const jinst_class *c, uint16_t index, uint16_t *len)
