@@ -59,6 +59,8 @@ int jinst_arena_new(jinst_arena **out)
 
 void *jinst_arena_alloc(jinst_arena *a, size_t size)
 {
+	if (size > SIZE_MAX / 4)
+		return NULL;
 #ifdef JINST_DEBUG_ARENA
 	arena_block *b = block_new(size ? size : 1);
 	if (!b)

@@ -347,7 +347,10 @@ static void dec_code(dec *d, jinst_code *code)
 		e->catch_type = rd_index(d, JINST_CP_CLASS, true);
 		if (!d->r.bad && (e->start_pc >= e->end_pc || e->end_pc > code->code_length ||
 		                  e->handler_pc >= code->code_length)) {
-			jinst_fail(d->diag, JINST_EMALFORMED, eat, "Code: exception_table[%u] range %u-%u handler %u outside code of %u bytes",
+			/* Point at the field that is wrong (JVMS 4.7.3). */
+			uint32_t field = e->end_pc > code->code_length ? 2 : e->start_pc >= e->end_pc ? 0 : 4;
+			jinst_fail(d->diag, JINST_EMALFORMED, eat + field,
+			           "Code: exception_table[%u] range %u-%u handler %u outside code of %u bytes",
 			           (unsigned)i, e->start_pc, e->end_pc, e->handler_pc, (unsigned)code->code_length);
 			d->r.bad = true;
 		}

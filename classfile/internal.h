@@ -232,6 +232,7 @@ int jinst_code_encode(jinst_class *cls, const jinst_insn *insns, uint32_t count,
 
 /* Modified UTF-8 check; lenient accepts the overlong forms of versions <= 47. */
 bool jinst_mutf8_check_slow(const uint8_t *s, size_t len, bool lenient);
+long jinst_mutf8_error_at(const uint8_t *s, size_t len, bool lenient);
 
 /* Almost every name in a class file is plain ASCII: OR the words together
  * without branching and look at the result once. */

@@ -15,7 +15,9 @@ static inline bool word_is_plain_ascii(uint64_t v)
 	return ((v | zero) & 0x8080808080808080ull) == 0;
 }
 
-bool jinst_mutf8_check_slow(const uint8_t *s, size_t len, bool lenient)
+/* Index of the first invalid byte (for a bad or cut-off sequence, its lead
+ * byte), or -1 when s is valid. */
+long jinst_mutf8_error_at(const uint8_t *s, size_t len, bool lenient)
 {
 	size_t i = 0;
 	while (i < len) {
@@ -36,27 +38,29 @@ bool jinst_mutf8_check_slow(const uint8_t *s, size_t len, bool lenient)
 		case 0xC:
 		case 0xD: {
 			if (len - i < 2 || (s[i + 1] & 0xC0) != 0x80)
-				return false;
+				return (long)i;
 			unsigned cp = (unsigned)(c & 0x1F) << 6 | (s[i + 1] & 0x3F);
 			if (!lenient && cp != 0 && cp < 0x80)
-				return false;
+				return (long)i;
 			i += 2;
 			break;
 		}
 		case 0xE: {
-			if (len - i < 3 || (s[i + 1] & 0xC0) != 0x80 || (s[i + 2] & 0xC0) != 0x80)
-				return false;
+			if (len - i < 2 || (s[i + 1] & 0xC0) != 0x80)
+				return (long)i;
+			if (len - i < 3 || (s[i + 2] & 0xC0) != 0x80)
+				return (long)i;
 			unsigned cp = (unsigned)(c & 0x0F) << 12 | (unsigned)(s[i + 1] & 0x3F) << 6 | (s[i + 2] & 0x3F);
 			if (!lenient && cp < 0x800)
-				return false;
+				return (long)i;
 			i += 3;
 			break;
 		}
 		default: /* 0, lone continuation 8x-Bx, 4-byte forms Fx */
-			return false;
+			return (long)i;
 		}
 	}
-	return true;
+	return -1;
 }
 
 bool jinst_mutf8_valid(const uint8_t *bytes, size_t len)
@@ -154,4 +158,9 @@ long jinst_utf8_to_mutf8(const char *input, size_t len, uint8_t *out, size_t siz
 	if (size)
 		out[n < size ? n : size - 1] = 0;
 	return (long)n;
+}
+
+bool jinst_mutf8_check_slow(const uint8_t *s, size_t len, bool lenient)
+{
+	return jinst_mutf8_error_at(s, len, lenient) < 0;
 }

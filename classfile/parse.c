@@ -165,13 +165,15 @@ static int read_pool(jinst_class *c, jinst_reader *r, jinst_diag *diag)
 		tags[i] = tag;
 		offsets[i] = pos;
 		if (tag == JINST_CP_UTF8) {
-			if (end - pos < 3)
+			if (end - pos < 3 || end - pos - 3 < jinst_be16(b + pos + 1)) {
+				pos++; /* the length field is what does not fit */
 				goto truncated;
+			}
 			uint16_t len = jinst_be16(b + pos + 1);
-			if (end - pos - 3 < len)
-				goto truncated;
 			if (!jinst_mutf8_check(b + pos + 3, len, lenient)) {
-				int rc = jinst_fail(diag, JINST_EMALFORMED, pos + 3, "malformed modified UTF-8");
+				long at = jinst_mutf8_error_at(b + pos + 3, len, lenient);
+				int rc = jinst_fail(diag, JINST_EMALFORMED, pos + 3 + (uint32_t)at,
+				                    "malformed modified UTF-8 at byte %ld of the string", at);
 				jinst_diag_where(diag, "constant pool #%u", (unsigned)i);
 				return rc;
 			}
@@ -184,8 +186,18 @@ static int read_pool(jinst_class *c, jinst_reader *r, jinst_diag *diag)
 			jinst_diag_where(diag, "constant pool #%u", (unsigned)i);
 			return rc;
 		}
-		if (end - pos - 1 < size)
+		if (end - pos - 1 < size) {
+			/* Point at the first field that does not fit. */
+			uint32_t avail = end - pos - 1, field;
+			if (tag == JINST_CP_METHOD_HANDLE)
+				field = avail ? 1 : 0; /* u1 kind, then u2 index */
+			else if (tag >= JINST_CP_INTEGER && tag <= JINST_CP_DOUBLE)
+				field = avail / 4 * 4; /* u4 bytes, or u4 high and low */
+			else
+				field = avail / 2 * 2; /* u2 indices */
+			pos += 1 + field;
 			goto truncated;
+		}
 		pos += 1u + size;
 		if (tag == JINST_CP_LONG || tag == JINST_CP_DOUBLE) {
 			/* JVMS 4.4.5: the next index is unusable. */
@@ -314,8 +326,8 @@ static int parse_body(jinst_class *c, const jinst_parse_options *opts, jinst_dia
 	uint32_t magic = jinst_rd_u4(&r);
 	c->minor_version = jinst_rd_u2(&r);
 	c->major_version = jinst_rd_u2(&r);
-	if (r.bad)
-		return jinst_fail(diag, JINST_EMALFORMED, 0, "file of %u bytes is too short for a class header",
+	if (r.bad) /* a failed read leaves pos at the field that does not fit */
+		return jinst_fail(diag, JINST_EMALFORMED, r.pos, "file of %u bytes is too short for a class header",
 		                  (unsigned)c->len);
 	if (magic != 0xCAFEBABE)
 		return jinst_fail(diag, JINST_EMALFORMED, 0, "bad magic 0x%08X (0xCAFEBABE expected)", (unsigned)magic);
@@ -340,7 +352,7 @@ static int parse_body(jinst_class *c, const jinst_parse_options *opts, jinst_dia
 	c->interface_count = jinst_rd_u2(&r);
 	c->interfaces_offset = r.pos;
 	if (r.bad)
-		return jinst_fail(diag, JINST_EMALFORMED, at, "truncated in the class header");
+		return jinst_fail(diag, JINST_EMALFORMED, r.pos, "truncated in the class header");
 	if (!is_tag(c, c->this_class, JINST_CP_CLASS)) {
 		rc = bad_ref(c, diag, 0, at + 2, c->this_class, "Class");
 		jinst_diag_where(diag, "this_class");
