@@ -1,0 +1,52 @@
+/* Shared pieces of the jinst command-line tool. */
+#ifndef JINST_CLI_H
+#define JINST_CLI_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "jinst/classfile.h"
+
+/* ---- text output into memory ------------------------------------------------ */
+
+typedef struct text {
+	char *data;
+	size_t len, cap;
+} text;
+
+void text_printf(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void text_put(text *t, const char *s, size_t n);
+void text_free(text *t);
+
+/* ---- rendering a class ------------------------------------------------------------- */
+
+enum render_mode {
+	RENDER_DUMP,  /* javap -v style listing for people, with constant-pool indices */
+	RENDER_CANON  /* index-free rendering of the meaning, for comparing two classes */
+};
+
+/* Renders the class into t, one element per line. Every top-level element
+ * (constant, field, method, class attribute) starts an unindented line, so
+ * a difference can be named by the nearest unindented line above it.
+ * Returns 0 or the library's error code (diag filled). */
+int render_class(jinst_class *cls, enum render_mode mode, text *t, jinst_diag *diag);
+
+/* ---- inputs --------------------------------------------------------------------------- */
+
+/* One class to process: name is "PATH" or "JAR!ENTRY". */
+typedef int (*class_fn)(void *ctx, const char *name, const uint8_t *bytes, size_t len);
+/* Reports a file-level problem (unreadable file, bad jar). */
+typedef void (*error_fn)(void *ctx, const char *name, const char *message);
+
+/* Walks a .class file, a .jar/.zip/.jmod, or a folder (recursively, sorted)
+ * and calls fn for every class. Entries named in `entries` (if any) select
+ * classes inside a jar. Returns the number of file-level errors. */
+int walk_path(const char *path, const char *const *entries, int nentries, class_fn fn, error_fn err, void *ctx);
+
+int cmd_dump(int argc, char **argv);
+int cmd_roundtrip(int argc, char **argv);
+
+#endif

@@ -1,0 +1,99 @@
+/* jinst: the command-line tool. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage[] =
+	"usage: jinst COMMAND [ARGS...]\n"
+	"\n"
+	"jinst is a bytecode instrumentation engine for the JVM. Commands:\n"
+	"  dump FILE.class | JAR [ENTRY...]   list a class like javap -v: constants resolved,\n"
+	"                                     attributes, code and StackMapTable frames decoded\n"
+	"  roundtrip [--deep] PATH...         parse and write every class in class files, jars,\n"
+	"                                     jmods and folders, and compare with the input\n"
+	"  help [COMMAND]                     this text, or a command's own help\n"
+	"\n"
+	"Options: --help, --version. 'jinst COMMAND --help' explains a command.\n";
+
+static const char dump_help[] =
+	"usage: jinst dump FILE.class | JAR|JMOD|FOLDER [ENTRY...]\n"
+	"\n"
+	"Prints each class as a javap -v style listing: header, constant pool with\n"
+	"every entry resolved, fields and methods with their attributes, bytecode with\n"
+	"resolved operands, exception tables and StackMapTable frames (expanded to full\n"
+	"frames). ENTRY selects classes inside a jar by entry name (java/lang/String.class),\n"
+	"internal name (java/lang/String) or binary name (java.lang.String).\n"
+	"Exit status: 0 ok, 1 a class could not be read or decoded, 2 usage error.\n";
+
+static const char roundtrip_help[] =
+	"usage: jinst roundtrip [--deep] [--quiet] [-j N] PATH...\n"
+	"\n"
+	"Parses and writes every class found in PATH (class files, .jar/.zip/.jmod files,\n"
+	"folders searched recursively) and compares the output with the input.\n"
+	"  (default)  untouched classes must be written back byte for byte\n"
+	"  --deep     decode every attribute, method body and frame and encode the class\n"
+	"             from the model (no bytes copied); the output must mean the same as the\n"
+	"             input (same resolved constants, instructions, full frames, attributes);\n"
+	"             byte-identical outputs are counted as identical, the rest as equivalent\n"
+	"  --quiet    no progress on stderr\n"
+	"  -j N       worker threads (default: the number of processors)\n"
+	"\n"
+	"Prints one line per failing class and a last line\n"
+	"  N classes: N identical, N equivalent, N differ, N rejected\n"
+	"Exit status: 0 when nothing differs and nothing is rejected, 1 otherwise, 2 usage error.\n";
+
+const char *cli_help_for(const char *cmd);
+const char *cli_help_for(const char *cmd)
+{
+	if (strcmp(cmd, "dump") == 0)
+		return dump_help;
+	if (strcmp(cmd, "roundtrip") == 0)
+		return roundtrip_help;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return 2;
+	}
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (strcmp(cmd, "--version") == 0) {
+		printf("jinst %s\n", JINST_VERSION_STRING);
+		return 0;
+	}
+	if (strcmp(cmd, "help") == 0) {
+		if (argc < 3) {
+			fputs(usage, stdout);
+			return 0;
+		}
+		const char *h = cli_help_for(argv[2]);
+		if (!h) {
+			fprintf(stderr, "jinst: no command '%s'\n\n%s", argv[2], usage);
+			return 2;
+		}
+		fputs(h, stdout);
+		return 0;
+	}
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			const char *h = cli_help_for(cmd);
+			if (h) {
+				fputs(h, stdout);
+				return 0;
+			}
+		}
+	}
+	if (strcmp(cmd, "dump") == 0)
+		return cmd_dump(argc - 2, argv + 2);
+	if (strcmp(cmd, "roundtrip") == 0)
+		return cmd_roundtrip(argc - 2, argv + 2);
+	fprintf(stderr, "jinst: unknown command '%s'\n\n%s", cmd, usage);
+	return 2;
+}
