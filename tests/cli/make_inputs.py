@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Builds the inputs of the CLI tests into OUTDIR.
+"""Builds the inputs of the CLI tests into OUTDIR (see each file below).
 
 padded_switch.class: jinsttest/Features with the padding bytes of its first
 switch set to 0xFF. JVMS 6.5 calls them padding; the deep round trip writes
@@ -33,3 +33,9 @@ for m in cf.methods:
 if not done:
     sys.exit("no switch with padding in Features.class")
 open(os.path.join(out, "padded_switch.class"), "wb").write(b)
+
+# version70.class: the same class claiming class-file version 70, one past
+# what jinst knows: read because its structure parses, with a note.
+v = bytearray(open(src, "rb").read())
+v[6:8] = (70).to_bytes(2, "big")
+open(os.path.join(out, "version70.class"), "wb").write(v)
