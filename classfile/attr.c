@@ -711,6 +711,7 @@ static int enc_code(jinst_class *c, const jinst_code *code, bool from_model, jin
 		jinst_buf_u4(o, code->code_length);
 	}
 	if (from_model) {
+		jinst_buf_reserve(o, code->code_length + 16);
 		jinst_insn *insns;
 		uint32_t n;
 		int rc = jinst_code_decode(c, code, &insns, &n, diag);

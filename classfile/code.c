@@ -171,7 +171,7 @@ static bool loadable(uint8_t tag, bool wide2)
 /* The constant-pool tag an instruction's index must have (JVMS 6.5), or why not. */
 static const char *check_cp_operand(const jinst_class *c, uint8_t op, uint16_t index)
 {
-	uint8_t tag = jinst_cp_tag(c, index);
+	uint8_t tag = jinst_cp_tag_fast(c, index);
 	switch (op) {
 	case 0x12: case 0x13: return loadable(tag, false) ? NULL : "a loadable constant";
 	case 0x14: return loadable(tag, true) ? NULL : "a Long, Double or Dynamic constant";
@@ -192,33 +192,30 @@ int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns
 	uint32_t base = (uint32_t)(b - c->bytes); /* offset of the code in the class file, for diagnostics */
 	*insns = NULL;
 	*count = 0;
-	/* Pass 1: instruction starts. */
+	/* One pass decodes: the instruction count is not known before, so the
+	 * array is sized for the worst case (one instruction per byte); the
+	 * arena makes that cheap. Branch targets are checked afterwards, once
+	 * every instruction start is known. */
 	uint8_t *start = jinst_arena_zalloc(c->arena, (size_t)len + 1);
-	if (!start)
+	jinst_insn *out = jinst_arena_alloc(c->arena, (size_t)len * sizeof(*out));
+	if (!start || !out)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory decoding code");
-	uint32_t n = 0;
-	for (uint32_t pc = 0; pc < len;) {
-		uint32_t l = insn_length(b, len, pc);
+	uint32_t i = 0;
+	bool branches = false;
+	for (uint32_t pc = 0; pc < len; i++) {
+		uint8_t op = b[pc];
+		uint32_t l = op_length[op];
+		if (!l || pc + l > len)
+			l = insn_length(b, len, pc);
 		if (!l) {
-			if (operand_kind(b[pc]) == JINST_OPND_INVALID)
-				return jinst_fail(diag, JINST_EMALFORMED, base + pc, "invalid opcode 0x%02x at pc %u", b[pc],
+			if (operand_kind(op) == JINST_OPND_INVALID)
+				return jinst_fail(diag, JINST_EMALFORMED, base + pc, "invalid opcode 0x%02x at pc %u", op,
 				                  (unsigned)pc);
 			return jinst_fail(diag, JINST_EMALFORMED, base + pc, "malformed or truncated %s at pc %u",
-			                  opnames[b[pc]], (unsigned)pc);
+			                  opnames[op], (unsigned)pc);
 		}
 		start[pc] = 1;
-		pc += l;
-		n++;
-	}
-	jinst_insn *out = jinst_arena_alloc(c->arena, (size_t)n * sizeof(*out));
-	if (!out)
-		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory decoding code");
-	/* Pass 2: operands. */
-	uint32_t i = 0;
-	for (uint32_t pc = 0; pc < len; i++) {
 		jinst_insn *in = &out[i];
-		uint8_t op = b[pc];
-		uint32_t l = op_length[op] ? op_length[op] : insn_length(b, len, pc); /* checked in pass 1 */
 		in->offset = pc;
 		in->opcode = op;
 		in->wide = 0;
@@ -226,7 +223,6 @@ int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns
 		in->operand = in->operand2 = 0;
 		in->sw = NULL;
 		const uint8_t *p = b + pc + 1;
-		int64_t target = -1;
 		switch (operand_kind(op)) {
 		case JINST_OPND_NONE: break;
 		case JINST_OPND_LOCAL: case JINST_OPND_NEWARRAY: in->operand = p[0]; break;
@@ -235,8 +231,17 @@ int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns
 		case JINST_OPND_CP1: in->operand = p[0]; break;
 		case JINST_OPND_CP2: in->operand = jinst_be16(p); break;
 		case JINST_OPND_IINC: in->operand = p[0]; in->operand2 = (int8_t)p[1]; break;
-		case JINST_OPND_BRANCH2: target = (int64_t)pc + (int16_t)jinst_be16(p); break;
-		case JINST_OPND_BRANCH4: target = (int64_t)pc + (int32_t)jinst_be32(p); break;
+		case JINST_OPND_BRANCH2:
+			/* Stored absolute; range-checked below (an int32 holds any pc +- 32K). */
+			in->operand = (int32_t)pc + (int16_t)jinst_be16(p);
+			branches = true;
+			break;
+		case JINST_OPND_BRANCH4: {
+			int64_t t = (int64_t)pc + (int32_t)jinst_be32(p);
+			in->operand = t < 0 || t >= len ? -1 : (int32_t)t;
+			branches = true;
+			break;
+		}
 		case JINST_OPND_INVOKEINTERFACE:
 			in->operand = jinst_be16(p);
 			in->operand2 = p[2];
@@ -270,7 +275,8 @@ int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns
 			jinst_switch *sw = jinst_arena_alloc(c->arena, sizeof(*sw));
 			if (!sw)
 				return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory decoding code");
-			sw->default_target = (int32_t)(pc + (int32_t)jinst_be32(b + at));
+			int64_t d = (int64_t)pc + (int32_t)jinst_be32(b + at);
+			sw->default_target = d < 0 || d >= len ? -1 : (int32_t)d;
 			sw->low = sw->high = 0;
 			sw->keys = NULL;
 			if (op == 0xaa) {
@@ -286,7 +292,6 @@ int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns
 			sw->targets = jinst_arena_alloc(c->arena, (size_t)sw->count * 4 + 4);
 			if (!sw->targets || (op == 0xab && !sw->keys))
 				return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory decoding code");
-			int64_t tgts_bad = -1;
 			for (uint32_t k = 0; k < sw->count; k++) {
 				if (op == 0xab) {
 					sw->keys[k] = (int32_t)jinst_be32(b + at);
@@ -294,27 +299,14 @@ int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns
 				}
 				int64_t t = (int64_t)pc + (int32_t)jinst_be32(b + at);
 				at += 4;
-				if (t < 0 || t >= len || !start[t])
-					tgts_bad = t;
-				sw->targets[k] = (int32_t)t;
+				sw->targets[k] = t < 0 || t >= len ? -1 : (int32_t)t;
 			}
-			int64_t d = sw->default_target;
-			if (d < 0 || d >= len || !start[d])
-				tgts_bad = d;
-			if (tgts_bad != -1)
-				return jinst_fail(diag, JINST_EMALFORMED, base + pc, "%s at pc %u jumps to %lld, not an instruction",
-				                  opnames[op], (unsigned)pc, (long long)tgts_bad);
 			in->sw = sw;
+			branches = true;
 			break;
 		}
 		default:
 			break;
-		}
-		if (target != -1) {
-			if (target < 0 || target >= len || !start[target])
-				return jinst_fail(diag, JINST_EMALFORMED, base + pc, "%s at pc %u jumps to %lld, not an instruction",
-				                  opnames[op], (unsigned)pc, (long long)target);
-			in->operand = (int32_t)target;
 		}
 		enum jinst_operand_kind k = operand_kind(op);
 		if (k == JINST_OPND_CP1 || k == JINST_OPND_CP2 || k == JINST_OPND_INVOKEINTERFACE ||
@@ -326,6 +318,27 @@ int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns
 				                  jinst_cp_tag_name(jinst_cp_tag(c, (uint16_t)in->operand)), want);
 		}
 		pc += l;
+	}
+	uint32_t n = i;
+	/* Every branch must land on an instruction start inside the code (JVMS 4.9.1). */
+	for (i = 0; branches && i < n; i++) {
+		const jinst_insn *in = &out[i];
+		enum jinst_operand_kind k = operand_kind(in->wide ? 0xc4 : in->opcode);
+		int64_t bad = -2;
+		if (k == JINST_OPND_BRANCH2 || k == JINST_OPND_BRANCH4) {
+			if (in->operand < 0 || (uint32_t)in->operand >= len || !start[in->operand])
+				bad = in->operand;
+		} else if (k == JINST_OPND_TABLESWITCH || k == JINST_OPND_LOOKUPSWITCH) {
+			const jinst_switch *sw = in->sw;
+			if (sw->default_target < 0 || !start[sw->default_target])
+				bad = sw->default_target;
+			for (uint32_t t = 0; t < sw->count && bad == -2; t++)
+				if (sw->targets[t] < 0 || !start[sw->targets[t]])
+					bad = sw->targets[t];
+		}
+		if (bad != -2)
+			return jinst_fail(diag, JINST_EMALFORMED, base + in->offset, "%s at pc %u jumps to %lld, not an instruction",
+			                  opnames[in->opcode], (unsigned)in->offset, (long long)bad);
 	}
 	*insns = out;
 	*count = n;

@@ -259,6 +259,12 @@ static inline bool jinst_mutf8_check(const uint8_t *s, size_t len, bool lenient)
 }
 
 
+/* jinst_cp_tag for hot loops: original entries straight from the tag array. */
+static inline uint8_t jinst_cp_tag_fast(const jinst_class *c, uint16_t index)
+{
+	return index < c->cp_count ? c->cp_tags[index] : jinst_cp_tag(c, index);
+}
+
 /* Constant-pool entries as bytes: one entry; all appended entries in index order. */
 void jinst_cp_write_entry(const jinst_cp_entry *e, jinst_buf *out);
 void jinst_cp_write_added(const jinst_class *cls, jinst_buf *out);
