@@ -1,0 +1,863 @@
+/*
+ * Frame inference: the types of locals and stack at every instruction,
+ * computed by data flow over the verification types of JVMS 4.10.1.2.
+ *
+ * How it works. The code is cut into basic blocks at branch targets,
+ * exception handlers and after instructions that end a block (branches,
+ * switches, returns, athrow, ret). Each block has an entry state. Starting
+ * from the state the descriptor implies, a worklist takes a block, runs its
+ * instructions through a small abstract interpreter, and merges the exit
+ * state into the entry state of each successor; an exception handler
+ * receives the locals before and after every instruction its range covers,
+ * with the caught class alone on the stack. A merge that changes an entry
+ * state puts the block back on the worklist. States only climb the type
+ * lattice (two different reference types merge to their common super class,
+ * anything else to top), so the work ends.
+ *
+ * Merging two class types needs the class hierarchy; that question goes to
+ * the caller's jinst_hierarchy, which answers from class files and never
+ * loads a class. Interfaces merge like Object, as the verifier treats them.
+ *
+ * Internally a long or double takes two slots (the type, then top), as in
+ * the JVM; the frames handed out list it once, as a StackMapTable does.
+ *
+ * Limits of this version: code with jsr/ret is refused (JINST_EUNSUPPORTED;
+ * subroutines must be inlined first), and so is unreachable code (it must be
+ * replaced by nop ... athrow first).
+ */
+#include "internal.h"
+
+#include "jinst/infer.h"
+
+typedef jinst_ftype vt;
+
+typedef struct state {
+	bool set;
+	uint16_t nstack;
+	vt *locals; /* max_locals */
+	vt *stack;  /* max_stack */
+} state;
+
+typedef struct infer {
+	jinst_class *c;
+	const jinst_member *m;
+	const jinst_code *code;
+	const jinst_hierarchy *h;
+	jinst_diag *diag;
+	jinst_insn *insns;
+	uint32_t n;
+	uint32_t *block_of;  /* instruction index -> block index */
+	uint32_t *block_start; /* block index -> first instruction */
+	uint32_t nblocks;
+	int32_t *insn_at;    /* pc -> instruction index, -1 inside an instruction */
+	state *in;           /* entry state per block */
+	uint32_t *work;
+	bool *queued;
+	uint32_t nwork;
+	uint16_t max_locals, max_stack;
+	vt top, integer, flt, lng, dbl, null, throwable;
+} infer;
+
+static bool vt_equal(const vt *a, const vt *b)
+{
+	if (a->tag != b->tag)
+		return false;
+	if (a->tag == JINST_VT_OBJECT)
+		return a->name_length == b->name_length && memcmp(a->name, b->name, a->name_length) == 0;
+	if (a->tag == JINST_VT_UNINITIALIZED)
+		return a->value == b->value;
+	return true;
+}
+
+static vt obj(const uint8_t *name, uint16_t len)
+{
+	vt v = {JINST_VT_OBJECT, 0, len, name};
+	return v;
+}
+
+static vt obj_str(const char *name)
+{
+	return obj((const uint8_t *)name, (uint16_t)strlen(name));
+}
+
+static bool is_ref(const vt *v)
+{
+	return v->tag == JINST_VT_OBJECT || v->tag == JINST_VT_NULL || v->tag == JINST_VT_UNINITIALIZED ||
+	       v->tag == JINST_VT_UNINITIALIZED_THIS;
+}
+
+/* Copies name into the arena as a NUL-terminated string for the hierarchy. */
+static const char *cstr(infer *I, const uint8_t *s, uint16_t len)
+{
+	char *p = jinst_arena_alloc(I->c->arena, (size_t)len + 1);
+	if (p) {
+		memcpy(p, s, len);
+		p[len] = '\0';
+	}
+	return p;
+}
+
+/* Super classes of name, nearest first, into chain (at most cap). */
+static int super_chain(infer *I, const char *name, const char **chain, int cap, bool *iface, int *n)
+{
+	*n = 0;
+	*iface = false;
+	const char *cur = name;
+	while (cur && *n < cap) {
+		chain[(*n)++] = cur;
+		const char *super = NULL;
+		bool is_iface = false;
+		if (strcmp(cur, "java/lang/Object") == 0)
+			break;
+		if (!I->h || !I->h->lookup || I->h->lookup(I->h->ctx, cur, &super, &is_iface) != 0)
+			return jinst_fail(I->diag, JINST_EHIERARCHY, JINST_NO_OFFSET, "class %s is unknown to the hierarchy", cur);
+		if (cur == name)
+			*iface = is_iface;
+		cur = super ? super : "java/lang/Object";
+	}
+	return 0;
+}
+
+/* Common super class of two class (not array) names (JVMS 4.10.1.2 isAssignable, as HotSpot merges). */
+static int merge_classes(infer *I, const vt *a, const vt *b, vt *out)
+{
+	const char *ca[64], *cb[64];
+	int na, nb;
+	bool ia, ib;
+	const char *sa = cstr(I, a->name, a->name_length), *sb = cstr(I, b->name, b->name_length);
+	if (!sa || !sb)
+		return jinst_fail(I->diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+	int rc = super_chain(I, sa, ca, 64, &ia, &na);
+	if (!rc)
+		rc = super_chain(I, sb, cb, 64, &ib, &nb);
+	if (rc)
+		return rc;
+	if (ia || ib) {
+		*out = obj_str("java/lang/Object");
+		return 0;
+	}
+	for (int i = 0; i < na; i++)
+		for (int k = 0; k < nb; k++)
+			if (strcmp(ca[i], cb[k]) == 0) {
+				*out = obj((const uint8_t *)ca[i], (uint16_t)strlen(ca[i]));
+				return 0;
+			}
+	*out = obj_str("java/lang/Object");
+	return 0;
+}
+
+/* Element type descriptor of an array class name "[X": the part after '['. */
+static int merge_refs(infer *I, const vt *a, const vt *b, vt *out)
+{
+	if (a->tag == JINST_VT_NULL) {
+		*out = *b;
+		return 0;
+	}
+	if (b->tag == JINST_VT_NULL) {
+		*out = *a;
+		return 0;
+	}
+	if (a->tag != JINST_VT_OBJECT || b->tag != JINST_VT_OBJECT) {
+		*out = I->top; /* uninitialized types merge only with themselves */
+		return 0;
+	}
+	bool aa = a->name[0] == '[', ba = b->name[0] == '[';
+	if (aa && ba) {
+		/* Arrays of references merge element-wise; anything else is Object
+		 * (or Cloneable/Serializable, which the verifier treats as Object). */
+		const uint8_t *ea = a->name + 1, *eb = b->name + 1;
+		uint16_t la = (uint16_t)(a->name_length - 1), lb = (uint16_t)(b->name_length - 1);
+		bool ra = ea[0] == 'L' || ea[0] == '[', rb = eb[0] == 'L' || eb[0] == '[';
+		if (!ra || !rb) {
+			*out = obj_str("java/lang/Object");
+			return 0;
+		}
+		vt xa = ea[0] == 'L' ? obj(ea + 1, (uint16_t)(la - 2)) : obj(ea, la);
+		vt xb = eb[0] == 'L' ? obj(eb + 1, (uint16_t)(lb - 2)) : obj(eb, lb);
+		vt m;
+		int rc = merge_refs(I, &xa, &xb, &m);
+		if (rc)
+			return rc;
+		uint16_t ml = m.name_length;
+		bool marr = m.name[0] == '[';
+		uint8_t *s = jinst_arena_alloc(I->c->arena, (size_t)ml + 3);
+		if (!s)
+			return jinst_fail(I->diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+		size_t k = 0;
+		s[k++] = '[';
+		if (!marr)
+			s[k++] = 'L';
+		memcpy(s + k, m.name, ml);
+		k += ml;
+		if (!marr)
+			s[k++] = ';';
+		*out = obj(s, (uint16_t)k);
+		return 0;
+	}
+	if (aa || ba) {
+		*out = obj_str("java/lang/Object");
+		return 0;
+	}
+	return merge_classes(I, a, b, out);
+}
+
+/* Merges `from` into `into`; sets *changed. */
+static int merge_vt(infer *I, vt *into, const vt *from, bool *changed)
+{
+	if (vt_equal(into, from))
+		return 0;
+	vt m;
+	if (is_ref(into) && is_ref(from)) {
+		int rc = merge_refs(I, into, from, &m);
+		if (rc)
+			return rc;
+	} else {
+		m = I->top;
+	}
+	if (!vt_equal(into, &m)) {
+		*into = m;
+		*changed = true;
+	}
+	return 0;
+}
+
+static void enqueue(infer *I, uint32_t b)
+{
+	if (!I->queued[b]) {
+		I->queued[b] = true;
+		I->work[I->nwork++] = b;
+	}
+}
+
+static int flow_into(infer *I, uint32_t block, const vt *locals, const vt *stack, uint16_t nstack)
+{
+	state *s = &I->in[block];
+	if (!s->set) {
+		s->set = true;
+		memcpy(s->locals, locals, I->max_locals * sizeof(vt));
+		memcpy(s->stack, stack, nstack * sizeof(vt));
+		s->nstack = nstack;
+		enqueue(I, block);
+		return 0;
+	}
+	if (s->nstack != nstack)
+		return jinst_fail(I->diag, JINST_EMALFORMED, JINST_NO_OFFSET,
+		                  "stack heights %u and %u meet at pc %u", s->nstack, nstack,
+		                  (unsigned)I->insns[I->block_start[block]].offset);
+	bool changed = false;
+	for (uint16_t i = 0; i < I->max_locals; i++) {
+		int rc = merge_vt(I, &s->locals[i], &locals[i], &changed);
+		if (rc)
+			return rc;
+	}
+	for (uint16_t i = 0; i < nstack; i++) {
+		if (!is_ref(&s->stack[i]) || !is_ref(&stack[i])) {
+			if (!vt_equal(&s->stack[i], &stack[i]))
+				return jinst_fail(I->diag, JINST_EMALFORMED, JINST_NO_OFFSET, "stack types conflict at pc %u",
+				                  (unsigned)I->insns[I->block_start[block]].offset);
+			continue;
+		}
+		int rc = merge_vt(I, &s->stack[i], &stack[i], &changed);
+		if (rc)
+			return rc;
+	}
+	if (changed)
+		enqueue(I, block);
+	return 0;
+}
+
+static uint32_t block_at(infer *I, int32_t pc)
+{
+	return I->block_of[I->insn_at[pc]];
+}
+
+/* A class constant's name as a verification type (arrays keep their descriptor name). */
+static vt class_vt(infer *I, uint16_t index)
+{
+	uint16_t len = 0;
+	const uint8_t *name = jinst_cp_name(I->c, index, &len);
+	return name ? obj(name, len) : I->top;
+}
+
+/* The verification type of a field descriptor at *p; advances *p. */
+static vt desc_vt(infer *I, const uint8_t **p, const uint8_t *end)
+{
+	const uint8_t *s = *p;
+	switch (*s) {
+	case 'B': case 'C': case 'I': case 'S': case 'Z': *p = s + 1; return I->integer;
+	case 'F': *p = s + 1; return I->flt;
+	case 'J': *p = s + 1; return I->lng;
+	case 'D': *p = s + 1; return I->dbl;
+	case 'L': {
+		const uint8_t *e = memchr(s, ';', (size_t)(end - s));
+		if (!e)
+			e = end - 1;
+		*p = e + 1;
+		return obj(s + 1, (uint16_t)(e - s - 1));
+	}
+	case '[': {
+		const uint8_t *q = s;
+		while (q < end && *q == '[')
+			q++;
+		if (q < end && *q == 'L') {
+			const uint8_t *e = memchr(q, ';', (size_t)(end - q));
+			q = e ? e + 1 : end;
+		} else if (q < end) {
+			q++;
+		}
+		*p = q;
+		return obj(s, (uint16_t)(q - s));
+	}
+	default:
+		*p = end;
+		return I->top;
+	}
+}
+
+static bool is_cat2(const vt *v)
+{
+	return v->tag == JINST_VT_LONG || v->tag == JINST_VT_DOUBLE;
+}
+
+/* The abstract machine for one block's instructions. */
+typedef struct frame {
+	vt *locals;
+	vt *stack;
+	uint16_t sp;
+} frame;
+
+#define PUSH(v) do { if (f->sp >= I->max_stack) goto overflow; f->stack[f->sp++] = (v); } while (0)
+#define PUSH2(v) do { PUSH(v); PUSH(I->top); } while (0)
+#define POP(k) do { if (f->sp < (k)) goto underflow; f->sp = (uint16_t)(f->sp - (k)); } while (0)
+
+static void set_local(infer *I, frame *f, uint32_t i, vt v, bool wide)
+{
+	if (i > 0 && is_cat2(&f->locals[i - 1]))
+		f->locals[i - 1] = I->top; /* overwriting the second half of a long/double */
+	if (i + (wide ? 1 : 0) >= I->max_locals)
+		return;
+	if (!wide && i + 1 < I->max_locals && is_cat2(&f->locals[i]))
+		f->locals[i + 1] = I->top;
+	f->locals[i] = v;
+	if (wide)
+		f->locals[i + 1] = I->top;
+}
+
+static void init_object(frame *f, uint16_t n_locals, const vt *uninit, vt inited)
+{
+	for (uint16_t i = 0; i < n_locals; i++)
+		if (vt_equal(&f->locals[i], uninit))
+			f->locals[i] = inited;
+	for (uint16_t i = 0; i < f->sp; i++)
+		if (vt_equal(&f->stack[i], uninit))
+			f->stack[i] = inited;
+}
+
+/* Pushes the return type of a method descriptor. */
+static int push_return(infer *I, frame *f, const uint8_t *d, uint16_t len)
+{
+	const uint8_t *r = memchr(d, ')', len);
+	if (!r)
+		return -1;
+	r++;
+	if (*r == 'V')
+		return 0;
+	vt v = desc_vt(I, &r, d + len);
+	if (f->sp + (is_cat2(&v) ? 2 : 1) > I->max_stack)
+		return -1;
+	f->stack[f->sp++] = v;
+	if (is_cat2(&v))
+		f->stack[f->sp++] = I->top;
+	return 0;
+}
+
+/* Slots the arguments of a method descriptor take. */
+static int arg_slots(const uint8_t *d, uint16_t len)
+{
+	int n = 0;
+	for (uint16_t i = 1; i < len && d[i] != ')'; i++) {
+		if (d[i] == 'J' || d[i] == 'D') {
+			n += 2;
+			continue;
+		}
+		n++;
+		while (d[i] == '[')
+			i++;
+		if (d[i] == 'L')
+			while (i < len && d[i] != ';')
+				i++;
+	}
+	return n;
+}
+
+static void member_ref(infer *I, uint16_t index, const uint8_t **owner_name, uint16_t *owner_len, const uint8_t **name,
+                       uint16_t *nlen, const uint8_t **desc, uint16_t *dlen)
+{
+	jinst_cp_entry e, nat;
+	*desc = *name = *owner_name = NULL;
+	*dlen = *nlen = *owner_len = 0;
+	if (jinst_cp_get(I->c, index, &e))
+		return;
+	uint16_t nat_index = e.tag == JINST_CP_INVOKE_DYNAMIC ? e.u.dyn.name_and_type_index : e.u.ref.name_and_type_index;
+	if (e.tag != JINST_CP_INVOKE_DYNAMIC)
+		*owner_name = jinst_cp_name(I->c, e.u.ref.class_index, owner_len);
+	if (jinst_cp_get(I->c, nat_index, &nat))
+		return;
+	*name = jinst_cp_utf8(I->c, nat.u.nat.name_index, nlen);
+	*desc = jinst_cp_utf8(I->c, nat.u.nat.descriptor_index, dlen);
+}
+
+/* Runs one instruction. Returns 0, or a negative error code. */
+static int step(infer *I, frame *f, const jinst_insn *in)
+{
+	uint8_t op = in->opcode;
+	vt a, b2;
+	switch (op) {
+	case 0x00: break; /* nop */
+	case 0x01: PUSH(I->null); break;
+	case 0x02: case 0x03: case 0x04: case 0x05: case 0x06: case 0x07: case 0x08:
+	case 0x10: case 0x11: PUSH(I->integer); break;
+	case 0x09: case 0x0a: PUSH2(I->lng); break;
+	case 0x0b: case 0x0c: case 0x0d: PUSH(I->flt); break;
+	case 0x0e: case 0x0f: PUSH2(I->dbl); break;
+	case 0x12: case 0x13: case 0x14: { /* ldc */
+		jinst_cp_entry e;
+		if (jinst_cp_get(I->c, (uint16_t)in->operand, &e))
+			return JINST_EMALFORMED;
+		switch (e.tag) {
+		case JINST_CP_INTEGER: PUSH(I->integer); break;
+		case JINST_CP_FLOAT: PUSH(I->flt); break;
+		case JINST_CP_LONG: PUSH2(I->lng); break;
+		case JINST_CP_DOUBLE: PUSH2(I->dbl); break;
+		case JINST_CP_STRING: PUSH(obj_str("java/lang/String")); break;
+		case JINST_CP_CLASS: PUSH(obj_str("java/lang/Class")); break;
+		case JINST_CP_METHOD_TYPE: PUSH(obj_str("java/lang/invoke/MethodType")); break;
+		case JINST_CP_METHOD_HANDLE: PUSH(obj_str("java/lang/invoke/MethodHandle")); break;
+		case JINST_CP_DYNAMIC: {
+			jinst_cp_entry nat;
+			uint16_t dl;
+			if (jinst_cp_get(I->c, e.u.dyn.name_and_type_index, &nat))
+				return JINST_EMALFORMED;
+			const uint8_t *d = jinst_cp_utf8(I->c, nat.u.nat.descriptor_index, &dl);
+			if (!d)
+				return JINST_EMALFORMED;
+			const uint8_t *p = d;
+			vt v = desc_vt(I, &p, d + dl);
+			if (is_cat2(&v))
+				PUSH2(v);
+			else
+				PUSH(v);
+			break;
+		}
+		default: return JINST_EMALFORMED;
+		}
+		break;
+	}
+	case 0x15: case 0x1a: case 0x1b: case 0x1c: case 0x1d: PUSH(I->integer); break; /* iload */
+	case 0x16: case 0x1e: case 0x1f: case 0x20: case 0x21: PUSH2(I->lng); break;
+	case 0x17: case 0x22: case 0x23: case 0x24: case 0x25: PUSH(I->flt); break;
+	case 0x18: case 0x26: case 0x27: case 0x28: case 0x29: PUSH2(I->dbl); break;
+	case 0x19: case 0x2a: case 0x2b: case 0x2c: case 0x2d: { /* aload */
+		uint32_t i = op == 0x19 ? (uint32_t)in->operand : (uint32_t)(op - 0x2a);
+		if (i >= I->max_locals)
+			return JINST_EMALFORMED;
+		PUSH(f->locals[i]);
+		break;
+	}
+	case 0x2e: case 0x33: case 0x34: case 0x35: POP(2); PUSH(I->integer); break; /* iaload baload caload saload */
+	case 0x2f: POP(2); PUSH2(I->lng); break;
+	case 0x30: POP(2); PUSH(I->flt); break;
+	case 0x31: POP(2); PUSH2(I->dbl); break;
+	case 0x32: { /* aaload: the element type of the array on the stack */
+		POP(2);
+		a = f->stack[f->sp];
+		if (a.tag == JINST_VT_OBJECT && a.name_length > 1 && a.name[0] == '[') {
+			const uint8_t *p = a.name + 1;
+			PUSH(desc_vt(I, &p, a.name + a.name_length));
+		} else {
+			PUSH(I->null); /* aaload of null: the verifier says null */
+		}
+		break;
+	}
+	case 0x36: case 0x3b: case 0x3c: case 0x3d: case 0x3e: /* istore */
+		POP(1);
+		set_local(I, f, op == 0x36 ? (uint32_t)in->operand : (uint32_t)(op - 0x3b), I->integer, false);
+		break;
+	case 0x37: case 0x3f: case 0x40: case 0x41: case 0x42:
+		POP(2);
+		set_local(I, f, op == 0x37 ? (uint32_t)in->operand : (uint32_t)(op - 0x3f), I->lng, true);
+		break;
+	case 0x38: case 0x43: case 0x44: case 0x45: case 0x46:
+		POP(1);
+		set_local(I, f, op == 0x38 ? (uint32_t)in->operand : (uint32_t)(op - 0x43), I->flt, false);
+		break;
+	case 0x39: case 0x47: case 0x48: case 0x49: case 0x4a:
+		POP(2);
+		set_local(I, f, op == 0x39 ? (uint32_t)in->operand : (uint32_t)(op - 0x47), I->dbl, true);
+		break;
+	case 0x3a: case 0x4b: case 0x4c: case 0x4d: case 0x4e:
+		POP(1);
+		set_local(I, f, op == 0x3a ? (uint32_t)in->operand : (uint32_t)(op - 0x4b), f->stack[f->sp], false);
+		break;
+	case 0x4f: case 0x51: case 0x53: case 0x54: case 0x55: case 0x56: POP(3); break; /* xastore */
+	case 0x50: case 0x52: POP(4); break;
+	case 0x57: POP(1); break;
+	case 0x58: POP(2); break;
+	case 0x59: POP(1); a = f->stack[f->sp]; PUSH(a); PUSH(a); break; /* dup */
+	case 0x5a: POP(2); a = f->stack[f->sp + 1]; b2 = f->stack[f->sp]; PUSH(a); PUSH(b2); PUSH(a); break;
+	case 0x5b: { POP(3); vt x[3] = {f->stack[f->sp], f->stack[f->sp + 1], f->stack[f->sp + 2]};
+		PUSH(x[2]); PUSH(x[0]); PUSH(x[1]); PUSH(x[2]); break; }
+	case 0x5c: { POP(2); vt x[2] = {f->stack[f->sp], f->stack[f->sp + 1]}; PUSH(x[0]); PUSH(x[1]); PUSH(x[0]); PUSH(x[1]); break; }
+	case 0x5d: { POP(3); vt x[3] = {f->stack[f->sp], f->stack[f->sp + 1], f->stack[f->sp + 2]};
+		PUSH(x[1]); PUSH(x[2]); PUSH(x[0]); PUSH(x[1]); PUSH(x[2]); break; }
+	case 0x5e: { POP(4); vt x[4] = {f->stack[f->sp], f->stack[f->sp + 1], f->stack[f->sp + 2], f->stack[f->sp + 3]};
+		PUSH(x[2]); PUSH(x[3]); PUSH(x[0]); PUSH(x[1]); PUSH(x[2]); PUSH(x[3]); break; }
+	case 0x5f: POP(2); a = f->stack[f->sp]; b2 = f->stack[f->sp + 1]; PUSH(b2); PUSH(a); break;
+	case 0x60: case 0x64: case 0x68: case 0x6c: case 0x70: case 0x78: case 0x7a: case 0x7c: case 0x7e: case 0x80: case 0x82:
+		POP(2); PUSH(I->integer); break;
+	case 0x61: case 0x65: case 0x69: case 0x6d: case 0x71: case 0x7f: case 0x81: case 0x83:
+		POP(4); PUSH2(I->lng); break;
+	case 0x79: case 0x7b: case 0x7d: POP(3); PUSH2(I->lng); break; /* lshl lshr lushr */
+	case 0x62: case 0x66: case 0x6a: case 0x6e: case 0x72: POP(2); PUSH(I->flt); break;
+	case 0x63: case 0x67: case 0x6b: case 0x6f: case 0x73: POP(4); PUSH2(I->dbl); break;
+	case 0x74: break; /* ineg */
+	case 0x75: break;
+	case 0x76: break;
+	case 0x77: break;
+	case 0x84: break; /* iinc */
+	case 0x85: POP(1); PUSH2(I->lng); break;
+	case 0x86: POP(1); PUSH(I->flt); break;
+	case 0x87: POP(1); PUSH2(I->dbl); break;
+	case 0x88: POP(2); PUSH(I->integer); break;
+	case 0x89: POP(2); PUSH(I->flt); break;
+	case 0x8a: POP(2); PUSH2(I->dbl); break;
+	case 0x8b: POP(1); PUSH(I->integer); break;
+	case 0x8c: POP(1); PUSH2(I->lng); break;
+	case 0x8d: POP(1); PUSH2(I->dbl); break;
+	case 0x8e: POP(2); PUSH(I->integer); break;
+	case 0x8f: POP(2); PUSH2(I->lng); break;
+	case 0x90: POP(2); PUSH(I->flt); break;
+	case 0x91: case 0x92: case 0x93: break; /* i2b i2c i2s */
+	case 0x94: POP(4); PUSH(I->integer); break;
+	case 0x95: case 0x96: POP(2); PUSH(I->integer); break;
+	case 0x97: case 0x98: POP(4); PUSH(I->integer); break;
+	case 0x99: case 0x9a: case 0x9b: case 0x9c: case 0x9d: case 0x9e: POP(1); break;
+	case 0x9f: case 0xa0: case 0xa1: case 0xa2: case 0xa3: case 0xa4: case 0xa5: case 0xa6: POP(2); break;
+	case 0xa7: case 0xc8: break; /* goto */
+	case 0xaa: case 0xab: POP(1); break;
+	case 0xac: case 0xae: case 0xb0: POP(1); break;
+	case 0xad: case 0xaf: POP(2); break;
+	case 0xb1: break;
+	case 0xb2: case 0xb4: { /* getstatic getfield */
+		const uint8_t *on, *nm, *d;
+		uint16_t ol, nl, dl;
+		member_ref(I, (uint16_t)in->operand, &on, &ol, &nm, &nl, &d, &dl);
+		if (!d)
+			return JINST_EMALFORMED;
+		if (op == 0xb4)
+			POP(1);
+		const uint8_t *p = d;
+		vt v = desc_vt(I, &p, d + dl);
+		if (is_cat2(&v))
+			PUSH2(v);
+		else
+			PUSH(v);
+		break;
+	}
+	case 0xb3: case 0xb5: {
+		const uint8_t *on, *nm, *d;
+		uint16_t ol, nl, dl;
+		member_ref(I, (uint16_t)in->operand, &on, &ol, &nm, &nl, &d, &dl);
+		if (!d)
+			return JINST_EMALFORMED;
+		POP((d[0] == 'J' || d[0] == 'D' ? 2 : 1) + (op == 0xb5 ? 1 : 0));
+		break;
+	}
+	case 0xb6: case 0xb7: case 0xb8: case 0xb9: case 0xba: {
+		const uint8_t *on, *nm, *d;
+		uint16_t ol, nl, dl;
+		member_ref(I, (uint16_t)in->operand, &on, &ol, &nm, &nl, &d, &dl);
+		if (!d || !nm)
+			return JINST_EMALFORMED;
+		POP(arg_slots(d, dl));
+		if (op != 0xb8 && op != 0xba) {
+			POP(1);
+			vt recv = f->stack[f->sp];
+			if (op == 0xb7 && nl == 6 && memcmp(nm, "<init>", 6) == 0) {
+				vt inited;
+				if (recv.tag == JINST_VT_UNINITIALIZED_THIS) {
+					uint16_t cl;
+					const uint8_t *cn = jinst_class_name(I->c, &cl);
+					inited = obj(cn, cl);
+				} else if (recv.tag == JINST_VT_UNINITIALIZED) {
+					/* The class of the `new` at that offset. */
+					int32_t at = (int32_t)recv.value;
+					if (at < 0 || (uint32_t)at >= I->code->code_length || I->insn_at[at] < 0)
+						return JINST_EMALFORMED;
+					inited = class_vt(I, (uint16_t)I->insns[I->insn_at[at]].operand);
+				} else {
+					inited = recv;
+				}
+				init_object(f, I->max_locals, &recv, inited);
+			}
+		}
+		if (push_return(I, f, d, dl))
+			goto overflow;
+		break;
+	}
+	case 0xbb: { /* new */
+		vt v = {JINST_VT_UNINITIALIZED, (uint16_t)in->offset, 0, NULL};
+		PUSH(v);
+		break;
+	}
+	case 0xbc: { /* newarray */
+		static const char *const names[] = {"[Z", "[C", "[F", "[D", "[B", "[S", "[I", "[J"};
+		POP(1);
+		if (in->operand < 4 || in->operand > 11)
+			return JINST_EMALFORMED;
+		PUSH(obj_str(names[in->operand - 4]));
+		break;
+	}
+	case 0xbd: { /* anewarray */
+		POP(1);
+		vt e = class_vt(I, (uint16_t)in->operand);
+		if (e.tag != JINST_VT_OBJECT)
+			return JINST_EMALFORMED;
+		bool arr = e.name[0] == '[';
+		uint8_t *s = jinst_arena_alloc(I->c->arena, (size_t)e.name_length + 3);
+		if (!s)
+			return JINST_ENOMEM;
+		size_t k = 0;
+		s[k++] = '[';
+		if (!arr)
+			s[k++] = 'L';
+		memcpy(s + k, e.name, e.name_length);
+		k += e.name_length;
+		if (!arr)
+			s[k++] = ';';
+		PUSH(obj(s, (uint16_t)k));
+		break;
+	}
+	case 0xbe: POP(1); PUSH(I->integer); break;
+	case 0xbf: POP(1); break;
+	case 0xc0: POP(1); PUSH(class_vt(I, (uint16_t)in->operand)); break;
+	case 0xc1: POP(1); PUSH(I->integer); break;
+	case 0xc2: case 0xc3: POP(1); break;
+	case 0xc5: POP(in->operand2); PUSH(class_vt(I, (uint16_t)in->operand)); break;
+	case 0xc6: case 0xc7: POP(1); break;
+	default:
+		return JINST_EUNSUPPORTED; /* jsr, ret, jsr_w */
+	}
+	return 0;
+overflow:
+	return jinst_fail(I->diag, JINST_EMALFORMED, JINST_NO_OFFSET, "stack overflow at pc %u (max_stack %u)",
+	                  (unsigned)in->offset, I->max_stack);
+underflow:
+	return jinst_fail(I->diag, JINST_EMALFORMED, JINST_NO_OFFSET, "stack underflow at pc %u", (unsigned)in->offset);
+}
+
+static bool ends_block(uint8_t op)
+{
+	return (op >= 0xa7 && op <= 0xb1) || op == 0xbf || op == 0xc8 || op == 0xc9;
+}
+
+static bool falls_through(uint8_t op)
+{
+	return !(op == 0xa7 || op == 0xc8 || (op >= 0xaa && op <= 0xb1) || op == 0xbf || op == 0xa9);
+}
+
+static int handlers(infer *I, const frame *f, uint32_t pc)
+{
+	for (uint16_t k = 0; k < I->code->exception_count; k++) {
+		const jinst_exception_entry *e = &I->code->exceptions[k];
+		if (pc < e->start_pc || pc >= e->end_pc)
+			continue;
+		vt ex = e->catch_type ? class_vt(I, e->catch_type) : I->throwable;
+		int rc = flow_into(I, block_at(I, e->handler_pc), f->locals, &ex, 1);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *code, const jinst_hierarchy *h,
+                       jinst_full_frame **frames, uint32_t *count, jinst_diag *diag)
+{
+	infer I = {.c = c, .m = m, .code = code, .h = h, .diag = diag};
+	I.max_locals = code->max_locals;
+	I.max_stack = code->max_stack;
+	I.top = (vt){JINST_VT_TOP, 0, 0, NULL};
+	I.integer = (vt){JINST_VT_INTEGER, 0, 0, NULL};
+	I.flt = (vt){JINST_VT_FLOAT, 0, 0, NULL};
+	I.lng = (vt){JINST_VT_LONG, 0, 0, NULL};
+	I.dbl = (vt){JINST_VT_DOUBLE, 0, 0, NULL};
+	I.null = (vt){JINST_VT_NULL, 0, 0, NULL};
+	I.throwable = obj_str("java/lang/Throwable");
+	*frames = NULL;
+	*count = 0;
+	int rc = jinst_code_decode(c, code, &I.insns, &I.n, diag);
+	if (rc)
+		return rc;
+	jinst_arena *A = c->arena;
+	uint32_t len = code->code_length;
+	I.insn_at = jinst_arena_alloc(A, (size_t)len * sizeof(int32_t));
+	I.block_of = jinst_arena_alloc(A, (size_t)I.n * sizeof(uint32_t));
+	bool *leader = jinst_arena_zalloc(A, (size_t)I.n + 1);
+	bool *target = jinst_arena_zalloc(A, (size_t)I.n + 1); /* jumped to or a handler: needs a frame */
+	if (!I.insn_at || !I.block_of || !leader || !target)
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+	for (uint32_t i = 0; i < len; i++)
+		I.insn_at[i] = -1;
+	for (uint32_t i = 0; i < I.n; i++)
+		I.insn_at[I.insns[i].offset] = (int32_t)i;
+	/* Block leaders: the first instruction, targets, handlers, and what follows a block end. */
+	leader[0] = true;
+	for (uint32_t i = 0; i < I.n; i++) {
+		const jinst_insn *in = &I.insns[i];
+		enum jinst_operand_kind k = in->wide ? JINST_OPND_LOCAL : jinst_opcode_operands(in->opcode);
+		if (in->opcode == 0xa8 || in->opcode == 0xa9 || in->opcode == 0xc9)
+			return jinst_fail(diag, JINST_EUNSUPPORTED, JINST_NO_OFFSET, "jsr/ret: subroutines must be inlined first");
+		if (k == JINST_OPND_BRANCH2 || k == JINST_OPND_BRANCH4)
+			leader[I.insn_at[in->operand]] = target[I.insn_at[in->operand]] = true;
+		if (in->sw) {
+			leader[I.insn_at[in->sw->default_target]] = target[I.insn_at[in->sw->default_target]] = true;
+			for (uint32_t t = 0; t < in->sw->count; t++)
+				leader[I.insn_at[in->sw->targets[t]]] = target[I.insn_at[in->sw->targets[t]]] = true;
+		}
+		if (ends_block(in->opcode) && i + 1 < I.n)
+			leader[i + 1] = true;
+	}
+	for (uint16_t k = 0; k < code->exception_count; k++) {
+		const jinst_exception_entry *e = &code->exceptions[k];
+		if (I.insn_at[e->handler_pc] < 0 || I.insn_at[e->start_pc] < 0)
+			return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "exception table entry %u is off an instruction", k);
+		leader[I.insn_at[e->handler_pc]] = target[I.insn_at[e->handler_pc]] = true;
+		/* Range starts too, so a handler sees the locals at the range's first instruction. */
+		leader[I.insn_at[e->start_pc]] = true;
+	}
+	for (uint32_t i = 0; i < I.n; i++) {
+		if (leader[i])
+			I.nblocks++;
+		I.block_of[i] = I.nblocks - 1;
+	}
+	I.block_start = jinst_arena_alloc(A, (size_t)I.nblocks * sizeof(uint32_t));
+	I.in = jinst_arena_zalloc(A, (size_t)I.nblocks * sizeof(state));
+	I.work = jinst_arena_alloc(A, (size_t)I.nblocks * sizeof(uint32_t));
+	I.queued = jinst_arena_zalloc(A, I.nblocks);
+	vt *pool = jinst_arena_alloc(A, ((size_t)I.nblocks + 1) * ((size_t)I.max_locals + I.max_stack + 1) * sizeof(vt));
+	if (!I.block_start || !I.in || !I.work || !I.queued || !pool)
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+	for (uint32_t i = 0, b = 0; i < I.n; i++)
+		if (leader[i])
+			I.block_start[b++] = i;
+	size_t per = (size_t)I.max_locals + I.max_stack + 1;
+	for (uint32_t b = 0; b < I.nblocks; b++) {
+		I.in[b].locals = pool + b * per;
+		I.in[b].stack = I.in[b].locals + I.max_locals;
+	}
+	frame f = {pool + I.nblocks * per, pool + I.nblocks * per + I.max_locals, 0};
+
+	/* The entry state from the descriptor. */
+	jinst_full_frame *init;
+	rc = jinst_stack_map_expand(c, m, NULL, &init, diag);
+	if (rc)
+		return rc;
+	for (uint16_t i = 0; i < I.max_locals; i++)
+		f.locals[i] = I.top;
+	uint32_t slot = 0;
+	for (uint16_t i = 0; i < init->nlocals; i++) {
+		if (slot >= I.max_locals)
+			return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "arguments need more than max_locals %u", I.max_locals);
+		f.locals[slot++] = init->locals[i];
+		if (is_cat2(&init->locals[i]))
+			slot++;
+	}
+	rc = flow_into(&I, 0, f.locals, f.stack, 0);
+	while (!rc && I.nwork) {
+		uint32_t b = I.work[--I.nwork];
+		I.queued[b] = false;
+		memcpy(f.locals, I.in[b].locals, I.max_locals * sizeof(vt));
+		memcpy(f.stack, I.in[b].stack, I.in[b].nstack * sizeof(vt));
+		f.sp = I.in[b].nstack;
+		uint32_t i = I.block_start[b];
+		for (;; i++) {
+			const jinst_insn *in = &I.insns[i];
+			rc = handlers(&I, &f, in->offset);
+			if (rc)
+				break;
+			rc = step(&I, &f, in);
+			if (rc)
+				break;
+			uint8_t op = in->opcode;
+			if (op >= 0x36 && op <= 0x4e) { /* stores: handlers see the locals after them too */
+				rc = handlers(&I, &f, in->offset);
+				if (rc)
+					break;
+			}
+			enum jinst_operand_kind k = in->wide ? JINST_OPND_LOCAL : jinst_opcode_operands(op);
+			if (k == JINST_OPND_BRANCH2 || k == JINST_OPND_BRANCH4)
+				rc = flow_into(&I, block_at(&I, in->operand), f.locals, f.stack, f.sp);
+			if (!rc && in->sw) {
+				rc = flow_into(&I, block_at(&I, in->sw->default_target), f.locals, f.stack, f.sp);
+				for (uint32_t t = 0; !rc && t < in->sw->count; t++)
+					rc = flow_into(&I, block_at(&I, in->sw->targets[t]), f.locals, f.stack, f.sp);
+			}
+			if (rc)
+				break;
+			if (i + 1 >= I.n || leader[i + 1]) {
+				if (falls_through(op)) {
+					if (i + 1 >= I.n)
+						rc = jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "code falls off its end");
+					else
+						rc = flow_into(&I, I.block_of[i + 1], f.locals, f.stack, f.sp);
+				}
+				break;
+			}
+		}
+	}
+	if (rc) {
+		if (rc == JINST_EMALFORMED && diag && !diag->message[0])
+			jinst_fail(diag, rc, JINST_NO_OFFSET, "code does not type-check");
+		return rc;
+	}
+	/* Frames where the verifier wants them: every block reached by a jump or
+	 * a handler, or that follows a block end (JVMS 4.10.1). */
+	jinst_full_frame *out = jinst_arena_alloc(A, (size_t)I.nblocks * sizeof(*out));
+	if (!out)
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+	uint32_t nf = 0;
+	for (uint32_t b = 0; b < I.nblocks; b++) {
+		uint32_t i = I.block_start[b];
+		if (!I.in[b].set)
+			return jinst_fail(diag, JINST_EUNSUPPORTED, JINST_NO_OFFSET, "unreachable code at pc %u",
+			                  (unsigned)I.insns[i].offset);
+		if (!target[i] && (i == 0 || falls_through(I.insns[i - 1].opcode)))
+			continue;
+		jinst_full_frame *o = &out[nf++];
+		o->offset = I.insns[i].offset;
+		o->locals = jinst_arena_alloc(A, ((size_t)I.max_locals + 1) * sizeof(vt));
+		o->stack = jinst_arena_alloc(A, ((size_t)I.in[b].nstack + 1) * sizeof(vt));
+		if (!o->locals || !o->stack)
+			return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+		/* Trailing tops are left out, and a long/double is listed once. */
+		uint16_t last = 0;
+		for (uint16_t s = 0; s < I.max_locals; s++)
+			if (I.in[b].locals[s].tag != JINST_VT_TOP)
+				last = (uint16_t)(s + 1);
+		o->nlocals = 0;
+		for (uint16_t s = 0; s < last; s++) {
+			o->locals[o->nlocals++] = I.in[b].locals[s];
+			if (is_cat2(&I.in[b].locals[s]))
+				s++;
+		}
+		o->nstack = 0;
+		for (uint16_t s = 0; s < I.in[b].nstack; s++) {
+			o->stack[o->nstack++] = I.in[b].stack[s];
+			if (is_cat2(&I.in[b].stack[s]))
+				s++;
+		}
+	}
+	*frames = out;
+	*count = nf;
+	return 0;
+}
