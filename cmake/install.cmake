@@ -1,0 +1,25 @@
+# Installation: the library, its public headers, the jinst tool, a
+# pkg-config file and a CMake package (find_package(jinst) -> jinst::classfile).
+include(CMakePackageConfigHelpers)
+
+install(TARGETS jinst_classfile EXPORT jinstTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/jinst DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(TARGET jinst)
+  install(TARGETS jinst RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+
+install(EXPORT jinstTargets NAMESPACE jinst:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/jinst)
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/jinstConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/jinstConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/jinst)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/jinstConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/jinstConfig.cmake ${PROJECT_BINARY_DIR}/jinstConfigVersion.cmake
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/jinst)
+
+# xxhash is compiled in (header-only), so the library needs nothing else at link time.
+# From lib/pkgconfig (or lib/x86_64-linux-gnu/pkgconfig) back up to the prefix.
+file(RELATIVE_PATH PC_UP /x/${CMAKE_INSTALL_LIBDIR}/pkgconfig /x)
+configure_file(${CMAKE_CURRENT_LIST_DIR}/jinst.pc.in ${PROJECT_BINARY_DIR}/jinst.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/jinst.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
