@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The main job on the bundled example: build jinst, compile examples/hello,
+# dump one of its classes, round-trip its classes and the JDK's java.base.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+build=$repo/build
+bash "$repo/scripts/setup.sh"
+echo "== building jinst (Release) into build/"
+bash "$repo/scripts/build.sh" "$build" -DCMAKE_BUILD_TYPE=Release
+jinst=$build/bin/jinst
+
+echo "== compiling examples/hello"
+out=$build/examples/hello
+rm -rf "$out" && mkdir -p "$out"
+javac -d "$out" "$repo"/examples/hello/*.java
+
+echo "== jinst dump hello/Hello.class (first 40 lines)"
+"$jinst" dump "$out/hello/Hello.class" | head -n 40 || true
+
+echo "== jinst roundtrip on the example"
+"$jinst" roundtrip "$out"
+"$jinst" roundtrip --deep "$out"
+
+base=
+bash "$repo/scripts/corpus.sh" >/dev/null 2>&1 || true
+if [[ -d ${JINST_CORPUS:-/tmp/jinst-corpus}/jdk17/java.base ]]; then
+	base=${JINST_CORPUS:-/tmp/jinst-corpus}/jdk17/java.base
+else
+	jhome=$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")
+	base=$build/java.base
+	[[ -d $base ]] || "$jhome/bin/jimage" extract --dir "$build/jimage" --include 'regex:/java.base/.*' "$jhome/lib/modules"
+	[[ -d $base ]] || mv "$build/jimage/java.base" "$base"
+fi
+echo "== jinst roundtrip on the JDK's java.base ($base)"
+"$jinst" roundtrip "$base"
+"$jinst" roundtrip --deep "$base"

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what building and testing jinst needs on Debian 12 (run as root).
+# Idempotent: does nothing, quietly, when everything is there.
+set -euo pipefail
+
+want=(cmake make gcc clang pkg-config libzip-dev libxxhash-dev zip unzip python3 libclang-rt-14-dev)
+command -v javac >/dev/null 2>&1 || want+=(openjdk-17-jdk-headless)
+
+missing=()
+for p in "${want[@]}"; do
+	dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+((${#missing[@]})) || exit 0
+
+if [[ $(id -u) != 0 ]]; then
+	echo "setup: missing packages ${missing[*]}; run as root (sudo bash scripts/setup.sh)" >&2
+	exit 1
+fi
+echo "setup: installing ${missing[*]}"
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Runs every test: a normal build, an ASan + UBSan build, and each libFuzzer
+# target for a bounded time. Ends with "N passed, N failed".
+set -uo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+fuzz_seconds=${JINST_FUZZ_SECONDS:-60}
+passed=0 failed=0
+
+count_ctest() { # log
+	local line p t
+	line=$(grep -E '[0-9]+% tests passed, [0-9]+ tests failed out of [0-9]+' "$1" | tail -n 1)
+	[[ -n $line ]] || { failed=$((failed + 1)); return; }
+	t=$(sed -E 's/.* out of ([0-9]+).*/\1/' <<<"$line")
+	p=$(sed -E 's/.* ([0-9]+) tests failed.*/\1/' <<<"$line")
+	passed=$((passed + t - p))
+	failed=$((failed + p))
+}
+
+run_suite() { # name build_dir cmake_args...
+	local name=$1 dir=$2
+	shift 2
+	echo "== $name: build in $dir"
+	if ! bash scripts/build.sh "$dir" "$@"; then
+		echo "== $name: BUILD FAILED"
+		failed=$((failed + 1))
+		return
+	fi
+	echo "== $name: ctest"
+	(cd "$dir" && ctest --output-on-failure -j "$(nproc)") 2>&1 | tee "$dir/ctest.log" | grep -E '^ *[0-9]+/[0-9]+ Test|tests passed|Failed|\*\*\*' || true
+	count_ctest "$dir/ctest.log"
+}
+
+bash scripts/setup.sh || exit 1
+echo "== corpora"
+bash scripts/corpus.sh || echo "corpus: not built, corpus tests will be skipped"
+
+start=$SECONDS
+run_suite "default" build
+run_suite "asan+ubsan" build-asan -DCMAKE_BUILD_TYPE=Debug -DJINST_ENABLE_ASAN=ON -DJINST_ENABLE_UBSAN=ON
+
+echo "== fuzzers (${fuzz_seconds}s each)"
+if bash scripts/build.sh build-fuzz -DCMAKE_C_COMPILER=clang -DJINST_BUILD_FUZZERS=ON -DJINST_BUILD_TESTS=ON; then
+	for bin in build-fuzz/bin/fuzz_*; do
+		name=$(basename "$bin")
+		[[ $name == *_replay ]] && continue
+		scratch=$(mktemp -d)
+		if (cd "$scratch" && "$repo/$bin" -max_total_time="$fuzz_seconds" -print_final_stats=0 "$scratch" \
+			"$repo/tests/fuzz/corpus/$name" >"$scratch.log" 2>&1); then
+			echo "fuzz $name: ok ($(grep -Eo 'Done [0-9]+ runs' "$scratch.log" | tail -n 1))"
+			passed=$((passed + 1))
+		else
+			echo "fuzz $name: FAILED"
+			tail -n 40 "$scratch.log"
+			ls "$scratch"/crash-* 2>/dev/null
+			failed=$((failed + 1))
+		fi
+		rm -rf "$scratch" "$scratch.log"
+	done
+else
+	echo "fuzz: BUILD FAILED"
+	failed=$((failed + 1))
+fi
+echo "== done in $((SECONDS - start)) s"
+echo "$passed passed, $failed failed"
+((failed == 0))
