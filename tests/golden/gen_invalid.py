@@ -466,10 +466,13 @@ def decode_level(g, cf, tag):
            "guarded's first stack_map_frame (at %d) has the reserved type 128" % f)
 
     # A nested attribute of Code whose length runs past the Code attribute.
-    lnt = next(a for a in c["attrs"] if a.name == b"LineNumberTable")
-    mutate("code_attr_past_parent", lambda b: put_u4(b, lnt.off + 2, lnt.length + 2), lnt.off + 2,
-           "attribute_length", "guarded's LineNumberTable (at %d): its attribute_length (at %d) "
-           "runs 2 bytes past its Code attribute" % (lnt.off, lnt.off + 2))
+    # The last one: an earlier one's overrun would show first as a bad name
+    # index of the attribute after it.
+    last = c["attrs"][-1]
+    mutate("code_attr_past_parent", lambda b: put_u4(b, last.off + 2, last.length + 2), last.off + 2,
+           "attribute_length", "guarded's %s (at %d), the last attribute of its Code: its "
+           "attribute_length (at %d) runs 2 bytes past the Code attribute"
+           % (last.name.decode(), last.off, last.off + 2))
 
     # Bad element_value tag (JVMS 4.7.16.1) in the class's @Info annotation:
     # RuntimeVisibleAnnotations: num_annotations, type_index, num_pairs,
