@@ -100,6 +100,46 @@ static inline enum jinst_operand_kind operand_kind(uint8_t op)
 	return (enum jinst_operand_kind)op_kind[op];
 }
 
+/* The fast paths of the decoder and encoder take instructions of fixed
+ * length whose operand is one plain field, and pick it by its form rather
+ * than by a switch on the operand kind, which mispredicts on nearly every
+ * instruction. X: not for the fast path (wide, switches, goto_w and jsr_w,
+ * invokeinterface, invokedynamic, multianewarray, invalid bytes). */
+enum { X, N, U1, S1, U2, S2, B2 };
+static const uint8_t op_form[256] = {
+	N , N , N , N , N , N , N , N , N , N , N , N , N , N , N , N,
+	S1, S2, U1, U2, U2, U1, U1, U1, U1, U1, N , N , N , N , N , N,
+	N , N , N , N , N , N , N , N , N , N , N , N , N , N , N , N,
+	N , N , N , N , N , N , U1, U1, U1, U1, U1, N , N , N , N , N,
+	N , N , N , N , N , N , N , N , N , N , N , N , N , N , N , N,
+	N , N , N , N , N , N , N , N , N , N , N , N , N , N , N , N,
+	N , N , N , N , N , N , N , N , N , N , N , N , N , N , N , N,
+	N , N , N , N , N , N , N , N , N , N , N , N , N , N , N , N,
+	N , N , N , N , U1, N , N , N , N , N , N , N , N , N , N , N,
+	N , N , N , N , N , N , N , N , N , B2, B2, B2, B2, B2, B2, B2,
+	B2, B2, B2, B2, B2, B2, B2, B2, B2, U1, X , X , N , N , N , N,
+	N , N , U2, U2, U2, U2, U2, U2, U2, X , X , U2, U1, U2, N , N,
+	U2, U2, N , N , X , X , B2, B2, X , X , X , X , X , X , X , X,
+	X , X , X , X , X , X , X , X , X , X , X , X , X , X , X , X,
+	X , X , X , X , X , X , X , X , X , X , X , X , X , X , X , X,
+	X , X , X , X , X , X , X , X , X , X , X , X , X , X , X , X,
+};
+
+#define T(tag) (1u << JINST_CP_##tag)
+/* The tags a constant-pool operand may have, by opcode (JVMS 6.5); 0 for
+ * opcodes without one. */
+static const uint32_t op_cp_tags[256] = {
+	[0x12] = T(INTEGER) | T(FLOAT) | T(STRING) | T(CLASS) | T(METHOD_HANDLE) | T(METHOD_TYPE) | T(DYNAMIC),
+	[0x13] = T(INTEGER) | T(FLOAT) | T(STRING) | T(CLASS) | T(METHOD_HANDLE) | T(METHOD_TYPE) | T(DYNAMIC),
+	[0x14] = T(LONG) | T(DOUBLE) | T(DYNAMIC),
+	[0xb2] = T(FIELDREF), [0xb3] = T(FIELDREF), [0xb4] = T(FIELDREF), [0xb5] = T(FIELDREF),
+	[0xb6] = T(METHODREF),
+	[0xb7] = T(METHODREF) | T(INTERFACE_METHODREF), [0xb8] = T(METHODREF) | T(INTERFACE_METHODREF),
+	[0xb9] = T(INTERFACE_METHODREF), [0xba] = T(INVOKE_DYNAMIC),
+	[0xbb] = T(CLASS), [0xbd] = T(CLASS), [0xc0] = T(CLASS), [0xc1] = T(CLASS), [0xc5] = T(CLASS),
+};
+#undef T
+
 const char *jinst_opcode_name(uint8_t opcode)
 {
 	return opcode <= 0xc9 ? opnames[opcode] : NULL;
@@ -223,7 +263,18 @@ int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns
 		in->operand = in->operand2 = 0;
 		in->sw = NULL;
 		const uint8_t *p = b + pc + 1;
-		switch (operand_kind(op)) {
+		uint8_t form = op_form[op];
+		if (form != X && pc + 5 <= len) {
+			/* The operand field from the top of the next four bytes, sign-
+			 * extended for the signed forms, made absolute for branches. */
+			static const uint8_t shift[7] = {0, 32, 24, 24, 16, 16, 16};
+			static const uint32_t sign[7] = {0, 0, 0, 0x80, 0, 0x8000, 0x8000};
+			uint32_t field = (uint32_t)((uint64_t)jinst_be32(p) >> shift[form]);
+			int32_t value = (int32_t)((field ^ sign[form]) - sign[form]);
+			in->operand = value + (form == B2 ? (int32_t)pc : 0);
+			in->operand2 = op == 0x84 ? (int8_t)p[1] : 0;
+			branches |= form == B2;
+		} else switch (operand_kind(op)) {
 		case JINST_OPND_NONE: break;
 		case JINST_OPND_LOCAL: case JINST_OPND_NEWARRAY: in->operand = p[0]; break;
 		case JINST_OPND_BYTE: in->operand = (int8_t)p[0]; break;
@@ -308,14 +359,12 @@ int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns
 		default:
 			break;
 		}
-		enum jinst_operand_kind k = operand_kind(op);
-		if (k == JINST_OPND_CP1 || k == JINST_OPND_CP2 || k == JINST_OPND_INVOKEINTERFACE ||
-		    k == JINST_OPND_INVOKEDYNAMIC || k == JINST_OPND_MULTIANEWARRAY) {
-			const char *want = check_cp_operand(c, op, (uint16_t)in->operand);
-			if (want)
-				return jinst_fail(diag, JINST_EMALFORMED, base + pc, "%s at pc %u: #%d is a %s, %s expected",
-				                  opnames[op], (unsigned)pc, in->operand,
-				                  jinst_cp_tag_name(jinst_cp_tag(c, (uint16_t)in->operand)), want);
+		uint32_t tags = op_cp_tags[op];
+		if (tags && !((tags >> jinst_cp_tag_fast(c, (uint16_t)in->operand)) & 1)) {
+			return jinst_fail(diag, JINST_EMALFORMED, base + pc, "%s at pc %u: #%d is a %s, %s expected",
+			                  opnames[op], (unsigned)pc, in->operand,
+			                  jinst_cp_tag_name(jinst_cp_tag(c, (uint16_t)in->operand)),
+			                  check_cp_operand(c, op, (uint16_t)in->operand));
 		}
 		pc += l;
 	}
@@ -345,84 +394,128 @@ int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns
 	return 0;
 }
 
+/* Wide instructions, switches and the rest the fast path does not take. */
+static int encode_slow(const jinst_insn *in, uint32_t pc, jinst_buf *out, jinst_diag *diag)
+{
+	uint8_t op = in->opcode;
+	size_t base = out->len - pc;
+	if (in->wide) {
+		jinst_buf_u1(out, 0xc4);
+		jinst_buf_u1(out, op);
+		jinst_buf_u2(out, (uint16_t)in->operand);
+		if (op == 0x84)
+			jinst_buf_u2(out, (uint16_t)in->operand2);
+		return 0;
+	}
+	jinst_buf_u1(out, op);
+	switch (operand_kind(op)) {
+	case JINST_OPND_LOCAL: case JINST_OPND_NEWARRAY: case JINST_OPND_BYTE: case JINST_OPND_CP1:
+		jinst_buf_u1(out, (uint8_t)in->operand);
+		break;
+	case JINST_OPND_SHORT: case JINST_OPND_CP2:
+		jinst_buf_u2(out, (uint16_t)in->operand);
+		break;
+	case JINST_OPND_IINC:
+		jinst_buf_u1(out, (uint8_t)in->operand);
+		jinst_buf_u1(out, (uint8_t)in->operand2);
+		break;
+	case JINST_OPND_BRANCH2: {
+		int32_t rel = in->operand - (int32_t)pc;
+		if (rel < INT16_MIN || rel > INT16_MAX)
+			return jinst_fail(diag, JINST_ETOOLARGE, JINST_NO_OFFSET, "%s at pc %u: offset %d does not fit",
+			                  opnames[op], (unsigned)pc, rel);
+		jinst_buf_u2(out, (uint16_t)rel);
+		break;
+	}
+	case JINST_OPND_BRANCH4:
+		jinst_buf_u4(out, (uint32_t)(in->operand - (int32_t)pc));
+		break;
+	case JINST_OPND_INVOKEINTERFACE:
+		jinst_buf_u2(out, (uint16_t)in->operand);
+		jinst_buf_u1(out, (uint8_t)in->operand2);
+		jinst_buf_u1(out, 0);
+		break;
+	case JINST_OPND_INVOKEDYNAMIC:
+		jinst_buf_u2(out, (uint16_t)in->operand);
+		jinst_buf_u2(out, 0);
+		break;
+	case JINST_OPND_MULTIANEWARRAY:
+		jinst_buf_u2(out, (uint16_t)in->operand);
+		jinst_buf_u1(out, (uint8_t)in->operand2);
+		break;
+	case JINST_OPND_TABLESWITCH:
+	case JINST_OPND_LOOKUPSWITCH: {
+		const jinst_switch *sw = in->sw;
+		while ((out->len - base) % 4)
+			jinst_buf_u1(out, 0);
+		jinst_buf_u4(out, (uint32_t)(sw->default_target - (int32_t)pc));
+		if (op == 0xaa) {
+			jinst_buf_u4(out, (uint32_t)sw->low);
+			jinst_buf_u4(out, (uint32_t)sw->high);
+		} else {
+			jinst_buf_u4(out, sw->count);
+		}
+		for (uint32_t k = 0; k < sw->count; k++) {
+			if (op == 0xab)
+				jinst_buf_u4(out, (uint32_t)sw->keys[k]);
+			jinst_buf_u4(out, (uint32_t)(sw->targets[k] - (int32_t)pc));
+		}
+		break;
+	}
+	default:
+		break;
+	}
+	return 0;
+}
+
 int jinst_code_encode(jinst_class *c, const jinst_insn *insns, uint32_t count, jinst_buf *out, jinst_diag *diag)
 {
 	(void)c;
 	size_t base = out->len;
+	/* The fast path keeps the length in a local: the bytes it stores could
+	 * alias out->len, which would chain every instruction to the last. */
+	size_t at = base;
 	for (uint32_t i = 0; i < count; i++) {
 		const jinst_insn *in = &insns[i];
 		uint8_t op = in->opcode;
-		uint32_t pc = (uint32_t)(out->len - base);
-		if (pc != in->offset)
+		uint32_t pc = (uint32_t)(at - base);
+		if (pc != in->offset) {
+			out->len = at;
+			if (out->oom) /* the slow path dropped bytes */
+				break;
 			return jinst_fail(diag, JINST_EINVAL, JINST_NO_OFFSET,
 			                  "instruction %u encodes at pc %u but says offset %u", (unsigned)i, (unsigned)pc,
 			                  (unsigned)in->offset);
-		if (in->wide) {
-			jinst_buf_u1(out, 0xc4);
-			jinst_buf_u1(out, op);
-			jinst_buf_u2(out, (uint16_t)in->operand);
-			if (op == 0x84)
-				jinst_buf_u2(out, (uint16_t)in->operand2);
+		}
+		uint8_t form = in->wide ? X : op_form[op];
+		if (form != X && out->cap - at >= 5) {
+			/* The operand as a big-endian word after the opcode, of which the
+			 * instruction's length keeps what it needs. */
+			static const uint8_t shift[7] = {0, 0, 24, 24, 16, 16, 16};
+			static const uint32_t mask[7] = {0, 0, 0xFF, 0xFF, 0xFFFF, 0xFFFF, 0xFFFF};
+			int32_t x = in->operand - (form == B2 ? (int32_t)pc : 0);
+			if (form == B2 && (x < INT16_MIN || x > INT16_MAX)) {
+				out->len = at;
+				return jinst_fail(diag, JINST_ETOOLARGE, JINST_NO_OFFSET, "%s at pc %u: offset %d does not fit",
+				                  opnames[op], (unsigned)pc, x);
+			}
+			uint32_t word = ((uint32_t)x & mask[form]) << shift[form];
+			word |= op == 0x84 ? ((uint32_t)in->operand2 & 0xFF) << 16 : 0;
+			uint8_t *q = out->data + at;
+			q[0] = op;
+			q[1] = (uint8_t)(word >> 24);
+			q[2] = (uint8_t)(word >> 16);
+			q[3] = (uint8_t)(word >> 8);
+			q[4] = (uint8_t)word;
+			at += op_length[op];
 			continue;
 		}
-		jinst_buf_u1(out, op);
-		switch (operand_kind(op)) {
-		case JINST_OPND_LOCAL: case JINST_OPND_NEWARRAY: case JINST_OPND_BYTE: case JINST_OPND_CP1:
-			jinst_buf_u1(out, (uint8_t)in->operand);
-			break;
-		case JINST_OPND_SHORT: case JINST_OPND_CP2:
-			jinst_buf_u2(out, (uint16_t)in->operand);
-			break;
-		case JINST_OPND_IINC:
-			jinst_buf_u1(out, (uint8_t)in->operand);
-			jinst_buf_u1(out, (uint8_t)in->operand2);
-			break;
-		case JINST_OPND_BRANCH2: {
-			int32_t rel = in->operand - (int32_t)pc;
-			if (rel < INT16_MIN || rel > INT16_MAX)
-				return jinst_fail(diag, JINST_ETOOLARGE, JINST_NO_OFFSET, "%s at pc %u: offset %d does not fit",
-				                  opnames[op], (unsigned)pc, rel);
-			jinst_buf_u2(out, (uint16_t)rel);
-			break;
-		}
-		case JINST_OPND_BRANCH4:
-			jinst_buf_u4(out, (uint32_t)(in->operand - (int32_t)pc));
-			break;
-		case JINST_OPND_INVOKEINTERFACE:
-			jinst_buf_u2(out, (uint16_t)in->operand);
-			jinst_buf_u1(out, (uint8_t)in->operand2);
-			jinst_buf_u1(out, 0);
-			break;
-		case JINST_OPND_INVOKEDYNAMIC:
-			jinst_buf_u2(out, (uint16_t)in->operand);
-			jinst_buf_u2(out, 0);
-			break;
-		case JINST_OPND_MULTIANEWARRAY:
-			jinst_buf_u2(out, (uint16_t)in->operand);
-			jinst_buf_u1(out, (uint8_t)in->operand2);
-			break;
-		case JINST_OPND_TABLESWITCH:
-		case JINST_OPND_LOOKUPSWITCH: {
-			const jinst_switch *sw = in->sw;
-			while ((out->len - base) % 4)
-				jinst_buf_u1(out, 0);
-			jinst_buf_u4(out, (uint32_t)(sw->default_target - (int32_t)pc));
-			if (op == 0xaa) {
-				jinst_buf_u4(out, (uint32_t)sw->low);
-				jinst_buf_u4(out, (uint32_t)sw->high);
-			} else {
-				jinst_buf_u4(out, sw->count);
-			}
-			for (uint32_t k = 0; k < sw->count; k++) {
-				if (op == 0xab)
-					jinst_buf_u4(out, (uint32_t)sw->keys[k]);
-				jinst_buf_u4(out, (uint32_t)(sw->targets[k] - (int32_t)pc));
-			}
-			break;
-		}
-		default:
-			break;
-		}
+		out->len = at;
+		int rc = encode_slow(in, pc, out, diag);
+		if (rc)
+			return rc;
+		at = out->len;
 	}
+	out->len = at;
 	return out->oom ? jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory encoding code") : 0;
 }

@@ -233,6 +233,10 @@ int jinst_code_encode(jinst_class *cls, const jinst_insn *insns, uint32_t count,
 /* Modified UTF-8 check; lenient accepts the overlong forms of versions <= 47. */
 bool jinst_mutf8_check_slow(const uint8_t *s, size_t len, bool lenient);
 long jinst_mutf8_error_at(const uint8_t *s, size_t len, bool lenient);
+long jinst_mutf8_error_at_scalar(const uint8_t *s, size_t len, bool lenient);
+#ifdef __SSE2__
+bool jinst_mutf8_valid_sse2(const uint8_t *s, size_t len, bool lenient);
+#endif
 
 /* Almost every name in a class file is plain ASCII: OR the words together
  * without branching and look at the result once. */
@@ -258,6 +262,37 @@ static inline bool jinst_mutf8_check(const uint8_t *s, size_t len, bool lenient)
 	return jinst_mutf8_check_slow(s, len, lenient);
 }
 
+
+/* The constant pool's strings are checked in bulk: one pass marks every byte
+ * of the pool that is not plain ASCII (high bit set, or zero), one bit per
+ * byte, bit j%8 of marks[j/8] for s[j]; marks must hold len/8 + 16 bytes,
+ * the rest zeroed. Then a string needs the full check only when a byte of it
+ * is marked, which jinst_mutf8_marked answers without a loop for the short
+ * strings that make up almost every pool. */
+void jinst_mutf8_mark(const uint8_t *s, size_t len, uint8_t *marks);
+
+static inline uint64_t jinst_le64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, sizeof v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	return v;
+}
+
+/* Whether any byte in [from, from + len) is marked. */
+static inline bool jinst_mutf8_marked(const uint8_t *marks, size_t from, size_t len)
+{
+	while (len > 56) {
+		if (jinst_le64(marks + from / 8) >> (from % 8) << 8)
+			return true;
+		from += 56;
+		len -= 56;
+	}
+	uint64_t w = jinst_le64(marks + from / 8) >> (from % 8);
+	return (w & ((1ull << len) - 1)) != 0;
+}
 
 /* jinst_cp_tag for hot loops: original entries straight from the tag array. */
 static inline uint8_t jinst_cp_tag_fast(const jinst_class *c, uint16_t index)

@@ -7,6 +7,10 @@
  */
 #include "internal.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 
 static inline bool word_is_plain_ascii(uint64_t v)
 {
@@ -15,9 +19,9 @@ static inline bool word_is_plain_ascii(uint64_t v)
 	return ((v | zero) & 0x8080808080808080ull) == 0;
 }
 
-/* Index of the first invalid byte (for a bad or cut-off sequence, its lead
- * byte), or -1 when s is valid. */
-long jinst_mutf8_error_at(const uint8_t *s, size_t len, bool lenient)
+/* jinst_mutf8_error_at one character at a time: the reference, and the way
+ * to find where invalid text goes wrong. */
+long jinst_mutf8_error_at_scalar(const uint8_t *s, size_t len, bool lenient)
 {
 	size_t i = 0;
 	while (i < len) {
@@ -61,6 +65,118 @@ long jinst_mutf8_error_at(const uint8_t *s, size_t len, bool lenient)
 		}
 	}
 	return -1;
+}
+
+#ifdef __SSE2__
+/* Continuation bytes a sequence's lead bytes call for, and what the bytes
+ * are, for one block of 16. */
+static inline __m128i shift_in(__m128i cur, __m128i prev, int n)
+{
+	/* cur moved up by n bytes, the last n bytes of prev filling the gap
+	 * (byte order is little-endian in an SSE register). */
+	return n == 1 ? _mm_or_si128(_mm_slli_si128(cur, 1), _mm_srli_si128(prev, 15))
+	              : _mm_or_si128(_mm_slli_si128(cur, 2), _mm_srli_si128(prev, 14));
+}
+
+struct block_state {
+	__m128i prev, err;
+};
+
+static inline void check_block(struct block_state *st, __m128i v, bool lenient)
+{
+	/* As signed bytes: 80-BF is -128..-65, C0-DF -64..-33, E0-EF -32..-17, F0-FF -16..-1. */
+	const __m128i zero = _mm_setzero_si128();
+	__m128i cont = _mm_cmpgt_epi8(_mm_set1_epi8(-64), v);
+	__m128i below_f0 = _mm_cmpgt_epi8(_mm_set1_epi8(-16), v);
+	__m128i lead = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(-65)), below_f0);
+	__m128i lead3 = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(-33)), below_f0);
+	__m128i prev = st->prev;
+	__m128i prev_lead = _mm_and_si128(_mm_cmpgt_epi8(prev, _mm_set1_epi8(-65)),
+	                                  _mm_cmpgt_epi8(_mm_set1_epi8(-16), prev));
+	__m128i prev_lead3 = _mm_and_si128(_mm_cmpgt_epi8(prev, _mm_set1_epi8(-33)),
+	                                   _mm_cmpgt_epi8(_mm_set1_epi8(-16), prev));
+	/* A byte is a continuation exactly when the byte before leads a
+	 * sequence or the one two before leads a 3-byte one. */
+	__m128i expected = _mm_or_si128(shift_in(lead, prev_lead, 1), shift_in(lead3, prev_lead3, 2));
+	__m128i err = _mm_xor_si128(cont, expected);
+	/* Bytes that never occur: 00 and F0-FF. */
+	err = _mm_or_si128(err, _mm_cmpeq_epi8(v, zero));
+	err = _mm_or_si128(err, _mm_andnot_si128(below_f0, _mm_cmpgt_epi8(zero, v)));
+	if (!lenient) {
+		/* Overlong forms: C1 xx; C0 followed by anything but 80; E0 followed by 80-9F. */
+		__m128i before = shift_in(v, prev, 1);
+		err = _mm_or_si128(err, _mm_cmpeq_epi8(v, _mm_set1_epi8((char)0xC1)));
+		err = _mm_or_si128(err, _mm_andnot_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)0x80)),
+		                                         _mm_cmpeq_epi8(before, _mm_set1_epi8((char)0xC0))));
+		err = _mm_or_si128(err, _mm_and_si128(_mm_cmpgt_epi8(_mm_set1_epi8(-96), v),
+		                                      _mm_cmpeq_epi8(before, _mm_set1_epi8((char)0xE0))));
+	}
+	st->err = _mm_or_si128(st->err, err);
+	st->prev = v;
+}
+
+/* Whether s is valid modified UTF-8. Every byte is judged by itself and its
+ * two predecessors, 16 at a time, so no byte waits for the decoding of the
+ * one before (text of mixed 1-, 2- and 3-byte forms, such as the JDK's
+ * charset tables, otherwise costs a mispredicted branch per character). */
+bool jinst_mutf8_valid_sse2(const uint8_t *s, size_t len, bool lenient)
+{
+	struct block_state st = {_mm_setzero_si128(), _mm_setzero_si128()};
+	size_t i = 0;
+	for (; i + 16 <= len; i += 16)
+		check_block(&st, _mm_loadu_si128((const __m128i *)(const void *)(s + i)), lenient);
+	/* The rest, then one more block: padding with 'A', which is neither a
+	 * continuation nor NUL, shows a sequence cut off by the end. */
+	uint8_t tail[16];
+	memset(tail, 'A', sizeof tail);
+	if (i < len) {
+		memcpy(tail, s + i, len - i);
+		check_block(&st, _mm_loadu_si128((const __m128i *)(const void *)tail), lenient);
+		memset(tail, 'A', sizeof tail);
+	}
+	check_block(&st, _mm_loadu_si128((const __m128i *)(const void *)tail), lenient);
+	return _mm_movemask_epi8(st.err) == 0;
+}
+#endif
+
+/* Index of the first invalid byte (for a bad or cut-off sequence, its lead
+ * byte), or -1 when s is valid. */
+long jinst_mutf8_error_at(const uint8_t *s, size_t len, bool lenient)
+{
+#ifdef __SSE2__
+	if (jinst_mutf8_valid_sse2(s, len, lenient))
+		return -1;
+#endif
+	return jinst_mutf8_error_at_scalar(s, len, lenient);
+}
+
+void jinst_mutf8_mark(const uint8_t *s, size_t len, uint8_t *marks)
+{
+	size_t i = 0;
+#ifdef __SSE2__
+	const __m128i zero = _mm_setzero_si128();
+	for (; i + 16 <= len; i += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i));
+		/* A byte's high bit, or all bits of a zero byte; one bit per byte. */
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(v, _mm_cmpeq_epi8(v, zero)));
+		marks[i / 8] = (uint8_t)m;
+		marks[i / 8 + 1] = (uint8_t)(m >> 8);
+	}
+#endif
+	for (; i + 8 <= len; i += 8) {
+		uint64_t v = jinst_le64(s + i);
+		/* High bits of bytes that have one or are zero (a byte above a zero
+		 * byte may be marked too: marks only send a string to the full check). */
+		uint64_t x = (v | ((v - 0x0101010101010101ull) & ~v)) & 0x8080808080808080ull;
+		/* Gather the eight high bits: bit 8j+7 goes to bit 56+j. */
+		marks[i / 8] = (uint8_t)(((x >> 7) * 0x0102040810204080ull) >> 56);
+	}
+	if (i < len) {
+		uint8_t m = 0;
+		for (size_t j = i; j < len; j++)
+			m |= (uint8_t)((s[j] == 0 || s[j] >= 0x80) << (j - i));
+		marks[i / 8] = m;
+	}
 }
 
 bool jinst_mutf8_valid(const uint8_t *bytes, size_t len)

@@ -58,16 +58,32 @@ static inline bool is_ref(uint8_t tag)
 	return tag == JINST_CP_FIELDREF || tag == JINST_CP_METHODREF || tag == JINST_CP_INTERFACE_METHODREF;
 }
 
-/* Second pass: every reference inside the pool points at an entry of the right tag (JVMS 4.4). */
-static int check_pool_refs(jinst_class *c, jinst_diag *diag)
+/* Second pass: every string is modified UTF-8 (JVMS 4.4.7) and every
+ * reference inside the pool points at an entry of the right tag (JVMS 4.4).
+ * marks flags the bytes from pool_start on that are not plain ASCII. */
+static int check_pool(jinst_class *c, uint32_t pool_start, const uint8_t *marks, jinst_diag *diag)
 {
 	const uint8_t *b = c->bytes;
+	bool lenient = c->major_version <= 47;
 	for (uint32_t i = 1; i < c->cp_count; i++) {
 		uint8_t tag = c->cp_tags[i];
 		uint32_t off = c->cp_offsets[i];
 		const uint8_t *p = b + off + 1;
 		uint16_t x, y;
 		switch (tag) {
+		case JINST_CP_UTF8: {
+			x = jinst_be16(p);
+			if (!jinst_mutf8_marked(marks, off + 3 - pool_start, x))
+				break;
+			long at = jinst_mutf8_error_at(p + 2, x, lenient);
+			if (at >= 0) {
+				int rc = jinst_fail(diag, JINST_EMALFORMED, off + 3 + (uint32_t)at,
+				                    "malformed modified UTF-8 at byte %ld of the string", at);
+				jinst_diag_where(diag, "constant pool #%u", (unsigned)i);
+				return rc;
+			}
+			break;
+		}
 		case JINST_CP_CLASS:
 		case JINST_CP_STRING:
 		case JINST_CP_METHOD_TYPE:
@@ -152,7 +168,6 @@ static int read_pool(jinst_class *c, jinst_reader *r, jinst_diag *diag)
 	uint32_t *restrict offsets = c->cp_offsets;
 	tags[0] = 0;
 	offsets[0] = 0;
-	bool lenient = c->major_version <= 47;
 	const uint8_t *b = c->bytes;
 	uint32_t pos = r->pos, end = r->end;
 	for (uint32_t i = 1; i < count; i++) {
@@ -169,15 +184,7 @@ static int read_pool(jinst_class *c, jinst_reader *r, jinst_diag *diag)
 				pos++; /* the length field is what does not fit */
 				goto truncated;
 			}
-			uint16_t len = jinst_be16(b + pos + 1);
-			if (!jinst_mutf8_check(b + pos + 3, len, lenient)) {
-				long at = jinst_mutf8_error_at(b + pos + 3, len, lenient);
-				int rc = jinst_fail(diag, JINST_EMALFORMED, pos + 3 + (uint32_t)at,
-				                    "malformed modified UTF-8 at byte %ld of the string", at);
-				jinst_diag_where(diag, "constant pool #%u", (unsigned)i);
-				return rc;
-			}
-			pos += 3u + len;
+			pos += 3u + jinst_be16(b + pos + 1); /* contents checked by check_pool */
 			continue;
 		}
 		uint8_t size = tag < 21 ? cp_fixed_size[tag] : 0;
@@ -218,9 +225,15 @@ static int read_pool(jinst_class *c, jinst_reader *r, jinst_diag *diag)
 		return rc;
 	}
 	}
+	uint32_t start = r->pos;
 	r->pos = pos;
 	c->cp_end = pos;
-	return check_pool_refs(c, diag);
+	uint8_t *marks = jinst_arena_alloc(c->arena, (pos - start) / 8 + 16);
+	if (!marks)
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory for the constant pool");
+	memset(marks + (pos - start) / 8, 0, 16);
+	jinst_mutf8_mark(b + start, pos - start, marks);
+	return check_pool(c, start, marks, diag);
 }
 
 int jinst_attrs_read(jinst_class *c, jinst_reader *r, enum jinst_attr_context ctx, jinst_attr_list *list,
