@@ -1,13 +1,14 @@
 /*
  * Bytecode: the opcode table (JVMS 6.5), the decoder and the encoder.
  *
- * The decoder makes two passes over the code: the first finds every
- * instruction start (and so the instruction count, sized once), the second
- * fills jinst_insn records and checks operands: constant-pool indices for
- * range and tag, local indices, branch targets (each must start an
- * instruction, JVMS 4.9.1), switch layouts. Branch targets are stored as
- * absolute offsets, so the encoder can rebuild relative offsets from the
- * instruction offsets, which is what lets an editor move code later.
+ * The decoder makes one pass that fills jinst_insn records and checks
+ * operands (constant-pool indices for range and tag, switch layouts, the
+ * fixed bytes of invokeinterface and invokedynamic), marking where each
+ * instruction starts; then every branch target must be such a start (JVMS
+ * 4.9.1). Branch targets are stored as absolute offsets, so the encoder
+ * rebuilds relative offsets from the instruction offsets, which is what lets
+ * an editor move code later. Both take the common instructions through a
+ * table-driven fast path (see op_form).
  */
 #include "internal.h"
 
@@ -200,28 +201,18 @@ static uint32_t insn_length(const uint8_t *code, uint32_t len, uint32_t pc)
 	return pc + n <= len ? n : 0;
 }
 
-static bool loadable(uint8_t tag, bool wide2)
+/* What op_cp_tags[op] allows, in words, for diagnostics. */
+static const char *cp_operand_wanted(uint8_t op)
 {
-	if (wide2)
-		return tag == JINST_CP_LONG || tag == JINST_CP_DOUBLE || tag == JINST_CP_DYNAMIC;
-	return tag == JINST_CP_INTEGER || tag == JINST_CP_FLOAT || tag == JINST_CP_STRING || tag == JINST_CP_CLASS ||
-	       tag == JINST_CP_METHOD_HANDLE || tag == JINST_CP_METHOD_TYPE || tag == JINST_CP_DYNAMIC;
-}
-
-/* The constant-pool tag an instruction's index must have (JVMS 6.5), or why not. */
-static const char *check_cp_operand(const jinst_class *c, uint8_t op, uint16_t index)
-{
-	uint8_t tag = jinst_cp_tag_fast(c, index);
 	switch (op) {
-	case 0x12: case 0x13: return loadable(tag, false) ? NULL : "a loadable constant";
-	case 0x14: return loadable(tag, true) ? NULL : "a Long, Double or Dynamic constant";
-	case 0xb2: case 0xb3: case 0xb4: case 0xb5: return tag == JINST_CP_FIELDREF ? NULL : "a Fieldref";
-	case 0xb6: return tag == JINST_CP_METHODREF ? NULL : "a Methodref";
-	case 0xb7: case 0xb8:
-		return tag == JINST_CP_METHODREF || tag == JINST_CP_INTERFACE_METHODREF ? NULL : "a Methodref";
-	case 0xb9: return tag == JINST_CP_INTERFACE_METHODREF ? NULL : "an InterfaceMethodref";
-	case 0xba: return tag == JINST_CP_INVOKE_DYNAMIC ? NULL : "an InvokeDynamic";
-	default: return tag == JINST_CP_CLASS ? NULL : "a Class"; /* new anewarray checkcast instanceof multianewarray */
+	case 0x12: case 0x13: return "a loadable constant";
+	case 0x14: return "a Long, Double or Dynamic constant";
+	case 0xb2: case 0xb3: case 0xb4: case 0xb5: return "a Fieldref";
+	case 0xb6: return "a Methodref";
+	case 0xb7: case 0xb8: return "a Methodref or InterfaceMethodref";
+	case 0xb9: return "an InterfaceMethodref";
+	case 0xba: return "an InvokeDynamic";
+	default: return "a Class"; /* new anewarray checkcast instanceof multianewarray */
 	}
 }
 
@@ -364,7 +355,7 @@ int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns
 			return jinst_fail(diag, JINST_EMALFORMED, base + pc, "%s at pc %u: #%d is a %s, %s expected",
 			                  opnames[op], (unsigned)pc, in->operand,
 			                  jinst_cp_tag_name(jinst_cp_tag(c, (uint16_t)in->operand)),
-			                  check_cp_operand(c, op, (uint16_t)in->operand));
+			                  cp_operand_wanted(op));
 		}
 		pc += l;
 	}
