@@ -53,11 +53,6 @@ static inline bool is_tag(const jinst_class *c, uint16_t i, uint8_t tag)
 	return i < c->cp_count && c->cp_tags[i] == tag;
 }
 
-static inline bool is_ref(uint8_t tag)
-{
-	return tag == JINST_CP_FIELDREF || tag == JINST_CP_METHODREF || tag == JINST_CP_INTERFACE_METHODREF;
-}
-
 /* Second pass: every string is modified UTF-8 (JVMS 4.4.7) and every
  * reference inside the pool points at an entry of the right tag (JVMS 4.4).
  * marks flags the bytes from pool_start on that are not plain ASCII. */
