@@ -27,11 +27,12 @@ struct jinst_arena {
 	size_t total;      /* bytes of all blocks */
 };
 
-#define BLOCK_DATA(b) ((uint8_t *)(b) + ((sizeof(arena_block) + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1)))
+#define BLOCK_HEADER ((sizeof(arena_block) + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1))
+#define BLOCK_DATA(b) ((uint8_t *)(b) + BLOCK_HEADER)
 
 static arena_block *block_new(size_t size)
 {
-	arena_block *b = malloc((size_t)(BLOCK_DATA((arena_block *)0) - (uint8_t *)0) + size);
+	arena_block *b = malloc(BLOCK_HEADER + size);
 	if (!b)
 		return NULL;
 	b->next = NULL;
