@@ -128,6 +128,20 @@ static inline uint32_t jinst_be32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+static inline void jinst_put_u2(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static inline void jinst_put_u4(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
 /* ---- growable output buffer ---------------------------------------------------- */
 
 /* malloc-backed; an allocation failure sticks in `oom` and later writes are dropped. */
@@ -302,6 +316,7 @@ static inline uint8_t jinst_cp_tag_fast(const jinst_class *c, uint16_t index)
 
 /* Constant-pool entries as bytes: one entry; all appended entries in index order. */
 void jinst_cp_write_entry(const jinst_cp_entry *e, jinst_buf *out);
+void jinst_cp_write_original(const jinst_class *cls, jinst_buf *out);
 void jinst_cp_write_added(const jinst_class *cls, jinst_buf *out);
 
 /* Name and descriptor of a member as modified UTF-8 (NULL when malformed). */

@@ -472,39 +472,70 @@ int jinst_cp_add_interface_methodref(jinst_class *c, const char *owner, const ch
 	return add_ref(c, JINST_CP_INTERFACE_METHODREF, owner, name, descriptor, index);
 }
 
-void jinst_cp_write_entry(const jinst_cp_entry *e, jinst_buf *out)
+/* Encodes e at q, which has room for it; returns the bytes written. */
+static size_t encode_entry(const jinst_cp_entry *e, uint8_t *q)
 {
-	jinst_buf_u1(out, e->tag);
+	q[0] = e->tag;
 	switch (e->tag) {
 	case JINST_CP_UTF8:
-		jinst_buf_u2(out, e->u.utf8.length);
-		jinst_buf_bytes(out, e->u.utf8.bytes, e->u.utf8.length);
-		break;
+		jinst_put_u2(q + 1, e->u.utf8.length);
+		memcpy(q + 3, e->u.utf8.bytes, e->u.utf8.length);
+		return 3u + e->u.utf8.length;
 	case JINST_CP_INTEGER:
 	case JINST_CP_FLOAT:
-		jinst_buf_u4(out, e->u.u4);
-		break;
+		jinst_put_u4(q + 1, e->u.u4);
+		return 5;
 	case JINST_CP_LONG:
 	case JINST_CP_DOUBLE:
-		jinst_buf_u4(out, (uint32_t)(e->u.u8 >> 32));
-		jinst_buf_u4(out, (uint32_t)e->u.u8);
-		break;
+		jinst_put_u4(q + 1, (uint32_t)(e->u.u8 >> 32));
+		jinst_put_u4(q + 5, (uint32_t)e->u.u8);
+		return 9;
 	case JINST_CP_CLASS:
 	case JINST_CP_STRING:
 	case JINST_CP_METHOD_TYPE:
 	case JINST_CP_MODULE:
 	case JINST_CP_PACKAGE:
-		jinst_buf_u2(out, e->u.index);
-		break;
+		jinst_put_u2(q + 1, e->u.index);
+		return 3;
 	case JINST_CP_METHOD_HANDLE:
-		jinst_buf_u1(out, e->u.handle.kind);
-		jinst_buf_u2(out, e->u.handle.reference_index);
-		break;
+		q[1] = e->u.handle.kind;
+		jinst_put_u2(q + 2, e->u.handle.reference_index);
+		return 4;
 	default:
-		jinst_buf_u2(out, e->u.ref.class_index);
-		jinst_buf_u2(out, e->u.ref.name_and_type_index);
-		break;
+		jinst_put_u2(q + 1, e->u.ref.class_index);
+		jinst_put_u2(q + 3, e->u.ref.name_and_type_index);
+		return 5;
 	}
+}
+
+/* The most any entry takes: a Utf8 of 65,535 bytes. */
+static size_t entry_room(const jinst_cp_entry *e)
+{
+	return e->tag == JINST_CP_UTF8 ? 3u + e->u.utf8.length : 9u;
+}
+
+void jinst_cp_write_entry(const jinst_cp_entry *e, jinst_buf *out)
+{
+	if (jinst_buf_reserve(out, entry_room(e)))
+		out->len += encode_entry(e, out->data + out->len);
+}
+
+/* The class's own entries, each decoded into a jinst_cp_entry and encoded
+ * from it (deep mode: no bytes copied as they are). */
+void jinst_cp_write_original(const jinst_class *c, jinst_buf *out)
+{
+	/* Encoded, the entries take the bytes they took in the input. */
+	if (!jinst_buf_reserve(out, c->cp_end - 10))
+		return;
+	size_t at = out->len;
+	for (uint32_t i = 1; i < c->cp_count; i++) {
+		if (!c->cp_tags[i])
+			continue;
+		jinst_cp_entry e;
+		decode_entry(c, (uint16_t)i, &e);
+		at += encode_entry(&e, out->data + at);
+	}
+	out->len = at;
 }
 
 /* Appended entries, in index order. */

@@ -120,11 +120,7 @@ static int write_from_model(jinst_class *c, jinst_buf *out, jinst_diag *diag)
 	jinst_buf_u2(out, c->minor_version);
 	jinst_buf_u2(out, c->major_version);
 	jinst_buf_u2(out, jinst_cp_count(c));
-	for (uint32_t i = 1; i < c->cp_count; i++) {
-		jinst_cp_entry e;
-		if (jinst_cp_get(c, (uint16_t)i, &e) == 0)
-			jinst_cp_write_entry(&e, out);
-	}
+	jinst_cp_write_original(c, out);
 	jinst_cp_write_added(c, out);
 	jinst_buf_u2(out, c->access_flags);
 	jinst_buf_u2(out, c->this_class);
