@@ -92,7 +92,8 @@ static void decode_entry(const jinst_class *c, uint16_t index, jinst_cp_entry *e
 		e->u.dyn.bootstrap_method_attr_index = jinst_be16(p);
 		e->u.dyn.name_and_type_index = jinst_be16(p + 2);
 		break;
-	default:
+	default: /* not a tag the reader lets through */
+		memset(&e->u, 0, sizeof(e->u));
 		break;
 	}
 }
