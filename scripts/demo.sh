@@ -18,8 +18,8 @@ echo "== jinst dump hello/Hello.class (first 40 lines)"
 "$jinst" dump "$out/hello/Hello.class" | head -n 40 || true
 
 echo "== jinst roundtrip on the example"
-"$jinst" roundtrip "$out"
-"$jinst" roundtrip --deep "$out"
+echo -n "default: " && "$jinst" roundtrip "$out"
+echo -n "--deep:  " && "$jinst" roundtrip --deep "$out"
 
 base=
 bash "$repo/scripts/corpus.sh" >/dev/null 2>&1 || true
@@ -32,5 +32,5 @@ else
 	[[ -d $base ]] || mv "$build/jimage/java.base" "$base"
 fi
 echo "== jinst roundtrip on the JDK's java.base ($base)"
-"$jinst" roundtrip "$base"
-"$jinst" roundtrip --deep "$base"
+echo -n "default: " && "$jinst" roundtrip "$base"
+echo -n "--deep:  " && "$jinst" roundtrip --deep "$base"
