@@ -8,7 +8,7 @@
  * 4.9.1). Branch targets are stored as absolute offsets, so the encoder
  * rebuilds relative offsets from the instruction offsets, which is what lets
  * an editor move code later. Both take the common instructions through a
- * table-driven fast path (see op_form).
+ * table-driven path (see form_of_kind).
  */
 #include "internal.h"
 
@@ -101,43 +101,39 @@ static inline enum jinst_operand_kind operand_kind(uint8_t op)
 	return (enum jinst_operand_kind)op_kind[op];
 }
 
-/* The fast paths of the decoder and encoder take instructions of fixed
- * length whose operand is one plain field, and pick it by its form rather
- * than by a switch on the operand kind, which mispredicts on nearly every
- * instruction. X: not for the fast path (wide, switches, goto_w and jsr_w,
+/* The decoder and encoder take most instructions through one path that
+ * picks the operand by its form, a few table lookups instead of a switch
+ * on the operand kind (which mispredicts on nearly every instruction).
+ * X: kinds with a layout of their own (wide, switches, goto_w and jsr_w,
  * invokeinterface, invokedynamic, multianewarray, invalid bytes). */
 enum { X, N, U1, S1, U2, S2, B2 };
-static const uint8_t op_form[256] = {
-	N , N , N , N , N , N , N , N , N , N , N , N , N , N , N , N,
-	S1, S2, U1, U2, U2, U1, U1, U1, U1, U1, N , N , N , N , N , N,
-	N , N , N , N , N , N , N , N , N , N , N , N , N , N , N , N,
-	N , N , N , N , N , N , U1, U1, U1, U1, U1, N , N , N , N , N,
-	N , N , N , N , N , N , N , N , N , N , N , N , N , N , N , N,
-	N , N , N , N , N , N , N , N , N , N , N , N , N , N , N , N,
-	N , N , N , N , N , N , N , N , N , N , N , N , N , N , N , N,
-	N , N , N , N , N , N , N , N , N , N , N , N , N , N , N , N,
-	N , N , N , N , U1, N , N , N , N , N , N , N , N , N , N , N,
-	N , N , N , N , N , N , N , N , N , B2, B2, B2, B2, B2, B2, B2,
-	B2, B2, B2, B2, B2, B2, B2, B2, B2, U1, X , X , N , N , N , N,
-	N , N , U2, U2, U2, U2, U2, U2, U2, X , X , U2, U1, U2, N , N,
-	U2, U2, N , N , X , X , B2, B2, X , X , X , X , X , X , X , X,
-	X , X , X , X , X , X , X , X , X , X , X , X , X , X , X , X,
-	X , X , X , X , X , X , X , X , X , X , X , X , X , X , X , X,
-	X , X , X , X , X , X , X , X , X , X , X , X , X , X , X , X,
+static const uint8_t form_of_kind[JINST_OPND_INVALID + 1] = {
+	[JINST_OPND_NONE] = N, [JINST_OPND_LOCAL] = U1, [JINST_OPND_NEWARRAY] = U1, [JINST_OPND_CP1] = U1,
+	[JINST_OPND_IINC] = U1, [JINST_OPND_BYTE] = S1, [JINST_OPND_CP2] = U2, [JINST_OPND_SHORT] = S2,
+	[JINST_OPND_BRANCH2] = B2,
 };
 
 #define T(tag) (1u << JINST_CP_##tag)
-/* The tags a constant-pool operand may have, by opcode (JVMS 6.5); 0 for
- * opcodes without one. */
-static const uint32_t op_cp_tags[256] = {
-	[0x12] = T(INTEGER) | T(FLOAT) | T(STRING) | T(CLASS) | T(METHOD_HANDLE) | T(METHOD_TYPE) | T(DYNAMIC),
-	[0x13] = T(INTEGER) | T(FLOAT) | T(STRING) | T(CLASS) | T(METHOD_HANDLE) | T(METHOD_TYPE) | T(DYNAMIC),
-	[0x14] = T(LONG) | T(DOUBLE) | T(DYNAMIC),
-	[0xb2] = T(FIELDREF), [0xb3] = T(FIELDREF), [0xb4] = T(FIELDREF), [0xb5] = T(FIELDREF),
-	[0xb6] = T(METHODREF),
-	[0xb7] = T(METHODREF) | T(INTERFACE_METHODREF), [0xb8] = T(METHODREF) | T(INTERFACE_METHODREF),
-	[0xb9] = T(INTERFACE_METHODREF), [0xba] = T(INVOKE_DYNAMIC),
-	[0xbb] = T(CLASS), [0xbd] = T(CLASS), [0xc0] = T(CLASS), [0xc1] = T(CLASS), [0xc5] = T(CLASS),
+/* The tags a constant-pool operand may have, by opcode (JVMS 6.5), and the
+ * same in words for diagnostics; tags 0 for opcodes without one. */
+static const struct {
+	uint32_t tags;
+	const char *what;
+} op_cp[256] = {
+	[0x12] = {T(INTEGER) | T(FLOAT) | T(STRING) | T(CLASS) | T(METHOD_HANDLE) | T(METHOD_TYPE) | T(DYNAMIC),
+	          "a loadable constant"},
+	[0x13] = {T(INTEGER) | T(FLOAT) | T(STRING) | T(CLASS) | T(METHOD_HANDLE) | T(METHOD_TYPE) | T(DYNAMIC),
+	          "a loadable constant"},
+	[0x14] = {T(LONG) | T(DOUBLE) | T(DYNAMIC), "a Long, Double or Dynamic constant"},
+	[0xb2] = {T(FIELDREF), "a Fieldref"}, [0xb3] = {T(FIELDREF), "a Fieldref"},
+	[0xb4] = {T(FIELDREF), "a Fieldref"}, [0xb5] = {T(FIELDREF), "a Fieldref"},
+	[0xb6] = {T(METHODREF), "a Methodref"},
+	[0xb7] = {T(METHODREF) | T(INTERFACE_METHODREF), "a Methodref or InterfaceMethodref"},
+	[0xb8] = {T(METHODREF) | T(INTERFACE_METHODREF), "a Methodref or InterfaceMethodref"},
+	[0xb9] = {T(INTERFACE_METHODREF), "an InterfaceMethodref"},
+	[0xba] = {T(INVOKE_DYNAMIC), "an InvokeDynamic"},
+	[0xbb] = {T(CLASS), "a Class"}, [0xbd] = {T(CLASS), "a Class"}, [0xc0] = {T(CLASS), "a Class"},
+	[0xc1] = {T(CLASS), "a Class"}, [0xc5] = {T(CLASS), "a Class"},
 };
 #undef T
 
@@ -201,21 +197,6 @@ static uint32_t insn_length(const uint8_t *code, uint32_t len, uint32_t pc)
 	return pc + n <= len ? n : 0;
 }
 
-/* What op_cp_tags[op] allows, in words, for diagnostics. */
-static const char *cp_operand_wanted(uint8_t op)
-{
-	switch (op) {
-	case 0x12: case 0x13: return "a loadable constant";
-	case 0x14: return "a Long, Double or Dynamic constant";
-	case 0xb2: case 0xb3: case 0xb4: case 0xb5: return "a Fieldref";
-	case 0xb6: return "a Methodref";
-	case 0xb7: case 0xb8: return "a Methodref or InterfaceMethodref";
-	case 0xb9: return "an InterfaceMethodref";
-	case 0xba: return "an InvokeDynamic";
-	default: return "a Class"; /* new anewarray checkcast instanceof multianewarray */
-	}
-}
-
 int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns, uint32_t *count, jinst_diag *diag)
 {
 	const uint8_t *b = code->code;
@@ -254,30 +235,25 @@ int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns
 		in->operand = in->operand2 = 0;
 		in->sw = NULL;
 		const uint8_t *p = b + pc + 1;
-		uint8_t form = op_form[op];
-		if (form != X && pc + 5 <= len) {
+		uint8_t form = form_of_kind[operand_kind(op)];
+		if (form != X) {
 			/* The operand field from the top of the next four bytes, sign-
-			 * extended for the signed forms, made absolute for branches. */
+			 * extended for the signed forms, made absolute for branches. The
+			 * last instructions of the code read their operands zero-padded. */
 			static const uint8_t shift[7] = {0, 32, 24, 24, 16, 16, 16};
 			static const uint32_t sign[7] = {0, 0, 0, 0x80, 0, 0x8000, 0x8000};
-			uint32_t field = (uint32_t)((uint64_t)jinst_be32(p) >> shift[form]);
+			uint8_t padded[4] = {0};
+			const uint8_t *q = p;
+			if (pc + 5 > len) {
+				memcpy(padded, p, l - 1);
+				q = padded;
+			}
+			uint32_t field = (uint32_t)((uint64_t)jinst_be32(q) >> shift[form]);
 			int32_t value = (int32_t)((field ^ sign[form]) - sign[form]);
 			in->operand = value + (form == B2 ? (int32_t)pc : 0);
-			in->operand2 = op == 0x84 ? (int8_t)p[1] : 0;
+			in->operand2 = op == 0x84 ? (int8_t)q[1] : 0;
 			branches |= form == B2;
 		} else switch (operand_kind(op)) {
-		case JINST_OPND_NONE: break;
-		case JINST_OPND_LOCAL: case JINST_OPND_NEWARRAY: in->operand = p[0]; break;
-		case JINST_OPND_BYTE: in->operand = (int8_t)p[0]; break;
-		case JINST_OPND_SHORT: in->operand = (int16_t)jinst_be16(p); break;
-		case JINST_OPND_CP1: in->operand = p[0]; break;
-		case JINST_OPND_CP2: in->operand = jinst_be16(p); break;
-		case JINST_OPND_IINC: in->operand = p[0]; in->operand2 = (int8_t)p[1]; break;
-		case JINST_OPND_BRANCH2:
-			/* Stored absolute; range-checked below (an int32 holds any pc +- 32K). */
-			in->operand = (int32_t)pc + (int16_t)jinst_be16(p);
-			branches = true;
-			break;
 		case JINST_OPND_BRANCH4: {
 			int64_t t = (int64_t)pc + (int32_t)jinst_be32(p);
 			in->operand = t < 0 || t >= len ? -1 : (int32_t)t;
@@ -350,12 +326,12 @@ int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns
 		default:
 			break;
 		}
-		uint32_t tags = op_cp_tags[op];
+		uint32_t tags = op_cp[op].tags;
 		if (tags && !((tags >> jinst_cp_tag_fast(c, (uint16_t)in->operand)) & 1)) {
 			return jinst_fail(diag, JINST_EMALFORMED, base + pc, "%s at pc %u: #%d is a %s, %s expected",
 			                  opnames[op], (unsigned)pc, in->operand,
 			                  jinst_cp_tag_name(jinst_cp_tag(c, (uint16_t)in->operand)),
-			                  cp_operand_wanted(op));
+			                  op_cp[op].what);
 		}
 		pc += l;
 	}
@@ -385,8 +361,9 @@ int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns
 	return 0;
 }
 
-/* Wide instructions, switches and the rest the fast path does not take. */
-static int encode_slow(const jinst_insn *in, uint32_t pc, jinst_buf *out, jinst_diag *diag)
+/* The instructions of form X: wide ones, switches, goto_w and jsr_w,
+ * invokeinterface, invokedynamic, multianewarray. */
+static void encode_other(const jinst_insn *in, uint32_t pc, jinst_buf *out)
 {
 	uint8_t op = in->opcode;
 	size_t base = out->len - pc;
@@ -396,28 +373,10 @@ static int encode_slow(const jinst_insn *in, uint32_t pc, jinst_buf *out, jinst_
 		jinst_buf_u2(out, (uint16_t)in->operand);
 		if (op == 0x84)
 			jinst_buf_u2(out, (uint16_t)in->operand2);
-		return 0;
+		return;
 	}
 	jinst_buf_u1(out, op);
 	switch (operand_kind(op)) {
-	case JINST_OPND_LOCAL: case JINST_OPND_NEWARRAY: case JINST_OPND_BYTE: case JINST_OPND_CP1:
-		jinst_buf_u1(out, (uint8_t)in->operand);
-		break;
-	case JINST_OPND_SHORT: case JINST_OPND_CP2:
-		jinst_buf_u2(out, (uint16_t)in->operand);
-		break;
-	case JINST_OPND_IINC:
-		jinst_buf_u1(out, (uint8_t)in->operand);
-		jinst_buf_u1(out, (uint8_t)in->operand2);
-		break;
-	case JINST_OPND_BRANCH2: {
-		int32_t rel = in->operand - (int32_t)pc;
-		if (rel < INT16_MIN || rel > INT16_MAX)
-			return jinst_fail(diag, JINST_ETOOLARGE, JINST_NO_OFFSET, "%s at pc %u: offset %d does not fit",
-			                  opnames[op], (unsigned)pc, rel);
-		jinst_buf_u2(out, (uint16_t)rel);
-		break;
-	}
 	case JINST_OPND_BRANCH4:
 		jinst_buf_u4(out, (uint32_t)(in->operand - (int32_t)pc));
 		break;
@@ -456,7 +415,6 @@ static int encode_slow(const jinst_insn *in, uint32_t pc, jinst_buf *out, jinst_
 	default:
 		break;
 	}
-	return 0;
 }
 
 int jinst_code_encode(jinst_class *c, const jinst_insn *insns, uint32_t count, jinst_buf *out, jinst_diag *diag)
@@ -478,8 +436,13 @@ int jinst_code_encode(jinst_class *c, const jinst_insn *insns, uint32_t count, j
 			                  "instruction %u encodes at pc %u but says offset %u", (unsigned)i, (unsigned)pc,
 			                  (unsigned)in->offset);
 		}
-		uint8_t form = in->wide ? X : op_form[op];
-		if (form != X && out->cap - at >= 5) {
+		uint8_t form = in->wide ? X : form_of_kind[operand_kind(op)];
+		if (form != X) {
+			if (out->cap - at < 5) {
+				out->len = at;
+				if (!jinst_buf_reserve(out, 5))
+					break;
+			}
 			/* The operand as a big-endian word after the opcode, of which the
 			 * instruction's length keeps what it needs. */
 			static const uint8_t shift[7] = {0, 0, 24, 24, 16, 16, 16};
@@ -502,9 +465,7 @@ int jinst_code_encode(jinst_class *c, const jinst_insn *insns, uint32_t count, j
 			continue;
 		}
 		out->len = at;
-		int rc = encode_slow(in, pc, out, diag);
-		if (rc)
-			return rc;
+		encode_other(in, pc, out);
 		at = out->len;
 	}
 	out->len = at;
