@@ -244,13 +244,21 @@ enum jinst_attr_kind jinst_attr_kind_of(const uint8_t *name, uint16_t len, enum 
 int jinst_code_encode(jinst_class *cls, const jinst_insn *insns, uint32_t count, jinst_buf *out,
                       jinst_diag *diag);
 
-/* Modified UTF-8 check; lenient accepts the overlong forms of versions <= 47. */
-bool jinst_mutf8_check_slow(const uint8_t *s, size_t len, bool lenient);
+/* Modified UTF-8 check; lenient accepts the overlong forms of versions <= 47.
+ * Returns the index of the first invalid byte, or -1. */
 long jinst_mutf8_error_at(const uint8_t *s, size_t len, bool lenient);
 long jinst_mutf8_error_at_scalar(const uint8_t *s, size_t len, bool lenient);
 #ifdef __SSE2__
 bool jinst_mutf8_valid_sse2(const uint8_t *s, size_t len, bool lenient);
 #endif
+
+/* The high bit of every byte of v that is not plain ASCII: a high bit of its
+ * own, or zero. (A byte above a zero byte may be flagged too, which only
+ * sends text to the full check.) */
+static inline uint64_t jinst_nonascii_bits(uint64_t v)
+{
+	return (v | ((v - 0x0101010101010101ull) & ~v)) & 0x8080808080808080ull;
+}
 
 /* Almost every name in a class file is plain ASCII: OR the words together
  * without branching and look at the result once. */
@@ -260,12 +268,12 @@ static inline bool jinst_mutf8_check(const uint8_t *s, size_t len, bool lenient)
 	size_t i = 0;
 	for (; i + 8 <= len; i += 8) {
 		memcpy(&v, s + i, 8);
-		acc |= v | ((v - 0x0101010101010101ull) & ~v);
+		acc |= jinst_nonascii_bits(v);
 	}
 	if (i < len) {
 		if (len >= 8) {
 			memcpy(&v, s + len - 8, 8);
-			acc |= v | ((v - 0x0101010101010101ull) & ~v);
+			acc |= jinst_nonascii_bits(v);
 		} else {
 			for (; i < len; i++)
 				acc |= (uint64_t)s[i] | (s[i] == 0 ? 0x80u : 0u);
@@ -273,9 +281,8 @@ static inline bool jinst_mutf8_check(const uint8_t *s, size_t len, bool lenient)
 	}
 	if ((acc & 0x8080808080808080ull) == 0)
 		return true;
-	return jinst_mutf8_check_slow(s, len, lenient);
+	return jinst_mutf8_error_at(s, len, lenient) < 0;
 }
-
 
 /* The constant pool's strings are checked in bulk: one pass marks every byte
  * of the pool that is not plain ASCII (high bit set, or zero), one bit per

@@ -11,14 +11,6 @@
 #include <emmintrin.h>
 #endif
 
-
-static inline bool word_is_plain_ascii(uint64_t v)
-{
-	/* No byte with the high bit and no zero byte. */
-	uint64_t zero = (v - 0x0101010101010101ull) & ~v;
-	return ((v | zero) & 0x8080808080808080ull) == 0;
-}
-
 /* jinst_mutf8_error_at one character at a time: the reference, and the way
  * to find where invalid text goes wrong. */
 long jinst_mutf8_error_at_scalar(const uint8_t *s, size_t len, bool lenient)
@@ -28,7 +20,7 @@ long jinst_mutf8_error_at_scalar(const uint8_t *s, size_t len, bool lenient)
 		if (len - i >= 8) {
 			uint64_t v;
 			memcpy(&v, s + i, 8);
-			if (word_is_plain_ascii(v)) {
+			if (jinst_nonascii_bits(v) == 0) {
 				i += 8;
 				continue;
 			}
@@ -165,9 +157,7 @@ void jinst_mutf8_mark(const uint8_t *s, size_t len, uint8_t *marks)
 #endif
 	for (; i + 8 <= len; i += 8) {
 		uint64_t v = jinst_le64(s + i);
-		/* High bits of bytes that have one or are zero (a byte above a zero
-		 * byte may be marked too: marks only send a string to the full check). */
-		uint64_t x = (v | ((v - 0x0101010101010101ull) & ~v)) & 0x8080808080808080ull;
+		uint64_t x = jinst_nonascii_bits(v);
 		/* Gather the eight high bits: bit 8j+7 goes to bit 56+j. */
 		marks[i / 8] = (uint8_t)(((x >> 7) * 0x0102040810204080ull) >> 56);
 	}
@@ -276,7 +266,3 @@ long jinst_utf8_to_mutf8(const char *input, size_t len, uint8_t *out, size_t siz
 	return (long)n;
 }
 
-bool jinst_mutf8_check_slow(const uint8_t *s, size_t len, bool lenient)
-{
-	return jinst_mutf8_error_at(s, len, lenient) < 0;
-}
