@@ -42,6 +42,17 @@ static bool list_modified(const jinst_attr_list *l)
 	return false;
 }
 
+/* access_flags, this_class, super_class and the interfaces. */
+static void write_header(const jinst_class *c, jinst_buf *out)
+{
+	jinst_buf_u2(out, c->access_flags);
+	jinst_buf_u2(out, c->this_class);
+	jinst_buf_u2(out, c->super_class);
+	jinst_buf_u2(out, c->interface_count);
+	for (uint16_t i = 0; i < c->interface_count; i++)
+		jinst_buf_u2(out, jinst_class_interface(c, i));
+}
+
 static int write_member(jinst_class *c, jinst_member *m, bool method, bool from_model, jinst_buf *out,
                         jinst_diag *diag)
 {
@@ -88,12 +99,7 @@ static int write_copying(jinst_class *c, jinst_buf *out, jinst_diag *diag)
 	}
 	if (c->header_modified) {
 		flush(&w);
-		jinst_buf_u2(out, c->access_flags);
-		jinst_buf_u2(out, c->this_class);
-		jinst_buf_u2(out, c->super_class);
-		jinst_buf_u2(out, c->interface_count);
-		for (uint16_t i = 0; i < c->interface_count; i++)
-			jinst_buf_u2(out, jinst_class_interface(c, i));
+		write_header(c, out);
 	} else {
 		copy(&w, c->cp_end, c->fields_offset);
 	}
@@ -122,12 +128,7 @@ static int write_from_model(jinst_class *c, jinst_buf *out, jinst_diag *diag)
 	jinst_buf_u2(out, jinst_cp_count(c));
 	jinst_cp_write_original(c, out);
 	jinst_cp_write_added(c, out);
-	jinst_buf_u2(out, c->access_flags);
-	jinst_buf_u2(out, c->this_class);
-	jinst_buf_u2(out, c->super_class);
-	jinst_buf_u2(out, c->interface_count);
-	for (uint16_t i = 0; i < c->interface_count; i++)
-		jinst_buf_u2(out, jinst_class_interface(c, i));
+	write_header(c, out);
 	int rc = 0;
 	jinst_buf_u2(out, c->field_count);
 	for (uint16_t i = 0; i < c->field_count && !rc; i++)
