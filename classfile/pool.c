@@ -193,11 +193,13 @@ static uint64_t entry_hash(const jinst_cp_entry *e)
 	return XXH3_64bits(key, n);
 }
 
-static bool entry_equal(const jinst_cp_entry *a, const jinst_cp_entry *b)
+bool jinst_cp_entry_equal(const jinst_cp_entry *a, const jinst_cp_entry *b)
 {
 	if (a->tag != b->tag)
 		return false;
 	switch (a->tag) {
+	case 0: /* unusable slots */
+		return true;
 	case JINST_CP_UTF8:
 		return a->u.utf8.length == b->u.utf8.length &&
 		       memcmp(a->u.utf8.bytes, b->u.utf8.bytes, a->u.utf8.length) == 0;
@@ -260,7 +262,7 @@ static int table_rebuild(jinst_class *c, jinst_pool *p, uint32_t min_entries)
 		for (; p->table[s]; s = (s + 1) & p->table_mask) {
 			jinst_cp_entry o;
 			jinst_cp_get(c, p->table[s], &o);
-			if (entry_equal(&o, &e)) {
+			if (jinst_cp_entry_equal(&o, &e)) {
 				dup = true;
 				break;
 			}
@@ -335,7 +337,7 @@ int jinst_cp_add(jinst_class *c, const jinst_cp_entry *entry, uint16_t *index)
 	for (uint32_t s = (uint32_t)h & p->table_mask; p->table[s]; s = (s + 1) & p->table_mask) {
 		jinst_cp_entry o;
 		jinst_cp_get(c, p->table[s], &o);
-		if (entry_equal(&o, entry)) {
+		if (jinst_cp_entry_equal(&o, entry)) {
 			*index = p->table[s];
 			return 0;
 		}

@@ -174,6 +174,8 @@ uint16_t jinst_cp_original_count(const jinst_class *cls);
 uint8_t jinst_cp_tag(const jinst_class *cls, uint16_t index); /* 0 when out of range or unusable */
 /* JINST_EMALFORMED when index is out of range or unusable. */
 int jinst_cp_get(const jinst_class *cls, uint16_t index, jinst_cp_entry *out);
+/* Whether two entries have the same tag and contents (strings by their bytes). */
+bool jinst_cp_entry_equal(const jinst_cp_entry *a, const jinst_cp_entry *b);
 /* The Utf8 at index, or NULL when index is not a Utf8. */
 const uint8_t *jinst_cp_utf8(const jinst_class *cls, uint16_t index, uint16_t *len);
 /* The name of the Class (or Module/Package/String/MethodType's Utf8) at index. */

@@ -81,36 +81,6 @@ static bool write_class(jinst_class *cls, uint8_t **out, size_t *len)
 	return true;
 }
 
-static bool same_entry(const jinst_cp_entry *a, const jinst_cp_entry *b)
-{
-	if (a->tag != b->tag)
-		return false;
-	switch (a->tag) {
-	case 0:
-		return true;
-	case JINST_CP_UTF8:
-		return a->u.utf8.length == b->u.utf8.length &&
-		       memcmp(a->u.utf8.bytes, b->u.utf8.bytes, a->u.utf8.length) == 0;
-	case JINST_CP_INTEGER:
-	case JINST_CP_FLOAT:
-		return a->u.u4 == b->u.u4;
-	case JINST_CP_LONG:
-	case JINST_CP_DOUBLE:
-		return a->u.u8 == b->u.u8;
-	case JINST_CP_METHOD_HANDLE:
-		return a->u.handle.kind == b->u.handle.kind && a->u.handle.reference_index == b->u.handle.reference_index;
-	case JINST_CP_CLASS:
-	case JINST_CP_STRING:
-	case JINST_CP_METHOD_TYPE:
-	case JINST_CP_MODULE:
-	case JINST_CP_PACKAGE:
-		return a->u.index == b->u.index;
-	default: /* refs, NameAndType, Dynamic, InvokeDynamic: two u2 */
-		return a->u.ref.class_index == b->u.ref.class_index &&
-		       a->u.ref.name_and_type_index == b->u.ref.name_and_type_index;
-	}
-}
-
 /* Snapshot of every original entry, to prove that no index moves. */
 typedef struct snapshot {
 	uint16_t count;
@@ -137,7 +107,7 @@ static void check_unmoved(const snapshot *s, const jinst_class *cls, const char 
 		jinst_cp_entry e;
 		if (jinst_cp_get(cls, i, &e) != 0)
 			e.tag = 0;
-		if (!same_entry(&e, &s->e[i]) || jinst_cp_offset(cls, i) != s->offset[i])
+		if (!jinst_cp_entry_equal(&e, &s->e[i]) || jinst_cp_offset(cls, i) != s->offset[i])
 			moved++;
 	}
 	CHECK(moved == 0, "%s: %u original entries changed", when, moved);
@@ -154,7 +124,7 @@ static uint16_t find_entry(const jinst_class *cls, const jinst_cp_entry *want)
 {
 	for (uint16_t i = 1; i < jinst_cp_count(cls); i++) {
 		jinst_cp_entry e;
-		if (jinst_cp_get(cls, i, &e) == 0 && same_entry(&e, want))
+		if (jinst_cp_get(cls, i, &e) == 0 && jinst_cp_entry_equal(&e, want))
 			return i;
 	}
 	return 0;
@@ -343,7 +313,7 @@ static void test_dedup_original(jinst_class *cls)
 		if (jinst_cp_get(cls, i, &e) != 0)
 			continue;
 		if (jinst_cp_add(cls, &e, &idx) != 0 || idx >= count || jinst_cp_get(cls, idx, &f) != 0 ||
-		    !same_entry(&e, &f))
+		    !jinst_cp_entry_equal(&e, &f))
 			bad++;
 	}
 	CHECK(bad == 0, "%u original entries not deduplicated", bad);
