@@ -16,25 +16,7 @@
 #include <string.h>
 
 #include "jinst/classfile.h"
-
-static uint8_t *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	/* Exact size (at least 1 for malloc): ASan sees reads past the end. */
-	uint8_t *buf = malloc(n > 0 ? (size_t)n : 1);
-	if (buf && n > 0 && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	*len = n > 0 ? (size_t)n : 0;
-	return buf;
-}
+#include "../testlib.h"
 
 static bool contains_nocase(const char *hay, const char *needle)
 {
@@ -88,7 +70,7 @@ static bool run_one(const char *dir, const char *file, const char *code, const c
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/%s", dir, file);
 	size_t len;
-	uint8_t *bytes = read_file(path, &len);
+	uint8_t *bytes = test_read_file(path, &len);
 	if (!bytes) {
 		printf("FAIL %s: cannot read %s\n", file, path);
 		return false;

@@ -20,26 +20,9 @@
 
 #include "../fuzz/fuzz_classfile.h"
 #include "jinst/classfile.h"
+#include "../testlib.h"
 
-static unsigned classes, truncations, variants, failures;
-
-static uint8_t *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	uint8_t *buf = n > 0 ? malloc((size_t)n) : NULL;
-	if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(f);
-	*len = buf ? (size_t)n : 0;
-	return buf;
-}
+static unsigned classes, truncations, variants; /* failures: testlib.h */
 
 static void truncate_everywhere(const char *path, const uint8_t *bytes, size_t len)
 {
@@ -98,7 +81,7 @@ static int visit(const char *path, const struct stat *st, int type, struct FTW *
 	if (type != FTW_F || n < 6 || strcmp(path + n - 6, ".class") != 0)
 		return 0;
 	size_t len;
-	uint8_t *bytes = read_file(path, &len);
+	uint8_t *bytes = test_read_file(path, &len);
 	if (!bytes) {
 		printf("FAIL cannot read %s\n", path);
 		failures++;

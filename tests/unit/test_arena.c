@@ -9,19 +9,7 @@
 #include <string.h>
 
 #include "jinst/classfile.h"
-
-static unsigned failures, checks;
-
-#define CHECK(cond, ...)                                                         \
-	do {                                                                         \
-		checks++;                                                                \
-		if (!(cond)) {                                                           \
-			failures++;                                                          \
-			printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);               \
-			printf(__VA_ARGS__);                                                 \
-			putchar('\n');                                                       \
-		}                                                                        \
-	} while (0)
+#include "../testlib.h"
 
 #define N 2000
 
@@ -143,6 +131,5 @@ int main(void)
 	test_alloc_reset();
 	test_large();
 	test_many_arenas();
-	printf("%u checks, %u failed\n", checks, failures);
-	return failures ? 1 : 0;
+	return check_report();
 }

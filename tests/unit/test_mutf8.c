@@ -7,19 +7,7 @@
 #include <string.h>
 
 #include "jinst/classfile.h"
-
-static unsigned failures, checks;
-
-#define CHECK(cond, ...)                                                         \
-	do {                                                                         \
-		checks++;                                                                \
-		if (!(cond)) {                                                           \
-			failures++;                                                          \
-			printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);               \
-			printf(__VA_ARGS__);                                                 \
-			putchar('\n');                                                       \
-		}                                                                        \
-	} while (0)
+#include "../testlib.h"
 
 #define S(lit) (const uint8_t *)(lit), sizeof(lit) - 1
 
@@ -180,6 +168,5 @@ int main(void)
 	test_to_utf8();
 	test_to_mutf8();
 	test_round_trip();
-	printf("%u checks, %u failed\n", checks, failures);
-	return failures ? 1 : 0;
+	return check_report();
 }

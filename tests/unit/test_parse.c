@@ -11,43 +11,9 @@
 #include <string.h>
 
 #include "jinst/classfile.h"
-
-static unsigned failures, checks;
-
-#define CHECK(cond, ...)                                                         \
-	do {                                                                         \
-		checks++;                                                                \
-		if (!(cond)) {                                                           \
-			failures++;                                                          \
-			printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);               \
-			printf(__VA_ARGS__);                                                 \
-			putchar('\n');                                                       \
-		}                                                                        \
-	} while (0)
+#include "../testlib.h"
 
 static const char *data_dir;
-
-static uint8_t *load(const char *rel, size_t *len)
-{
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/%s", data_dir, rel);
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		printf("FAIL cannot open %s\n", path);
-		exit(1);
-	}
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	uint8_t *buf = malloc((size_t)n);
-	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		printf("FAIL cannot read %s\n", path);
-		exit(1);
-	}
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
 
 static bool mutf8_eq(const uint8_t *s, uint16_t len, const char *want)
 {
@@ -56,7 +22,7 @@ static bool mutf8_eq(const uint8_t *s, uint16_t len, const char *want)
 
 static jinst_class *parse_ok(const char *rel, uint8_t **bytes, size_t *len)
 {
-	*bytes = load(rel, len);
+	*bytes = test_load(data_dir, rel, len);
 	jinst_class *cls = NULL;
 	jinst_diag d;
 	memset(&d, 0, sizeof(d));
@@ -561,6 +527,5 @@ int main(int argc, char **argv)
 	test_versions();
 	test_caller_arena();
 	test_bad_arguments();
-	printf("%u checks, %u failed\n", checks, failures);
-	return failures ? 1 : 0;
+	return check_report();
 }

@@ -14,44 +14,10 @@
 #include <unistd.h>
 
 #include "jinst/classfile.h"
-
-static unsigned failures, checks;
-
-#define CHECK(cond, ...)                                                         \
-	do {                                                                         \
-		checks++;                                                                \
-		if (!(cond)) {                                                           \
-			failures++;                                                          \
-			printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);               \
-			printf(__VA_ARGS__);                                                 \
-			putchar('\n');                                                       \
-		}                                                                        \
-	} while (0)
+#include "../testlib.h"
 
 static const char *data_dir;
 static const char *scratch_dir;
-
-static uint8_t *load(const char *rel, size_t *len)
-{
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/%s", data_dir, rel);
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		printf("FAIL cannot open %s\n", path);
-		exit(1);
-	}
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	uint8_t *buf = malloc((size_t)n);
-	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-		printf("FAIL cannot read %s\n", path);
-		exit(1);
-	}
-	fclose(f);
-	*len = (size_t)n;
-	return buf;
-}
 
 static jinst_class *parse(const uint8_t *bytes, size_t len)
 {
@@ -370,7 +336,7 @@ static void check_javap(const uint8_t *bytes, size_t len)
 static void test_build_write_reparse(void)
 {
 	size_t len;
-	uint8_t *bytes = load("main/jinsttest/Features.class", &len);
+	uint8_t *bytes = test_load(data_dir, "main/jinsttest/Features.class", &len);
 	jinst_class *cls = parse(bytes, len);
 	snapshot s;
 	take(&s, cls);
@@ -426,7 +392,7 @@ static void test_build_write_reparse(void)
 static void test_limit(void)
 {
 	size_t len;
-	uint8_t *bytes = load("nodebug/NoDebug.class", &len);
+	uint8_t *bytes = test_load(data_dir, "nodebug/NoDebug.class", &len);
 	jinst_class *cls = parse(bytes, len);
 	snapshot s;
 	take(&s, cls);
@@ -485,6 +451,5 @@ int main(int argc, char **argv)
 	scratch_dir = argc > 2 ? argv[2] : "/tmp";
 	test_build_write_reparse();
 	test_limit();
-	printf("%u checks, %u failed\n", checks, failures);
-	return failures ? 1 : 0;
+	return check_report();
 }
