@@ -479,26 +479,19 @@ static int step(infer *I, frame *f, const jinst_insn *in)
 		}
 		break;
 	}
-	case 0x36: case 0x3b: case 0x3c: case 0x3d: case 0x3e: /* istore */
-		POP(1);
-		set_local(I, f, op == 0x36 ? (uint32_t)in->operand : (uint32_t)(op - 0x3b), I->integer, false);
+	case 0x36: case 0x37: case 0x38: case 0x39: case 0x3a: /* istore lstore fstore dstore astore */
+	case 0x3b: case 0x3c: case 0x3d: case 0x3e: case 0x3f: case 0x40: case 0x41: case 0x42:
+	case 0x43: case 0x44: case 0x45: case 0x46: case 0x47: case 0x48: case 0x49: case 0x4a:
+	case 0x4b: case 0x4c: case 0x4d: case 0x4e: { /* xstore_<n>: four of each type, in the same order */
+		unsigned type = op <= 0x3a ? op - 0x36u : (op - 0x3bu) / 4;
+		uint32_t local = op <= 0x3a ? (uint32_t)in->operand : (op - 0x3bu) % 4;
+		bool wide = type == 1 || type == 3;
+		POP(wide ? 2 : 1);
+		vt v = type == 0 ? I->integer : type == 1 ? I->lng : type == 2 ? I->flt : type == 3 ? I->dbl
+		     : f->stack[f->sp]; /* astore: the reference popped */
+		set_local(I, f, local, v, wide);
 		break;
-	case 0x37: case 0x3f: case 0x40: case 0x41: case 0x42:
-		POP(2);
-		set_local(I, f, op == 0x37 ? (uint32_t)in->operand : (uint32_t)(op - 0x3f), I->lng, true);
-		break;
-	case 0x38: case 0x43: case 0x44: case 0x45: case 0x46:
-		POP(1);
-		set_local(I, f, op == 0x38 ? (uint32_t)in->operand : (uint32_t)(op - 0x43), I->flt, false);
-		break;
-	case 0x39: case 0x47: case 0x48: case 0x49: case 0x4a:
-		POP(2);
-		set_local(I, f, op == 0x39 ? (uint32_t)in->operand : (uint32_t)(op - 0x47), I->dbl, true);
-		break;
-	case 0x3a: case 0x4b: case 0x4c: case 0x4d: case 0x4e:
-		POP(1);
-		set_local(I, f, op == 0x3a ? (uint32_t)in->operand : (uint32_t)(op - 0x4b), f->stack[f->sp], false);
-		break;
+	}
 	case 0x4f: case 0x51: case 0x53: case 0x54: case 0x55: case 0x56: POP(3); break; /* xastore */
 	case 0x50: case 0x52: POP(4); break;
 	case 0x57: POP(1); break;
