@@ -671,11 +671,36 @@ static double run_threads(jinst_hierarchy h, const strings *names, const char **
 	return now() - t0;
 }
 
-static int test_threads(const char *java_home)
+/* The classes of a jar (no META-INF/, no module-info). */
+static void jar_names(const char *jar, strings *names)
+{
+	int err;
+	zip_t *z = zip_open(jar, ZIP_RDONLY, &err);
+	for (zip_int64_t i = 0; z && i < zip_get_num_entries(z, 0); i++) {
+		const char *e = zip_get_name(z, (zip_uint64_t)i, 0);
+		size_t n = strlen(e);
+		if (n > 6 && strcmp(e + n - 6, ".class") == 0 && strncmp(e, "META-INF/", 9) != 0 &&
+		    strcmp(e, "module-info.class") != 0)
+			strings_add(names, e, n - 6);
+	}
+	if (z)
+		zip_close(z);
+}
+
+/* Every class of a JDK (and of jar, first on the class path, when given)
+ * looked up by 4 threads at once: cold, then warm. */
+static int test_threads(const char *java_home, const char *jar)
 {
 	strings names = {0};
+	if (jar && !exists(jar)) {
+		printf("SKIP: %s missing\n", jar);
+		return SKIP;
+	}
+	if (jar)
+		jar_names(jar, &names);
+	size_t jar_classes = names.count;
 	image_names(java_home, &names);
-	if (names.count == 0) {
+	if (names.count == jar_classes) {
 		printf("SKIP: no runtime image in %s\n", java_home);
 		return SKIP;
 	}
@@ -683,6 +708,7 @@ static int test_threads(const char *java_home)
 	jinst_classpath *ref;
 	jinst_hierarchy rh;
 	jinst_classpath_new(&ref);
+	CHECK(!jar || jinst_classpath_add(ref, jar, NULL) == 0, "add %s", jar);
 	CHECK(jinst_classpath_add_jdk(ref, java_home, NULL) == 0, "add_jdk");
 	jinst_classpath_hierarchy(ref, &rh);
 	const char **want_super = calloc(names.count, sizeof(*want_super));
@@ -697,6 +723,7 @@ static int test_threads(const char *java_home)
 	jinst_classpath *cp;
 	jinst_hierarchy h;
 	jinst_classpath_new(&cp);
+	CHECK(!jar || jinst_classpath_add(cp, jar, NULL) == 0, "add %s", jar);
 	CHECK(jinst_classpath_add_jdk(cp, java_home, NULL) == 0, "add_jdk");
 	jinst_classpath_hierarchy(cp, &h);
 	size_t bad;
@@ -712,6 +739,8 @@ static int test_threads(const char *java_home)
 	CHECK(st.classes == names.count && st.unknown == 0, "%llu classes stored for %zu names",
 	      (unsigned long long)st.classes, names.count);
 	CHECK(st.reads >= names.count && st.reads <= names.count * THREADS, "%llu reads", (unsigned long long)st.reads);
+	if (jar)
+		printf("%zu classes of %s first, then ", jar_classes, jar);
 	printf("%zu classes: one thread, cold: %.2f s (%.0f lookups/s); %d threads, cold: %.2f s, %llu reads "
 	       "(%.0f lookups/s); warm: %.0f lookups/s\n",
 	       names.count, cold1, names.count / cold1, THREADS, cold, (unsigned long long)st.reads,
@@ -809,6 +838,69 @@ static int test_errors(const char *data_classes, const char *work)
 	return check_report();
 }
 
+/* ---- multi-release jars ------------------------------------------------------------ */
+
+static void zip_put(zip_t *z, const char *name, const void *bytes, size_t len)
+{
+	zip_source_t *src = zip_source_buffer(z, bytes, len, 0);
+	if (!src || zip_file_add(z, name, src, ZIP_FL_OVERWRITE) < 0) {
+		printf("FAIL cannot add %s: %s\n", name, zip_strerror(z));
+		exit(1);
+	}
+}
+
+/* A jar whose jinsttest/Features has a Java 11 version (the bytes of
+ * Shape, so the two are told apart): release 0 and 9 read the base entry,
+ * 11 and 17 the versioned one; without "Multi-Release: true" the versions
+ * are never read. */
+static int test_multi_release(const char *data_classes, const char *work)
+{
+	size_t base_len, v11_len;
+	uint8_t *base = test_load(data_classes, "main/jinsttest/Features.class", &base_len);
+	uint8_t *v11 = test_load(data_classes, "main/jinsttest/Shape.class", &v11_len);
+	mkdir(work, 0777);
+	static const char *const manifests[] = {"Manifest-Version: 1.0\r\nMulti-Release: true\r\n\r\n",
+	                                        "Manifest-Version: 1.0\r\n\r\n"};
+	for (int plain = 0; plain < 2; plain++) {
+		char jar[4096];
+		snprintf(jar, sizeof(jar), "%s/%s.jar", work, plain ? "plain" : "multi");
+		remove(jar);
+		int err;
+		zip_t *z = zip_open(jar, ZIP_CREATE | ZIP_TRUNCATE, &err);
+		if (!z) {
+			printf("FAIL cannot create %s\n", jar);
+			return 1;
+		}
+		zip_put(z, "META-INF/MANIFEST.MF", manifests[plain], strlen(manifests[plain]));
+		zip_put(z, "jinsttest/Features.class", base, base_len);
+		zip_put(z, "META-INF/versions/11/jinsttest/Features.class", v11, v11_len);
+		if (zip_close(z) != 0) {
+			printf("FAIL cannot write %s\n", jar);
+			return 1;
+		}
+		static const int releases[] = {0, 9, 11, 17};
+		for (int r = 0; r < 4; r++) {
+			jinst_classpath *cp;
+			jinst_diag diag = {0};
+			jinst_classpath_new(&cp);
+			jinst_classpath_set_release(cp, releases[r]);
+			CHECK(jinst_classpath_add(cp, jar, &diag) == 0, "add %s: %s", jar, diag.message);
+			uint8_t *got = NULL;
+			size_t len = 0;
+			CHECK(jinst_classpath_read(cp, "jinsttest/Features", &got, &len, &diag) == 0, "read: %s", diag.message);
+			bool versioned = !plain && releases[r] >= 11;
+			CHECK(versioned ? len == v11_len && memcmp(got, v11, len) == 0
+			                : len == base_len && memcmp(got, base, len) == 0,
+			      "%s, release %d: the %s entry expected", jar, releases[r], versioned ? "versioned" : "base");
+			free(got);
+			jinst_classpath_free(cp);
+		}
+	}
+	free(base);
+	free(v11);
+	return check_report();
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 4 && strcmp(argv[1], "image") == 0)
@@ -839,7 +931,9 @@ int main(int argc, char **argv)
 		return test_jdk(argv[2], home, true);
 	}
 	if (argc >= 3 && strcmp(argv[1], "threads") == 0)
-		return test_threads(argv[2]);
+		return test_threads(argv[2], argc >= 4 ? argv[3] : NULL);
+	if (argc >= 4 && strcmp(argv[1], "multirelease") == 0)
+		return test_multi_release(argv[2], argv[3]);
 	if (argc >= 4 && strcmp(argv[1], "errors") == 0)
 		return test_errors(argv[2], argv[3]);
 	fprintf(stderr, "usage: test_classpath image|jmod|javap|jdk|threads|errors ARGS\n");
