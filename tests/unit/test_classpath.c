@@ -8,7 +8,9 @@
  *   test_classpath jdk JAVA_HOME CORPUS     the resolver over a JDK, and over the
  *                                           module tree, which must agree class by class
  *   test_classpath jmods JAVA_HOME WORK     the same against a JDK home with jmods/ only
- *   test_classpath threads JAVA_HOME        4 threads x every JDK class
+ *   test_classpath threads JAVA_HOME [JAR]  4 threads x every JDK class (and JAR's)
+ *   test_classpath infer JAVA_HOME          frames for all of java.base through the resolver
+ *   test_classpath multirelease DATA WORK   META-INF/versions/N of multi-release jars
  *   test_classpath errors DATA_CLASSES WORK missing, unreadable and wrong entries
  * Exit 77 (skipped) when the JDK or the corpus is not there.
  */
@@ -23,6 +25,7 @@
 #include <zip.h>
 
 #include "jinst/classpath.h"
+#include "jinst/infer.h"
 #include "../testlib.h"
 
 #define SKIP 77
@@ -838,6 +841,92 @@ static int test_errors(const char *data_classes, const char *work)
 	return check_report();
 }
 
+/* ---- frame inference through the resolver ---------------------------------------- */
+
+typedef struct infer_scan {
+	jinst_classpath *cp;
+	const jinst_hierarchy *h;
+	size_t classes, methods, ok, hierarchy, other;
+} infer_scan;
+
+static int infer_class(void *ctx, const char *path)
+{
+	infer_scan *s = ctx;
+	size_t n = strlen(path);
+	if (strncmp(path, "/java.base/", 11) != 0 || n < 17 || strcmp(path + n - 6, ".class") != 0 ||
+	    strcmp(path, "/java.base/module-info.class") == 0)
+		return 0;
+	char name[2048];
+	snprintf(name, sizeof(name), "%.*s", (int)(n - 17), path + 11);
+	uint8_t *bytes;
+	size_t len;
+	jinst_class *cls;
+	CHECK(jinst_classpath_read(s->cp, name, &bytes, &len, NULL) == 0, "read %s", name);
+	if (jinst_class_parse(&cls, bytes, len, NULL, NULL, NULL) != 0) {
+		CHECK(false, "parse %s", name);
+		free(bytes);
+		return 0;
+	}
+	s->classes++;
+	for (uint16_t i = 0; i < jinst_class_method_count(cls); i++) {
+		jinst_member *m = jinst_class_method(cls, i);
+		jinst_attr *a = jinst_attr_find(jinst_member_attrs(m), JINST_ATTR_CODE);
+		void *code;
+		if (!a || jinst_attr_decode(cls, a, &code, NULL) != 0)
+			continue;
+		s->methods++;
+		jinst_full_frame *frames;
+		uint32_t count;
+		jinst_diag diag = {0};
+		int rc = jinst_frames_infer(cls, m, code, s->h, &frames, &count, &diag);
+		s->ok += rc == 0;
+		s->hierarchy += rc == JINST_EHIERARCHY;
+		s->other += rc != 0 && rc != JINST_EHIERARCHY;
+		if (s->h && rc == JINST_EHIERARCHY)
+			CHECK(false, "%s: %s", name, diag.message);
+	}
+	jinst_class_free(cls);
+	free(bytes);
+	return 0;
+}
+
+/* Frames for every method of java.base: without a resolver the merges of
+ * object types fail with EHIERARCHY; through the class path's, none does. */
+static int test_infer(const char *java_home)
+{
+	char modules[4096];
+	snprintf(modules, sizeof(modules), "%s/lib/modules", java_home);
+	jinst_jimage *img;
+	if (!exists(modules) || jinst_jimage_open(&img, modules, NULL) != 0) {
+		printf("SKIP: %s missing\n", modules);
+		return SKIP;
+	}
+	jinst_classpath *cp;
+	jinst_classpath_new(&cp);
+	CHECK(jinst_classpath_add_jdk(cp, java_home, NULL) == 0, "add_jdk");
+	jinst_hierarchy h;
+	jinst_classpath_hierarchy(cp, &h);
+	infer_scan without = {cp, NULL, 0, 0, 0, 0, 0}, with = {cp, &h, 0, 0, 0, 0, 0};
+	jinst_jimage_foreach(img, infer_class, &without);
+	double t0 = now();
+	jinst_jimage_foreach(img, infer_class, &with);
+	double t = now() - t0;
+	CHECK(without.hierarchy > 0, "no method of java.base needs the hierarchy?");
+	CHECK(with.hierarchy == 0 && with.ok == without.ok + without.hierarchy,
+	      "with the resolver: %zu ok, %zu EHIERARCHY", with.ok, with.hierarchy);
+	jinst_hierarchy_cache *cache;
+	jinst_classpath_cache(cp, &cache);
+	jinst_hierarchy_stats st;
+	jinst_hierarchy_cache_stats(cache, &st);
+	printf("java.base: %zu classes, %zu methods; without a resolver %zu infer and %zu need the hierarchy; "
+	       "with it %zu infer (%zu fail otherwise), %.2f s, %llu lookups of %llu classes\n",
+	       with.classes, with.methods, without.ok, without.hierarchy, with.ok, with.other, t,
+	       (unsigned long long)st.queries, (unsigned long long)st.classes);
+	jinst_classpath_free(cp);
+	jinst_jimage_close(img);
+	return check_report();
+}
+
 /* ---- multi-release jars ------------------------------------------------------------ */
 
 static void zip_put(zip_t *z, const char *name, const void *bytes, size_t len)
@@ -932,6 +1021,8 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 3 && strcmp(argv[1], "threads") == 0)
 		return test_threads(argv[2], argc >= 4 ? argv[3] : NULL);
+	if (argc >= 3 && strcmp(argv[1], "infer") == 0)
+		return test_infer(argv[2]);
 	if (argc >= 4 && strcmp(argv[1], "multirelease") == 0)
 		return test_multi_release(argv[2], argv[3]);
 	if (argc >= 4 && strcmp(argv[1], "errors") == 0)
