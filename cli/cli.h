@@ -48,5 +48,6 @@ int walk_path(const char *path, const char *const *entries, int nentries, class_
 
 int cmd_dump(int argc, char **argv);
 int cmd_roundtrip(int argc, char **argv);
+int cmd_hierarchy(int argc, char **argv);
 
 #endif

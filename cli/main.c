@@ -12,6 +12,8 @@ static const char usage[] =
 	"                                     attributes, code and StackMapTable frames decoded\n"
 	"  roundtrip [--deep] PATH...         parse and write every class in class files, jars,\n"
 	"                                     jmods and folders, and compare with the input\n"
+	"  hierarchy [-cp PATH] CLASS...      super classes and interfaces of classes on a class\n"
+	"                                     path, as the class-hierarchy resolver reads them\n"
 	"  help [COMMAND]                     this text, or a command's own help\n"
 	"\n"
 	"Options: --help, --version. 'jinst COMMAND --help' explains a command.\n";
@@ -43,6 +45,19 @@ static const char roundtrip_help[] =
 	"  N classes: N identical, N equivalent, N differ, N rejected\n"
 	"Exit status: 0 when nothing differs and nothing is rejected, 1 otherwise, 2 usage error.\n";
 
+static const char hierarchy_help[] =
+	"usage: jinst hierarchy [-cp PATH[:PATH...]] [--jdk JAVA_HOME] [--release N] CLASS...\n"
+	"\n"
+	"Prints, for each CLASS (internal or binary name) and each of its super classes\n"
+	"up to java/lang/Object, one line: NAME: class|interface, super S, interfaces A B.\n"
+	"Classes are read from the class path, never loaded into a JVM.\n"
+	"  -cp PATH    jars, .jmod files, class folders, module trees (jimage extract)\n"
+	"              and runtime images (lib/modules), ':'-separated, first match wins\n"
+	"  --jdk HOME  a JDK's classes (lib/modules, else jmods/, else rt.jar)\n"
+	"  --release N the META-INF/versions/N of multi-release jars (default: none)\n"
+	"With neither -cp nor --jdk, the JDK of JAVA_HOME.\n"
+	"Exit status: 0 all classes known, 1 a class or an entry could not be read, 2 usage error.\n";
+
 const char *cli_help_for(const char *cmd);
 const char *cli_help_for(const char *cmd)
 {
@@ -50,6 +65,8 @@ const char *cli_help_for(const char *cmd)
 		return dump_help;
 	if (strcmp(cmd, "roundtrip") == 0)
 		return roundtrip_help;
+	if (strcmp(cmd, "hierarchy") == 0)
+		return hierarchy_help;
 	return NULL;
 }
 
@@ -94,6 +111,8 @@ int main(int argc, char **argv)
 		return cmd_dump(argc - 2, argv + 2);
 	if (strcmp(cmd, "roundtrip") == 0)
 		return cmd_roundtrip(argc - 2, argv + 2);
+	if (strcmp(cmd, "hierarchy") == 0)
+		return cmd_hierarchy(argc - 2, argv + 2);
 	fprintf(stderr, "jinst: unknown command '%s'\n\n%s", cmd, usage);
 	return 2;
 }
