@@ -69,12 +69,13 @@ int cmd_hierarchy(int argc, char **argv)
 		fprintf(stderr, "jinst: no class given\n%s", hierarchy_usage);
 		rc = 2;
 	}
-	/* With no class path given, the JDK of JAVA_HOME. */
-	const char *home = getenv("JAVA_HOME");
-	if (rc == 0 && !have_path && home && *home && jinst_classpath_add_jdk(cp, home, &diag) != 0) {
-		fprintf(stderr, "jinst: JAVA_HOME: %s\n", diag.message);
+	/* With no class path given, the JDK of JAVA_HOME or of `java` on the PATH. */
+	char *home = rc == 0 && !have_path ? cli_default_jdk() : NULL;
+	if (home && jinst_classpath_add_jdk(cp, home, &diag) != 0) {
+		fprintf(stderr, "jinst: %s: %s\n", home, diag.message);
 		rc = 1;
 	}
+	free(home);
 	jinst_hierarchy_cache *cache;
 	jinst_classpath_cache(cp, &cache);
 	for (int i = first; rc != 2 && i < argc; i++) {
