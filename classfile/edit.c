@@ -119,6 +119,7 @@ struct jinst_edit {
 };
 
 static const uint8_t op_pops[256];
+static bool cat2(const jinst_ftype *t);
 static const uint8_t op_pushes[256];
 
 /* Grows an arena array to hold at least need items (the old block is left
@@ -576,6 +577,7 @@ jinst_node *jinst_node_prev(const jinst_node *n) { return n->prev; }
 const jinst_insn *jinst_node_insn(const jinst_node *n) { return n->kind == NODE_INSN ? &n->insn : NULL; }
 jinst_label jinst_node_label(const jinst_node *n) { return n->kind == NODE_LABEL ? n->label : JINST_NO_LABEL; }
 uint32_t jinst_node_original_offset(const jinst_node *n) { return n->orig; }
+uint32_t jinst_node_offset(const jinst_node *n) { return n->offset; }
 uint16_t jinst_edit_max_locals(const jinst_edit *ed) { return ed->max_locals; }
 jinst_label jinst_edit_end_label(jinst_edit *ed) { return ed->end_label; }
 
@@ -1043,6 +1045,20 @@ static int depth_flow(jinst_edit *ed, uint32_t *max_stack, jinst_diag *diag)
 	work[nwork++] = (pending){ed->head, 0};
 	for (uint32_t i = 0; i < ed->nex; i++)
 		work[nwork++] = (pending){ed->labels[ed->ex[i].handler].node, 1};
+	/* Code with a frame is checked by the verifier even where nothing
+	 * reaches it (the nop...athrow that replaces dead code carries one), so
+	 * each frame starts a walk with its own depth. */
+	for (uint32_t i = 0; i < ed->nlabels; i++) {
+		const label_info *li = &ed->labels[i];
+		if (!li->frame || !li->node)
+			continue;
+		int32_t words = 0;
+		for (uint16_t k = 0; k < li->frame->nstack; k++)
+			words += cat2(&li->frame->stack[k]) ? 2 : 1;
+		if (!grow(ed->A, (void **)&work, &cap, nwork + 1, sizeof(pending)))
+			return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+		work[nwork++] = (pending){li->node, words};
+	}
 	int32_t max = 0;
 	while (nwork) {
 		pending p = work[--nwork];

@@ -145,6 +145,9 @@ jinst_label jinst_node_label(const jinst_node *n);
 /* Offset of an original instruction in the original code, JINST_NO_OFFSET
  * for inserted instructions and labels. */
 uint32_t jinst_node_original_offset(const jinst_node *n);
+/* After a successful commit: the node's offset in the new code (a label's
+ * is the offset of what follows it). Undefined before. */
+uint32_t jinst_node_offset(const jinst_node *n);
 /* The original instruction at offset, NULL when there is none (or it was removed). */
 jinst_node *jinst_edit_at(jinst_edit *ed, uint32_t original_offset);
 /* The first original instruction node of the code (whatever was inserted before it). */
