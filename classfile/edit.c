@@ -49,6 +49,8 @@
 enum { NODE_INSN = 0, NODE_LABEL = 1 };
 enum { FORM_NORMAL = 0, FORM_WIDE = 1, FORM_INVERT = 2 };
 #define NO_KEY UINT16_MAX
+/* In a tracked attribute's refs: an original instruction (index in nodes), not a label. */
+#define INSN_REF 0x80000000u
 
 struct jinst_node {
 	jinst_node *prev, *next;
@@ -384,7 +386,14 @@ static int open_attr(jinst_edit *ed, jinst_attr *a, jinst_diag *diag)
 						         what);
 				}
 			} else if (ta->target_type >= 0x43 && ta->target_type <= 0x4b) {
-				rc = ref(ed, ta->a, &t->refs[k++], diag, what);
+				/* These name the instruction itself (the `new`, the cast...),
+				 * not a position: they follow the instruction wherever code is
+				 * inserted around it. */
+				if (ta->a >= ed->code->code_length || ed->idx_at[ta->a] < 0)
+					rc = jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "%s names pc %u, not an instruction",
+					                what, (unsigned)ta->a);
+				else
+					t->refs[k++] = INSN_REF | (uint32_t)ed->idx_at[ta->a];
 			}
 		}
 		break;
@@ -1611,9 +1620,9 @@ static int build_attr(jinst_edit *ed, const tracked_attr *t, uint32_t code_lengt
 				a.table_length = m;
 				keep = m > 0;
 			} else if (a.target_type >= 0x43 && a.target_type <= 0x4b) {
-				uint32_t pc = at_label(ed, r[k++]);
-				a.a = (uint16_t)pc;
-				keep = pc < code_length;
+				const jinst_node *in = &ed->nodes[r[k++] & ~INSN_REF];
+				a.a = (uint16_t)in->offset;
+				keep = !in->removed;
 			} else if (a.target_type == 0x42) {
 				keep = a.a < ed->orig_nex && ex_map[a.a] != UINT32_MAX;
 				if (keep)
@@ -1654,10 +1663,17 @@ static int check_placed(jinst_edit *ed, jinst_diag *diag)
 			return jinst_fail(diag, JINST_EINVAL, JINST_NO_OFFSET, "%s to a label that was never placed",
 			                  jinst_opcode_name(n->insn.opcode));
 	}
-	for (uint32_t i = 0; i < ed->nex; i++)
+	for (uint32_t i = 0; i < ed->nex; i++) {
 		if (!placed(ed, ed->ex[i].start) || !placed(ed, ed->ex[i].end) || !placed(ed, ed->ex[i].handler))
 			return jinst_fail(diag, JINST_EINVAL, JINST_NO_OFFSET, "exception entry %u names a label never placed",
 			                  (unsigned)i);
+		const jinst_node *h = ed->labels[ed->ex[i].handler].node;
+		while (h && h->kind == NODE_LABEL)
+			h = h->next;
+		if (!h)
+			return jinst_fail(diag, JINST_EINVAL, JINST_NO_OFFSET, "exception handler %u at the end of the code",
+			                  (unsigned)i);
+	}
 	return 0;
 }
 

@@ -9,6 +9,9 @@
  * targets, exception ranges and handlers, LineNumberTable and
  * LocalVariable(Type)Table entries, type-annotation offsets of the Code
  * attribute, StackMapTable frames, and the `new` of an Uninitialized type.
+ * (Type annotations on an instruction, target types 0x43-0x4B, name the
+ * instruction itself and follow it, like the `new` of an Uninitialized type;
+ * when it is removed the annotation goes.)
  * At open, every original position something refers to gets one label node
  * just before its instruction, and one label (jinst_edit_end_label) stands
  * after the last instruction, where exception ranges and local variable

@@ -121,6 +121,14 @@ public class EditCases {
 		return r;
 	}
 
+	static int guarded;
+
+	/* A branch straight to a return. */
+	static void guard(int x) {
+		if (x > 0)
+			guarded += x;
+	}
+
 	static int thrower(int x) {
 		if (x < 0)
 			throw new IllegalArgumentException("negative");
@@ -131,6 +139,9 @@ public class EditCases {
 		System.out.println(loop(10) + " " + whileAtStart(100) + " " + table(3) + table(9) + " " + lookup(7) + lookup(-1000));
 		System.out.println(tryCatch("12") + " " + tryCatch("x") + " " + uninit(true) + uninit(false) + " " + longs(5, 1.5));
 		System.out.println(annotated(5) + " " + annotated("s") + " " + max(List.of("b", "c", "a")) + " " + nested(9, 6));
+		guard(5);
+		guard(-2);
+		System.out.println(guarded);
 		System.out.println(new EditCases(3).sync(4) + " " + new EditCases(true).base + " " + new EditCases(false).base);
 		try {
 			thrower(-1);
