@@ -901,6 +901,61 @@ static void test_replace(void)
 	unload(&l);
 }
 
+/* ---- JINST_EDIT_FRAMES_ALL: the same edit, frames recomputed ---- */
+
+static int no_hierarchy(void *ctx, const char *name, const char **super_name, bool *is_interface)
+{
+	(void)ctx, (void)name, (void)super_name, (void)is_interface;
+	return JINST_EHIERARCHY;
+}
+
+/* Probes before every instruction, frames kept (the default) or
+ * recomputed: both put frames at the same offsets, and the recomputed ones
+ * expand again. The methods merge no two class types, so the hierarchy is
+ * never asked. */
+static void test_frames_all(void)
+{
+	static const char *const methods[][2] = {
+		{"loop", "(I)I"}, {"table", "(I)Ljava/lang/String;"}, {"guard", "(I)V"}, {"whileAtStart", "(I)I"},
+		{"uninit", "(Z)Ljava/lang/String;"}, {"lookup", "(I)I"}, {"longs", "(JD)J"},
+	};
+	jinst_hierarchy h = {no_hierarchy, NULL};
+	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
+		uint32_t offsets[2][64], counts[2] = {0, 0};
+		for (int mode = 0; mode < 2; mode++) {
+			loaded l = load();
+			jinst_member *m = method(l.c, methods[i][0], methods[i][1]);
+			jinst_edit_options opts = JINST_EDIT_OPTIONS_INIT;
+			opts.frames = mode ? JINST_EDIT_FRAMES_ALL : JINST_EDIT_FRAMES_KEEP;
+			opts.hierarchy = &h;
+			jinst_edit *ed;
+			jinst_diag d;
+			CHECK(jinst_edit_open(&ed, l.c, m, &opts, &d) == 0, "open");
+			uint16_t probe;
+			jinst_cp_add_methodref(l.c, "jinst/Probe", "probe", "(I)V", &probe);
+			for (jinst_node *n = jinst_edit_first(ed); n; n = jinst_node_next(n)) {
+				if (!jinst_node_insn(n) || jinst_node_original_offset(n) == JINST_NO_OFFSET)
+					continue;
+				jinst_insn seq[2] = {{.opcode = 0x11, .operand = 1}, {.opcode = 0xb8, .operand = probe}};
+				jinst_edit_insert(ed, n, JINST_BEFORE_INSIDE, seq, 2, NULL);
+			}
+			int rc = jinst_edit_commit(ed, &d);
+			CHECK(rc == 0, "%s mode %d: %s", methods[i][0], mode, d.message);
+			jinst_insn *ni;
+			jinst_full_frame *nf;
+			uint32_t nnf = 0;
+			decode(l.c, m, &ni, &nf, &nnf);
+			for (uint32_t j = 0; j < nnf && j < 64; j++)
+				offsets[mode][j] = nf[j].offset;
+			counts[mode] = nnf;
+			unload(&l);
+		}
+		CHECK(counts[0] == counts[1] && counts[0] > 0 &&
+		          !memcmp(offsets[0], offsets[1], counts[0] * sizeof(uint32_t)),
+		      "%s: %u kept frames, %u recomputed, at the same offsets", methods[i][0], counts[0], counts[1]);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -915,5 +970,6 @@ int main(int argc, char **argv)
 	test_hooks();
 	test_encodings();
 	test_replace();
+	test_frames_all();
 	return check_report();
 }
