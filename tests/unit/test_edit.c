@@ -441,7 +441,7 @@ static void test_widening(void)
 
 /* ---- a jsr/ret method (version 49, as javac 1.4 wrote finally) ---- */
 
-static uint8_t *jsr_class(size_t *len)
+static uint8_t *jsr_class(size_t *len, bool old_layout)
 {
 	static const uint8_t head[] = {
 		0xCA, 0xFE, 0xBA, 0xBE, 0, 0, 0, 49, 0, 8,
@@ -460,13 +460,25 @@ static uint8_t *jsr_class(size_t *len)
 	uint8_t *b = malloc(sizeof(head));
 	memcpy(b, head, sizeof(head));
 	*len = sizeof(head);
+	if (old_layout) {
+		/* Version 45.0: Code has u1 max_stack, u1 max_locals, u2 code_length
+		 * (JVMS 4.7.3 before 45.3), 4 bytes fewer. */
+		static const uint8_t code_head[] = {0, 0, 0, 18, 2, 1, 0, 10};
+		size_t at = 0;
+		while (memcmp(b + at, "\0\x07\0\0\0\x16", 6) != 0) /* name #7, length 22 */
+			at++;
+		b[7] = 45;
+		memcpy(b + at + 2, code_head, sizeof(code_head));
+		memmove(b + at + 2 + sizeof(code_head), b + at + 2 + 12, *len - (at + 2 + 12));
+		*len -= 4;
+	}
 	return b;
 }
 
 static void test_jsr(void)
 {
 	size_t len;
-	uint8_t *bytes = jsr_class(&len);
+	uint8_t *bytes = jsr_class(&len, false);
 	jinst_class *c;
 	jinst_diag d;
 	CHECK(jinst_class_parse(&c, bytes, len, NULL, NULL, &d) == 0, "parse the jsr class: %s", d.message);
@@ -488,6 +500,46 @@ static void test_jsr(void)
 	uint8_t *out;
 	size_t olen;
 	CHECK(jinst_class_write(c, NULL, &out, &olen, &d) == 0, "write: %s", d.message);
+	free(out);
+	jinst_class_free(c);
+	free(bytes);
+}
+
+/* Class files before 45.3 hold max_stack and max_locals in one byte: 255
+ * is their limit (JVMS 4.7.3, 4.11). */
+static void test_old_layout(void)
+{
+	size_t len;
+	uint8_t *bytes = jsr_class(&len, true);
+	jinst_class *c;
+	jinst_diag d;
+	CHECK(jinst_class_parse(&c, bytes, len, NULL, NULL, &d) == 0, "parse the 45.0 class: %s", d.message);
+	jinst_member *m = jinst_class_method(c, 0);
+	CHECK(code_of(c, m) && code_of(c, m)->max_stack == 2 && code_of(c, m)->code_length == 10, "old Code layout read");
+	static jinst_insn pushes[300];
+	for (int i = 0; i < 300; i++)
+		pushes[i].opcode = 0x03; /* iconst_0, left on the stack under the ireturn's value */
+	jinst_edit *ed;
+	CHECK(jinst_edit_open(&ed, c, m, NULL, &d) == 0, "open: %s", d.message);
+	CHECK(jinst_edit_insert(ed, jinst_edit_at(ed, 3), JINST_BEFORE_INSIDE, pushes, 300, NULL) == 0, "insert");
+	int rc = jinst_edit_commit(ed, &d);
+	CHECK(rc == JINST_ETOOLARGE, "max_stack 301 in a 45.0 class: %s (%s)", jinst_strerror(rc), d.message);
+	uint8_t *out;
+	size_t olen;
+	CHECK(jinst_class_write(c, NULL, &out, &olen, &d) == 0 && olen == len && !memcmp(out, bytes, len),
+	      "the 45.0 class is unchanged");
+	free(out);
+	/* 200 fit: written in the old layout, read back. */
+	CHECK(jinst_edit_open(&ed, c, m, NULL, &d) == 0, "open: %s", d.message);
+	CHECK(jinst_edit_insert(ed, jinst_edit_at(ed, 3), JINST_BEFORE_INSIDE, pushes, 200, NULL) == 0, "insert");
+	CHECK(jinst_edit_commit(ed, &d) == 0, "commit: %s", d.message);
+	CHECK(jinst_class_write(c, NULL, &out, &olen, &d) == 0, "write: %s", d.message);
+	jinst_class *again;
+	CHECK(jinst_class_parse(&again, out, olen, NULL, NULL, &d) == 0, "reparse: %s", d.message);
+	jinst_member *m2 = jinst_class_method(again, 0);
+	CHECK(code_of(again, m2)->max_stack == 201 && code_of(again, m2)->code_length == 210, "max_stack %u, %u bytes",
+	      code_of(again, m2)->max_stack, code_of(again, m2)->code_length);
+	jinst_class_free(again);
 	free(out);
 	jinst_class_free(c);
 	free(bytes);
@@ -966,6 +1018,7 @@ int main(int argc, char **argv)
 	test_relocation();
 	test_widening();
 	test_jsr();
+	test_old_layout();
 	test_errors();
 	test_hooks();
 	test_encodings();
