@@ -143,9 +143,29 @@ static bool grow(jinst_arena *A, void **items, uint32_t *cap, uint32_t need, siz
 	return true;
 }
 
-static enum jinst_operand_kind kind_of(const jinst_insn *in)
+/* jinst_opcode_operands of every byte, as a table the hot loops read inline. */
+static const uint8_t op_kind[256] = {
+	 0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+	 2,  3,  4,  5,  5,  1,  1,  1,  1,  1,  0,  0,  0,  0,  0,  0,
+	 0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+	 0,  0,  0,  0,  0,  0,  1,  1,  1,  1,  1,  0,  0,  0,  0,  0,
+	 0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+	 0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+	 0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+	 0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+	 0,  0,  0,  0,  8,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+	 0,  0,  0,  0,  0,  0,  0,  0,  0,  6,  6,  6,  6,  6,  6,  6,
+	 6,  6,  6,  6,  6,  6,  6,  6,  6,  1, 13, 14,  0,  0,  0,  0,
+	 0,  0,  5,  5,  5,  5,  5,  5,  5, 10, 11,  5,  9,  5,  0,  0,
+	 5,  5,  0,  0, 15, 12,  6,  6,  7,  7, 16, 16, 16, 16, 16, 16,
+	16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
+	16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
+	16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
+};
+
+static inline enum jinst_operand_kind kind_of(const jinst_insn *in)
 {
-	return jinst_opcode_operands(in->opcode);
+	return (enum jinst_operand_kind)op_kind[in->opcode];
 }
 
 static bool is_branch(const jinst_insn *in)
