@@ -953,6 +953,59 @@ static void test_replace(void)
 	unload(&l);
 }
 
+/* ---- two passes over the same method ---- */
+
+/* A second editor opens what the first committed (code, tables and frames
+ * from the models, not the original bytes) and relocates it again. */
+static void test_two_passes(void)
+{
+	loaded l = load();
+	jinst_member *m = method(l.c, "tryCatch", NULL);
+	orig_state o = snapshot(l.c, m);
+	jinst_diag d;
+	for (int pass = 0; pass < 2; pass++) {
+		jinst_edit *ed;
+		CHECK(jinst_edit_open(&ed, l.c, m, NULL, &d) == 0, "pass %d: open: %s", pass, d.message);
+		for (jinst_node *n = jinst_edit_first(ed); n; n = jinst_node_next(n))
+			if (jinst_node_insn(n) && jinst_node_original_offset(n) != JINST_NO_OFFSET)
+				CHECK(insert_nops(ed, n, JINST_BEFORE_INSIDE, 1) == 0, "insert");
+		CHECK(jinst_edit_commit(ed, &d) == 0, "pass %d: commit: %s", pass, d.message);
+	}
+	/* The second pass sees the first one's nops as its own originals, so
+	 * each original instruction i (0-based) is preceded by three nops
+	 * (one, then one before it and one before its nop): it sits at its
+	 * offset + 3 * (i + 1), and its labels at offset + 3 * i. */
+	jinst_insn *ni;
+	jinst_full_frame *nf;
+	uint32_t nnf, nn = decode(l.c, m, &ni, &nf, &nnf);
+	CHECK(nn == 4 * o.n, "%u instructions after two passes, expected %u", nn, 4 * o.n);
+	for (uint32_t i = 0; i < o.n; i++) {
+		const jinst_insn *b = insn_at(ni, nn, o.insns[i].offset + 3 * (i + 1));
+		CHECK(b && b->opcode == o.insns[i].opcode, "instruction %u in place", i);
+	}
+	CHECK(nnf == o.nframes, "frames: %u, expected %u", nnf, o.nframes);
+	for (uint32_t j = 0; j < nnf && j < o.nframes; j++) {
+		uint32_t i = insn_index(&o, o.frames[j].offset);
+		CHECK(nf[j].offset == o.frames[j].offset + 3 * i, "frame %u at %u", j, nf[j].offset);
+	}
+	jinst_code *code = code_of(l.c, m);
+	for (uint16_t i = 0; i < o.nex; i++) {
+		uint32_t si = insn_index(&o, o.ex[i].start_pc), hi = insn_index(&o, o.ex[i].handler_pc);
+		CHECK(code->exceptions[i].start_pc == o.ex[i].start_pc + 3 * si &&
+		          code->exceptions[i].handler_pc == o.ex[i].handler_pc + 3 * hi,
+		      "exception entry %u", i);
+	}
+	uint8_t *out;
+	size_t len;
+	jinst_class *again;
+	CHECK(jinst_class_write(l.c, NULL, &out, &len, &d) == 0 && jinst_class_parse(&again, out, len, NULL, NULL, &d) == 0,
+	      "write and parse: %s", d.message);
+	jinst_class_free(again);
+	free(out);
+	free(o.ex);
+	unload(&l);
+}
+
 /* ---- JINST_EDIT_FRAMES_ALL: the same edit, frames recomputed ---- */
 
 static int no_hierarchy(void *ctx, const char *name, const char **super_name, bool *is_interface)
@@ -1024,5 +1077,6 @@ int main(int argc, char **argv)
 	test_encodings();
 	test_replace();
 	test_frames_all();
+	test_two_passes();
 	return check_report();
 }
