@@ -170,31 +170,31 @@ static bool image_locate(const jinst_jimage *img, const char *path, location *lo
 int jinst_jimage_open(jinst_jimage **out, const char *path, jinst_diag *diag)
 {
 	if (!out || !path)
-		return jinst_cp_fail(diag, JINST_EINVAL, "NULL image or path");
+		return jinst_classpath_fail(diag, JINST_EINVAL, "NULL image or path");
 	*out = NULL;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return jinst_cp_fail(diag, JINST_EIO, "%s: %s", path, strerror(errno));
+		return jinst_classpath_fail(diag, JINST_EIO, "%s: %s", path, strerror(errno));
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		int err = errno;
 		close(fd);
-		return jinst_cp_fail(diag, JINST_EIO, "%s: %s", path, err ? strerror(err) : "not a file");
+		return jinst_classpath_fail(diag, JINST_EIO, "%s: %s", path, err ? strerror(err) : "not a file");
 	}
 	if ((uint64_t)st.st_size < JIMAGE_HEADER_SIZE) {
 		close(fd);
-		return jinst_cp_fail(diag, JINST_EUNSUPPORTED, "%s: too short for a jimage header", path);
+		return jinst_classpath_fail(diag, JINST_EUNSUPPORTED, "%s: too short for a jimage header", path);
 	}
 	void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	int err = errno;
 	close(fd);
 	if (map == MAP_FAILED)
-		return jinst_cp_fail(diag, JINST_EIO, "%s: mmap: %s", path, strerror(err));
+		return jinst_classpath_fail(diag, JINST_EIO, "%s: mmap: %s", path, strerror(err));
 
 	jinst_jimage *img = calloc(1, sizeof(*img));
 	if (!img) {
 		munmap(map, (size_t)st.st_size);
-		return jinst_cp_fail(diag, JINST_ENOMEM, "out of memory");
+		return jinst_classpath_fail(diag, JINST_ENOMEM, "out of memory");
 	}
 	img->map = map;
 	img->size = (size_t)st.st_size;
@@ -203,13 +203,13 @@ int jinst_jimage_open(jinst_jimage **out, const char *path, jinst_diag *diag)
 	uint32_t magic_be = (uint32_t)h[0] << 24 | (uint32_t)h[1] << 16 | (uint32_t)h[2] << 8 | h[3];
 	int rc = 0;
 	if (magic_le != JIMAGE_MAGIC && magic_be != JIMAGE_MAGIC) {
-		rc = jinst_cp_fail(diag, JINST_EUNSUPPORTED, "%s: not a jimage (no magic CAFEDADA)", path);
+		rc = jinst_classpath_fail(diag, JINST_EUNSUPPORTED, "%s: not a jimage (no magic CAFEDADA)", path);
 		goto fail;
 	}
 	img->swap = magic_le != JIMAGE_MAGIC;
 	uint32_t version = image_u4(img, h + 4);
 	if (version >> 16 != 1) {
-		rc = jinst_cp_fail(diag, JINST_EUNSUPPORTED, "%s: jimage version %u.%u (1.x known)", path,
+		rc = jinst_classpath_fail(diag, JINST_EUNSUPPORTED, "%s: jimage version %u.%u (1.x known)", path,
 		                   version >> 16, version & 0xFFFF);
 		goto fail;
 	}
@@ -219,7 +219,7 @@ int jinst_jimage_open(jinst_jimage **out, const char *path, jinst_diag *diag)
 	img->index_size = (uint64_t)JIMAGE_HEADER_SIZE + 8ull * img->table_length + img->locations_size +
 	                  img->strings_size;
 	if (img->index_size > img->size) {
-		rc = jinst_cp_fail(diag, JINST_EUNSUPPORTED, "%s: jimage index (%llu bytes) past the end of the file",
+		rc = jinst_classpath_fail(diag, JINST_EUNSUPPORTED, "%s: jimage index (%llu bytes) past the end of the file",
 		                   path, (unsigned long long)img->index_size);
 		goto fail;
 	}
@@ -247,10 +247,10 @@ static int location_content(const jinst_jimage *img, const location *loc, const 
                             const uint8_t **bytes, size_t *len, jinst_diag *diag)
 {
 	if (loc->attr[ATTR_COMPRESSED])
-		return jinst_cp_fail(diag, JINST_EUNSUPPORTED, "%s: compressed in the image (not read)", path);
+		return jinst_classpath_fail(diag, JINST_EUNSUPPORTED, "%s: compressed in the image (not read)", path);
 	uint64_t start = img->index_size + loc->attr[ATTR_OFFSET], n = loc->attr[ATTR_UNCOMPRESSED];
 	if (start < img->index_size || start > img->size || img->size - start < n)
-		return jinst_cp_fail(diag, JINST_EUNSUPPORTED, "%s: content past the end of the image", path);
+		return jinst_classpath_fail(diag, JINST_EUNSUPPORTED, "%s: content past the end of the image", path);
 	*bytes = img->map + start;
 	*len = (size_t)n;
 	return 0;
@@ -260,10 +260,10 @@ int jinst_jimage_find(const jinst_jimage *image, const char *path, const uint8_t
                       size_t *len, jinst_diag *diag)
 {
 	if (!image || !path || !bytes || !len)
-		return jinst_cp_fail(diag, JINST_EINVAL, "NULL image, path or output");
+		return jinst_classpath_fail(diag, JINST_EINVAL, "NULL image, path or output");
 	location loc;
 	if (!image_locate(image, path, &loc))
-		return jinst_cp_fail(diag, JINST_ENOTFOUND, "%s: not in the image", path);
+		return jinst_classpath_fail(diag, JINST_ENOTFOUND, "%s: not in the image", path);
 	return location_content(image, &loc, path, bytes, len, diag);
 }
 
