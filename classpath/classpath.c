@@ -538,18 +538,7 @@ static int image_read(path_entry *e, const char *name, uint8_t **bytes, size_t *
 	char res[NAME_MAX_LEN + 512];
 	if (snprintf(res, sizeof(res), "/%s/%s.class", module, name) >= (int)sizeof(res))
 		return JINST_ENOTFOUND;
-	const uint8_t *content;
-	size_t size;
-	int rc = jinst_jimage_find(e->image, res, &content, &size, diag);
-	if (rc != 0)
-		return rc; /* the diagnostic names the resource */
-	uint8_t *buf = malloc(size ? size : 1);
-	if (!buf)
-		return jinst_classpath_fail(diag, JINST_ENOMEM, "out of memory");
-	memcpy(buf, content, size);
-	*bytes = buf;
-	*len = size;
-	return 0;
+	return jinst_jimage_read(e->image, res, bytes, len, diag);
 }
 
 /* ---- the class path ------------------------------------------------------------- */

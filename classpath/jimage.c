@@ -29,6 +29,16 @@
  * name that is not in the image can land on any slot, so the location found
  * is checked against the name.
  *
+ * A resource stored compressed (jlink --compress) starts with a header of
+ * 29 bytes in the header's byte order: u4 magic 0xCAFEFAFA, u8 compressed
+ * size, u8 uncompressed size, u4 decompressor name offset in strings, u4
+ * its configuration's offset, u1 is_terminal. The name says how the bytes
+ * after it were compressed: "zip" is a zlib stream (what jlink's
+ * --compress=2 and zip-N write); "compact-cp" (--compress=1, class files
+ * whose strings are shared across the image) is not read here. What comes
+ * out may start with another such header: compressions stack, and are
+ * undone until the content no longer starts with the magic.
+ *
  * A class name says its package but not its module. The image answers that
  * too: the resource "/packages/PKG" (PKG with dots) holds pairs of u4 in the
  * header's byte order (is_empty, module name offset in strings), one for
@@ -47,11 +57,15 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "internal.h"
 
 #define JIMAGE_MAGIC 0xCAFEDADAu
 #define JIMAGE_HEADER_SIZE 28u
+#define JIMAGE_COMPRESSED_MAGIC 0xCAFEFAFAu
+#define JIMAGE_COMPRESSED_HEADER_SIZE 29u
+#define JIMAGE_MAX_RESOURCE (1u << 30)
 
 enum { ATTR_END, ATTR_MODULE, ATTR_PARENT, ATTR_BASE, ATTR_EXTENSION, ATTR_OFFSET,
        ATTR_COMPRESSED, ATTR_UNCOMPRESSED, ATTR_COUNT };
@@ -79,6 +93,12 @@ static uint32_t image_u4(const jinst_jimage *img, const uint8_t *p)
 	if (img->swap)
 		return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+static uint64_t image_u8(const jinst_jimage *img, const uint8_t *p)
+{
+	uint64_t lo = image_u4(img, p), hi = image_u4(img, p + 4);
+	return img->swap ? lo << 32 | hi : hi << 32 | lo;
 }
 
 /* The NUL-terminated string at offset in the strings table, or NULL. */
@@ -242,17 +262,81 @@ void jinst_jimage_close(jinst_jimage *image)
 	free(image);
 }
 
-/* The content of a located resource, bounds-checked. */
+/* The stored bytes of a located resource (compressed or not), bounds-checked. */
+static int location_stored(const jinst_jimage *img, const location *loc, const char *path,
+                           const uint8_t **bytes, size_t *len, jinst_diag *diag)
+{
+	uint64_t start = img->index_size + loc->attr[ATTR_OFFSET];
+	uint64_t n = loc->attr[ATTR_COMPRESSED] ? loc->attr[ATTR_COMPRESSED] : loc->attr[ATTR_UNCOMPRESSED];
+	if (start < img->index_size || start > img->size || img->size - start < n)
+		return jinst_classpath_fail(diag, JINST_EMALFORMED, "%s: content past the end of the image", path);
+	*bytes = img->map + start;
+	*len = (size_t)n;
+	return 0;
+}
+
+/* The content of a located resource stored as is. */
 static int location_content(const jinst_jimage *img, const location *loc, const char *path,
                             const uint8_t **bytes, size_t *len, jinst_diag *diag)
 {
 	if (loc->attr[ATTR_COMPRESSED])
-		return jinst_classpath_fail(diag, JINST_EUNSUPPORTED, "%s: compressed in the image (not read)", path);
-	uint64_t start = img->index_size + loc->attr[ATTR_OFFSET], n = loc->attr[ATTR_UNCOMPRESSED];
-	if (start < img->index_size || start > img->size || img->size - start < n)
-		return jinst_classpath_fail(diag, JINST_EUNSUPPORTED, "%s: content past the end of the image", path);
-	*bytes = img->map + start;
-	*len = (size_t)n;
+		return jinst_classpath_fail(diag, JINST_EUNSUPPORTED, "%s: compressed in the image", path);
+	return location_stored(img, loc, path, bytes, len, diag);
+}
+
+/* Undoes the compressions of a stored resource into a malloc'd buffer. */
+static int decompress(const jinst_jimage *img, const char *path, const uint8_t *in, size_t in_len,
+                      uint64_t want, uint8_t **out, size_t *out_len, jinst_diag *diag)
+{
+	uint8_t *owned = NULL;
+	const uint8_t *cur = in;
+	size_t cur_len = in_len;
+	int rc = 0;
+	for (int depth = 0; cur_len >= JIMAGE_COMPRESSED_HEADER_SIZE && image_u4(img, cur) == JIMAGE_COMPRESSED_MAGIC;
+	     depth++) {
+		uint64_t csize = image_u8(img, cur + 4), usize = image_u8(img, cur + 12);
+		const char *how = image_string(img, image_u4(img, cur + 20));
+		if (depth >= 8 || csize > cur_len - JIMAGE_COMPRESSED_HEADER_SIZE || usize > JIMAGE_MAX_RESOURCE) {
+			rc = jinst_classpath_fail(diag, JINST_EMALFORMED, "%s: bad compression header", path);
+			break;
+		}
+		if (!how || strcmp(how, "zip") != 0) {
+			rc = jinst_classpath_fail(diag, JINST_EUNSUPPORTED, "%s: compressed with %s (not read; only zip is)",
+			                           path, how ? how : "an unnamed decompressor");
+			break;
+		}
+		uint8_t *next = malloc(usize ? (size_t)usize : 1);
+		if (!next) {
+			rc = jinst_classpath_fail(diag, JINST_ENOMEM, "out of memory");
+			break;
+		}
+		uLongf got = (uLongf)usize;
+		int z = uncompress(next, &got, cur + JIMAGE_COMPRESSED_HEADER_SIZE, (uLong)csize);
+		if (z != Z_OK || got != usize) {
+			free(next);
+			rc = jinst_classpath_fail(diag, JINST_EMALFORMED, "%s: zip data does not inflate (zlib %d)", path, z);
+			break;
+		}
+		free(owned);
+		owned = next;
+		cur = next;
+		cur_len = (size_t)usize;
+	}
+	if (rc == 0 && cur_len != want)
+		rc = jinst_classpath_fail(diag, JINST_EMALFORMED, "%s: %zu bytes once decompressed, the image says %llu",
+		                           path, cur_len, (unsigned long long)want);
+	if (rc == 0 && !owned) {
+		if (!(owned = malloc(cur_len ? cur_len : 1)))
+			rc = jinst_classpath_fail(diag, JINST_ENOMEM, "out of memory");
+		else
+			memcpy(owned, cur, cur_len);
+	}
+	if (rc != 0) {
+		free(owned);
+		return rc;
+	}
+	*out = owned;
+	*out_len = cur_len;
 	return 0;
 }
 
@@ -267,6 +351,24 @@ int jinst_jimage_find(const jinst_jimage *image, const char *path, const uint8_t
 	return location_content(image, &loc, path, bytes, len, diag);
 }
 
+int jinst_jimage_read(const jinst_jimage *image, const char *path, uint8_t **bytes, size_t *len,
+                      jinst_diag *diag)
+{
+	if (!image || !path || !bytes || !len)
+		return jinst_classpath_fail(diag, JINST_EINVAL, "NULL image, path or output");
+	location loc;
+	if (!image_locate(image, path, &loc))
+		return jinst_classpath_fail(diag, JINST_ENOTFOUND, "%s: not in the image", path);
+	const uint8_t *stored = NULL;
+	size_t stored_len = 0;
+	int rc = location_stored(image, &loc, path, &stored, &stored_len, diag);
+	if (rc != 0)
+		return rc;
+	if (loc.attr[ATTR_UNCOMPRESSED] > JIMAGE_MAX_RESOURCE)
+		return jinst_classpath_fail(diag, JINST_EUNSUPPORTED, "%s: too large to read", path);
+	return decompress(image, path, stored, stored_len, loc.attr[ATTR_UNCOMPRESSED], bytes, len, diag);
+}
+
 const char *jinst_jimage_package_module(const jinst_jimage *image, const char *package)
 {
 	char path[1024];
@@ -278,14 +380,23 @@ const char *jinst_jimage_package_module(const jinst_jimage *image, const char *p
 		path[10 + i] = package[i] == '/' ? '.' : package[i];
 	path[10 + n] = '\0';
 	location loc;
-	const uint8_t *content;
-	size_t len;
-	if (!image_locate(image, path, &loc) || location_content(image, &loc, path, &content, &len, NULL) != 0)
+	if (!image_locate(image, path, &loc))
 		return NULL;
-	for (size_t i = 0; i + 8 <= len; i += 8)
+	/* The table is small; jlink may have compressed it like any resource. */
+	const uint8_t *content = NULL;
+	uint8_t *inflated = NULL;
+	size_t len = 0;
+	if (location_content(image, &loc, path, &content, &len, NULL) != 0) {
+		if (jinst_jimage_read(image, path, &inflated, &len, NULL) != 0)
+			return NULL;
+		content = inflated;
+	}
+	const char *module = NULL;
+	for (size_t i = 0; i + 8 <= len && !module; i += 8)
 		if (image_u4(image, content + i) == 0)
-			return image_string(image, image_u4(image, content + i + 4));
-	return NULL;
+			module = image_string(image, image_u4(image, content + i + 4));
+	free(inflated);
+	return module;
 }
 
 int jinst_jimage_foreach(const jinst_jimage *image, int (*fn)(void *ctx, const char *path), void *ctx)

@@ -9,6 +9,7 @@
  *                                           module tree, which must agree class by class
  *   test_classpath jmods JAVA_HOME WORK     the same against a JDK home with jmods/ only
  *   test_classpath threads JAVA_HOME [JAR]  4 threads x every JDK class (and JAR's)
+ *   test_classpath compressed JAVA_HOME WORK images jlink compressed, against a stored one
  *   test_classpath infer JAVA_HOME          frames for all of java.base through the resolver
  *   test_classpath multirelease DATA WORK   META-INF/versions/N of multi-release jars
  *   test_classpath errors DATA_CLASSES WORK missing, unreadable and wrong entries
@@ -927,6 +928,105 @@ static int test_infer(const char *java_home)
 	return check_report();
 }
 
+/* ---- images jlink compressed ------------------------------------------------------ */
+
+/* WORK/NAME/lib/modules made by JAVA_HOME's jlink for java.base with
+ * --compress=LEVEL (kept for later runs); NULL when jlink fails. */
+static const char *jlink_image(const char *java_home, const char *work, const char *name, int level, char *out,
+                               size_t size)
+{
+	snprintf(out, size, "%s/%s/lib/modules", work, name);
+	if (exists(out))
+		return out;
+	char cmd[8192];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/%s' && '%s/bin/jlink' --compress=%d --add-modules java.base --output '%s/%s'",
+	         work, name, java_home, level, work, name);
+	return system(cmd) == 0 && exists(out) ? out : NULL;
+}
+
+typedef struct image_pair {
+	const jinst_jimage *plain, *packed;
+	size_t resources, identical, unsupported;
+} image_pair;
+
+static int compare_resource(void *ctx, const char *path)
+{
+	image_pair *p = ctx;
+	/* /packages/ and /modules/ hold offsets in the image's own strings. */
+	if ((strncmp(path, "/packages", 9) == 0 && (path[9] == '/' || !path[9])) ||
+	    (strncmp(path, "/modules", 8) == 0 && (path[8] == '/' || !path[8])))
+		return 0;
+	const uint8_t *want;
+	size_t want_len, len;
+	uint8_t *got = NULL;
+	jinst_diag diag = {0};
+	p->resources++;
+	CHECK(jinst_jimage_find(p->plain, path, &want, &want_len, &diag) == 0, "plain image: %s: %s", path, diag.message);
+	int rc = jinst_jimage_read(p->packed, path, &got, &len, &diag);
+	if (rc == JINST_EUNSUPPORTED && strstr(diag.message, "compact-cp"))
+		p->unsupported++;
+	else {
+		CHECK(rc == 0, "compressed image: %s: %s", path, diag.message);
+		bool same = rc == 0 && len == want_len && memcmp(got, want, len) == 0;
+		CHECK(rc != 0 || same, "%s: other bytes once decompressed", path);
+		p->identical += same;
+	}
+	free(got);
+	return 0;
+}
+
+/* java.base linked three times: stored, --compress=2 (zip) and
+ * --compress=1 (compact-cp). Every resource of the zip image reads back as
+ * the stored one; compact-cp classes are refused with EUNSUPPORTED. */
+static int test_compressed(const char *java_home, const char *work)
+{
+	char jlink[4096], p0[4096], p1[4096], p2[4096];
+	snprintf(jlink, sizeof(jlink), "%s/bin/jlink", java_home);
+	snprintf(p0, sizeof(p0), "%s/jmods/java.base.jmod", java_home);
+	if (!exists(jlink) || !exists(p0)) {
+		printf("SKIP: no jlink or jmods in %s\n", java_home);
+		return SKIP;
+	}
+	mkdir(work, 0777);
+	const char *plain = jlink_image(java_home, work, "rt0", 0, p0, sizeof(p0));
+	const char *cpool = jlink_image(java_home, work, "rt1", 1, p1, sizeof(p1));
+	const char *zipped = jlink_image(java_home, work, "rt2", 2, p2, sizeof(p2));
+	CHECK(plain && cpool && zipped, "jlink made the three images in %s", work);
+	if (!plain || !cpool || !zipped)
+		return check_report();
+	jinst_jimage *img0, *img1, *img2;
+	CHECK(jinst_jimage_open(&img0, plain, NULL) == 0 && jinst_jimage_open(&img1, cpool, NULL) == 0 &&
+	          jinst_jimage_open(&img2, zipped, NULL) == 0,
+	      "open the images");
+	image_pair zip = {img0, img2, 0, 0, 0}, cp = {img0, img1, 0, 0, 0};
+	jinst_jimage_foreach(img0, compare_resource, &zip);
+	CHECK(zip.identical == zip.resources && zip.resources > 5000, "zip: %zu of %zu resources identical",
+	      zip.identical, zip.resources);
+	jinst_jimage_foreach(img0, compare_resource, &cp);
+	CHECK(cp.unsupported > 5000 && cp.identical + cp.unsupported == cp.resources,
+	      "compact-cp: %zu identical, %zu refused of %zu", cp.identical, cp.unsupported, cp.resources);
+	/* Through a class path: the resolver reads the zip image. */
+	jinst_classpath *path;
+	jinst_classpath_new(&path);
+	jinst_diag diag = {0};
+	CHECK(jinst_classpath_add(path, zipped, &diag) == 0, "add %s: %s", zipped, diag.message);
+	jinst_hierarchy h;
+	jinst_classpath_hierarchy(path, &h);
+	const char *super_name = NULL;
+	bool is_interface = true;
+	CHECK(h.lookup(h.ctx, "java/util/ArrayList", &super_name, &is_interface) == 0 && !is_interface && super_name &&
+	          strcmp(super_name, "java/util/AbstractList") == 0,
+	      "ArrayList from the zip image");
+	printf("java.base linked with --compress=2: %zu of %zu resources read back identical; with --compress=1: "
+	       "%zu identical, %zu refused (compact-cp)\n",
+	       zip.identical, zip.resources, cp.identical, cp.unsupported);
+	jinst_classpath_free(path);
+	jinst_jimage_close(img0);
+	jinst_jimage_close(img1);
+	jinst_jimage_close(img2);
+	return check_report();
+}
+
 /* ---- multi-release jars ------------------------------------------------------------ */
 
 static void zip_put(zip_t *z, const char *name, const void *bytes, size_t len)
@@ -1021,6 +1121,8 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 3 && strcmp(argv[1], "threads") == 0)
 		return test_threads(argv[2], argc >= 4 ? argv[3] : NULL);
+	if (argc >= 4 && strcmp(argv[1], "compressed") == 0)
+		return test_compressed(argv[2], argv[3]);
 	if (argc >= 3 && strcmp(argv[1], "infer") == 0)
 		return test_infer(argv[2]);
 	if (argc >= 4 && strcmp(argv[1], "multirelease") == 0)
