@@ -34,10 +34,22 @@
  * size, u8 uncompressed size, u4 decompressor name offset in strings, u4
  * its configuration's offset, u1 is_terminal. The name says how the bytes
  * after it were compressed: "zip" is a zlib stream (what jlink's
- * --compress=2 and zip-N write); "compact-cp" (--compress=1, class files
- * whose strings are shared across the image) is not read here. What comes
- * out may start with another such header: compressions stack, and are
- * undone until the content no longer starts with the magic.
+ * --compress=2 and zip-N write); "compact-cp" (--compress=1) is a class
+ * file whose constant-pool strings live in the image's strings table:
+ * magic, versions and constant_pool_count are as in the class, then each
+ * entry is as in the class except two tags that stand for a Utf8 entry:
+ *   23: a compressed int, the offset of the string in strings;
+ *   25: a descriptor split up: a compressed int (the offset of the
+ *       descriptor with every class name cut out, "(L;I)V"), a compressed
+ *       int (the byte length of what follows), then for every 'L' of that
+ *       descriptor two compressed ints, the offsets of the package
+ *       ("java/lang", may be empty) and of the simple name ("String").
+ * Everything after the constant pool is as in the class. A compressed int
+ * is 4 bytes big-endian, unless the first byte has its top bit set: then
+ * bits 6-5 give the length (1 to 3 bytes) and the value is bits 4-0 of
+ * that byte followed by the other bytes, big-endian.
+ * What comes out may start with another such header: compressions stack,
+ * and are undone until the content no longer starts with the magic.
  *
  * A class name says its package but not its module. The image answers that
  * too: the resource "/packages/PKG" (PKG with dots) holds pairs of u4 in the
@@ -284,6 +296,142 @@ static int location_content(const jinst_jimage *img, const location *loc, const 
 	return location_stored(img, loc, path, bytes, len, diag);
 }
 
+/* ---- compact-cp ---- */
+
+typedef struct cursor {
+	const uint8_t *p, *end;
+	bool bad;
+} cursor;
+
+static uint32_t cur_byte(cursor *c)
+{
+	if (c->p >= c->end) {
+		c->bad = true;
+		return 0;
+	}
+	return *c->p++;
+}
+
+static uint32_t cur_compressed_int(cursor *c)
+{
+	uint32_t b = cur_byte(c);
+	if (!(b & 0x80)) {
+		uint32_t v = b;
+		for (int i = 0; i < 3; i++)
+			v = v << 8 | cur_byte(c);
+		return v;
+	}
+	unsigned len = (b >> 5) & 3;
+	if (len == 0) {
+		c->bad = true;
+		return 0;
+	}
+	uint32_t v = b & 0x1F;
+	for (unsigned i = 1; i < len; i++)
+		v = v << 8 | cur_byte(c);
+	return v;
+}
+
+typedef struct sink {
+	uint8_t *p, *end;
+	bool bad;
+} sink;
+
+static void sink_put(sink *s, const void *bytes, size_t n)
+{
+	if (s->bad || (size_t)(s->end - s->p) < n) {
+		s->bad = true;
+		return;
+	}
+	memcpy(s->p, bytes, n);
+	s->p += n;
+}
+
+static void sink_byte(sink *s, uint8_t b)
+{
+	sink_put(s, &b, 1);
+}
+
+/* Rebuilds the class of a compact-cp resource into out[0..size). */
+static bool undo_compact_cp(const jinst_jimage *img, const uint8_t *in, size_t in_len, uint8_t *out, size_t size)
+{
+	/* Sizes of the constant-pool entries that are copied as they are, by tag. */
+	static const uint8_t entry_size[21] = {0, 0, 0, 4, 4, 8, 8, 2, 2, 4, 4, 4, 4, 0, 0, 3, 2, 0, 4, 2, 2};
+	cursor c = {in, in + in_len, false};
+	sink s = {out, out + size, false};
+	if (in_len < 10)
+		return false;
+	sink_put(&s, in, 10); /* magic, minor_version, major_version, constant_pool_count */
+	uint32_t count = (uint32_t)in[8] << 8 | in[9];
+	c.p += 10;
+	for (uint32_t i = 1; i < count && !c.bad && !s.bad; i++) {
+		uint32_t tag = cur_byte(&c);
+		if (tag == 23) {
+			const char *str = image_string(img, cur_compressed_int(&c));
+			size_t n = str ? strlen(str) : 0;
+			if (!str || n > 0xFFFF)
+				return false;
+			uint8_t head[3] = {JINST_CP_UTF8, (uint8_t)(n >> 8), (uint8_t)n};
+			sink_put(&s, head, 3);
+			sink_put(&s, str, n);
+		} else if (tag == 25) {
+			const char *desc = image_string(img, cur_compressed_int(&c));
+			uint32_t index_bytes = cur_compressed_int(&c);
+			if (!desc || c.bad || index_bytes > (size_t)(c.end - c.p))
+				return false;
+			cursor idx = {c.p, c.p + index_bytes, false};
+			c.p += index_bytes;
+			sink_byte(&s, JINST_CP_UTF8);
+			uint8_t *length_at = s.p;
+			sink_put(&s, (const uint8_t[2]){0, 0}, 2); /* the length, once known */
+			uint8_t *start = s.p;
+			for (const char *d = desc; *d; d++) {
+				sink_byte(&s, (uint8_t)*d);
+				if (*d != 'L' || index_bytes == 0)
+					continue;
+				const char *pkg = image_string(img, cur_compressed_int(&idx));
+				const char *cls = image_string(img, cur_compressed_int(&idx));
+				if (!pkg || !cls || idx.bad)
+					return false;
+				if (*pkg) {
+					sink_put(&s, pkg, strlen(pkg));
+					sink_byte(&s, '/');
+				}
+				sink_put(&s, cls, strlen(cls));
+			}
+			size_t n = (size_t)(s.p - start);
+			if (s.bad || n > 0xFFFF)
+				return false;
+			length_at[0] = (uint8_t)(n >> 8);
+			length_at[1] = (uint8_t)n;
+		} else if (tag == JINST_CP_UTF8) {
+			if ((size_t)(c.end - c.p) < 2)
+				return false;
+			size_t n = 2 + ((size_t)c.p[0] << 8 | c.p[1]);
+			if ((size_t)(c.end - c.p) < n)
+				return false;
+			sink_byte(&s, (uint8_t)tag);
+			sink_put(&s, c.p, n);
+			c.p += n;
+		} else if (tag < sizeof(entry_size) && entry_size[tag]) {
+			size_t n = entry_size[tag];
+			if ((size_t)(c.end - c.p) < n)
+				return false;
+			sink_byte(&s, (uint8_t)tag);
+			sink_put(&s, c.p, n);
+			c.p += n;
+			if (tag == JINST_CP_LONG || tag == JINST_CP_DOUBLE)
+				i++; /* JVMS 4.4.5: they take two slots */
+		} else {
+			return false; /* Dynamic (17) and unknown tags have no known size here */
+		}
+	}
+	if (c.bad || s.bad)
+		return false;
+	sink_put(&s, c.p, (size_t)(c.end - c.p)); /* the rest of the class */
+	return !s.bad && s.p == s.end;
+}
+
 /* Undoes the compressions of a stored resource into a malloc'd buffer. */
 static int decompress(const jinst_jimage *img, const char *path, const uint8_t *in, size_t in_len,
                       uint64_t want, uint8_t **out, size_t *out_len, jinst_diag *diag)
@@ -300,9 +448,10 @@ static int decompress(const jinst_jimage *img, const char *path, const uint8_t *
 			rc = jinst_classpath_fail(diag, JINST_EMALFORMED, "%s: bad compression header", path);
 			break;
 		}
-		if (!how || strcmp(how, "zip") != 0) {
-			rc = jinst_classpath_fail(diag, JINST_EUNSUPPORTED, "%s: compressed with %s (not read; only zip is)",
-			                           path, how ? how : "an unnamed decompressor");
+		bool zip = how && strcmp(how, "zip") == 0, compact = how && strcmp(how, "compact-cp") == 0;
+		if (!zip && !compact) {
+			rc = jinst_classpath_fail(diag, JINST_EUNSUPPORTED, "%s: compressed with %s (not read)", path,
+			                           how ? how : "an unnamed decompressor");
 			break;
 		}
 		uint8_t *next = malloc(usize ? (size_t)usize : 1);
@@ -310,11 +459,18 @@ static int decompress(const jinst_jimage *img, const char *path, const uint8_t *
 			rc = jinst_classpath_fail(diag, JINST_ENOMEM, "out of memory");
 			break;
 		}
-		uLongf got = (uLongf)usize;
-		int z = uncompress(next, &got, cur + JIMAGE_COMPRESSED_HEADER_SIZE, (uLong)csize);
-		if (z != Z_OK || got != usize) {
+		const uint8_t *data = cur + JIMAGE_COMPRESSED_HEADER_SIZE;
+		if (zip) {
+			uLongf got = (uLongf)usize;
+			int z = uncompress(next, &got, data, (uLong)csize);
+			if (z != Z_OK || got != usize) {
+				free(next);
+				rc = jinst_classpath_fail(diag, JINST_EMALFORMED, "%s: zip data does not inflate (zlib %d)", path, z);
+				break;
+			}
+		} else if (!undo_compact_cp(img, data, (size_t)csize, next, (size_t)usize)) {
 			free(next);
-			rc = jinst_classpath_fail(diag, JINST_EMALFORMED, "%s: zip data does not inflate (zlib %d)", path, z);
+			rc = jinst_classpath_fail(diag, JINST_EMALFORMED, "%s: compact-cp data does not rebuild a class", path);
 			break;
 		}
 		free(owned);

@@ -74,8 +74,8 @@ void jinst_jimage_close(jinst_jimage *image); /* NULL is fine */
 int jinst_jimage_find(const jinst_jimage *image, const char *path, const uint8_t **bytes,
                       size_t *len, jinst_diag *diag);
 /* The same resource in a malloc'd buffer (the caller frees *bytes),
- * decompressed when jlink stored it compressed with zip (--compress=2,
- * zip-N); JINST_EUNSUPPORTED for compact-cp (--compress=1). */
+ * decompressed when jlink stored it compressed (--compress=1 compact-cp,
+ * --compress=2 and zip-N zip); JINST_EUNSUPPORTED for another compressor. */
 int jinst_jimage_read(const jinst_jimage *image, const char *path, uint8_t **bytes, size_t *len,
                       jinst_diag *diag);
 /* The module that holds package ("java/lang" -> "java.base"), borrowed, or
