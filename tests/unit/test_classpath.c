@@ -10,6 +10,7 @@
  *   test_classpath jmods JAVA_HOME WORK     the same against a JDK home with jmods/ only
  *   test_classpath threads JAVA_HOME [JAR]  4 threads x every JDK class (and JAR's)
  *   test_classpath compressed JAVA_HOME WORK images jlink compressed, against a stored one
+ *   test_classpath damaged MODULES WORK     a cut image, and copies with bytes changed
  *   test_classpath infer JAVA_HOME          frames for all of java.base through the resolver
  *   test_classpath multirelease DATA WORK   META-INF/versions/N of multi-release jars
  *   test_classpath errors DATA_CLASSES WORK missing, unreadable and wrong entries
@@ -1024,6 +1025,143 @@ static int test_compressed(const char *java_home, const char *work)
 	return check_report();
 }
 
+/* ---- damaged images ---------------------------------------------------------------- */
+
+static int count_resource(void *ctx, const char *path)
+{
+	(void)path;
+	++*(size_t *)ctx;
+	return 0;
+}
+
+/* What a reader does with an image: list it, find the module of a package,
+ * read a few classes. Returns how many reads succeeded. */
+static size_t exercise_image(const jinst_jimage *img, size_t *listed)
+{
+	static const char *const paths[] = {"/java.base/java/lang/Object.class", "/java.base/java/util/ArrayList.class",
+	                                    "/java.desktop/java/awt/Frame.class", "/packages/java.lang"};
+	*listed = 0;
+	jinst_jimage_foreach(img, count_resource, listed);
+	jinst_jimage_package_module(img, "java/lang");
+	jinst_jimage_package_module(img, "java/util/concurrent");
+	size_t ok = 0;
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		uint8_t *bytes;
+		size_t len;
+		const uint8_t *borrowed;
+		if (jinst_jimage_read(img, paths[i], &bytes, &len, NULL) == 0) {
+			ok++;
+			free(bytes);
+		}
+		jinst_jimage_find(img, paths[i], &borrowed, &len, NULL);
+	}
+	return ok;
+}
+
+/* The index of a real image (header, tables, strings) and the first MB of
+ * its contents, then the same with bytes changed at random in the index:
+ * what lies in the file reads as in the whole image, what lies past the end
+ * is refused, and every read stays inside the file (ASan builds check). */
+static int test_damaged(const char *modules, const char *work)
+{
+	/* The header, the index and the first MB of contents. */
+	FILE *in = fopen(modules, "rb");
+	uint32_t h[7];
+	if (!in || fread(h, 4, 7, in) != 7 || h[0] != 0xCAFEDADAu) {
+		printf("SKIP: no little-endian image at %s\n", modules);
+		if (in)
+			fclose(in);
+		return SKIP;
+	}
+	size_t index = 28 + 8 * (size_t)h[4] + h[5] + h[6], keep = index + (1u << 20);
+	uint8_t *all = malloc(keep);
+	rewind(in);
+	keep = fread(all, 1, keep, in);
+	fclose(in);
+	mkdir(work, 0777);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/damaged.jimage", work);
+
+	FILE *f = fopen(path, "wb");
+	fwrite(all, 1, keep, f);
+	fclose(f);
+	jinst_jimage *img;
+	jinst_diag diag = {0};
+	CHECK(jinst_jimage_open(&img, path, &diag) == 0, "open the cut image: %s", diag.message);
+	size_t listed = 0;
+	jinst_jimage *whole;
+	if (img && jinst_jimage_open(&whole, modules, NULL) == 0) {
+		CHECK(exercise_image(img, &listed) < 4, "reads past the end of a cut image");
+		CHECK(listed == h[4], "%zu resources listed, the header says %u", listed, h[4]);
+		/* Each class of java/lang: read whole when in the kept part, refused when not. */
+		size_t in_part = 0, past = 0;
+		strings names = {0};
+		jinst_jimage_foreach(whole, collect_classes, &names);
+		for (size_t i = 0; i < names.count; i++) {
+			if (strncmp(names.items[i], "/java.base/java/lang/", 21) != 0)
+				continue;
+			const uint8_t *want;
+			size_t want_len, len;
+			uint8_t *got = NULL;
+			CHECK(jinst_jimage_find(whole, names.items[i], &want, &want_len, NULL) == 0, "%s", names.items[i]);
+			diag = (jinst_diag){0};
+			int rc = jinst_jimage_read(img, names.items[i], &got, &len, &diag);
+			if (rc == 0) {
+				CHECK(len == want_len && memcmp(got, want, len) == 0, "%s: other bytes", names.items[i]);
+				in_part++;
+			} else {
+				CHECK(rc == JINST_EMALFORMED && strstr(diag.message, "past the end"), "%s: %s", names.items[i],
+				      diag.message);
+				past++;
+			}
+			free(got);
+		}
+		CHECK(in_part > 0 && past > 0, "java/lang: %zu classes inside the cut image, %zu past its end", in_part,
+		      past);
+		strings_free(&names);
+		jinst_jimage_close(whole);
+	}
+	jinst_jimage_close(img);
+	snprintf(path, sizeof(path), "%s/short.jimage", work);
+	f = fopen(path, "wb");
+	fwrite(all, 1, index / 2, f);
+	fclose(f);
+	diag = (jinst_diag){0};
+	CHECK(jinst_jimage_open(&img, path, &diag) == JINST_EUNSUPPORTED && strstr(diag.message, "past the end"),
+	      "an image cut inside its index: %s", diag.message);
+
+	uint8_t *mutant = malloc(keep);
+	size_t opened = 0, reads = 0;
+	uint32_t seed = 12345;
+	const int rounds = 200;
+	snprintf(path, sizeof(path), "%s/mutant.jimage", work);
+	for (int r = 0; r < rounds; r++) {
+		memcpy(mutant, all, keep);
+		int flips = 1 + r % 16;
+		for (int k = 0; k < flips; k++) {
+			seed = seed * 1103515245u + 12345u;
+			/* Mostly the tables and strings; now and then the header. */
+			size_t at = (r % 10 == 0) ? (seed >> 8) % 28 : 28 + (seed >> 8) % (index - 28);
+			seed = seed * 1103515245u + 12345u;
+			mutant[at] = (uint8_t)(seed >> 16);
+		}
+		f = fopen(path, "wb");
+		fwrite(mutant, 1, keep, f);
+		fclose(f);
+		if (jinst_jimage_open(&img, path, NULL) != 0)
+			continue;
+		opened++;
+		reads += exercise_image(img, &listed);
+		jinst_jimage_close(img);
+	}
+	printf("%s cut to %zu bytes (index and 1 MB); %d damaged copies: %zu opened, %zu reads "
+	       "inside the file, no read outside it\n",
+	       modules, keep, rounds, opened, reads);
+	free(mutant);
+	free(all);
+	return check_report();
+}
+
 /* ---- multi-release jars ------------------------------------------------------------ */
 
 static void zip_put(zip_t *z, const char *name, const void *bytes, size_t len)
@@ -1118,6 +1256,8 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 3 && strcmp(argv[1], "threads") == 0)
 		return test_threads(argv[2], argc >= 4 ? argv[3] : NULL);
+	if (argc >= 4 && strcmp(argv[1], "damaged") == 0)
+		return test_damaged(argv[2], argv[3]);
 	if (argc >= 4 && strcmp(argv[1], "compressed") == 0)
 		return test_compressed(argv[2], argv[3]);
 	if (argc >= 3 && strcmp(argv[1], "infer") == 0)
