@@ -600,6 +600,53 @@ void jinst_classpath_set_release(jinst_classpath *cp, int release)
 		cp->release = release;
 }
 
+/* Adds every file of folder whose name ends in suffix (or suffix2), in name
+ * order (the file system's order is not stable across machines). */
+static int add_folder_files(jinst_classpath *cp, const char *folder, const char *suffix, const char *suffix2,
+                            size_t *added, jinst_diag *diag)
+{
+	*added = 0;
+	DIR *d = opendir(folder);
+	if (!d)
+		return jinst_classpath_fail(diag, JINST_EIO, "%s: %s", folder, strerror(errno));
+	char **names = NULL;
+	size_t count = 0, cap = 0;
+	int rc = 0;
+	struct dirent *de;
+	while (rc == 0 && (de = readdir(d))) {
+		size_t n = strlen(de->d_name), n1 = strlen(suffix), n2 = suffix2 ? strlen(suffix2) : 0;
+		bool match = (n > n1 && strcmp(de->d_name + n - n1, suffix) == 0) ||
+		             (suffix2 && n > n2 && strcmp(de->d_name + n - n2, suffix2) == 0);
+		if (!match)
+			continue;
+		if (count == cap) {
+			cap = cap ? cap * 2 : 64;
+			char **more = realloc(names, cap * sizeof(*names));
+			if (!more) {
+				rc = JINST_ENOMEM;
+				break;
+			}
+			names = more;
+		}
+		if (!(names[count] = path_join(folder, de->d_name)))
+			rc = JINST_ENOMEM;
+		else
+			count++;
+	}
+	closedir(d);
+	if (count)
+		qsort(names, count, sizeof(*names), name_compare);
+	if (rc != 0)
+		jinst_classpath_fail(diag, rc, "out of memory");
+	for (size_t i = 0; i < count; i++) {
+		if (rc == 0 && is_file(names[i]) && (rc = jinst_classpath_add(cp, names[i], diag)) == 0)
+			++*added;
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
 int jinst_classpath_add_jdk(jinst_classpath *cp, const char *java_home, jinst_diag *diag)
 {
 	if (!cp || !java_home)
@@ -619,54 +666,18 @@ int jinst_classpath_add_jdk(jinst_classpath *cp, const char *java_home, jinst_di
 	char *jmods = path_join(java_home, "jmods");
 	if (!jmods)
 		return jinst_classpath_fail(diag, JINST_ENOMEM, "out of memory");
-	DIR *d = opendir(jmods);
-	if (d) {
-		char **names = NULL;
-		size_t count = 0, cap = 0;
-		int rc = 0;
-		struct dirent *de;
-		while (rc == 0 && (de = readdir(d))) {
-			size_t n = strlen(de->d_name);
-			if (n <= 5 || strcmp(de->d_name + n - 5, ".jmod") != 0)
-				continue;
-			if (count == cap) {
-				cap = cap ? cap * 2 : 64;
-				char **more = realloc(names, cap * sizeof(*names));
-				if (!more) {
-					rc = JINST_ENOMEM;
-					break;
-				}
-				names = more;
-			}
-			if (!(names[count] = path_join(jmods, de->d_name)))
-				rc = JINST_ENOMEM;
-			else
-				count++;
-		}
-		closedir(d);
-		if (count)
-			qsort(names, count, sizeof(*names), name_compare);
-		if (rc != 0)
-			jinst_classpath_fail(diag, rc, "out of memory");
-		for (size_t i = 0; i < count; i++) {
-			if (rc == 0)
-				rc = add_zip(cp, names[i], 4, "classes/", diag);
-			free(names[i]);
-		}
-		free(names);
-		if (rc != 0 || count) {
-			free(jmods);
-			return rc;
-		}
-	}
+	size_t added = 0;
+	int rc = is_folder(jmods) ? add_folder_files(cp, jmods, ".jmod", NULL, &added, diag) : 0;
 	free(jmods);
+	if (rc != 0 || added)
+		return rc;
 
 	/* JDK 8 and before. */
 	for (size_t i = 1; i < sizeof(images) / sizeof(images[0]); i++) {
 		if (!(path = path_join(java_home, images[i])))
 			return jinst_classpath_fail(diag, JINST_ENOMEM, "out of memory");
 		if (is_file(path)) {
-			int rc = add_zip(cp, path, 0, "", diag);
+			rc = add_zip(cp, path, 0, "", diag);
 			free(path);
 			return rc;
 		}
@@ -734,7 +745,16 @@ int jinst_classpath_add_list(jinst_classpath *cp, const char *list, jinst_diag *
 			char *one = strndup(p, n);
 			if (!one)
 				return jinst_classpath_fail(diag, JINST_ENOMEM, "out of memory");
-			int rc = jinst_classpath_add(cp, one, diag);
+			int rc;
+			size_t added;
+			/* A last segment "*": every .jar and .JAR of the folder, as the java launcher expands it. */
+			if (strcmp(one, "*") == 0)
+				rc = add_folder_files(cp, ".", ".jar", ".JAR", &added, diag);
+			else if (n >= 2 && strcmp(one + n - 2, "/*") == 0) {
+				one[n - 2] = '\0';
+				rc = add_folder_files(cp, one[0] ? one : "/", ".jar", ".JAR", &added, diag);
+			} else
+				rc = jinst_classpath_add(cp, one, diag);
 			free(one);
 			if (rc != 0)
 				return rc;

@@ -41,7 +41,8 @@ void jinst_classpath_set_release(jinst_classpath *cp, int release);
  * JINST_EIO (diag names the path) when it cannot be opened or read,
  * JINST_EUNSUPPORTED when a file is none of these. */
 int jinst_classpath_add(jinst_classpath *cp, const char *path, jinst_diag *diag);
-/* Each entry of a list separated by ':' (a Java class path), in order. */
+/* Each entry of a list separated by ':' (a Java class path), in order.
+ * "DIR/" "*" stands for every .jar and .JAR file of DIR, in name order. */
 int jinst_classpath_add_list(jinst_classpath *cp, const char *list, jinst_diag *diag);
 /* The classes of a JDK: java_home/lib/modules (9+), else every
  * java_home/jmods/ *.jmod, else java_home/jre/lib/rt.jar or lib/rt.jar (8). */

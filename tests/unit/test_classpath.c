@@ -1177,11 +1177,15 @@ static void zip_put(zip_t *z, const char *name, const void *bytes, size_t len)
  * Shape, so the two are told apart): release 0 and 9 read the base entry,
  * 11 and 17 the versioned one; without "Multi-Release: true" the versions
  * are never read. */
-static int test_multi_release(const char *data_classes, const char *work)
+static int test_multi_release(const char *data_classes, const char *parent)
 {
 	size_t base_len, v11_len;
 	uint8_t *base = test_load(data_classes, "main/jinsttest/Features.class", &base_len);
 	uint8_t *v11 = test_load(data_classes, "main/jinsttest/Shape.class", &v11_len);
+	/* A folder of their own: the list test below takes every jar in it. */
+	char work[2048];
+	mkdir(parent, 0777);
+	snprintf(work, sizeof(work), "%.2000s/multirelease", parent);
 	mkdir(work, 0777);
 	static const char *const manifests[] = {"Manifest-Version: 1.0\r\nMulti-Release: true\r\n\r\n",
 	                                        "Manifest-Version: 1.0\r\n\r\n"};
@@ -1220,6 +1224,32 @@ static int test_multi_release(const char *data_classes, const char *work)
 			jinst_classpath_free(cp);
 		}
 	}
+	/* "WORK/" "*": both jars in name order, multi.jar first. */
+	char list[4200];
+	snprintf(list, sizeof(list), "%s/nothing.txt:%s/*", work, work);
+	jinst_classpath *cp;
+	jinst_diag diag = {0};
+	jinst_classpath_new(&cp);
+	jinst_classpath_set_release(cp, 17);
+	CHECK(jinst_classpath_add_list(cp, list, &diag) == JINST_EIO && strstr(diag.message, "nothing.txt"),
+	      "a missing first entry stops the list: %s", diag.message);
+	jinst_classpath_free(cp);
+	snprintf(list, sizeof(list), "%s/*", work);
+	jinst_classpath_new(&cp);
+	jinst_classpath_set_release(cp, 17);
+	CHECK(jinst_classpath_add_list(cp, list, &diag) == 0, "add %s: %s", list, diag.message);
+	uint8_t *got = NULL;
+	size_t len = 0;
+	CHECK(jinst_classpath_read(cp, "jinsttest/Features", &got, &len, &diag) == 0 && len == v11_len &&
+	          memcmp(got, v11, len) == 0,
+	      "%s: multi.jar's versioned class first", list);
+	free(got);
+	jinst_classpath_free(cp);
+	snprintf(list, sizeof(list), "%s/no-such-folder/*", work);
+	jinst_classpath_new(&cp);
+	CHECK(jinst_classpath_add_list(cp, list, &diag) == JINST_EIO && strstr(diag.message, "no-such-folder"),
+	      "%s: %s", list, diag.message);
+	jinst_classpath_free(cp);
 	free(base);
 	free(v11);
 	return check_report();
