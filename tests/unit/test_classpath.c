@@ -1024,6 +1024,54 @@ static int test_compressed(const char *java_home, const char *work)
 	CHECK(h.lookup(h.ctx, "java/util/ArrayList", &super_name, &is_interface) == 0 && !is_interface && super_name &&
 	          strcmp(super_name, "java/util/AbstractList") == 0,
 	      "ArrayList from the zip image");
+	/* Both compressed images again with 500 bytes of their contents
+	 * changed: every read fails cleanly or gives the size the image says. */
+	const char *const packed[] = {cpool, zipped};
+	size_t damaged_ok[2] = {0, 0}, damaged_failed[2] = {0, 0};
+	for (int k = 0; k < 2; k++) {
+		size_t size;
+		uint8_t *bytes = test_read_file(packed[k], &size);
+		uint32_t head[7];
+		memcpy(head, bytes, sizeof(head));
+		size_t index = 28 + 8 * (size_t)head[4] + head[5] + head[6];
+		uint32_t seed = 777u + (uint32_t)k;
+		for (int i = 0; i < 500 && index < size; i++) {
+			seed = seed * 1103515245u + 12345u;
+			size_t at = index + ((size_t)seed << 7 ^ seed >> 9) % (size - index);
+			seed = seed * 1103515245u + 12345u;
+			bytes[at] ^= (uint8_t)(1u << (seed >> 13) % 8);
+		}
+		char damaged[4200];
+		snprintf(damaged, sizeof(damaged), "%s/damaged-%d.jimage", work, k);
+		FILE *f = fopen(damaged, "wb");
+		CHECK(f && fwrite(bytes, 1, size, f) == size, "write %s", damaged);
+		if (f)
+			fclose(f);
+		free(bytes);
+		jinst_jimage *img;
+		if (jinst_jimage_open(&img, damaged, NULL) != 0) {
+			CHECK(false, "open %s", damaged);
+			continue;
+		}
+		strings paths = {0};
+		jinst_jimage_foreach(img0, collect_classes, &paths);
+		for (size_t i = 0; i < paths.count; i++) {
+			uint8_t *got = NULL;
+			size_t len = 0, want_len;
+			const uint8_t *want;
+			int rc = jinst_jimage_read(img, paths.items[i], &got, &len, NULL);
+			jinst_jimage_find(img0, paths.items[i], &want, &want_len, NULL);
+			CHECK(rc != 0 || len == want_len, "%s: %zu bytes, not %zu", paths.items[i], len, want_len);
+			damaged_ok[k] += rc == 0;
+			damaged_failed[k] += rc != 0;
+			free(got);
+		}
+		strings_free(&paths);
+		jinst_jimage_close(img);
+	}
+	printf("with 500 bytes changed: compact-cp %zu classes read, %zu refused; zip %zu read, %zu refused\n",
+	       damaged_ok[0], damaged_failed[0], damaged_ok[1], damaged_failed[1]);
+	CHECK(damaged_failed[1] > 0, "no damage seen in the zip image");
 	printf("java.base linked with --compress=2 (zip): %zu of %zu resources read back identical; "
 	       "with --compress=1 (compact-cp): %zu of %zu\n",
 	       zip.identical, zip.resources, cp.identical, cp.resources);
