@@ -231,6 +231,39 @@ static int read_pool(jinst_class *c, jinst_reader *r, jinst_diag *diag)
 	return check_pool(c, start, marks, diag);
 }
 
+/* Reports an attribute header at `at` whose attribute_length runs past r's end. */
+static int attr_past_end(jinst_class *c, const jinst_reader *r, uint32_t at, uint16_t name_index, uint32_t length,
+                         jinst_diag *diag)
+{
+	uint16_t nlen;
+	const uint8_t *name = jinst_cp_utf8(c, name_index, &nlen);
+	return jinst_fail(diag, JINST_EMALFORMED, at + 2, "attribute %.*s: attribute_length %u runs past the end (%u bytes left)",
+	                  (int)(nlen > 64 ? 64 : nlen), (const char *)name, (unsigned)length,
+	                  (unsigned)(r->end - at - 6));
+}
+
+/* jinst_attrs_read's checks without the list: count headers at r, each
+ * with a Utf8 name and a length that fits. */
+static int check_attr_headers(jinst_class *c, jinst_reader *r, uint16_t count, jinst_diag *diag)
+{
+	const uint8_t *b = c->bytes;
+	uint32_t pos = r->pos, end = r->end;
+	for (uint16_t i = 0; i < count; i++) {
+		if (end - pos < 6)
+			return jinst_fail(diag, JINST_EMALFORMED, pos, "attribute header runs past its end");
+		uint16_t name_index = jinst_be16(b + pos);
+		uint32_t length = jinst_be32(b + pos + 2);
+		if (!is_tag(c, name_index, JINST_CP_UTF8))
+			return jinst_fail(diag, JINST_EMALFORMED, pos, "attribute_name_index #%u is not a Utf8",
+			                  (unsigned)name_index);
+		if (end - pos - 6 < length)
+			return attr_past_end(c, r, pos, name_index, length, diag);
+		pos += 6 + length;
+	}
+	r->pos = pos;
+	return 0;
+}
+
 int jinst_attrs_read(jinst_class *c, jinst_reader *r, enum jinst_attr_context ctx, jinst_attr_list *list,
                      jinst_diag *diag)
 {
@@ -238,13 +271,17 @@ int jinst_attrs_read(jinst_class *c, jinst_reader *r, enum jinst_attr_context ct
 	uint16_t count = jinst_rd_u2(r);
 	if (r->bad)
 		return jinst_fail(diag, JINST_EMALFORMED, at, "truncated before attributes_count");
-	list->count = count;
-	list->items = NULL;
+	if (list) {
+		list->count = count;
+		list->items = NULL;
+	}
 	if (!count)
 		return 0;
 	if ((uint32_t)count * 6 > jinst_rd_left(r))
 		return jinst_fail(diag, JINST_EMALFORMED, at, "attributes_count %u needs more bytes than the %u left",
 		                  (unsigned)count, (unsigned)jinst_rd_left(r));
+	if (!list)
+		return check_attr_headers(c, r, count, diag);
 	jinst_attr *items = jinst_arena_alloc(c->arena, (size_t)count * sizeof(*items));
 	if (!items)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory for attributes");
@@ -264,10 +301,7 @@ int jinst_attrs_read(jinst_class *c, jinst_reader *r, enum jinst_attr_context ct
 		}
 		a->info = jinst_rd_bytes(r, a->length);
 		if (!a->info)
-			return jinst_fail(diag, JINST_EMALFORMED, a->offset + 2,
-			                  "attribute %.*s: attribute_length %u runs past the end (%u bytes left)",
-			                  (int)(nlen > 64 ? 64 : nlen), (const char *)name, (unsigned)a->length,
-			                  (unsigned)(r->end - a->offset - 6));
+			return attr_past_end(c, r, a->offset, a->name_index, a->length, diag);
 		a->kind = (uint16_t)jinst_attr_kind_of(name, nlen, ctx);
 		a->modified = false;
 		a->model = NULL;
@@ -296,6 +330,11 @@ static int read_members(jinst_class *c, jinst_reader *r, bool methods, jinst_dia
 		m->name_index = jinst_rd_u2(r);
 		m->descriptor_index = jinst_rd_u2(r);
 		m->modified = false;
+		m->method = methods;
+		m->attrs_read = false;
+		m->cls = c;
+		m->attrs.count = 0;
+		m->attrs.items = NULL;
 		if (r->bad)
 			return jinst_fail(diag, JINST_EMALFORMED, m->offset, "truncated in %s[%u]", what, (unsigned)i);
 		if (!is_tag(c, m->name_index, JINST_CP_UTF8)) {
@@ -310,7 +349,7 @@ static int read_members(jinst_class *c, jinst_reader *r, bool methods, jinst_dia
 			jinst_diag_member(diag, c, m, methods);
 			return rc;
 		}
-		int rc = jinst_attrs_read(c, r, methods ? JINST_CTX_METHOD : JINST_CTX_FIELD, &m->attrs, diag);
+		int rc = jinst_attrs_read(c, r, methods ? JINST_CTX_METHOD : JINST_CTX_FIELD, NULL, diag);
 		if (rc) {
 			jinst_diag_member(diag, c, m, methods);
 			return rc;
@@ -492,7 +531,26 @@ uint16_t jinst_member_access_flags(const jinst_member *m) { return m->access_fla
 uint16_t jinst_member_name_index(const jinst_member *m) { return m->name_index; }
 uint16_t jinst_member_descriptor_index(const jinst_member *m) { return m->descriptor_index; }
 uint32_t jinst_member_offset(const jinst_member *m) { return m->offset; }
-jinst_attr_list *jinst_member_attrs(jinst_member *m) { return &m->attrs; }
+int jinst_member_attrs_load(jinst_member *m, jinst_diag *diag)
+{
+	if (m->attrs_read)
+		return 0;
+	jinst_reader r;
+	jinst_reader_init(&r, m->cls->bytes, m->offset + 6, m->end);
+	int rc = jinst_attrs_read(m->cls, &r, m->method ? JINST_CTX_METHOD : JINST_CTX_FIELD, &m->attrs, diag);
+	if (rc) {
+		m->attrs.count = 0;
+		m->attrs.items = NULL;
+		return rc;
+	}
+	m->attrs_read = true;
+	return 0;
+}
+
+jinst_attr_list *jinst_member_attrs(jinst_member *m)
+{
+	return jinst_member_attrs_load(m, NULL) == 0 ? &m->attrs : NULL;
+}
 
 jinst_attr *jinst_attr_find(const jinst_attr_list *list, enum jinst_attr_kind kind)
 {

@@ -282,6 +282,10 @@ uint16_t jinst_member_access_flags(const jinst_member *m);
 uint16_t jinst_member_name_index(const jinst_member *m);
 uint16_t jinst_member_descriptor_index(const jinst_member *m);
 uint32_t jinst_member_offset(const jinst_member *m); /* of access_flags in the class file */
+/* The member's attributes. The list is built on the first call (its headers
+ * were checked by jinst_class_parse), so that a class that is only copied
+ * never builds it; like every use of a class, calls for one class come from
+ * one thread at a time. NULL only when out of memory. */
 jinst_attr_list *jinst_member_attrs(jinst_member *m);
 
 /* ---- attribute models ------------------------------------------------------------- */
