@@ -140,6 +140,8 @@ static int check_pool(jinst_class *c, uint32_t pool_start, const uint8_t *marks,
 	return 0;
 }
 
+#define PREFETCH_MAX 16384 /* bytes of a class asked for ahead of use */
+
 static int read_pool(jinst_class *c, jinst_reader *r, jinst_diag *diag)
 {
 	uint16_t count = jinst_rd_u2(r);
@@ -223,6 +225,12 @@ static int read_pool(jinst_class *c, jinst_reader *r, jinst_diag *diag)
 	uint32_t start = r->pos;
 	r->pos = pos;
 	c->cp_end = pos;
+	/* The rest of the class (header, members, attributes) is read next as a
+	 * chain of headers, each found from the one before, so each miss in the
+	 * cache would be waited for in turn: ask for those bytes now, and they
+	 * arrive while the pool is checked. */
+	for (uint32_t at = pos, stop = end - pos > PREFETCH_MAX ? pos + PREFETCH_MAX : end; at < stop; at += 64)
+		__builtin_prefetch(b + at);
 	uint8_t *marks = jinst_arena_alloc(c->arena, (pos - start) / 8 + 16);
 	if (!marks)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory for the constant pool");
