@@ -44,6 +44,9 @@ struct jinst_class {
 	uint32_t *cp_offsets;
 	uint32_t cp_end;          /* offset just past the constant pool */
 	jinst_pool *pool;         /* NULL until the first jinst_cp_add */
+	/* By Utf8 index: 1 + the attribute kind that name has in some context,
+	 * 0 when not looked up yet; NULL until an attribute list is built. */
+	uint8_t *attr_kinds;
 
 	uint16_t access_flags, this_class, super_class;
 	uint16_t interface_count;
@@ -251,6 +254,9 @@ int jinst_attr_encode(jinst_class *cls, jinst_attr *a, bool from_model, jinst_bu
                       jinst_diag *diag);
 /* Kind of an attribute named name[0..len) in context ctx. */
 enum jinst_attr_kind jinst_attr_kind_of(const uint8_t *name, uint16_t len, enum jinst_attr_context ctx);
+/* The same for the Utf8 at name_index of the original pool, looked up once
+ * per name and class (cls->attr_kinds); UNKNOWN when it is no Utf8. */
+enum jinst_attr_kind jinst_attr_kind_at(jinst_class *cls, uint16_t name_index, enum jinst_attr_context ctx);
 
 /* Encodes instructions back into code bytes (deep mode: same layout as decoded). */
 int jinst_code_encode(jinst_class *cls, const jinst_insn *insns, uint32_t count, jinst_buf *out,

@@ -300,9 +300,7 @@ int jinst_attrs_read(jinst_class *c, jinst_reader *r, enum jinst_attr_context ct
 		a->length = jinst_rd_u4(r);
 		if (r->bad)
 			return jinst_fail(diag, JINST_EMALFORMED, a->offset, "attribute header runs past its end");
-		uint16_t nlen;
-		const uint8_t *name = jinst_cp_utf8(c, a->name_index, &nlen);
-		if (!name) {
+		if (jinst_cp_tag_fast(c, a->name_index) != JINST_CP_UTF8) {
 			int rc = jinst_fail(diag, JINST_EMALFORMED, a->offset,
 			                    "attribute_name_index #%u is not a Utf8", (unsigned)a->name_index);
 			return rc;
@@ -310,7 +308,7 @@ int jinst_attrs_read(jinst_class *c, jinst_reader *r, enum jinst_attr_context ct
 		a->info = jinst_rd_bytes(r, a->length);
 		if (!a->info)
 			return attr_past_end(c, r, a->offset, a->name_index, a->length, diag);
-		a->kind = (uint16_t)jinst_attr_kind_of(name, nlen, ctx);
+		a->kind = (uint16_t)jinst_attr_kind_at(c, a->name_index, ctx);
 		a->modified = false;
 		a->model = NULL;
 	}
