@@ -2,9 +2,13 @@
  * The reader. jinst_class_parse() walks the class file once: it indexes the
  * constant pool (tag and offset of every entry), checks every constant-pool
  * reference for range and tag, validates modified UTF-8, and records the
- * header, the field and method headers and every attribute header. Attribute
+ * header, the field and method headers and the class's attribute headers.
+ * A field's or method's attribute headers are checked (each fits, each is
+ * named by a Utf8) but its attribute list is built only on first use
+ * (jinst_member_attrs, or a write that encodes the member). Attribute
  * contents are left alone until someone asks for them (jinst_attr_decode), so
- * a class that is only copied costs one pass over its constant pool.
+ * a class that is only copied costs one pass over its constant pool and one
+ * walk over its headers.
  */
 #include "internal.h"
 

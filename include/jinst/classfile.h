@@ -8,7 +8,8 @@
  * caller owns, unless said otherwise.
  *
  * Laziness: jinst_class_parse() reads the constant pool, the class header, the
- * field and method headers and the attribute headers. An attribute's contents
+ * field and method headers and checks the attribute headers (a member's list
+ * of them is built on the first jinst_member_attrs()). An attribute's contents
  * (a method's Code, its StackMapTable, annotations...) are decoded only when
  * jinst_attr_decode() is called, and anything never decoded is written back
  * by copying its original bytes.
