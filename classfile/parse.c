@@ -348,18 +348,43 @@ static int read_members(jinst_class *c, jinst_reader *r, bool methods, jinst_dia
 	jinst_member *ms = count ? jinst_arena_alloc(c->arena, (size_t)count * sizeof(*ms)) : NULL;
 	if (count && !ms)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory for %s", what);
+	const uint8_t *b = c->bytes, *tags = c->cp_tags;
+	uint32_t cp_count = c->cp_count, end = r->end;
 	for (uint16_t i = 0; i < count; i++) {
 		jinst_member *m = &ms[i];
-		m->offset = r->pos;
-		m->access_flags = jinst_rd_u2(r);
-		m->name_index = jinst_rd_u2(r);
-		m->descriptor_index = jinst_rd_u2(r);
+		uint32_t pos = r->pos;
+		m->offset = pos;
 		m->modified = false;
 		m->method = methods;
 		m->attrs_read = false;
 		m->cls = c;
 		m->attrs.count = 0;
 		m->attrs.items = NULL;
+		/* The usual member in one go: its header and attributes_count in
+		 * bounds, a Utf8 name and descriptor, every attribute header sound
+		 * (jinst_attrs_read's checks). Anything else takes the careful path
+		 * below, which finds the same defects and says what is wrong. */
+		if (end - pos >= 8) {
+			uint16_t name = jinst_be16(b + pos + 2), desc = jinst_be16(b + pos + 4);
+			uint16_t n = jinst_be16(b + pos + 6);
+			uint32_t next = pos + 8;
+			bool ok = has_tag(tags, cp_count, name, JINST_CP_UTF8) && has_tag(tags, cp_count, desc, JINST_CP_UTF8);
+			for (uint16_t k = 0; ok && k < n; k++) {
+				ok = end - next >= 6 && has_tag(tags, cp_count, jinst_be16(b + next), JINST_CP_UTF8) &&
+				     end - next - 6 >= jinst_be32(b + next + 2);
+				next += ok ? 6 + jinst_be32(b + next + 2) : 0;
+			}
+			if (ok) {
+				m->access_flags = jinst_be16(b + pos);
+				m->name_index = name;
+				m->descriptor_index = desc;
+				m->end = r->pos = next;
+				continue;
+			}
+		}
+		m->access_flags = jinst_rd_u2(r);
+		m->name_index = jinst_rd_u2(r);
+		m->descriptor_index = jinst_rd_u2(r);
 		if (r->bad)
 			return jinst_fail(diag, JINST_EMALFORMED, m->offset, "truncated in %s[%u]", what, (unsigned)i);
 		if (!is_tag(c, m->name_index, JINST_CP_UTF8)) {
