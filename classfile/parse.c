@@ -66,6 +66,30 @@ static inline bool is_tag(const jinst_class *c, uint16_t i, uint8_t tag)
 	return has_tag(c->cp_tags, c->cp_count, i, tag);
 }
 
+/* What the two u2 fields after a tag must refer to, as (want, mask) pairs
+ * for the tag found there; mask 0 for a field that is not checked here (no
+ * reference, or bootstrap_method_attr_index, checked with BootstrapMethods).
+ * tags[0] is 0, the tag of no entry, so index 0 fails like one out of range.
+ * The tags of fixed size that hold no reference have no rule (all 0). */
+struct ref_rule {
+	uint8_t want_x, mask_x, want_y, mask_y;
+};
+#define REF1(t) {t, 0xFF, 0, 0}
+#define REF2(t, u) {t, 0xFF, u, 0xFF}
+static const struct ref_rule ref_rules[21] = {
+	[JINST_CP_CLASS] = REF1(JINST_CP_UTF8), [JINST_CP_STRING] = REF1(JINST_CP_UTF8),
+	[JINST_CP_METHOD_TYPE] = REF1(JINST_CP_UTF8), [JINST_CP_MODULE] = REF1(JINST_CP_UTF8),
+	[JINST_CP_PACKAGE] = REF1(JINST_CP_UTF8),
+	[JINST_CP_FIELDREF] = REF2(JINST_CP_CLASS, JINST_CP_NAME_AND_TYPE),
+	[JINST_CP_METHODREF] = REF2(JINST_CP_CLASS, JINST_CP_NAME_AND_TYPE),
+	[JINST_CP_INTERFACE_METHODREF] = REF2(JINST_CP_CLASS, JINST_CP_NAME_AND_TYPE),
+	[JINST_CP_NAME_AND_TYPE] = REF2(JINST_CP_UTF8, JINST_CP_UTF8),
+	[JINST_CP_DYNAMIC] = {0, 0, JINST_CP_NAME_AND_TYPE, 0xFF},
+	[JINST_CP_INVOKE_DYNAMIC] = {0, 0, JINST_CP_NAME_AND_TYPE, 0xFF},
+};
+#undef REF1
+#undef REF2
+
 /* Second pass: every string is modified UTF-8 (JVMS 4.4.7) and every
  * reference inside the pool points at an entry of the right tag (JVMS 4.4).
  * marks flags the bytes from pool_start on that are not plain ASCII. */
@@ -96,6 +120,18 @@ static int check_pool(jinst_class *c, uint32_t pool_start, const uint8_t *marks,
 				return rc;
 			}
 			continue;
+		}
+		/* The references of the other tags by one rule, without a jump
+		 * through the switch's table; the switch judges the MethodHandles,
+		 * an entry within 5 bytes of the end of the file (its second u2
+		 * could lie past it) and any entry the rule finds wrong, and says
+		 * what is wrong. */
+		if (tag != JINST_CP_METHOD_HANDLE && off + 5 <= c->len) {
+			struct ref_rule rule = ref_rules[tag];
+			uint32_t rx = jinst_be16(p), ry = jinst_be16(p + 2);
+			uint8_t got_x = tags[rx < count ? rx : 0], got_y = tags[ry < count ? ry : 0];
+			if ((((got_x ^ rule.want_x) & rule.mask_x) | ((got_y ^ rule.want_y) & rule.mask_y)) == 0)
+				continue;
 		}
 		switch (tag) {
 		case JINST_CP_CLASS:
