@@ -64,12 +64,37 @@ const char *jinst_attr_kind_name(enum jinst_attr_kind kind)
 	return kind > 0 && kind < JINST_ATTR_KIND_COUNT ? kinds[kind].name : NULL;
 }
 
-enum jinst_attr_kind jinst_attr_kind_of(const uint8_t *name, uint16_t len, enum jinst_attr_context ctx)
+/* The kind named name[0..len) in whatever context, or UNKNOWN. */
+static enum jinst_attr_kind kind_named(const uint8_t *name, uint16_t len)
 {
 	for (int k = 1; k < JINST_ATTR_KIND_COUNT; k++)
 		if (kinds[k].len == len && kinds[k].name[0] == name[0] && memcmp(kinds[k].name, name, len) == 0)
-			return (kinds[k].ctx & CTX(ctx)) ? (enum jinst_attr_kind)k : JINST_ATTR_UNKNOWN;
+			return (enum jinst_attr_kind)k;
 	return JINST_ATTR_UNKNOWN;
+}
+
+enum jinst_attr_kind jinst_attr_kind_of(const uint8_t *name, uint16_t len, enum jinst_attr_context ctx)
+{
+	enum jinst_attr_kind k = kind_named(name, len);
+	return k && (kinds[k].ctx & CTX(ctx)) ? k : JINST_ATTR_UNKNOWN;
+}
+
+enum jinst_attr_kind jinst_attr_kind_at(jinst_class *c, uint16_t name_index, enum jinst_attr_context ctx)
+{
+	uint16_t len;
+	const uint8_t *name;
+	if (name_index >= c->cp_count || c->cp_tags[name_index] != JINST_CP_UTF8 ||
+	    (!c->attr_kinds && !(c->attr_kinds = jinst_arena_zalloc(c->arena, c->cp_count)))) {
+		name = jinst_cp_utf8(c, name_index, &len);
+		return name ? jinst_attr_kind_of(name, len, ctx) : JINST_ATTR_UNKNOWN;
+	}
+	uint8_t k = c->attr_kinds[name_index];
+	if (!k) {
+		name = jinst_cp_utf8(c, name_index, &len);
+		c->attr_kinds[name_index] = k = (uint8_t)(1 + kind_named(name, len));
+	}
+	k--;
+	return k && (kinds[k].ctx & CTX(ctx)) ? (enum jinst_attr_kind)k : JINST_ATTR_UNKNOWN;
 }
 
 /* ---- decoding -------------------------------------------------------------------- */

@@ -13,11 +13,18 @@
 
 /* ---- the model --------------------------------------------------------------- */
 
+/* A member's attribute headers are checked when the class is parsed, but
+ * its list is only built on first use (jinst_member_attrs, or a write that
+ * encodes the member): a class that is copied never reads the attributes
+ * of its fields and methods, and an untouched member is copied as one span. */
 struct jinst_member {
 	uint32_t offset;         /* of access_flags */
 	uint32_t end;            /* one past the member's last byte */
 	uint16_t access_flags, name_index, descriptor_index;
 	bool modified;           /* header or attribute list changed: re-encode the member */
+	bool method;             /* in methods[], so its attributes have context METHOD */
+	bool attrs_read;         /* attrs holds the list; until then it is empty */
+	jinst_class *cls;        /* whose bytes hold the attributes */
 	jinst_attr_list attrs;
 };
 
@@ -37,6 +44,9 @@ struct jinst_class {
 	uint32_t *cp_offsets;
 	uint32_t cp_end;          /* offset just past the constant pool */
 	jinst_pool *pool;         /* NULL until the first jinst_cp_add */
+	/* By Utf8 index: 1 + the attribute kind that name has in some context,
+	 * 0 when not looked up yet; NULL until an attribute list is built. */
+	uint8_t *attr_kinds;
 
 	uint16_t access_flags, this_class, super_class;
 	uint16_t interface_count;
@@ -226,9 +236,14 @@ void jinst_diag_member(jinst_diag *diag, const jinst_class *cls, const jinst_mem
 /* ---- attributes -------------------------------------------------------------------- */
 
 /* Reads attributes_count and the attribute headers at r, assigning each
- * attribute its kind from its name and context. Contents are not decoded. */
+ * attribute its kind from its name and context. Contents are not decoded.
+ * With list NULL the headers are only checked (the same checks, the same
+ * diagnostics) and r is left past the attributes. */
 int jinst_attrs_read(jinst_class *cls, jinst_reader *r, enum jinst_attr_context ctx,
                      jinst_attr_list *list, jinst_diag *diag);
+/* Builds m's attribute list if it is not built yet (jinst_member_attrs with
+ * a diagnostic). Its headers were checked at parse time: only ENOMEM fails. */
+int jinst_member_attrs_load(jinst_member *m, jinst_diag *diag);
 /* Writes attributes_count and every attribute: a copy of the original info
  * unless the attribute is modified or from_model is set, in which case its
  * model is encoded (decoding it first when needed). */
@@ -239,6 +254,9 @@ int jinst_attr_encode(jinst_class *cls, jinst_attr *a, bool from_model, jinst_bu
                       jinst_diag *diag);
 /* Kind of an attribute named name[0..len) in context ctx. */
 enum jinst_attr_kind jinst_attr_kind_of(const uint8_t *name, uint16_t len, enum jinst_attr_context ctx);
+/* The same for the Utf8 at name_index of the original pool, looked up once
+ * per name and class (cls->attr_kinds); UNKNOWN when it is no Utf8. */
+enum jinst_attr_kind jinst_attr_kind_at(jinst_class *cls, uint16_t name_index, enum jinst_attr_context ctx);
 
 /* Encodes instructions back into code bytes (deep mode: same layout as decoded). */
 int jinst_code_encode(jinst_class *cls, const jinst_insn *insns, uint32_t count, jinst_buf *out,

@@ -60,74 +60,83 @@ long jinst_mutf8_error_at_scalar(const uint8_t *s, size_t len, bool lenient)
 }
 
 #ifdef __SSE2__
-/* Continuation bytes a sequence's lead bytes call for, and what the bytes
- * are, for one block of 16. */
-static inline __m128i shift_in(__m128i cur, __m128i prev, int n)
-{
-	/* cur moved up by n bytes, the last n bytes of prev filling the gap
-	 * (byte order is little-endian in an SSE register). */
-	return n == 1 ? _mm_or_si128(_mm_slli_si128(cur, 1), _mm_srli_si128(prev, 15))
-	              : _mm_or_si128(_mm_slli_si128(cur, 2), _mm_srli_si128(prev, 14));
-}
-
-struct block_state {
-	__m128i prev, err;
-};
-
-static inline void check_block(struct block_state *st, __m128i v, bool lenient)
+/* The bytes of block v that break a rule, given b1 and b2, the blocks that
+ * start one and two bytes before v: a byte is judged by itself and its two
+ * predecessors only, so blocks may overlap and come in any order. */
+static inline __m128i block_errors(__m128i v, __m128i b1, __m128i b2, bool lenient)
 {
 	/* As signed bytes: 80-BF is -128..-65, C0-DF -64..-33, E0-EF -32..-17, F0-FF -16..-1. */
 	const __m128i zero = _mm_setzero_si128();
 	__m128i cont = _mm_cmpgt_epi8(_mm_set1_epi8(-64), v);
 	__m128i below_f0 = _mm_cmpgt_epi8(_mm_set1_epi8(-16), v);
-	__m128i lead = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(-65)), below_f0);
-	__m128i lead3 = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8(-33)), below_f0);
-	__m128i prev = st->prev;
-	__m128i prev_lead = _mm_and_si128(_mm_cmpgt_epi8(prev, _mm_set1_epi8(-65)),
-	                                  _mm_cmpgt_epi8(_mm_set1_epi8(-16), prev));
-	__m128i prev_lead3 = _mm_and_si128(_mm_cmpgt_epi8(prev, _mm_set1_epi8(-33)),
-	                                   _mm_cmpgt_epi8(_mm_set1_epi8(-16), prev));
 	/* A byte is a continuation exactly when the byte before leads a
-	 * sequence or the one two before leads a 3-byte one. */
-	__m128i expected = _mm_or_si128(shift_in(lead, prev_lead, 1), shift_in(lead3, prev_lead3, 2));
-	__m128i err = _mm_xor_si128(cont, expected);
+	 * sequence (C0-EF) or the one two before leads a 3-byte one (E0-EF). */
+	__m128i lead_before = _mm_and_si128(_mm_cmpgt_epi8(b1, _mm_set1_epi8(-65)),
+	                                    _mm_cmpgt_epi8(_mm_set1_epi8(-16), b1));
+	__m128i lead3_two_before = _mm_and_si128(_mm_cmpgt_epi8(b2, _mm_set1_epi8(-33)),
+	                                         _mm_cmpgt_epi8(_mm_set1_epi8(-16), b2));
+	__m128i err = _mm_xor_si128(cont, _mm_or_si128(lead_before, lead3_two_before));
 	/* Bytes that never occur: 00 and F0-FF. */
 	err = _mm_or_si128(err, _mm_cmpeq_epi8(v, zero));
 	err = _mm_or_si128(err, _mm_andnot_si128(below_f0, _mm_cmpgt_epi8(zero, v)));
 	if (!lenient) {
 		/* Overlong forms: C1 xx; C0 followed by anything but 80; E0 followed by 80-9F. */
-		__m128i before = shift_in(v, prev, 1);
 		err = _mm_or_si128(err, _mm_cmpeq_epi8(v, _mm_set1_epi8((char)0xC1)));
 		err = _mm_or_si128(err, _mm_andnot_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)0x80)),
-		                                         _mm_cmpeq_epi8(before, _mm_set1_epi8((char)0xC0))));
+		                                         _mm_cmpeq_epi8(b1, _mm_set1_epi8((char)0xC0))));
 		err = _mm_or_si128(err, _mm_and_si128(_mm_cmpgt_epi8(_mm_set1_epi8(-96), v),
-		                                      _mm_cmpeq_epi8(before, _mm_set1_epi8((char)0xE0))));
+		                                      _mm_cmpeq_epi8(b1, _mm_set1_epi8((char)0xE0))));
 	}
-	st->err = _mm_or_si128(st->err, err);
-	st->prev = v;
+	return err;
+}
+
+static inline __m128i load16(const uint8_t *p)
+{
+	return _mm_loadu_si128((const __m128i *)(const void *)p);
+}
+
+/* The first block: nothing comes before it. */
+static inline __m128i first_block_errors(const uint8_t *s, bool lenient)
+{
+	__m128i v = load16(s);
+	return block_errors(v, _mm_slli_si128(v, 1), _mm_slli_si128(v, 2), lenient);
 }
 
 /* Whether s is valid modified UTF-8. Every byte is judged by itself and its
  * two predecessors, 16 at a time, so no byte waits for the decoding of the
  * one before (text of mixed 1-, 2- and 3-byte forms, such as the JDK's
- * charset tables, otherwise costs a mispredicted branch per character). */
+ * charset tables, otherwise costs a mispredicted branch per character).
+ * The predecessors are loaded from memory rather than carried from block to
+ * block, so the last block can be the string's last 16 bytes, overlapping
+ * the one before: no copy of a partial block. */
 bool jinst_mutf8_valid_sse2(const uint8_t *s, size_t len, bool lenient)
 {
-	struct block_state st = {_mm_setzero_si128(), _mm_setzero_si128()};
-	size_t i = 0;
-	for (; i + 16 <= len; i += 16)
-		check_block(&st, _mm_loadu_si128((const __m128i *)(const void *)(s + i)), lenient);
-	/* The rest, then one more block: padding with 'A', which is neither a
-	 * continuation nor NUL, shows a sequence cut off by the end. */
-	uint8_t tail[16];
-	memset(tail, 'A', sizeof tail);
-	if (i < len) {
-		memcpy(tail, s + i, len - i);
-		check_block(&st, _mm_loadu_si128((const __m128i *)(const void *)tail), lenient);
-		memset(tail, 'A', sizeof tail);
+	if (len < 18) {
+		/* Too short for a second block with two bytes before it: check a
+		 * copy padded with 'A', which is neither a continuation nor NUL and
+		 * so shows a sequence cut off by the end. */
+		uint8_t pad[32];
+		memset(pad, 'A', sizeof pad);
+		memcpy(pad, s, len);
+		__m128i err = _mm_or_si128(first_block_errors(pad, lenient),
+		                           block_errors(load16(pad + 16), load16(pad + 15), load16(pad + 14), lenient));
+		return _mm_movemask_epi8(err) == 0;
 	}
-	check_block(&st, _mm_loadu_si128((const __m128i *)(const void *)tail), lenient);
-	return _mm_movemask_epi8(st.err) == 0;
+	__m128i err = first_block_errors(s, lenient);
+	size_t i = 16;
+	for (; i + 16 <= len; i += 16)
+		err = _mm_or_si128(err, block_errors(load16(s + i), load16(s + i - 1), load16(s + i - 2), lenient));
+	if (i < len) {
+		i = len - 16;
+		err = _mm_or_si128(err, block_errors(load16(s + i), load16(s + i - 1), load16(s + i - 2), lenient));
+	}
+	/* A sequence cut off by the end: a lead byte last, or a 3-byte lead
+	 * next to last. */
+	__m128i last = load16(s + len - 16);
+	__m128i below_f0 = _mm_cmpgt_epi8(_mm_set1_epi8(-16), last);
+	unsigned lead = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpgt_epi8(last, _mm_set1_epi8(-65)), below_f0));
+	unsigned lead3 = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_cmpgt_epi8(last, _mm_set1_epi8(-33)), below_f0));
+	return _mm_movemask_epi8(err) == 0 && !(lead & 0x8000) && !(lead3 & 0x4000);
 }
 #endif
 

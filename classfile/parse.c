@@ -2,20 +2,28 @@
  * The reader. jinst_class_parse() walks the class file once: it indexes the
  * constant pool (tag and offset of every entry), checks every constant-pool
  * reference for range and tag, validates modified UTF-8, and records the
- * header, the field and method headers and every attribute header. Attribute
+ * header, the field and method headers and the class's attribute headers.
+ * A field's or method's attribute headers are checked (each fits, each is
+ * named by a Utf8) but its attribute list is built only on first use
+ * (jinst_member_attrs, or a write that encodes the member). Attribute
  * contents are left alone until someone asks for them (jinst_attr_decode), so
- * a class that is only copied costs one pass over its constant pool.
+ * a class that is only copied costs one pass over its constant pool and one
+ * walk over its headers.
  */
 #include "internal.h"
 
-/* Tags that may appear, with the size of their contents (after the tag byte). */
-static const uint8_t cp_fixed_size[21] = {
-	[JINST_CP_INTEGER] = 4, [JINST_CP_FLOAT] = 4, [JINST_CP_LONG] = 8, [JINST_CP_DOUBLE] = 8,
-	[JINST_CP_CLASS] = 2, [JINST_CP_STRING] = 2, [JINST_CP_FIELDREF] = 4, [JINST_CP_METHODREF] = 4,
-	[JINST_CP_INTERFACE_METHODREF] = 4, [JINST_CP_NAME_AND_TYPE] = 4, [JINST_CP_METHOD_HANDLE] = 3,
-	[JINST_CP_METHOD_TYPE] = 2, [JINST_CP_DYNAMIC] = 4, [JINST_CP_INVOKE_DYNAMIC] = 4,
-	[JINST_CP_MODULE] = 2, [JINST_CP_PACKAGE] = 2,
-};
+/* Tags that may appear, with the size of their contents (after the tag
+ * byte), three bits a tag holding size - 1 (0: no such tag). The walk over
+ * the pool is a chain, each entry's place waiting on the size of the one
+ * before, and a shift out of a register is quicker than a load. */
+#define CP_SIZE(tag, n) ((uint64_t)((n) - 1) << (3 * (tag)))
+#define CP_SIZES_PACKED                                                                                       \
+	(CP_SIZE(JINST_CP_INTEGER, 4) | CP_SIZE(JINST_CP_FLOAT, 4) | CP_SIZE(JINST_CP_LONG, 8) |                 \
+	 CP_SIZE(JINST_CP_DOUBLE, 8) | CP_SIZE(JINST_CP_CLASS, 2) | CP_SIZE(JINST_CP_STRING, 2) |                 \
+	 CP_SIZE(JINST_CP_FIELDREF, 4) | CP_SIZE(JINST_CP_METHODREF, 4) | CP_SIZE(JINST_CP_INTERFACE_METHODREF, 4) | \
+	 CP_SIZE(JINST_CP_NAME_AND_TYPE, 4) | CP_SIZE(JINST_CP_METHOD_HANDLE, 3) | CP_SIZE(JINST_CP_METHOD_TYPE, 2) | \
+	 CP_SIZE(JINST_CP_DYNAMIC, 4) | CP_SIZE(JINST_CP_INVOKE_DYNAMIC, 4) | CP_SIZE(JINST_CP_MODULE, 2) |         \
+	 CP_SIZE(JINST_CP_PACKAGE, 2))
 
 static const char *const cp_tag_names[21] = {
 	[JINST_CP_UTF8] = "Utf8", [JINST_CP_INTEGER] = "Integer", [JINST_CP_FLOAT] = "Float",
@@ -48,10 +56,39 @@ static int bad_ref(jinst_class *c, jinst_diag *diag, uint16_t from, uint32_t at,
 	return rc;
 }
 
+static inline bool has_tag(const uint8_t *tags, uint32_t count, uint16_t i, uint8_t tag)
+{
+	return i < count && tags[i] == tag;
+}
+
 static inline bool is_tag(const jinst_class *c, uint16_t i, uint8_t tag)
 {
-	return i < c->cp_count && c->cp_tags[i] == tag;
+	return has_tag(c->cp_tags, c->cp_count, i, tag);
 }
+
+/* What the two u2 fields after a tag must refer to, as (want, mask) pairs
+ * for the tag found there; mask 0 for a field that is not checked here (no
+ * reference, or bootstrap_method_attr_index, checked with BootstrapMethods).
+ * tags[0] is 0, the tag of no entry, so index 0 fails like one out of range.
+ * The tags of fixed size that hold no reference have no rule (all 0). */
+struct ref_rule {
+	uint8_t want_x, mask_x, want_y, mask_y;
+};
+#define REF1(t) {t, 0xFF, 0, 0}
+#define REF2(t, u) {t, 0xFF, u, 0xFF}
+static const struct ref_rule ref_rules[21] = {
+	[JINST_CP_CLASS] = REF1(JINST_CP_UTF8), [JINST_CP_STRING] = REF1(JINST_CP_UTF8),
+	[JINST_CP_METHOD_TYPE] = REF1(JINST_CP_UTF8), [JINST_CP_MODULE] = REF1(JINST_CP_UTF8),
+	[JINST_CP_PACKAGE] = REF1(JINST_CP_UTF8),
+	[JINST_CP_FIELDREF] = REF2(JINST_CP_CLASS, JINST_CP_NAME_AND_TYPE),
+	[JINST_CP_METHODREF] = REF2(JINST_CP_CLASS, JINST_CP_NAME_AND_TYPE),
+	[JINST_CP_INTERFACE_METHODREF] = REF2(JINST_CP_CLASS, JINST_CP_NAME_AND_TYPE),
+	[JINST_CP_NAME_AND_TYPE] = REF2(JINST_CP_UTF8, JINST_CP_UTF8),
+	[JINST_CP_DYNAMIC] = {0, 0, JINST_CP_NAME_AND_TYPE, 0xFF},
+	[JINST_CP_INVOKE_DYNAMIC] = {0, 0, JINST_CP_NAME_AND_TYPE, 0xFF},
+};
+#undef REF1
+#undef REF2
 
 /* Second pass: every string is modified UTF-8 (JVMS 4.4.7) and every
  * reference inside the pool points at an entry of the right tag (JVMS 4.4).
@@ -60,16 +97,21 @@ static int check_pool(jinst_class *c, uint32_t pool_start, const uint8_t *marks,
 {
 	const uint8_t *b = c->bytes;
 	bool lenient = c->major_version <= 47;
-	for (uint32_t i = 1; i < c->cp_count; i++) {
-		uint8_t tag = c->cp_tags[i];
-		uint32_t off = c->cp_offsets[i];
+	/* Locals: the calls below could change *c as far as the compiler knows. */
+	const uint8_t *tags = c->cp_tags;
+	const uint32_t *offsets = c->cp_offsets;
+	uint32_t count = c->cp_count;
+	for (uint32_t i = 1; i < count; i++) {
+		uint8_t tag = tags[i];
+		uint32_t off = offsets[i];
 		const uint8_t *p = b + off + 1;
 		uint16_t x, y;
-		switch (tag) {
-		case JINST_CP_UTF8: {
+		/* Utf8, more than half of all entries, ahead of the switch: a test
+		 * and a branch instead of a jump through the table. */
+		if (tag == JINST_CP_UTF8) {
 			x = jinst_be16(p);
 			if (!jinst_mutf8_marked(marks, off + 3 - pool_start, x))
-				break;
+				continue;
 			long at = jinst_mutf8_error_at(p + 2, x, lenient);
 			if (at >= 0) {
 				int rc = jinst_fail(diag, JINST_EMALFORMED, off + 3 + (uint32_t)at,
@@ -77,15 +119,28 @@ static int check_pool(jinst_class *c, uint32_t pool_start, const uint8_t *marks,
 				jinst_diag_where(diag, "constant pool #%u", (unsigned)i);
 				return rc;
 			}
-			break;
+			continue;
 		}
+		/* The references of the other tags by one rule, without a jump
+		 * through the switch's table; the switch judges the MethodHandles,
+		 * an entry within 5 bytes of the end of the file (its second u2
+		 * could lie past it) and any entry the rule finds wrong, and says
+		 * what is wrong. */
+		if (tag != JINST_CP_METHOD_HANDLE && off + 5 <= c->len) {
+			struct ref_rule rule = ref_rules[tag];
+			uint32_t rx = jinst_be16(p), ry = jinst_be16(p + 2);
+			uint8_t got_x = tags[rx < count ? rx : 0], got_y = tags[ry < count ? ry : 0];
+			if ((((got_x ^ rule.want_x) & rule.mask_x) | ((got_y ^ rule.want_y) & rule.mask_y)) == 0)
+				continue;
+		}
+		switch (tag) {
 		case JINST_CP_CLASS:
 		case JINST_CP_STRING:
 		case JINST_CP_METHOD_TYPE:
 		case JINST_CP_MODULE:
 		case JINST_CP_PACKAGE:
 			x = jinst_be16(p);
-			if (!is_tag(c, x, JINST_CP_UTF8))
+			if (!has_tag(tags, count, x, JINST_CP_UTF8))
 				return bad_ref(c, diag, (uint16_t)i, off + 1, x, "Utf8");
 			break;
 		case JINST_CP_FIELDREF:
@@ -93,17 +148,17 @@ static int check_pool(jinst_class *c, uint32_t pool_start, const uint8_t *marks,
 		case JINST_CP_INTERFACE_METHODREF:
 			x = jinst_be16(p);
 			y = jinst_be16(p + 2);
-			if (!is_tag(c, x, JINST_CP_CLASS))
+			if (!has_tag(tags, count, x, JINST_CP_CLASS))
 				return bad_ref(c, diag, (uint16_t)i, off + 1, x, "Class");
-			if (!is_tag(c, y, JINST_CP_NAME_AND_TYPE))
+			if (!has_tag(tags, count, y, JINST_CP_NAME_AND_TYPE))
 				return bad_ref(c, diag, (uint16_t)i, off + 3, y, "NameAndType");
 			break;
 		case JINST_CP_NAME_AND_TYPE:
 			x = jinst_be16(p);
 			y = jinst_be16(p + 2);
-			if (!is_tag(c, x, JINST_CP_UTF8))
+			if (!has_tag(tags, count, x, JINST_CP_UTF8))
 				return bad_ref(c, diag, (uint16_t)i, off + 1, x, "Utf8");
-			if (!is_tag(c, y, JINST_CP_UTF8))
+			if (!has_tag(tags, count, y, JINST_CP_UTF8))
 				return bad_ref(c, diag, (uint16_t)i, off + 3, y, "Utf8");
 			break;
 		case JINST_CP_METHOD_HANDLE: {
@@ -130,7 +185,7 @@ static int check_pool(jinst_class *c, uint32_t pool_start, const uint8_t *marks,
 		case JINST_CP_INVOKE_DYNAMIC:
 			/* bootstrap_method_attr_index is checked against BootstrapMethods when decoded. */
 			y = jinst_be16(p + 2);
-			if (!is_tag(c, y, JINST_CP_NAME_AND_TYPE))
+			if (!has_tag(tags, count, y, JINST_CP_NAME_AND_TYPE))
 				return bad_ref(c, diag, (uint16_t)i, off + 3, y, "NameAndType");
 			break;
 		default:
@@ -139,6 +194,8 @@ static int check_pool(jinst_class *c, uint32_t pool_start, const uint8_t *marks,
 	}
 	return 0;
 }
+
+#define PREFETCH_MAX 16384 /* bytes of a class asked for ahead of use */
 
 static int read_pool(jinst_class *c, jinst_reader *r, jinst_diag *diag)
 {
@@ -182,8 +239,8 @@ static int read_pool(jinst_class *c, jinst_reader *r, jinst_diag *diag)
 			pos += 3u + jinst_be16(b + pos + 1); /* contents checked by check_pool */
 			continue;
 		}
-		uint8_t size = tag < 21 ? cp_fixed_size[tag] : 0;
-		if (size == 0) {
+		uint32_t size = tag < 21 ? (uint32_t)(CP_SIZES_PACKED >> (3 * tag) & 7) + 1 : 0;
+		if (size <= 1) {
 			int rc = jinst_fail(diag, JINST_EMALFORMED, pos, "bad constant pool tag %u", tag);
 			jinst_diag_where(diag, "constant pool #%u", (unsigned)i);
 			return rc;
@@ -223,12 +280,51 @@ static int read_pool(jinst_class *c, jinst_reader *r, jinst_diag *diag)
 	uint32_t start = r->pos;
 	r->pos = pos;
 	c->cp_end = pos;
+	/* The rest of the class (header, members, attributes) is read next as a
+	 * chain of headers, each found from the one before, so each miss in the
+	 * cache would be waited for in turn: ask for those bytes now, and they
+	 * arrive while the pool is checked. */
+	for (uint32_t at = pos, stop = end - pos > PREFETCH_MAX ? pos + PREFETCH_MAX : end; at < stop; at += 64)
+		__builtin_prefetch(b + at);
 	uint8_t *marks = jinst_arena_alloc(c->arena, (pos - start) / 8 + 16);
 	if (!marks)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory for the constant pool");
 	memset(marks + (pos - start) / 8, 0, 16);
 	jinst_mutf8_mark(b + start, pos - start, marks);
 	return check_pool(c, start, marks, diag);
+}
+
+/* Reports an attribute header at `at` whose attribute_length runs past r's end. */
+static int attr_past_end(jinst_class *c, const jinst_reader *r, uint32_t at, uint16_t name_index, uint32_t length,
+                         jinst_diag *diag)
+{
+	uint16_t nlen;
+	const uint8_t *name = jinst_cp_utf8(c, name_index, &nlen);
+	return jinst_fail(diag, JINST_EMALFORMED, at + 2, "attribute %.*s: attribute_length %u runs past the end (%u bytes left)",
+	                  (int)(nlen > 64 ? 64 : nlen), (const char *)name, (unsigned)length,
+	                  (unsigned)(r->end - at - 6));
+}
+
+/* jinst_attrs_read's checks without the list: count headers at r, each
+ * with a Utf8 name and a length that fits. */
+static int check_attr_headers(jinst_class *c, jinst_reader *r, uint16_t count, jinst_diag *diag)
+{
+	const uint8_t *b = c->bytes;
+	uint32_t pos = r->pos, end = r->end;
+	for (uint16_t i = 0; i < count; i++) {
+		if (end - pos < 6)
+			return jinst_fail(diag, JINST_EMALFORMED, pos, "attribute header runs past its end");
+		uint16_t name_index = jinst_be16(b + pos);
+		uint32_t length = jinst_be32(b + pos + 2);
+		if (!is_tag(c, name_index, JINST_CP_UTF8))
+			return jinst_fail(diag, JINST_EMALFORMED, pos, "attribute_name_index #%u is not a Utf8",
+			                  (unsigned)name_index);
+		if (end - pos - 6 < length)
+			return attr_past_end(c, r, pos, name_index, length, diag);
+		pos += 6 + length;
+	}
+	r->pos = pos;
+	return 0;
 }
 
 int jinst_attrs_read(jinst_class *c, jinst_reader *r, enum jinst_attr_context ctx, jinst_attr_list *list,
@@ -238,13 +334,17 @@ int jinst_attrs_read(jinst_class *c, jinst_reader *r, enum jinst_attr_context ct
 	uint16_t count = jinst_rd_u2(r);
 	if (r->bad)
 		return jinst_fail(diag, JINST_EMALFORMED, at, "truncated before attributes_count");
-	list->count = count;
-	list->items = NULL;
+	if (list) {
+		list->count = count;
+		list->items = NULL;
+	}
 	if (!count)
 		return 0;
 	if ((uint32_t)count * 6 > jinst_rd_left(r))
 		return jinst_fail(diag, JINST_EMALFORMED, at, "attributes_count %u needs more bytes than the %u left",
 		                  (unsigned)count, (unsigned)jinst_rd_left(r));
+	if (!list)
+		return check_attr_headers(c, r, count, diag);
 	jinst_attr *items = jinst_arena_alloc(c->arena, (size_t)count * sizeof(*items));
 	if (!items)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory for attributes");
@@ -255,20 +355,15 @@ int jinst_attrs_read(jinst_class *c, jinst_reader *r, enum jinst_attr_context ct
 		a->length = jinst_rd_u4(r);
 		if (r->bad)
 			return jinst_fail(diag, JINST_EMALFORMED, a->offset, "attribute header runs past its end");
-		uint16_t nlen;
-		const uint8_t *name = jinst_cp_utf8(c, a->name_index, &nlen);
-		if (!name) {
+		if (jinst_cp_tag_fast(c, a->name_index) != JINST_CP_UTF8) {
 			int rc = jinst_fail(diag, JINST_EMALFORMED, a->offset,
 			                    "attribute_name_index #%u is not a Utf8", (unsigned)a->name_index);
 			return rc;
 		}
 		a->info = jinst_rd_bytes(r, a->length);
 		if (!a->info)
-			return jinst_fail(diag, JINST_EMALFORMED, a->offset + 2,
-			                  "attribute %.*s: attribute_length %u runs past the end (%u bytes left)",
-			                  (int)(nlen > 64 ? 64 : nlen), (const char *)name, (unsigned)a->length,
-			                  (unsigned)(r->end - a->offset - 6));
-		a->kind = (uint16_t)jinst_attr_kind_of(name, nlen, ctx);
+			return attr_past_end(c, r, a->offset, a->name_index, a->length, diag);
+		a->kind = (uint16_t)jinst_attr_kind_at(c, a->name_index, ctx);
 		a->modified = false;
 		a->model = NULL;
 	}
@@ -289,13 +384,43 @@ static int read_members(jinst_class *c, jinst_reader *r, bool methods, jinst_dia
 	jinst_member *ms = count ? jinst_arena_alloc(c->arena, (size_t)count * sizeof(*ms)) : NULL;
 	if (count && !ms)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory for %s", what);
+	const uint8_t *b = c->bytes, *tags = c->cp_tags;
+	uint32_t cp_count = c->cp_count, end = r->end;
 	for (uint16_t i = 0; i < count; i++) {
 		jinst_member *m = &ms[i];
-		m->offset = r->pos;
+		uint32_t pos = r->pos;
+		m->offset = pos;
+		m->modified = false;
+		m->method = methods;
+		m->attrs_read = false;
+		m->cls = c;
+		m->attrs.count = 0;
+		m->attrs.items = NULL;
+		/* The usual member in one go: its header and attributes_count in
+		 * bounds, a Utf8 name and descriptor, every attribute header sound
+		 * (jinst_attrs_read's checks). Anything else takes the careful path
+		 * below, which finds the same defects and says what is wrong. */
+		if (end - pos >= 8) {
+			uint16_t name = jinst_be16(b + pos + 2), desc = jinst_be16(b + pos + 4);
+			uint16_t n = jinst_be16(b + pos + 6);
+			uint32_t next = pos + 8;
+			bool ok = has_tag(tags, cp_count, name, JINST_CP_UTF8) && has_tag(tags, cp_count, desc, JINST_CP_UTF8);
+			for (uint16_t k = 0; ok && k < n; k++) {
+				ok = end - next >= 6 && has_tag(tags, cp_count, jinst_be16(b + next), JINST_CP_UTF8) &&
+				     end - next - 6 >= jinst_be32(b + next + 2);
+				next += ok ? 6 + jinst_be32(b + next + 2) : 0;
+			}
+			if (ok) {
+				m->access_flags = jinst_be16(b + pos);
+				m->name_index = name;
+				m->descriptor_index = desc;
+				m->end = r->pos = next;
+				continue;
+			}
+		}
 		m->access_flags = jinst_rd_u2(r);
 		m->name_index = jinst_rd_u2(r);
 		m->descriptor_index = jinst_rd_u2(r);
-		m->modified = false;
 		if (r->bad)
 			return jinst_fail(diag, JINST_EMALFORMED, m->offset, "truncated in %s[%u]", what, (unsigned)i);
 		if (!is_tag(c, m->name_index, JINST_CP_UTF8)) {
@@ -310,7 +435,7 @@ static int read_members(jinst_class *c, jinst_reader *r, bool methods, jinst_dia
 			jinst_diag_member(diag, c, m, methods);
 			return rc;
 		}
-		int rc = jinst_attrs_read(c, r, methods ? JINST_CTX_METHOD : JINST_CTX_FIELD, &m->attrs, diag);
+		int rc = jinst_attrs_read(c, r, methods ? JINST_CTX_METHOD : JINST_CTX_FIELD, NULL, diag);
 		if (rc) {
 			jinst_diag_member(diag, c, m, methods);
 			return rc;
@@ -492,7 +617,26 @@ uint16_t jinst_member_access_flags(const jinst_member *m) { return m->access_fla
 uint16_t jinst_member_name_index(const jinst_member *m) { return m->name_index; }
 uint16_t jinst_member_descriptor_index(const jinst_member *m) { return m->descriptor_index; }
 uint32_t jinst_member_offset(const jinst_member *m) { return m->offset; }
-jinst_attr_list *jinst_member_attrs(jinst_member *m) { return &m->attrs; }
+int jinst_member_attrs_load(jinst_member *m, jinst_diag *diag)
+{
+	if (m->attrs_read)
+		return 0;
+	jinst_reader r;
+	jinst_reader_init(&r, m->cls->bytes, m->offset + 6, m->end);
+	int rc = jinst_attrs_read(m->cls, &r, m->method ? JINST_CTX_METHOD : JINST_CTX_FIELD, &m->attrs, diag);
+	if (rc) {
+		m->attrs.count = 0;
+		m->attrs.items = NULL;
+		return rc;
+	}
+	m->attrs_read = true;
+	return 0;
+}
+
+jinst_attr_list *jinst_member_attrs(jinst_member *m)
+{
+	return jinst_member_attrs_load(m, NULL) == 0 ? &m->attrs : NULL;
+}
 
 jinst_attr *jinst_attr_find(const jinst_attr_list *list, enum jinst_attr_kind kind)
 {

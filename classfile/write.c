@@ -59,7 +59,9 @@ static int write_member(jinst_class *c, jinst_member *m, bool method, bool from_
 	jinst_buf_u2(out, m->access_flags);
 	jinst_buf_u2(out, m->name_index);
 	jinst_buf_u2(out, m->descriptor_index);
-	int rc = jinst_attrs_write(c, &m->attrs, from_model, out, diag);
+	int rc = jinst_member_attrs_load(m, diag);
+	if (!rc)
+		rc = jinst_attrs_write(c, &m->attrs, from_model, out, diag);
 	if (rc)
 		jinst_diag_member(diag, c, m, method);
 	return rc;
@@ -71,7 +73,7 @@ static int write_members(writer *w, jinst_class *c, jinst_member *ms, uint16_t c
 	copy(w, count_at, count_at + 2);
 	for (uint16_t i = 0; i < count; i++) {
 		jinst_member *m = &ms[i];
-		if (!m->modified && !list_modified(&m->attrs)) {
+		if (!m->modified && (!m->attrs_read || !list_modified(&m->attrs))) {
 			copy(w, m->offset, m->end);
 			continue;
 		}

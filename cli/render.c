@@ -674,7 +674,16 @@ static void member(r *R, jinst_member *m, bool method)
 	text_put(R->t, " flags ", 7);
 	flags(R, jinst_member_access_flags(m), method ? 2 : 1);
 	text_put(R->t, "\n", 1);
-	attrs(R, jinst_member_attrs(m), 1, method ? m : NULL, NULL);
+	jinst_attr_list *list = jinst_member_attrs(m);
+	if (!list) {
+		R->rc = JINST_ENOMEM;
+		if (R->diag) {
+			R->diag->code = JINST_ENOMEM;
+			snprintf(R->diag->message, sizeof R->diag->message, "out of memory for attributes");
+		}
+		return;
+	}
+	attrs(R, list, 1, method ? m : NULL, NULL);
 }
 
 static const char *java_release(uint16_t major)

@@ -8,7 +8,8 @@
  * caller owns, unless said otherwise.
  *
  * Laziness: jinst_class_parse() reads the constant pool, the class header, the
- * field and method headers and the attribute headers. An attribute's contents
+ * field and method headers and checks the attribute headers (a member's list
+ * of them is built on the first jinst_member_attrs()). An attribute's contents
  * (a method's Code, its StackMapTable, annotations...) are decoded only when
  * jinst_attr_decode() is called, and anything never decoded is written back
  * by copying its original bytes.
@@ -283,6 +284,10 @@ uint16_t jinst_member_access_flags(const jinst_member *m);
 uint16_t jinst_member_name_index(const jinst_member *m);
 uint16_t jinst_member_descriptor_index(const jinst_member *m);
 uint32_t jinst_member_offset(const jinst_member *m); /* of access_flags in the class file */
+/* The member's attributes. The list is built on the first call (its headers
+ * were checked by jinst_class_parse), so that a class that is only copied
+ * never builds it; like every use of a class, calls for one class come from
+ * one thread at a time. NULL only when out of memory. */
 jinst_attr_list *jinst_member_attrs(jinst_member *m);
 
 /* ---- attribute models ------------------------------------------------------------- */

@@ -184,6 +184,7 @@ static void test_shapes(void)
 				      "%s: member %u at %u", x->file, i, off);
 				CHECK(jinst_cp_tag(cls, jinst_member_name_index(m)) == JINST_CP_UTF8, "%s", x->file);
 				jinst_attr_list *al = jinst_member_attrs(m);
+				CHECK(al != NULL, "%s: attributes of member %u", x->file, i);
 				for (uint16_t k = 0; al && k < al->count; k++) {
 					jinst_attr *a = &al->items[k];
 					CHECK(a->offset + 6 + a->length <= len && be16(bytes + a->offset) == a->name_index &&
@@ -514,6 +515,75 @@ static void test_bad_arguments(void)
 	CHECK(strcmp(jinst_strerror(JINST_ETOOLARGE), "ETOOLARGE") == 0, "strerror");
 }
 
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)be16(p) << 16 | be16(p + 2);
+}
+
+/* A member's attribute list is built on first use, not at parse time. What it
+ * holds must still be what the bytes say (each header read here from the
+ * member's offset on), the same list on every call, and building some lists
+ * and not others must not change a default write. A header that is wrong
+ * must still fail the parse itself, at the header. */
+static void test_member_attrs(void)
+{
+	uint8_t *bytes;
+	size_t len;
+	jinst_class *cls = parse_ok("main/jinsttest/Features.class", &bytes, &len);
+	uint32_t first_attr = 0; /* offset of the first method attribute header */
+	for (uint16_t i = 0; i < jinst_class_method_count(cls); i++) {
+		jinst_member *m = jinst_class_method(cls, i);
+		if (i % 2) /* every other method's list stays unbuilt */
+			continue;
+		uint32_t at = jinst_member_offset(m) + 6;
+		uint16_t count = be16(bytes + at);
+		at += 2;
+		jinst_attr_list *al = jinst_member_attrs(m);
+		CHECK(al && al->count == count && jinst_member_attrs(m) == al, "method %u: list of %u, built once", i, count);
+		for (uint16_t k = 0; al && k < al->count && k < count; k++) {
+			jinst_attr *a = &al->items[k];
+			uint16_t nl;
+			const uint8_t *name = jinst_cp_utf8(cls, be16(bytes + at), &nl);
+			const char *kind = jinst_attr_kind_name((enum jinst_attr_kind)a->kind);
+			CHECK(a->offset == at && a->name_index == be16(bytes + at) && a->length == be32(bytes + at + 2) &&
+			              a->info == bytes + at + 6,
+			      "method %u attribute %u header at %u", i, k, at);
+			/* Every attribute javac writes on a method is one the JVMS names. */
+			CHECK(kind && mutf8_eq(name, nl, kind), "method %u attribute %u kind %s", i, k, kind ? kind : "?");
+			if (!first_attr)
+				first_attr = at;
+			at += 6 + be32(bytes + at + 2);
+		}
+	}
+	jinst_write_options opts = JINST_WRITE_OPTIONS_INIT;
+	uint8_t *out = NULL;
+	size_t out_len = 0;
+	jinst_diag d;
+	CHECK(jinst_class_write(cls, &opts, &out, &out_len, &d) == 0 && out_len == len && memcmp(out, bytes, len) == 0,
+	      "default write with some lists built gives back the input");
+	free(out);
+	uint16_t this_class = jinst_class_this_class(cls);
+	jinst_class_free(cls);
+
+	/* The first method attribute's name pointing at the class's Class entry. */
+	CHECK(first_attr > 0, "Features has a method attribute");
+	if (first_attr) {
+		uint16_t saved = be16(bytes + first_attr);
+		bytes[first_attr] = (uint8_t)(this_class >> 8);
+		bytes[first_attr + 1] = (uint8_t)this_class;
+		cls = NULL;
+		memset(&d, 0, sizeof(d));
+		int rc = jinst_class_parse(&cls, bytes, len, NULL, NULL, &d);
+		CHECK(rc == JINST_EMALFORMED && d.offset == first_attr && strstr(d.message, "attribute_name_index") &&
+		              strstr(d.where, "method"),
+		      "attribute name not a Utf8: rc %d at %u (%s: %s)", rc, (unsigned)d.offset, d.where, d.message);
+		jinst_class_free(cls);
+		bytes[first_attr] = (uint8_t)(saved >> 8);
+		bytes[first_attr + 1] = (uint8_t)saved;
+	}
+	free(bytes);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -524,6 +594,7 @@ int main(int argc, char **argv)
 	test_shapes();
 	test_features();
 	test_cp_get();
+	test_member_attrs();
 	test_versions();
 	test_caller_arena();
 	test_bad_arguments();
