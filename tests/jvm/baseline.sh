@@ -2,6 +2,7 @@
 # An original corpus checked as if it were the rewritten one: HotSpot must
 # reject none of its classes.
 #   baseline.sh JAVA_HOME HARNESS CORPUS_DIR [ORIGINAL_DIR]
+# (ORIGINAL_DIR: the same corpus, for the completeness check)
 # Exit 77 (skipped) when the JDK or the corpus is absent; fails when the
 # tree holds no class, or on any VerifyError or ClassFormatError.
 set -uo pipefail

@@ -45,6 +45,10 @@ mkdir -p "$work/as-jar" "$work/as-jar-folder/sample.jar" "$work/as-folder/sample
 zipdir "$work/broken" "$work/as-jar/sample.jar"
 cp -r "$work/broken/sample" "$work/as-jar-folder/sample.jar/"
 cp -r "$work/broken/sample" "$work/as-folder/sample/"
+# And a tree that lacks a class of the original.
+mkdir -p "$work/incomplete/sample"
+cp -r "$work/classes/sample" "$work/incomplete/sample/"
+rm "$work/incomplete/sample/sample/Fine.class"
 
 run() { # NAME EXPECTED_STATUS TREE: the output in $work/NAME.out
 	"$here/verify.sh" --java "$java_home" --harness "$harness" --original "$work/original" --show-missing --list-missing \
@@ -67,7 +71,7 @@ kinds() { grep -vE '^[0-9]+ classes:|^missing-class ' "$work/$1.out" | sed -E 's
 # classes that need Gone are missing dependencies, SigGone (Gone only in a
 # descriptor) is verified all the same.
 run original 0 "$work/original"
-expect_last original "9 classes: 7 verified (1 with a missing descriptor type), 0 VerifyError, 0 ClassFormatError, 0 UnsupportedClassVersionError, 2 missing dependencies, 0 other, 0 not verified by HotSpot, 0 skipped"
+expect_last original "9 classes: 7 verified (1 with a missing descriptor type), 0 VerifyError, 0 ClassFormatError, 0 UnsupportedClassVersionError, 2 missing dependencies, 0 other, 0 not verified by HotSpot, 0 absent from the tree, 0 skipped"
 expect original '^missing-class sample\.Gone \(needed by 3\)$'
 
 want='ClassFormatError sample.Modifiers
@@ -87,8 +91,13 @@ $want"
 	expect "$layout" '^VerifyError [^ ]*!sample\.Locals: Bad local variable type'
 	expect "$layout" '^ClassFormatError [^ ]*!sample\.Modifiers: .*illegal modifiers'
 	expect "$layout" '^other [^ ]*!sample\.SubOfBroken: VerifyError in supertype sample/Branchy'
-	expect_last "$layout" "9 classes: 3 verified (1 with a missing descriptor type), 2 VerifyError, 1 ClassFormatError, 0 UnsupportedClassVersionError, 2 missing dependencies, 1 other, 0 not verified by HotSpot, 0 skipped"
+	expect_last "$layout" "9 classes: 3 verified (1 with a missing descriptor type), 2 VerifyError, 1 ClassFormatError, 0 UnsupportedClassVersionError, 2 missing dependencies, 1 other, 0 not verified by HotSpot, 0 absent from the tree, 0 skipped"
 done
+
+# A class the rewritten tree lacks is a failure, though all the others pass.
+run incomplete 1 "$work/incomplete"
+expect incomplete '^absent sample!sample\.Fine: '
+expect_last incomplete "9 classes: 6 verified (1 with a missing descriptor type), 0 VerifyError, 0 ClassFormatError, 0 UnsupportedClassVersionError, 2 missing dependencies, 0 other, 0 not verified by HotSpot, 1 absent from the tree, 0 skipped"
 
 ((fails == 0)) || { echo "$fails failure(s)"; exit 1; }
 echo "all as expected"

@@ -49,16 +49,17 @@ brk strip-frames java.sql/java/sql/Timestamp.class "$work/broken"
 mkdir -p "$work/startup/java.base/java/util"
 brk strip-frames java.base/java/util/ArrayList.class "$work/startup"
 
-# The unbroken copies, patched in, all pass.
-run good 0 "$work/good"
-expect_last good "4 classes: 4 verified, 0 VerifyError, 0 ClassFormatError, 0 UnsupportedClassVersionError, 0 missing dependencies, 0 other, 0 not verified by HotSpot, 0 skipped"
+# The unbroken copies, patched in, all pass (and all the original's
+# classes are there).
+run good 0 "$work/good" --original "$work/image"
+expect_last good "4 classes: 4 verified, 0 VerifyError, 0 ClassFormatError, 0 UnsupportedClassVersionError, 0 missing dependencies, 0 other, 0 not verified by HotSpot, 0 absent from the tree, 0 skipped"
 
 # Each broken one is reported, by kind; the intact ArrayList is verified.
 run broken 1 "$work/broken"
 expect broken '^VerifyError java\.base!java\.util\.concurrent\.Exchanger: Expecting a stackmap frame'
 expect broken '^ClassFormatError java\.base!java\.util\.Stack: .*illegal modifiers'
 expect broken '^VerifyError java\.sql!java\.sql\.Timestamp: Expecting a stackmap frame'
-expect_last broken "4 classes: 1 verified, 2 VerifyError, 1 ClassFormatError, 0 UnsupportedClassVersionError, 0 missing dependencies, 0 other, 0 not verified by HotSpot, 0 skipped"
+expect_last broken "4 classes: 1 verified, 2 VerifyError, 1 ClassFormatError, 0 UnsupportedClassVersionError, 0 missing dependencies, 0 other, 0 not verified by HotSpot, 0 absent from the tree, 0 skipped"
 
 # Control: with verification of boot classes turned back off, HotSpot
 # neither checks the format of Stack nor verifies Exchanger, and the harness
@@ -68,6 +69,14 @@ run control 1 "$work/broken" --jvm-opt -XX:+UnlockDiagnosticVMOptions --jvm-opt 
 expect control '^not verified by HotSpot java\.base!java\.util\.concurrent\.Exchanger:'
 expect control '^not verified by HotSpot java\.base!java\.util\.Stack:'
 expect control '^VerifyError java\.sql!java\.sql\.Timestamp:'
+
+# Checked against the original, a tree without Stack fails for that.
+mkdir -p "$work/incomplete"
+cp -r "$work/image/." "$work/incomplete/"
+rm "$work/incomplete/java.base/java/util/Stack.class"
+run incomplete 1 "$work/incomplete" --original "$work/image"
+expect incomplete '^absent java\.base!java\.util\.Stack: '
+expect_last incomplete "4 classes: 3 verified, 0 VerifyError, 0 ClassFormatError, 0 UnsupportedClassVersionError, 0 missing dependencies, 0 other, 0 not verified by HotSpot, 1 absent from the tree, 0 skipped"
 
 # A broken class the JVM needs to start: reported as a start-up failure.
 run startup 1 "$work/startup"

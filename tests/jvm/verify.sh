@@ -16,19 +16,21 @@ TREE is either
   its java.base folder): the JVM runs with --patch-module MODULE=TREE/MODULE
   for each module, so the boot, platform and application modules load the
   tree's classes; dependencies come from the JDK itself, which must be the
-  one the tree was extracted from. --original is not needed;
+  one the tree was extracted from. --original DIR (the original jimage
+  tree) is optional: given, its classes must all be in TREE;
 or
   a jar corpus: a folder of .jar files, or of folders named like the jars
   (`guava.jar/` or `guava/`, holding pkg/Cls.class). --original DIR (the
   folder of the original jars) is required: each unit gets a loader that
   defines its own classes from TREE, child first, and takes the rest from
-  all original jars, then the JDK.
+  all original jars, then the JDK. Every class of every original jar must
+  be in TREE.
 
 To check an original corpus, give it as TREE (and as --original).
 
 Options:
   --java DIR         the JDK (or JRE) to run; default $JAVA_HOME
-  --original DIR     the original jars (jar mode)
+  --original DIR     the original jars (jar mode), the original tree (jdk mode)
   --mode jdk|jars    instead of guessing from TREE
   --harness DIR|JAR  the compiled harness (Verify.class); default: compile
                      tests/jvm/harness/Verify.java with JAVA_HOME's javac
@@ -41,16 +43,21 @@ Options:
 Output: one line "KIND UNIT!CLASS: message" per class that did not verify,
 then the summary
   N classes: N verified, N VerifyError, N ClassFormatError,
-  N UnsupportedClassVersionError, N missing dependencies, N other, N skipped
+  N UnsupportedClassVersionError, N missing dependencies, N other,
+  N not verified by HotSpot, N absent from the tree, N skipped
 A class whose dependency is absent from the corpus and the JDK is "missing
 dependencies"; it still counts as verified when HotSpot's log shows that its
 verification passed (only reflection met the gap). A dependency that is in
 the corpus but fails to load is "other", never "missing".
+"not verified by HotSpot": linked, but HotSpot's class+init log shows no
+verification of it (HotSpot exempts a few bootstrap and reflection classes).
+"absent from the tree": a class of the original that TREE lacks.
 If the JVM cannot start (a broken class it needs at start-up), the JVM's
-error is shown as "startup KIND: message".
+error is shown as "startup KIND CLASS: message"; if the harness dies on
+the way, as "fatal KIND CLASS: message".
 
-Exit status: 0 no VerifyError and no ClassFormatError; 1 some (or the JVM
-did not finish); 2 usage error.
+Exit status: 0 no VerifyError, no ClassFormatError, no absent class; 1 some
+(or the JVM did not finish); 2 usage error.
 EOF
 }
 
@@ -82,7 +89,11 @@ if [[ -z $mode ]]; then
 	if [[ -d $tree/java.base ]]; then mode=jdk; else mode=jars; fi
 fi
 case $mode in
-jdk) ;;
+jdk)
+	if [[ -n $original ]]; then
+		[[ -d $original ]] || die "$original is not a folder"
+		original=$(cd "$original" && pwd)
+	fi ;;
 jars)
 	[[ -n $original ]] || die "jar mode needs --original DIR"
 	[[ -d $original ]] || die "$original is not a folder"
@@ -111,7 +122,7 @@ if [[ $mode == jdk ]]; then
 		[[ -d $tree/$m ]] && args+=("--patch-module" "$m=$tree/$m")
 	done
 	args+=(--add-modules ALL-SYSTEM)
-	targs=(jdk "$tree")
+	targs=(jdk "$tree" ${original:+"$original"})
 else
 	targs=(jars "$original" "$tree")
 fi
@@ -134,13 +145,15 @@ if [[ ! $last =~ ^[0-9]+\ classes: ]]; then
 	# initialization of boot layer" and the error). Say which, and fail.
 	echo "verify.sh: the JVM did not finish (exit status $rc); its output:" >&2
 	cat "$work/out" "$work/err" >&2
-	cat "$work/out" "$work/err" | awk '
+	stage=startup
+	grep -q '^Verify: checking' "$work/err" && stage=fatal
+	cat "$work/out" "$work/err" | sed 's/^Exception in thread "[^"]*" //' | awk -v stage=$stage '
 		/^(java\.lang\.)?[A-Za-z.]*(Error|Exception)(: |$)/ && !kind {
 			kind = $1; sub(/:$/, "", kind); sub(/^java\.lang\./, "", kind)
 			msg = $0; sub(/^[^ ]* ?/, "", msg); next }
 		kind && /Location:/ { getline; where = $1; sub(/\..*/, "", where); exit }
-		END { if (kind) printf "startup %s %s: %s\n", kind, where ? where : "?", msg
-		      else print "startup failure: see the JVM output above" }'
+		END { if (kind) printf "%s %s %s: %s\n", stage, kind, where ? where : "?", msg
+		      else printf "%s failure: see the JVM output above\n", stage }'
 	exit 1
 fi
 cat "$work/out"

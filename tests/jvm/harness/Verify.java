@@ -9,7 +9,7 @@
  *
  * Two modes.
  *
- *   jdk ROOT: ROOT is a `jimage extract` tree (MODULE/pkg/Cls.class) that
+ *   jdk ROOT [ORIGINAL]: ROOT is a `jimage extract` tree (MODULE/pkg/Cls.class) that
  *   the JVM was started with as --patch-module MODULE=ROOT/MODULE for every
  *   module, so each class is found by its own module's loader in the patch
  *   before the runtime image. Every class is loaded through that loader.
@@ -49,13 +49,18 @@
  *                     dependency cannot hide behind this kind;
  *   other             every other throwable (LinkageError subclasses, wrong
  *                     names, prohibited packages, ...);
+ *   not verified by HotSpot  linked, but the log shows no verification
+ *                     (HotSpot exempts a few bootstrap and reflection
+ *                     classes);
+ *   absent            a class of the original corpus that the tree lacks
+ *                     (jdk mode: only when ORIGINAL_DIR is given);
  *   skipped           multi-release entries for a newer Java.
  *
  * Output: one line "KIND UNIT!CLASS: message" per class that is not
  * verified (missing ones only with --show-missing), --list-missing adds the
  * missing names with how many classes needed each, and the last line is the
- * summary. Exit status 1 when any VerifyError or ClassFormatError was seen,
- * 2 on usage errors, 0 otherwise.
+ * summary. Exit status 1 when any VerifyError or ClassFormatError was seen
+ * or a class is absent, 2 on usage errors, 0 otherwise.
  */
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -77,6 +82,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -88,7 +94,8 @@ public final class Verify {
 	enum Kind {
 		VERIFIED("verified"), VERIFY_ERROR("VerifyError"), CLASS_FORMAT_ERROR("ClassFormatError"),
 		UNSUPPORTED_VERSION("UnsupportedClassVersionError"), MISSING("missing dependencies"),
-		OTHER("other"), UNVERIFIED("not verified by HotSpot"), SKIPPED("skipped");
+		OTHER("other"), UNVERIFIED("not verified by HotSpot"), ABSENT("absent from the tree"),
+		SKIPPED("skipped");
 		final String label;
 		Kind(String label) { this.label = label; }
 	}
@@ -116,7 +123,7 @@ public final class Verify {
 
 	private static int usage(String why) {
 		System.err.println("Verify: " + why);
-		System.err.println("usage: Verify [--log FILE] [--show-missing] [--list-missing] jdk ROOT");
+		System.err.println("usage: Verify [--log FILE] [--show-missing] [--list-missing] jdk ROOT [ORIGINAL_DIR]");
 		System.err.println("       Verify [--log FILE] [--show-missing] [--list-missing] jars ORIGINAL_DIR ROOT");
 		return 2;
 	}
@@ -139,8 +146,8 @@ public final class Verify {
 		if (logPath != null)
 			log = new RandomAccessFile(logPath, "r");
 		List<Unit> units;
-		if (rest.size() == 2 && rest.get(0).equals("jdk")) {
-			units = jdkUnits(Paths.get(rest.get(1)));
+		if ((rest.size() == 2 || rest.size() == 3) && rest.get(0).equals("jdk")) {
+			units = jdkUnits(Paths.get(rest.get(1)), rest.size() == 3 ? Paths.get(rest.get(2)) : null);
 		} else if (rest.size() == 3 && rest.get(0).equals("jars")) {
 			units = jarUnits(Paths.get(rest.get(1)), Paths.get(rest.get(2)));
 		} else {
@@ -148,6 +155,10 @@ public final class Verify {
 		}
 		if (units == null)
 			return 2;
+		int n = 0;
+		for (Unit u : units)
+			n += u.classes.size();
+		System.err.println("Verify: checking " + n + " classes in " + units.size() + " units");
 		for (Unit u : units)
 			for (String name : u.classes.keySet())
 				check(u, name);
@@ -156,16 +167,15 @@ public final class Verify {
 
 	/* --- jdk mode ----------------------------------------------------- */
 
-	private List<Unit> jdkUnits(Path root) throws IOException {
+	private List<Unit> jdkUnits(Path root, Path original) throws IOException {
 		List<Unit> units = new ArrayList<>();
-		List<Path> mods;
-		try (Stream<Path> s = Files.list(root)) {
-			mods = s.filter(Files::isDirectory).sorted().collect(Collectors.toList());
-		}
-		for (Path dir : mods) {
+		for (Path dir : list(root, Files::isDirectory)) {
 			String mod = dir.getFileName().toString();
-			Unit u = new Unit(mod);
-			readTree(dir, u);
+			Map<Integer, Unit> byVersion = new TreeMap<>();
+			read(dir, mod, byVersion, new HashSet<>());
+			Unit u = byVersion.get(0);
+			if (u == null)
+				continue;
 			Optional<Module> m = ModuleLayer.boot().findModule(mod);
 			if (!m.isPresent()) {
 				/* Not a module of this runtime: every class is "other",
@@ -179,16 +189,16 @@ public final class Verify {
 		}
 		for (Unit u : units)
 			corpusNames.addAll(u.classes.keySet());
+		if (original != null)
+			for (Path dir : list(original, Files::isDirectory))
+				compare(dir, root.resolve(dir.getFileName()));
 		return units;
 	}
 
 	/* --- jars mode ---------------------------------------------------- */
 
 	private List<Unit> jarUnits(Path original, Path root) throws IOException {
-		List<Path> jars;
-		try (Stream<Path> s = Files.list(original)) {
-			jars = s.filter(p -> p.toString().endsWith(".jar")).sorted().collect(Collectors.toList());
-		}
+		List<Path> jars = list(original, p -> p.toString().endsWith(".jar") && Files.isRegularFile(p));
 		if (jars.isEmpty()) {
 			usage("no .jar in " + original);
 			return null;
@@ -196,35 +206,18 @@ public final class Verify {
 		URL[] urls = new URL[jars.size()];
 		for (int i = 0; i < urls.length; i++) {
 			urls[i] = jars.get(i).toUri().toURL();
-			try (ZipFile z = new ZipFile(jars.get(i).toFile())) {
-				for (Enumeration<? extends ZipEntry> e = z.entries(); e.hasMoreElements();) {
-					String n = e.nextElement().getName();
-					if (n.endsWith(".class"))
-						corpusNames.add(stripVersion(n).replace('/', '.').replaceAll("\\.class$", ""));
-				}
-			}
+			for (String path : classPaths(jars.get(i)))
+				corpusNames.add(stripVersion(path).replace('/', '.').replaceAll("\\.class$", ""));
 		}
 		/* The dependencies: every original jar, then the JDK (platform
 		 * loader, so the class path of this harness is not visible). */
 		ClassLoader deps = new URLClassLoader("original-corpus", urls, ClassLoader.getPlatformClassLoader());
-		List<Path> entries;
-		try (Stream<Path> s = Files.list(root)) {
-			entries = s.sorted().collect(Collectors.toList());
-		}
 		List<Unit> units = new ArrayList<>();
 		int feature = Runtime.version().feature();
-		for (Path p : entries) {
+		for (Path p : list(root, p -> Files.isDirectory(p) || p.toString().endsWith(".jar"))) {
 			String label = p.getFileName().toString();
 			Map<Integer, Unit> byVersion = new TreeMap<>();
-			if (Files.isDirectory(p)) {
-				Unit u = new Unit(label);
-				readTree(p, u);
-				byVersion.put(0, u);
-			} else if (label.endsWith(".jar")) {
-				readJar(p, label, byVersion);
-			} else {
-				continue;
-			}
+			read(p, label, byVersion, new HashSet<>());
 			for (Map.Entry<Integer, Unit> e : byVersion.entrySet()) {
 				Unit u = e.getValue();
 				if (e.getKey() > feature) {
@@ -237,7 +230,57 @@ public final class Verify {
 				corpusNames.addAll(u.classes.keySet());
 			}
 		}
+		/* Each original jar's classes must all be in the tree, as x.jar,
+		 * a folder x.jar or a folder x. */
+		for (Path jar : jars) {
+			String name = jar.getFileName().toString();
+			Path mirror = root.resolve(name);
+			if (!Files.exists(mirror) && Files.isDirectory(root.resolve(name.substring(0, name.length() - 4))))
+				mirror = root.resolve(name.substring(0, name.length() - 4));
+			compare(jar, mirror);
+		}
 		return units;
+	}
+
+	/* --- reading ------------------------------------------------------ */
+
+	interface Bytes {
+		byte[] get() throws IOException;
+	}
+
+	interface Sink {
+		void accept(String path, Bytes bytes) throws IOException;
+	}
+
+	private static List<Path> list(Path dir, java.util.function.Predicate<Path> keep) throws IOException {
+		try (Stream<Path> s = Files.list(dir)) {
+			return s.filter(keep).sorted().collect(Collectors.toList());
+		}
+	}
+
+	/* Every file of a jar or a folder, by its path inside it. */
+	private static void walk(Path p, Sink sink) throws IOException {
+		if (Files.isDirectory(p)) {
+			List<Path> files;
+			try (Stream<Path> s = Files.walk(p)) {
+				files = s.filter(Files::isRegularFile).sorted().collect(Collectors.toList());
+			}
+			for (Path f : files)
+				sink.accept(p.relativize(f).toString().replace('\\', '/'), () -> Files.readAllBytes(f));
+			return;
+		}
+		try (ZipFile z = new ZipFile(p.toFile())) {
+			for (Enumeration<? extends ZipEntry> e = z.entries(); e.hasMoreElements();) {
+				ZipEntry ze = e.nextElement();
+				if (ze.isDirectory())
+					continue;
+				sink.accept(ze.getName(), () -> {
+					try (InputStream in = z.getInputStream(ze)) {
+						return readAll(in);
+					}
+				});
+			}
+		}
 	}
 
 	private static final Pattern VERSIONED = Pattern.compile("META-INF/versions/(\\d+)/(.*)");
@@ -247,28 +290,51 @@ public final class Verify {
 		return m.matches() ? m.group(2) : entry;
 	}
 
-	private void readJar(Path jar, String label, Map<Integer, Unit> byVersion) throws IOException {
-		try (ZipFile z = new ZipFile(jar.toFile())) {
-			for (Enumeration<? extends ZipEntry> e = z.entries(); e.hasMoreElements();) {
-				ZipEntry ze = e.nextElement();
-				String n = ze.getName();
-				if (!n.endsWith(".class") || n.endsWith("module-info.class"))
-					continue;
-				int version = 0;
-				Matcher m = VERSIONED.matcher(n);
-				if (m.matches())
-					version = Integer.parseInt(m.group(1));
-				else if (n.startsWith("META-INF/"))
-					continue;
-				final int v = version;
-				Unit u = byVersion.computeIfAbsent(v, k -> new Unit(k == 0 ? label : label + "!META-INF/versions/" + v));
-				byte[] b;
-				try (InputStream in = z.getInputStream(ze)) {
-					b = readAll(in);
-				}
-				addClass(u, n, b);
-			}
-		}
+	/* Which entries are classes to check: not module descriptors, and
+	 * under META-INF/ only the versioned classes of a multi-release jar.
+	 * Returns the version (0 for the base) or -1. */
+	private static int classVersion(String path) {
+		if (!path.endsWith(".class") || path.endsWith("module-info.class"))
+			return -1;
+		Matcher m = VERSIONED.matcher(path);
+		if (m.matches())
+			return Integer.parseInt(m.group(1));
+		return path.startsWith("META-INF/") ? -1 : 0;
+	}
+
+	private static Set<String> classPaths(Path p) throws IOException {
+		Set<String> paths = new TreeSet<>();
+		walk(p, (path, bytes) -> {
+			if (classVersion(path) >= 0)
+				paths.add(path);
+		});
+		return paths;
+	}
+
+	/* The classes of a jar or folder, into one unit per version. */
+	private void read(Path p, String label, Map<Integer, Unit> byVersion, Set<String> paths) throws IOException {
+		walk(p, (path, bytes) -> {
+			int v = classVersion(path);
+			if (v < 0)
+				return;
+			paths.add(path);
+			Unit u = byVersion.computeIfAbsent(v, k -> new Unit(k == 0 ? label : label + "!META-INF/versions/" + k));
+			addClass(u, path, bytes.get());
+		});
+	}
+
+	/* A class of the original that the tree lacks is a failure too: a
+	 * rewriter that drops classes must not pass for one whose classes all
+	 * verify. */
+	private void compare(Path original, Path mirror) throws IOException {
+		Set<String> absent = classPaths(original);
+		String label = mirror.getFileName().toString();
+		if (Files.exists(mirror))
+			absent.removeAll(classPaths(mirror));
+		Unit u = new Unit(label);
+		for (String path : absent)
+			record(Kind.ABSENT, u, path.substring(0, path.length() - ".class".length()).replace('/', '.'),
+				"in " + original + ", not in the tree");
 	}
 
 	/* Child first for the unit's own classes, the original corpus and the
@@ -293,22 +359,6 @@ public final class Verify {
 					resolveClass(c);
 				return c;
 			}
-		}
-	}
-
-	/* --- reading ------------------------------------------------------ */
-
-	private void readTree(Path dir, Unit u) throws IOException {
-		List<Path> files;
-		try (Stream<Path> s = Files.walk(dir)) {
-			files = s.filter(p -> p.toString().endsWith(".class") && Files.isRegularFile(p)).sorted()
-				.collect(Collectors.toList());
-		}
-		for (Path f : files) {
-			String rel = dir.relativize(f).toString().replace('\\', '/');
-			if (rel.endsWith("module-info.class") || rel.startsWith("META-INF/"))
-				continue;
-			addClass(u, rel, Files.readAllBytes(f));
 		}
 	}
 
@@ -545,7 +595,8 @@ public final class Verify {
 		counts.merge(k, 1, Integer::sum);
 		if (k == Kind.VERIFIED || (k == Kind.MISSING && !showMissing))
 			return;
-		System.out.println(k.label.replace("missing dependencies", "missing") + " " + u.label + "!" + name + ": " + why);
+		String kind = k == Kind.MISSING ? "missing" : k == Kind.ABSENT ? "absent" : k.label;
+		System.out.println(kind + " " + u.label + "!" + name + ": " + why);
 	}
 
 	private int report() {
@@ -569,6 +620,7 @@ public final class Verify {
 		}
 		System.out.println(sb);
 		System.out.flush();
-		return counts.getOrDefault(Kind.VERIFY_ERROR, 0) + counts.getOrDefault(Kind.CLASS_FORMAT_ERROR, 0) > 0 ? 1 : 0;
+		return counts.getOrDefault(Kind.VERIFY_ERROR, 0) + counts.getOrDefault(Kind.CLASS_FORMAT_ERROR, 0)
+			+ counts.getOrDefault(Kind.ABSENT, 0) > 0 ? 1 : 0;
 	}
 }
