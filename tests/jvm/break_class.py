@@ -2,6 +2,7 @@
 """Breaks one valid class file in a way HotSpot must reject.
 
   break_class.py HOW IN.class OUT.class [METHOD]
+  break_class.py strip-all IN_DIR OUT_DIR
 
 HOW:
   strip-frames   remove the StackMapTable attribute of METHOD (default: the
@@ -15,6 +16,12 @@ HOW:
                  private: ClassFormatError (JVMS 4.6; "Illegal method
                  modifiers"), a check HotSpot makes for boot classes only
                  when verification is on for them.
+
+strip-all: every class file under IN_DIR is copied to the same path under
+OUT_DIR with the StackMapTable of every method removed; prints the name of
+each class that had one and that HotSpot must therefore reject: version 51
+or later (a version 50 class without frames falls back to the old
+type-inferencing verifier, JVMS 4.10).
 
 The class is parsed from its structure (JVMS 4.1, 4.4, 4.7); only the bytes
 of the change (and the lengths that hold them) differ in the output. Fails
@@ -38,6 +45,7 @@ class ClassFile:
         assert u4(b, 0) == 0xCAFEBABE, "not a class file"
         n = u2(b, 8)
         self.utf8 = {}
+        self.class_index = {}
         p, i = 10, 1
         while i < n:
             tag = b[p]
@@ -45,7 +53,10 @@ class ClassFile:
                 ln = u2(b, p + 1)
                 self.utf8[i] = b[p + 3:p + 3 + ln].decode("utf-8", "replace")
                 p += 3 + ln
-            elif tag in (7, 8, 16, 19, 20):
+            elif tag == 7:
+                self.class_index[i] = u2(b, p + 1)
+                p += 3
+            elif tag in (8, 16, 19, 20):
                 p += 3
             elif tag == 15:
                 p += 4
@@ -57,6 +68,7 @@ class ClassFile:
             else:
                 raise ValueError("constant tag %d at %d" % (tag, p))
             i += 1
+        self.this_name = self.utf8[self.class_index[u2(b, p + 2)]]
         p += 6  # access_flags, this_class, super_class
         p += 2 + 2 * u2(b, p)  # interfaces
         p = self.members(p)[0]  # fields
@@ -150,7 +162,36 @@ def bad_modifiers(cf, want):
     return bytes(out), m["name"]
 
 
+def strip_all(src, dst):
+    import os
+    for root, _, files in os.walk(src):
+        for f in sorted(files):
+            if not f.endswith(".class"):
+                continue
+            p = os.path.join(root, f)
+            out = os.path.join(dst, os.path.relpath(p, src))
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+            with open(p, "rb") as fh:
+                b = fh.read()
+            stripped = False
+            if f != "module-info.class":
+                while True:
+                    cf = ClassFile(b)
+                    try:
+                        b, _ = strip_frames(cf, None)
+                        stripped = True
+                    except SystemExit:
+                        break
+            with open(out, "wb") as fh:
+                fh.write(b)
+            if stripped and u2(b, 6) >= 51:
+                print(ClassFile(b).this_name.replace("/", "."))
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "strip-all":
+        strip_all(sys.argv[2], sys.argv[3])
+        return
     if len(sys.argv) not in (4, 5):
         sys.exit(__doc__)
     how, src, dst = sys.argv[1:4]

@@ -13,7 +13,7 @@ getDeclaredMethods()) and counts what HotSpot rejects.
 
 TREE is either
   a JDK tree (`jimage extract` layout MODULE/pkg/Cls.class; recognised by
-  its java.base folder): the JVM runs with --patch-module MODULE=TREE/MODULE
+  a java.base folder or a module-info.class in a folder; else --mode jdk): the JVM runs with --patch-module MODULE=TREE/MODULE
   for each module, so the boot, platform and application modules load the
   tree's classes; dependencies come from the JDK itself, which must be the
   one the tree was extracted from. --original DIR (the original jimage
@@ -86,7 +86,11 @@ done
 java=$java_home/bin/java
 tree=$(cd "$tree" && pwd)
 if [[ -z $mode ]]; then
-	if [[ -d $tree/java.base ]]; then mode=jdk; else mode=jars; fi
+	mode=jars
+	for d in "$tree"/*/; do
+		[[ -f $d/module-info.class ]] && mode=jdk
+	done
+	[[ -d $tree/java.base ]] && mode=jdk
 fi
 case $mode in
 jdk)
