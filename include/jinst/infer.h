@@ -32,6 +32,13 @@ int jinst_frames_infer(jinst_class *cls, const jinst_member *method, const jinst
                        const jinst_hierarchy *hierarchy, jinst_full_frame **frames, uint32_t *count,
                        jinst_diag *diag);
 
+/* Recomputes the method's StackMapTable from its code: infers the frames,
+ * compresses them and installs them (jinst_code_set_stack_map). The frames
+ * of class files older than 50 are not needed by the verifier; callers
+ * decide whether to ask for them. */
+int jinst_frames_recompute(jinst_class *cls, jinst_member *method, const jinst_hierarchy *hierarchy,
+                           jinst_diag *diag);
+
 #ifdef __cplusplus
 }
 #endif
