@@ -444,9 +444,13 @@ public final class Verify {
 				}
 			}
 			if (log != null && !verifiedOk.contains(name)) {
-				/* Linked, yet HotSpot wrote no verification for it:
-				 * it exempts a few bootstrap classes (java.lang.Object,
-				 * Class, String, Throwable) and shared archive ones. */
+				/* Linked, yet HotSpot wrote no verification for it: on
+				 * JDK 17 it exempts java.lang.Object, Class, String and
+				 * Throwable, and the subclasses of
+				 * jdk.internal.reflect.MagicAccessorImpl (no other loader
+				 * may define those: java.* is prohibited, and HotSpot
+				 * refuses a MagicAccessorImpl subclass outside the boot
+				 * loader), and shared archive classes (-Xshare:off). */
 				record(Kind.UNVERIFIED, u, name, "linked, but HotSpot did not verify it");
 				return;
 			}
