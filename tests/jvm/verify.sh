@@ -15,8 +15,9 @@ TREE is either
   a JDK tree (`jimage extract` layout MODULE/pkg/Cls.class; recognised by
   a java.base folder or a module-info.class in a folder, else --mode jdk):
   the JVM runs with --patch-module MODULE=TREE/MODULE for each module, so
-  the boot, platform and application modules load the tree's classes; dependencies come from the JDK itself, which must be the
-  one the tree was extracted from. --original DIR (the original jimage
+  the boot, platform and application modules load the tree's classes;
+  dependencies come from the JDK itself, which must be the one the tree
+  was extracted from. --original DIR (the original jimage
   tree) is optional: given, its classes must all be in TREE;
 or
   a jar corpus: a folder of .jar files, or of folders named like the jars
