@@ -12,6 +12,8 @@ HOW:
   wrong-load     in METHOD, turn the first iload_0 into aload_0: the local
                  holds an int, so the type checker rejects the load
                  (VerifyError "Bad local variable type", JVMS 4.10.1.9).
+  future-version set the class-file version to 255.0: no JVM knows it
+                 (UnsupportedClassVersionError, JVMS 4.1).
   bad-modifiers  make METHOD (default: the first method) both public and
                  private: ClassFormatError (JVMS 4.6; "Illegal method
                  modifiers"), a check HotSpot makes for boot classes only
@@ -188,6 +190,12 @@ def strip_all(src, dst):
                 print(ClassFile(b).this_name.replace("/", "."))
 
 
+def future_version(cf, want):
+    out = bytearray(cf.b)
+    struct.pack_into(">HH", out, 4, 0, 255)
+    return bytes(out), "(none)"
+
+
 def main():
     if len(sys.argv) == 4 and sys.argv[1] == "strip-all":
         strip_all(sys.argv[2], sys.argv[3])
@@ -196,7 +204,8 @@ def main():
         sys.exit(__doc__)
     how, src, dst = sys.argv[1:4]
     want = sys.argv[4] if len(sys.argv) == 5 else None
-    ops = {"strip-frames": strip_frames, "wrong-load": wrong_load, "bad-modifiers": bad_modifiers}
+    ops = {"strip-frames": strip_frames, "wrong-load": wrong_load, "bad-modifiers": bad_modifiers,
+           "future-version": future_version}
     if how not in ops:
         sys.exit(__doc__)
     with open(src, "rb") as f:

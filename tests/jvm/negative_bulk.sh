@@ -7,6 +7,7 @@
 # JDK_TREE: the corpus tree extracted from JAVA_HOME (jimage layout).
 # Exit 77 (skipped) when the JDK or the corpus is absent.
 set -uo pipefail
+export LC_ALL=C
 here=$(cd "$(dirname "$0")" && pwd)
 java_home=$1 harness=$2 jdk_tree=$3 jars=$4 work=$5
 if [[ ! -x $java_home/bin/java ]]; then
