@@ -22,11 +22,26 @@ typedef struct jinst_hierarchy {
 	void *ctx;
 } jinst_hierarchy;
 
+/* Replaces the code no path from the method's entry reaches (through
+ * branches, switches, fall-through and the handlers of reached
+ * instructions) by nop ... nop athrow, one run at a time, and cuts those
+ * runs out of the exception table (splitting an entry around a run, dropping
+ * one left empty). The code keeps its length, so no offset moves. *patched
+ * is the number of runs; when it is not 0, code->code and code->exceptions
+ * point to new arena copies and max_stack is at least 1: the caller marks
+ * the Code attribute modified and recomputes the frames. Other attributes
+ * that point into a dead run (a type annotation on an instruction there)
+ * are left as they are. */
+int jinst_code_patch_unreachable(jinst_class *cls, jinst_code *code, uint32_t *patched, jinst_diag *diag);
+
 /* Computes the frames the verifier needs for a method's code: at every
  * branch target and exception handler and after every unconditional
  * transfer, as full frames (arena-allocated). Object types carry names
  * (value 0); the encoder finds or adds their Class constants.
- * JINST_EUNSUPPORTED for jsr/ret and for unreachable code (not yet handled);
+ * Code no path reaches must be in the form jinst_code_patch_unreachable gives
+ * it (nop ... athrow outside every exception range); it gets a frame of no
+ * locals and a Throwable on the stack. JINST_EUNSUPPORTED for jsr/ret and for
+ * other unreachable code;
  * JINST_EHIERARCHY when a merge needs a class the hierarchy does not know. */
 int jinst_frames_infer(jinst_class *cls, const jinst_member *method, const jinst_code *code,
                        const jinst_hierarchy *hierarchy, jinst_full_frame **frames, uint32_t *count,
