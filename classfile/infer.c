@@ -149,19 +149,27 @@ static int merge_classes(infer *I, const vt *a, const vt *b, vt *out)
 	return 0;
 }
 
-/* Element type descriptor of an array class name "[X": the part after '['. */
+/* Merges two reference types to the most specific type both are assignable
+ * to, as the verifier sees assignability (JVMS 4.10.1.2): null goes into
+ * anything, arrays of references merge by element, other arrays and mixes of
+ * arrays and classes give Object, uninitialized types merge only with
+ * themselves (else top). */
 static int merge_refs(infer *I, const vt *a, const vt *b, vt *out)
 {
+	if (a->tag != JINST_VT_OBJECT && a->tag != JINST_VT_NULL) {
+		*out = I->top; /* uninitialized types merge only with themselves */
+		return 0;
+	}
+	if (b->tag != JINST_VT_OBJECT && b->tag != JINST_VT_NULL) {
+		*out = I->top;
+		return 0;
+	}
 	if (a->tag == JINST_VT_NULL) {
-		*out = *b;
+		*out = *b; /* null is assignable to every class and array type */
 		return 0;
 	}
 	if (b->tag == JINST_VT_NULL) {
 		*out = *a;
-		return 0;
-	}
-	if (a->tag != JINST_VT_OBJECT || b->tag != JINST_VT_OBJECT) {
-		*out = I->top; /* uninitialized types merge only with themselves */
 		return 0;
 	}
 	bool aa = a->name[0] == '[', ba = b->name[0] == '[';
@@ -333,17 +341,19 @@ typedef struct frame {
 #define PUSH2(v) do { PUSH(v); PUSH(I->top); } while (0)
 #define POP(k) do { if (f->sp < (k)) goto underflow; f->sp = (uint16_t)(f->sp - (k)); } while (0)
 
-static void set_local(infer *I, frame *f, uint32_t i, vt v, bool wide)
+static int set_local(infer *I, frame *f, uint32_t i, vt v, bool wide)
 {
+	if (i + (wide ? 1 : 0) >= I->max_locals)
+		return jinst_fail(I->diag, JINST_EMALFORMED, JINST_NO_OFFSET, "store to local %u of %u", (unsigned)i,
+		                  I->max_locals);
 	if (i > 0 && is_cat2(&f->locals[i - 1]))
 		f->locals[i - 1] = I->top; /* overwriting the second half of a long/double */
-	if (i + (wide ? 1 : 0) >= I->max_locals)
-		return;
 	if (!wide && i + 1 < I->max_locals && is_cat2(&f->locals[i]))
 		f->locals[i + 1] = I->top;
 	f->locals[i] = v;
 	if (wide)
 		f->locals[i + 1] = I->top;
+	return 0;
 }
 
 static void init_object(frame *f, uint16_t n_locals, const vt *uninit, vt inited)
@@ -492,7 +502,8 @@ static int step(infer *I, frame *f, const jinst_insn *in)
 		POP(wide ? 2 : 1);
 		vt v = type == 0 ? I->integer : type == 1 ? I->lng : type == 2 ? I->flt : type == 3 ? I->dbl
 		     : f->stack[f->sp]; /* astore: the reference popped */
-		set_local(I, f, local, v, wide);
+		if (set_local(I, f, local, v, wide))
+			return JINST_EMALFORMED;
 		break;
 	}
 	case 0x4f: case 0x51: case 0x53: case 0x54: case 0x55: case 0x56: POP(3); break; /* xastore */
