@@ -968,6 +968,25 @@ int jinst_code_patch_unreachable(jinst_class *c, jinst_code *code, uint32_t *pat
 			REACH(insns[i + 1].offset);
 	}
 #undef REACH
+	/* A run already in the patched form, outside every range, stays as it
+	 * is (so patching twice changes nothing): count it as reached. */
+	for (uint32_t i = 0; i < n; i++) {
+		if (reached[i])
+			continue;
+		uint32_t j = i;
+		while (j < n && !reached[j] && insns[j].opcode == 0x00)
+			j++;
+		if (j < n && !reached[j] && insns[j].opcode == 0xbf && (j + 1 == n || reached[j + 1])) {
+			bool covered = false;
+			for (uint16_t k = 0; k < code->exception_count; k++)
+				covered |= code->exceptions[k].start_pc <= insns[j].offset &&
+				           code->exceptions[k].end_pc > insns[i].offset;
+			if (!covered && code->max_stack >= 1)
+				for (uint32_t x = i; x <= j; x++)
+					reached[x] = true;
+		}
+		i = j;
+	}
 	/* The dead runs, as [from, to) byte ranges in code order. */
 	uint32_t nruns = 0;
 	for (uint32_t i = 0; i < n; i++)
