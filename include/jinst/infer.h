@@ -34,6 +34,20 @@ typedef struct jinst_hierarchy {
  * are left as they are. */
 int jinst_code_patch_unreachable(jinst_class *cls, jinst_code *code, uint32_t *patched, jinst_diag *diag);
 
+/* Rewrites code that uses jsr/ret without them (classfile/jsr.c): every jsr
+ * gets its own copy of its subroutine, appended after the body, entered by
+ * aconst_null; goto (the null takes the return address's place) and left by
+ * a goto where ret was; exception entries are repeated over the copies.
+ * *copies is the number of subroutine copies (0: no jsr, code untouched).
+ * Otherwise code->code, code_length, exceptions and attrs are new arena
+ * copies: the LineNumberTable follows the copies (its attribute is marked
+ * modified), the local variable tables are dropped, and the caller marks the
+ * Code attribute modified and recomputes the frames. JINST_ETOOLARGE when
+ * the code outgrows 65535 bytes or a 16-bit branch no longer reaches (no
+ * branch is widened); JINST_EUNSUPPORTED for recursion, a ret that leaves
+ * several subroutines at once, and more than 4096 copies. */
+int jinst_code_inline_subroutines(jinst_class *cls, jinst_code *code, uint32_t *copies, jinst_diag *diag);
+
 /* Computes the frames the verifier needs for a method's code: at every
  * branch target and exception handler and after every unconditional
  * transfer, as full frames (arena-allocated). Object types carry names

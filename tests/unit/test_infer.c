@@ -5,7 +5,10 @@
  * (tests/data/src/gen/GenInfer.java: category-2 stack shuffles, long halves
  * overwritten, unreachable code, jsr/ret), which carry no frames.
  *
- *   test_infer CLASSES_DIR
+ *   test_infer CLASSES_DIR [OUT_DIR]
+ *
+ * With OUT_DIR, the rewritten classes are written to OUT_DIR/infer/ for the
+ * JVM to load (tests/unit/jvm_infer.sh).
  */
 #include <string.h>
 
@@ -237,6 +240,29 @@ static void expect_frames(const frames *r, const char *what, const char *const *
 		      expect[i]);
 }
 
+/* With an output folder, writes the class there (for tests/unit/jvm_infer.sh). */
+static const char *out_dir;
+
+static void write_class(jinst_class *c, const char *rel)
+{
+	if (!out_dir)
+		return;
+	uint8_t *bytes;
+	size_t len;
+	jinst_diag d = {0};
+	int rc = jinst_class_write(c, NULL, &bytes, &len, &d);
+	CHECK(rc == 0, "write %s: %s", rel, d.message);
+	if (rc)
+		return;
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", out_dir, rel);
+	FILE *f = fopen(path, "wb");
+	CHECK(f && fwrite(bytes, 1, len, f) == len, "write %s", path);
+	if (f)
+		fclose(f);
+	free(bytes);
+}
+
 /* ---- javac's cases ---- */
 
 static void test_javac_cases(void)
@@ -392,8 +418,71 @@ static void test_unreachable(void)
 static void test_jsr(void)
 {
 	loaded l = load("infer/Jsr.class");
-	frames r = infer(l.cls, "f", "(I)I", &small);
+	jinst_class *c = l.cls;
+	frames r = infer(c, "f", "(I)I", &small);
 	CHECK(r.rc == JINST_EUNSUPPORTED && strstr(r.diag.message, "jsr"), "jsr: %d (%s)", r.rc, r.diag.message);
+
+	/* try { r = x; } finally { x++; }: the body (0-6), the handler (7-12)
+	 * and the subroutine (13-17) that both jsr to. */
+	jinst_code *code = code_of(c, method(c, "f", "(I)I"));
+	CHECK(code->code_length == 19 && code->exception_count == 1, "jsr: %u bytes", (unsigned)code->code_length);
+	uint32_t copies = 0;
+	jinst_diag d = {0};
+	int rc = jinst_code_inline_subroutines(c, code, &copies, &d);
+	CHECK(rc == 0 && copies == 2, "inline: %d, %u copies (%s)", rc, (unsigned)copies, d.message);
+	/* Each jsr becomes aconst_null; goto its own copy, each copy's ret a
+	 * goto back after its jsr. */
+	static const uint8_t expect[] = {
+		0x1a, 0x3c,                   /*  0 iload_0, istore_1 */
+		0x01, 0xa7, 0x00, 0x0c,       /*  2 aconst_null, goto 15 */
+		0x1b, 0xac,                   /*  6 iload_1, ireturn */
+		0x4d,                         /*  8 astore_2 */
+		0x01, 0xa7, 0x00, 0x0c,       /*  9 aconst_null, goto 22 */
+		0x2c, 0xbf,                   /* 13 aload_2, athrow */
+		0x4e, 0x84, 0x00, 0x01,       /* 15 astore_3, iinc 0 1 */
+		0xa7, 0xff, 0xf3,             /* 19 goto 6 */
+		0x4e, 0x84, 0x00, 0x01,       /* 22 astore_3, iinc 0 1 */
+		0xa7, 0xff, 0xf3,             /* 26 goto 13 */
+	};
+	CHECK(code->code_length == sizeof(expect) && memcmp(code->code, expect, sizeof(expect)) == 0,
+	      "inline: %u bytes of code, not as expected", (unsigned)code->code_length);
+	for (uint32_t i = 0; i < code->code_length && memcmp(code->code, expect, sizeof(expect)); i++)
+		printf("  %2u: %02x\n", (unsigned)i, code->code[i]);
+	CHECK(code->exception_count == 1 && code->exceptions[0].start_pc == 0 && code->exceptions[0].end_pc == 2 &&
+	      code->exceptions[0].handler_pc == 8, "inline: exception table");
+	r = infer(c, "f", "(I)I", &small);
+	const char *fr[] = {"6 [int, int, top, null] []", "8 [int] [java/lang/Throwable]",
+	                    "13 [int, top, java/lang/Throwable, null] []", "15 [int, int] [null]",
+	                    "22 [int, top, java/lang/Throwable] [null]"};
+	expect_frames(&r, "jsr inlined", fr, 5);
+
+	/* A subroutine calling another: two copies of each, the inner ones
+	 * returning into the outer copies; the range over the body stays one. */
+	jinst_member *g = method(c, "g", "(I)I");
+	code = code_of(c, g);
+	rc = jinst_code_inline_subroutines(c, code, &copies, &d);
+	CHECK(rc == 0 && copies == 4, "inline g: %d, %u copies (%s)", rc, (unsigned)copies, d.message);
+	CHECK(code->exception_count == 1 && code->exceptions[0].start_pc == 0 && code->exceptions[0].end_pc == 7,
+	      "inline g: exception table");
+	r = infer(c, "g", "(I)I", &small);
+	CHECK(r.rc == 0 && r.n > 0, "g inlined: %d (%s)", r.rc, r.diag.message);
+	jinst_insn *insns;
+	uint32_t n, jsrs = 0, rets = 0;
+	rc = jinst_code_decode(c, code, &insns, &n, &d);
+	for (uint32_t i = 0; !rc && i < n; i++) {
+		jsrs += insns[i].opcode == 0xa8 || insns[i].opcode == 0xc9;
+		rets += insns[i].opcode == 0xa9;
+	}
+	CHECK(rc == 0 && jsrs == 0 && rets == 0, "inline g: %u jsr and %u ret left", (unsigned)jsrs, (unsigned)rets);
+	/* Again: nothing left to inline. */
+	rc = jinst_code_inline_subroutines(c, code, &copies, &d);
+	CHECK(rc == 0 && copies == 0, "inline g again: %d, %u copies", rc, (unsigned)copies);
+
+	/* Written out, the JVM runs it (tests/unit/jvm_infer.sh): version 49
+	 * needs no frames, so this checks the inlined code itself. */
+	jinst_attr_find(jinst_member_attrs(method(c, "f", "(I)I")), JINST_ATTR_CODE)->modified = true;
+	jinst_attr_find(jinst_member_attrs(g), JINST_ATTR_CODE)->modified = true;
+	write_class(c, "infer/Jsr.class");
 	unload(&l);
 }
 
@@ -404,6 +493,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	dir = argv[1];
+	out_dir = argc > 2 ? argv[2] : NULL;
 	test_javac_cases();
 	test_category2();
 	test_unreachable();

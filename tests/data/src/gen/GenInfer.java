@@ -19,7 +19,8 @@ import static org.objectweb.asm.Opcodes.*;
  * dup2_x2, long halves overwritten, unreachable code inside and outside
  * exception ranges, and a main that runs them all, so the JVM can verify
  * the class once its frames are computed.
- * infer/Jsr (version 49): a finally subroutine reached by jsr and left by ret.
+ * infer/Jsr (version 49): finally subroutines reached by jsr and left by
+ * ret, one nested in another, and a main printing what they compute.
  */
 public class GenInfer {
 	public static void main(String[] args) throws IOException {
@@ -194,6 +195,53 @@ public class GenInfer {
 		mv.visitIincInsn(0, 1);
 		mv.visitVarInsn(RET, 3);
 		mv.visitMaxs(1, 4);
+		mv.visitEnd();
+
+		/* try { x++; } finally { x += 2; try {} finally { x += 3; } }: a
+		 * subroutine calling another, g(0) is 1 + 2 + 3. */
+		mv = cw.visitMethod(ACC_PUBLIC | ACC_STATIC, "g", "(I)I", null, null);
+		mv.visitCode();
+		start = new Label();
+		end = new Label();
+		handler = new Label();
+		Label s1 = new Label(), s2 = new Label();
+		mv.visitTryCatchBlock(start, end, handler, null);
+		mv.visitLabel(start);
+		mv.visitIincInsn(0, 1);
+		mv.visitJumpInsn(JSR, s1);
+		mv.visitLabel(end);
+		mv.visitVarInsn(ILOAD, 0);
+		mv.visitInsn(IRETURN);
+		mv.visitLabel(handler);
+		mv.visitVarInsn(ASTORE, 1);
+		mv.visitJumpInsn(JSR, s1);
+		mv.visitVarInsn(ALOAD, 1);
+		mv.visitInsn(ATHROW);
+		mv.visitLabel(s1);
+		mv.visitVarInsn(ASTORE, 2);
+		mv.visitIincInsn(0, 2);
+		mv.visitJumpInsn(JSR, s2);
+		mv.visitVarInsn(RET, 2);
+		mv.visitLabel(s2);
+		mv.visitVarInsn(ASTORE, 3);
+		mv.visitIincInsn(0, 3);
+		mv.visitVarInsn(RET, 3);
+		mv.visitMaxs(1, 4);
+		mv.visitEnd();
+
+		/* Prints f(1) and g(0): 1 and 6. */
+		mv = cw.visitMethod(ACC_PUBLIC | ACC_STATIC, "main", "([Ljava/lang/String;)V", null, null);
+		mv.visitCode();
+		mv.visitFieldInsn(GETSTATIC, "java/lang/System", "out", "Ljava/io/PrintStream;");
+		mv.visitInsn(DUP);
+		mv.visitInsn(ICONST_1);
+		mv.visitMethodInsn(INVOKESTATIC, "infer/Jsr", "f", "(I)I", false);
+		mv.visitMethodInsn(INVOKEVIRTUAL, "java/io/PrintStream", "println", "(I)V", false);
+		mv.visitInsn(ICONST_0);
+		mv.visitMethodInsn(INVOKESTATIC, "infer/Jsr", "g", "(I)I", false);
+		mv.visitMethodInsn(INVOKEVIRTUAL, "java/io/PrintStream", "println", "(I)V", false);
+		mv.visitInsn(RETURN);
+		mv.visitMaxs(3, 1);
 		mv.visitEnd();
 		cw.visitEnd();
 		return cw.toByteArray();

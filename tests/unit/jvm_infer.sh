@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The classes test_infer rewrites, run by the JVM with every class verified.
+#   jvm_infer.sh TEST_INFER CLASSES_DIR JAVA
+# infer/Jsr (version 49, subroutines inlined) must print what the original
+# prints. Exit 77 (skipped) without a java.
+set -uo pipefail
+test_infer=$1 classes=$2 java=${3:-java}
+if ! command -v "$java" >/dev/null 2>&1; then
+	echo "no java: skipped"
+	exit 77
+fi
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+mkdir -p "$out/infer"
+"$test_infer" "$classes" "$out" >/dev/null || { echo "test_infer failed"; exit 1; }
+fail=0
+run() {
+	local cls=$1 expect=$2 got
+	got=$("$java" -Xverify:all -cp "$out" "$cls" 2>&1)
+	if [[ $got == "$expect" ]]; then
+		echo "ok   $cls"
+	else
+		echo "FAIL $cls: expected $(tr '\n' ' ' <<<"$expect"), got:"
+		echo "$got" | head -20
+		fail=1
+	fi
+}
+run infer.Jsr $'1\n6'
+exit $fail
