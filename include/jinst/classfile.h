@@ -46,7 +46,8 @@ enum {
 	JINST_EHIERARCHY = -5,   /* class hierarchy could not be resolved */
 	JINST_EIO = -6,
 	JINST_ERULES = -7,       /* retransformation rules violated */
-	JINST_EINVAL = -8        /* API misuse: bad argument */
+	JINST_EINVAL = -8,       /* API misuse: bad argument */
+	JINST_ENOTFOUND = -9     /* no such class or resource (a class source, a class path) */
 };
 
 /* Static name of an error code, e.g. "EMALFORMED". */
@@ -350,6 +351,16 @@ typedef struct jinst_full_frame {
  * With map NULL, gives just that initial frame. Arena-allocated. */
 int jinst_stack_map_expand(jinst_class *cls, const jinst_member *method, const jinst_stack_map *map,
                            jinst_full_frame **frames, jinst_diag *diag);
+/* The reverse: full frames at strictly ascending offsets into the most
+ * compact StackMapTable (same, same_locals_1_stack_item, chop, append,
+ * full, and their extended forms). Object types with value 0 get a Class
+ * constant, found or added through the pool builder. Arena-allocated. */
+int jinst_stack_map_compress(jinst_class *cls, const jinst_member *method, const jinst_full_frame *frames,
+                             uint32_t count, jinst_stack_map **map, jinst_diag *diag);
+/* Makes map the StackMapTable of the method's Code (replacing the one there,
+ * adding one, or with map NULL or empty removing it) and marks the Code for
+ * the writer to encode. The map is borrowed: it must live as long as cls. */
+int jinst_code_set_stack_map(jinst_class *cls, jinst_member *method, jinst_stack_map *map, jinst_diag *diag);
 
 typedef struct jinst_line_number { uint16_t start_pc, line_number; } jinst_line_number;
 typedef struct jinst_line_numbers { uint16_t count; jinst_line_number *items; } jinst_line_numbers;

@@ -61,6 +61,17 @@ int jinst_frames_infer(jinst_class *cls, const jinst_member *method, const jinst
                        const jinst_hierarchy *hierarchy, jinst_full_frame **frames, uint32_t *count,
                        jinst_diag *diag);
 
+/* Recomputes the method's StackMapTable from its code: inlines jsr/ret
+ * subroutines (jinst_code_inline_subroutines), patches unreachable code
+ * (jinst_code_patch_unreachable), infers the frames, compresses them and
+ * installs them (jinst_code_set_stack_map). When the code itself had to be
+ * rewritten, the Code's model takes the new code and is marked modified; on
+ * any failure the method is left as it was. The frames of class files older
+ * than 50 are not needed by the verifier; callers decide whether to ask for
+ * them. */
+int jinst_frames_recompute(jinst_class *cls, jinst_member *method, const jinst_hierarchy *hierarchy,
+                           jinst_diag *diag);
+
 #ifdef __cplusplus
 }
 #endif

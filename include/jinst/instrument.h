@@ -1,0 +1,104 @@
+/*
+ * jinst instrumentation passes: what the JVMTI agent (at load time) and the
+ * offline tool (ahead of time) apply to a class. Library jinst_instrument;
+ * knows nothing of JVMTI, zip or files (DESIGN.md, layers).
+ *
+ * An instrumenter holds the configuration (which passes, which classes) and
+ * the metadata table that maps each method id it hands out to the method's
+ * class, name, descriptor, source file and lines. Ids are small integers,
+ * assigned in the order methods are instrumented, starting at 0, and passed
+ * to the hooks as constants. A class instrumented again (retransformation)
+ * keeps the ids of its first instrumentation.
+ *
+ * Threads: jinst_instrument_class and the metadata functions may be called
+ * from any number of threads at once (the agent's ClassFileLoadHook runs on
+ * many); _new and _free from one.
+ */
+#ifndef JINST_INSTRUMENT_H
+#define JINST_INSTRUMENT_H
+
+#include "jinst/classfile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The runtime's hooks: one table, read by the passes and by a test against
+ * runtime-java, so the two never drift. */
+typedef struct jinst_hook {
+	const char *owner;      /* internal name of the class holding it */
+	const char *name;
+	const char *descriptor;
+} jinst_hook;
+
+enum jinst_hook_id {
+	JINST_HOOK_ENTER,       /* method entry (method id) */
+	JINST_HOOK_EXIT,        /* normal exit, before every return (method id) */
+	JINST_HOOK_EXIT_THROW,  /* exceptional exit, from a catch-all that rethrows (method id) */
+	JINST_HOOK_COUNT
+};
+
+/* The hook table, JINST_HOOK_COUNT entries. */
+const jinst_hook *jinst_hooks(void);
+
+enum {
+	JINST_PASS_TRACE = 0x1      /* entry, exit and exceptional exit hooks in every method with code */
+};
+
+typedef struct jinst_instrument_options {
+	uint32_t version;           /* JINST_INSTRUMENT_OPTIONS_VERSION */
+	uint32_t passes;            /* JINST_PASS_* */
+	/* Glob patterns on internal class names ('*' within a package level,
+	 * '**' across levels; '.' is read as '/'), NULL-terminated lists or NULL.
+	 * A class is instrumented when it matches an include (or there are
+	 * none) and no exclude. The runtime's own classes never are. */
+	const char *const *include;
+	const char *const *exclude;
+} jinst_instrument_options;
+#define JINST_INSTRUMENT_OPTIONS_VERSION 1
+#define JINST_INSTRUMENT_OPTIONS_INIT {JINST_INSTRUMENT_OPTIONS_VERSION, JINST_PASS_TRACE, NULL, NULL}
+
+typedef struct jinst_instrument jinst_instrument;
+
+int jinst_instrument_new(jinst_instrument **out, const jinst_instrument_options *opts, jinst_diag *diag);
+void jinst_instrument_free(jinst_instrument *ins); /* NULL is fine */
+
+/* Whether the options select the class with this internal name. */
+bool jinst_instrument_wants(const jinst_instrument *ins, const char *class_name);
+
+enum {
+	/* The VM is retransforming or redefining the class: the output must have
+	 * the input's shape (fields, methods, modifiers, super class, interfaces,
+	 * NestHost, NestMembers, Record, PermittedSubclasses); a pass that would
+	 * change it leaves the class alone (JINST_ERULES). */
+	JINST_INSTRUMENT_RETRANSFORM = 0x1
+};
+
+/* Instruments one class. 0 with *out (from alloc, or malloc when alloc is
+ * NULL) and *out_len; 0 with *out NULL when there is nothing to do (the
+ * class is not selected, or has no code to instrument); a negative code when
+ * the class must be left alone, diag saying why. A method that cannot be
+ * instrumented (too large afterwards...) is left as it was and the rest of
+ * the class is still instrumented. arena: scratch for this call, reset by
+ * the caller between calls. */
+int jinst_instrument_class(jinst_instrument *ins, jinst_arena *arena, const uint8_t *bytes, size_t len,
+                           uint32_t flags, const jinst_allocator *alloc, uint8_t **out, size_t *out_len,
+                           jinst_diag *diag);
+
+/* The metadata of the methods instrumented so far. */
+typedef struct jinst_method_info {
+	const char *class_name;   /* internal name */
+	const char *name;
+	const char *descriptor;
+	const char *source_file;  /* NULL when the class has no SourceFile */
+	uint32_t first_line;      /* 0 when the method has no LineNumberTable */
+} jinst_method_info;
+
+uint32_t jinst_instrument_method_count(const jinst_instrument *ins);
+/* 0 with *info (strings live as long as ins), JINST_EINVAL for an unknown id. */
+int jinst_instrument_method_info(const jinst_instrument *ins, uint32_t id, jinst_method_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
