@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The classes test_infer rewrites, run by the JVM with every class verified.
 #   jvm_infer.sh TEST_INFER CLASSES_DIR JAVA
-# infer/Jsr (version 49, subroutines inlined) must print what the original
-# prints. Exit 77 (skipped) without a java.
+# infer/Jsr (version 49, subroutines inlined) and infer/Gen (version 52,
+# written by ASM without frames; its frames recomputed, its dead code
+# patched) must verify and print what the originals print. Exit 77 (skipped) without a java.
 set -uo pipefail
 test_infer=$1 classes=$2 java=${3:-java}
 if ! command -v "$java" >/dev/null 2>&1; then
@@ -26,4 +27,5 @@ run() {
 	fi
 }
 run infer.Jsr $'1\n6'
+run infer.Gen 5
 exit $fail

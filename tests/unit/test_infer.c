@@ -486,6 +486,39 @@ static void test_jsr(void)
 	unload(&l);
 }
 
+/* The whole road on ASM's class without frames: jinst_frames_recompute on
+ * every method patches the dead code and installs the tables; the JVM then
+ * verifies and runs it (tests/unit/jvm_infer.sh). */
+static void test_recompute(void)
+{
+	loaded l = load("infer/Gen.class");
+	jinst_class *c = l.cls;
+	for (uint16_t i = 0; i < jinst_class_method_count(c); i++) {
+		jinst_member *m = jinst_class_method(c, i);
+		jinst_diag d = {0};
+		int rc = jinst_frames_recompute(c, m, &small, &d);
+		CHECK(rc == 0, "recompute method %u: %s", i, d.message);
+	}
+	jinst_member *dead = method(c, "dead", "(I)I");
+	jinst_attr *a = jinst_attr_find(jinst_member_attrs(dead), JINST_ATTR_CODE);
+	jinst_code *code = code_of(c, dead);
+	CHECK(a->modified && code->code[14] == 0xbf && code->exception_count == 2, "recompute: dead code patched");
+	jinst_attr *smt = jinst_attr_find(&code->attrs, JINST_ATTR_STACK_MAP_TABLE);
+	CHECK(smt && smt->model && ((jinst_stack_map *)smt->model)->count == 4, "recompute: 4 frames installed");
+	write_class(c, "infer/Gen.class");
+	unload(&l);
+
+	/* A method that cannot be done is left as it was. */
+	l = load("infer/Cases.class");
+	c = l.cls;
+	jinst_member *m = method(c, "unknown", "(Z)Ljava/lang/Object;");
+	jinst_diag d = {0};
+	int rc = jinst_frames_recompute(c, m, &small, &d);
+	CHECK(rc == JINST_EHIERARCHY, "recompute unknown: %d", rc);
+	CHECK(!jinst_attr_find(jinst_member_attrs(m), JINST_ATTR_CODE)->modified, "recompute unknown: untouched");
+	unload(&l);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -498,5 +531,6 @@ int main(int argc, char **argv)
 	test_category2();
 	test_unreachable();
 	test_jsr();
+	test_recompute();
 	return check_report();
 }
