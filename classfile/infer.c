@@ -828,7 +828,12 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 			if (rc)
 				break;
 			uint8_t op = in->opcode;
-			if (op >= 0x36 && op <= 0x4e) { /* stores: handlers see the locals after them too */
+			/* Handlers see the locals after an instruction too: HotSpot checks
+			 * them after every instruction but a store (and before a store, as
+			 * JVMS 4.10.1.4 says); besides stores only invokespecial <init>
+			 * changes locals, replacing an uninitialized type. Merging both
+			 * states keeps the handler's frame right for either reading. */
+			if ((op >= 0x36 && op <= 0x4e) || op == 0xb7) {
 				rc = handlers(&I, &f, in->offset);
 				if (rc)
 					break;

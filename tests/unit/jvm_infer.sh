@@ -27,5 +27,5 @@ run() {
 	fi
 }
 run infer.Jsr $'1\n6'
-run infer.Gen 5
+run infer.Gen 6
 exit $fail

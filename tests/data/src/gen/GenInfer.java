@@ -17,8 +17,9 @@ import static org.objectweb.asm.Opcodes.*;
  *
  * infer/Gen (version 52): category-2 values under dup_x2 / dup2_x1 /
  * dup2_x2, long halves overwritten, unreachable code inside and outside
- * exception ranges, and a main that runs them all, so the JVM can verify
- * the class once its frames are computed.
+ * exception ranges, an object initialized in a local inside a try, and a
+ * main that runs them all, so the JVM can verify the class once its frames
+ * are computed.
  * infer/Jsr (version 49): finally subroutines reached by jsr and left by
  * ret, one nested in another, and a main printing what they compute.
  */
@@ -146,6 +147,33 @@ public class GenInfer {
 		mv.visitMaxs(0, 0);
 		mv.visitEnd();
 
+		/* An object made in a local, initialized inside a try range: HotSpot
+		 * checks the handler against the locals after invokespecial (local 0
+		 * initialized), the data flow sees them before (uninitialized). */
+		mv = cw.visitMethod(ACC_STATIC, "initInTry", "()I", null, null);
+		mv.visitCode();
+		start = new Label();
+		end = new Label();
+		handler = new Label();
+		mv.visitTryCatchBlock(start, end, handler, "java/lang/RuntimeException");
+		mv.visitTypeInsn(NEW, "java/lang/Object");
+		mv.visitInsn(DUP);
+		mv.visitVarInsn(ASTORE, 0);
+		mv.visitLabel(start);
+		mv.visitMethodInsn(INVOKESPECIAL, "java/lang/Object", "<init>", "()V", false);
+		mv.visitLabel(end);
+		mv.visitVarInsn(ALOAD, 0);
+		mv.visitMethodInsn(INVOKEVIRTUAL, "java/lang/Object", "hashCode", "()I", false);
+		mv.visitInsn(POP);
+		mv.visitInsn(ICONST_1);
+		mv.visitInsn(IRETURN);
+		mv.visitLabel(handler);
+		mv.visitInsn(POP);
+		mv.visitInsn(ICONST_0);
+		mv.visitInsn(IRETURN);
+		mv.visitMaxs(2, 1);
+		mv.visitEnd();
+
 		/* Runs everything: verified when the class loads. */
 		mv = cw.visitMethod(ACC_PUBLIC | ACC_STATIC, "main", "([Ljava/lang/String;)V", null, null);
 		mv.visitCode();
@@ -157,6 +185,8 @@ public class GenInfer {
 		mv.visitInsn(IADD);
 		mv.visitInsn(ICONST_1);
 		mv.visitMethodInsn(INVOKESTATIC, "infer/Gen", "dead", "(I)I", false);
+		mv.visitInsn(IADD);
+		mv.visitMethodInsn(INVOKESTATIC, "infer/Gen", "initInTry", "()I", false);
 		mv.visitInsn(IADD);
 		mv.visitInsn(I2L);
 		mv.visitInsn(ICONST_1);
