@@ -26,6 +26,6 @@ run() {
 		fail=1
 	fi
 }
-run infer.Jsr $'1\n6'
+run infer.Jsr $'1\n6\n10211213'
 run infer.Gen 6
 exit $fail

@@ -484,10 +484,25 @@ static void test_jsr(void)
 	rc = jinst_code_inline_subroutines(c, code, &copies, &d);
 	CHECK(rc == 0 && copies == 0, "inline g again: %d, %u copies", rc, (unsigned)copies);
 
+	/* Switches in the body and in the subroutine: the copies move them to
+	 * offsets with other padding. */
+	jinst_member *h = method(c, "h", "(I)I");
+	code = code_of(c, h);
+	rc = jinst_code_inline_subroutines(c, code, &copies, &d);
+	CHECK(rc == 0 && copies == 3, "inline h: %d, %u copies (%s)", rc, (unsigned)copies, d.message);
+	r = infer(c, "h", "(I)I", &small);
+	CHECK(r.rc == 0 && r.n > 0, "h inlined: %d (%s)", r.rc, r.diag.message);
+	rc = jinst_code_decode(c, code, &insns, &n, &d);
+	uint32_t switches = 0;
+	for (uint32_t i = 0; !rc && i < n; i++)
+		switches += insns[i].sw != NULL;
+	CHECK(rc == 0 && switches == 4, "inline h: %u switches (one in the body, one per copy)", (unsigned)switches);
+
 	/* Written out, the JVM runs it (tests/unit/jvm_infer.sh): version 49
 	 * needs no frames, so this checks the inlined code itself. */
 	jinst_attr_find(jinst_member_attrs(method(c, "f", "(I)I")), JINST_ATTR_CODE)->modified = true;
 	jinst_attr_find(jinst_member_attrs(g), JINST_ATTR_CODE)->modified = true;
+	jinst_attr_find(jinst_member_attrs(h), JINST_ATTR_CODE)->modified = true;
 	write_class(c, "infer/Jsr.class");
 	unload(&l);
 }

@@ -259,7 +259,51 @@ public class GenInfer {
 		mv.visitMaxs(1, 4);
 		mv.visitEnd();
 
-		/* Prints f(1) and g(0): 1 and 6. */
+		/* Switches in the body and in a subroutine, whose copies land at
+		 * other offsets (new padding): h(k) for k = 0..3 is 10, 21, 12, 13. */
+		mv = cw.visitMethod(ACC_PUBLIC | ACC_STATIC, "h", "(I)I", null, null);
+		mv.visitCode();
+		Label l0 = new Label(), l1 = new Label(), dflt = new Label(), join = new Label();
+		sub = new Label();
+		Label t0 = new Label(), t1 = new Label(), tdef = new Label(), tjoin = new Label();
+		mv.visitInsn(ICONST_0);
+		mv.visitVarInsn(ISTORE, 1);
+		mv.visitVarInsn(ILOAD, 0);
+		mv.visitLookupSwitchInsn(dflt, new int[] {0, 1}, new Label[] {l0, l1});
+		mv.visitLabel(l0);
+		mv.visitJumpInsn(JSR, sub);
+		mv.visitJumpInsn(GOTO, join);
+		mv.visitLabel(l1);
+		mv.visitIincInsn(1, 10);
+		mv.visitJumpInsn(JSR, sub);
+		mv.visitJumpInsn(GOTO, join);
+		mv.visitLabel(dflt);
+		mv.visitInsn(NOP);
+		mv.visitJumpInsn(JSR, sub);
+		mv.visitLabel(join);
+		mv.visitVarInsn(ILOAD, 1);
+		mv.visitInsn(IRETURN);
+		mv.visitLabel(sub); /* local 1 += 10 + (k == 0 ? 0 : k == 1 ? 1 : k) */
+		mv.visitVarInsn(ASTORE, 2);
+		mv.visitIincInsn(1, 10);
+		mv.visitVarInsn(ILOAD, 0);
+		mv.visitTableSwitchInsn(0, 1, tdef, t0, t1);
+		mv.visitLabel(t0);
+		mv.visitJumpInsn(GOTO, tjoin);
+		mv.visitLabel(t1);
+		mv.visitIincInsn(1, 1);
+		mv.visitJumpInsn(GOTO, tjoin);
+		mv.visitLabel(tdef);
+		mv.visitVarInsn(ILOAD, 1);
+		mv.visitVarInsn(ILOAD, 0);
+		mv.visitInsn(IADD);
+		mv.visitVarInsn(ISTORE, 1);
+		mv.visitLabel(tjoin);
+		mv.visitVarInsn(RET, 2);
+		mv.visitMaxs(2, 3);
+		mv.visitEnd();
+
+		/* Prints f(1), g(0) and h(0..3): 1, 6, 10 21 12 13. */
 		mv = cw.visitMethod(ACC_PUBLIC | ACC_STATIC, "main", "([Ljava/lang/String;)V", null, null);
 		mv.visitCode();
 		mv.visitFieldInsn(GETSTATIC, "java/lang/System", "out", "Ljava/io/PrintStream;");
@@ -267,9 +311,17 @@ public class GenInfer {
 		mv.visitInsn(ICONST_1);
 		mv.visitMethodInsn(INVOKESTATIC, "infer/Jsr", "f", "(I)I", false);
 		mv.visitMethodInsn(INVOKEVIRTUAL, "java/io/PrintStream", "println", "(I)V", false);
+		mv.visitInsn(DUP);
 		mv.visitInsn(ICONST_0);
 		mv.visitMethodInsn(INVOKESTATIC, "infer/Jsr", "g", "(I)I", false);
 		mv.visitMethodInsn(INVOKEVIRTUAL, "java/io/PrintStream", "println", "(I)V", false);
+		for (int k = 0; k < 4; k++) {
+			mv.visitInsn(DUP);
+			mv.visitIntInsn(BIPUSH, k);
+			mv.visitMethodInsn(INVOKESTATIC, "infer/Jsr", "h", "(I)I", false);
+			mv.visitMethodInsn(INVOKEVIRTUAL, "java/io/PrintStream", "print", "(I)V", false);
+		}
+		mv.visitMethodInsn(INVOKEVIRTUAL, "java/io/PrintStream", "println", "()V", false);
 		mv.visitInsn(RETURN);
 		mv.visitMaxs(3, 1);
 		mv.visitEnd();
