@@ -299,6 +299,7 @@ public class GenInfer {
 		mv.visitInsn(IADD);
 		mv.visitVarInsn(ISTORE, 1);
 		mv.visitLabel(tjoin);
+		mv.visitInsn(NOP); /* an odd length: each copy's switch gets other padding */
 		mv.visitVarInsn(RET, 2);
 		mv.visitMaxs(2, 3);
 		mv.visitEnd();
