@@ -35,7 +35,7 @@
 
 #define NAME_MAX_LEN 2048
 
-int jinst_cp_fail(jinst_diag *diag, int code, const char *fmt, ...)
+int jinst_classpath_fail(jinst_diag *diag, int code, const char *fmt, ...)
 {
 	if (!diag)
 		return code;
@@ -59,7 +59,7 @@ typedef struct package_node {
 	char package[];
 } package_node;
 
-typedef struct cp_entry {
+typedef struct path_entry {
 	entry_kind kind;
 	char *path;
 	/* zip */
@@ -74,10 +74,10 @@ typedef struct cp_entry {
 	size_t bucket_count; /* a power of two */
 	/* runtime image */
 	jinst_jimage *image;
-} cp_entry;
+} path_entry;
 
 struct jinst_classpath {
-	cp_entry **entries;
+	path_entry **entries;
 	size_t count, cap;
 	int release;
 	jinst_hierarchy_cache *cache;
@@ -116,7 +116,7 @@ static int file_read(const char *path, uint8_t **bytes, size_t *len, jinst_diag 
 	if (fd < 0) {
 		if (errno == ENOENT || errno == ENOTDIR)
 			return JINST_ENOTFOUND;
-		return jinst_cp_fail(diag, JINST_EIO, "%s: %s", path, strerror(errno));
+		return jinst_classpath_fail(diag, JINST_EIO, "%s: %s", path, strerror(errno));
 	}
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
@@ -127,7 +127,7 @@ static int file_read(const char *path, uint8_t **bytes, size_t *len, jinst_diag 
 	uint8_t *buf = malloc(size ? size : 1);
 	if (!buf) {
 		close(fd);
-		return jinst_cp_fail(diag, JINST_ENOMEM, "%s: out of memory for %zu bytes", path, size);
+		return jinst_classpath_fail(diag, JINST_ENOMEM, "%s: out of memory for %zu bytes", path, size);
 	}
 	while (got < size) {
 		ssize_t n = read(fd, buf + got, size - got);
@@ -137,7 +137,7 @@ static int file_read(const char *path, uint8_t **bytes, size_t *len, jinst_diag 
 			int err = n < 0 ? errno : 0;
 			close(fd);
 			free(buf);
-			return jinst_cp_fail(diag, JINST_EIO, "%s: %s", path, err ? strerror(err) : "shorter than its size");
+			return jinst_classpath_fail(diag, JINST_EIO, "%s: %s", path, err ? strerror(err) : "shorter than its size");
 		}
 		got += (size_t)n;
 	}
@@ -167,7 +167,7 @@ static bool name_ok(const char *name)
 
 /* ---- entries ------------------------------------------------------------------- */
 
-static void entry_free(cp_entry *e)
+static void entry_free(path_entry *e)
 {
 	if (!e)
 		return;
@@ -189,14 +189,14 @@ static void entry_free(cp_entry *e)
 	free(e);
 }
 
-static int entry_push(jinst_classpath *cp, cp_entry *e, jinst_diag *diag)
+static int entry_push(jinst_classpath *cp, path_entry *e, jinst_diag *diag)
 {
 	if (cp->count == cp->cap) {
 		size_t cap = cp->cap ? cp->cap * 2 : 8;
-		cp_entry **entries = realloc(cp->entries, cap * sizeof(*entries));
+		path_entry **entries = realloc(cp->entries, cap * sizeof(*entries));
 		if (!entries) {
 			entry_free(e);
-			return jinst_cp_fail(diag, JINST_ENOMEM, "out of memory");
+			return jinst_classpath_fail(diag, JINST_ENOMEM, "out of memory");
 		}
 		cp->entries = entries;
 		cp->cap = cap;
@@ -205,9 +205,9 @@ static int entry_push(jinst_classpath *cp, cp_entry *e, jinst_diag *diag)
 	return 0;
 }
 
-static cp_entry *entry_new(entry_kind kind, const char *path)
+static path_entry *entry_new(entry_kind kind, const char *path)
 {
-	cp_entry *e = calloc(1, sizeof(*e));
+	path_entry *e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
 	e->kind = kind;
@@ -222,7 +222,7 @@ static cp_entry *entry_new(entry_kind kind, const char *path)
 /* ---- zip, jar, jmod ------------------------------------------------------------- */
 
 /* Reads the zip entry res into a malloc'd buffer. Called with e->lock held. */
-static int zip_entry_read(cp_entry *e, const char *res, uint8_t **bytes, size_t *len, jinst_diag *diag)
+static int zip_entry_read(path_entry *e, const char *res, uint8_t **bytes, size_t *len, jinst_diag *diag)
 {
 	zip_int64_t index = zip_name_locate(e->zip, res, ZIP_FL_ENC_RAW);
 	if (index < 0)
@@ -230,18 +230,18 @@ static int zip_entry_read(cp_entry *e, const char *res, uint8_t **bytes, size_t 
 	zip_stat_t st;
 	zip_stat_init(&st);
 	if (zip_stat_index(e->zip, (zip_uint64_t)index, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE))
-		return jinst_cp_fail(diag, JINST_EIO, "%s: %s: %s", e->path, res, zip_strerror(e->zip));
+		return jinst_classpath_fail(diag, JINST_EIO, "%s: %s: %s", e->path, res, zip_strerror(e->zip));
 	if (st.size > (1u << 30))
-		return jinst_cp_fail(diag, JINST_EIO, "%s: %s: %llu bytes is too large for a class", e->path, res,
+		return jinst_classpath_fail(diag, JINST_EIO, "%s: %s: %llu bytes is too large for a class", e->path, res,
 		                     (unsigned long long)st.size);
 	size_t size = (size_t)st.size;
 	uint8_t *buf = malloc(size ? size : 1);
 	if (!buf)
-		return jinst_cp_fail(diag, JINST_ENOMEM, "out of memory");
+		return jinst_classpath_fail(diag, JINST_ENOMEM, "out of memory");
 	zip_file_t *f = zip_fopen_index(e->zip, (zip_uint64_t)index, 0);
 	zip_int64_t got = f ? zip_fread(f, buf, size) : -1;
 	if (!f || got < 0 || (size_t)got != size) {
-		int rc = jinst_cp_fail(diag, JINST_EIO, "%s: %s: %s", e->path, res,
+		int rc = jinst_classpath_fail(diag, JINST_EIO, "%s: %s: %s", e->path, res,
 		                       f ? zip_file_strerror(f) : zip_strerror(e->zip));
 		if (f)
 			zip_fclose(f);
@@ -256,7 +256,7 @@ static int zip_entry_read(cp_entry *e, const char *res, uint8_t **bytes, size_t 
 
 /* Whether the jar's manifest says "Multi-Release: true" (JAR File
  * Specification, main attributes; the name is case-insensitive). */
-static bool zip_multi_release(cp_entry *e)
+static bool zip_multi_release(path_entry *e)
 {
 	uint8_t *mf;
 	size_t len;
@@ -280,16 +280,16 @@ static bool zip_multi_release(cp_entry *e)
 static int add_zip(jinst_classpath *cp, const char *path, zip_uint64_t start, const char *prefix,
                    jinst_diag *diag)
 {
-	cp_entry *e = entry_new(ENTRY_ZIP, path);
+	path_entry *e = entry_new(ENTRY_ZIP, path);
 	if (!e)
-		return jinst_cp_fail(diag, JINST_ENOMEM, "out of memory");
+		return jinst_classpath_fail(diag, JINST_ENOMEM, "out of memory");
 	e->prefix = prefix;
 	zip_error_t ze;
 	zip_error_init(&ze);
 	zip_source_t *src = zip_source_file_create(path, start, -1, &ze);
 	zip_t *z = src ? zip_open_from_source(src, ZIP_RDONLY, &ze) : NULL;
 	if (!z) {
-		int rc = jinst_cp_fail(diag, JINST_EIO, "%s: %s", path, zip_error_strerror(&ze));
+		int rc = jinst_classpath_fail(diag, JINST_EIO, "%s: %s", path, zip_error_strerror(&ze));
 		zip_error_fini(&ze);
 		if (src)
 			zip_source_free(src);
@@ -300,14 +300,14 @@ static int add_zip(jinst_classpath *cp, const char *path, zip_uint64_t start, co
 	if (pthread_mutex_init(&e->lock, NULL) != 0) {
 		zip_discard(z);
 		entry_free(e);
-		return jinst_cp_fail(diag, JINST_ENOMEM, "no mutex for %s", path);
+		return jinst_classpath_fail(diag, JINST_ENOMEM, "no mutex for %s", path);
 	}
 	e->zip = z;
 	e->multi_release = prefix[0] == '\0' && zip_multi_release(e);
 	return entry_push(cp, e, diag);
 }
 
-static int zip_read(const jinst_classpath *cp, cp_entry *e, const char *name, uint8_t **bytes, size_t *len,
+static int zip_read(const jinst_classpath *cp, path_entry *e, const char *name, uint8_t **bytes, size_t *len,
                     jinst_diag *diag)
 {
 	char res[NAME_MAX_LEN + 64];
@@ -328,7 +328,7 @@ static int zip_read(const jinst_classpath *cp, cp_entry *e, const char *name, ui
 
 /* ---- folders and module trees ---------------------------------------------------- */
 
-static int folder_read(cp_entry *e, const char *module, const char *name, uint8_t **bytes, size_t *len,
+static int folder_read(path_entry *e, const char *module, const char *name, uint8_t **bytes, size_t *len,
                        jinst_diag *diag)
 {
 	char path[8192];
@@ -419,12 +419,12 @@ static bool is_module_tree(const char *folder)
 
 static int add_module_tree(jinst_classpath *cp, const char *path, jinst_diag *diag)
 {
-	cp_entry *e = entry_new(ENTRY_MODULES, path);
+	path_entry *e = entry_new(ENTRY_MODULES, path);
 	if (!e)
-		return jinst_cp_fail(diag, JINST_ENOMEM, "out of memory");
+		return jinst_classpath_fail(diag, JINST_ENOMEM, "out of memory");
 	DIR *d = opendir(path);
 	if (!d) {
-		int rc = jinst_cp_fail(diag, JINST_EIO, "%s: %s", path, strerror(errno));
+		int rc = jinst_classpath_fail(diag, JINST_EIO, "%s: %s", path, strerror(errno));
 		entry_free(e);
 		return rc;
 	}
@@ -486,12 +486,12 @@ static int add_module_tree(jinst_classpath *cp, const char *path, jinst_diag *di
 	free(list.nodes);
 	if (rc != 0) {
 		entry_free(e);
-		return jinst_cp_fail(diag, rc, "%s: out of memory indexing the module tree", path);
+		return jinst_classpath_fail(diag, rc, "%s: out of memory indexing the module tree", path);
 	}
 	return entry_push(cp, e, diag);
 }
 
-static int modules_read(cp_entry *e, const char *name, uint8_t **bytes, size_t *len, jinst_diag *diag)
+static int modules_read(path_entry *e, const char *name, uint8_t **bytes, size_t *len, jinst_diag *diag)
 {
 	const char *slash = strrchr(name, '/');
 	if (!slash)
@@ -512,9 +512,9 @@ static int modules_read(cp_entry *e, const char *name, uint8_t **bytes, size_t *
 
 static int add_image(jinst_classpath *cp, const char *path, jinst_diag *diag)
 {
-	cp_entry *e = entry_new(ENTRY_IMAGE, path);
+	path_entry *e = entry_new(ENTRY_IMAGE, path);
 	if (!e)
-		return jinst_cp_fail(diag, JINST_ENOMEM, "out of memory");
+		return jinst_classpath_fail(diag, JINST_ENOMEM, "out of memory");
 	int rc = jinst_jimage_open(&e->image, path, diag);
 	if (rc != 0) {
 		entry_free(e);
@@ -523,7 +523,7 @@ static int add_image(jinst_classpath *cp, const char *path, jinst_diag *diag)
 	return entry_push(cp, e, diag);
 }
 
-static int image_read(cp_entry *e, const char *name, uint8_t **bytes, size_t *len, jinst_diag *diag)
+static int image_read(path_entry *e, const char *name, uint8_t **bytes, size_t *len, jinst_diag *diag)
 {
 	const char *slash = strrchr(name, '/');
 	if (!slash)
@@ -538,18 +538,7 @@ static int image_read(cp_entry *e, const char *name, uint8_t **bytes, size_t *le
 	char res[NAME_MAX_LEN + 512];
 	if (snprintf(res, sizeof(res), "/%s/%s.class", module, name) >= (int)sizeof(res))
 		return JINST_ENOTFOUND;
-	const uint8_t *content;
-	size_t size;
-	int rc = jinst_jimage_find(e->image, res, &content, &size, diag);
-	if (rc != 0)
-		return rc; /* the diagnostic names the resource */
-	uint8_t *buf = malloc(size ? size : 1);
-	if (!buf)
-		return jinst_cp_fail(diag, JINST_ENOMEM, "out of memory");
-	memcpy(buf, content, size);
-	*bytes = buf;
-	*len = size;
-	return 0;
+	return jinst_jimage_read(e->image, res, bytes, len, diag);
 }
 
 /* ---- the class path ------------------------------------------------------------- */
@@ -611,14 +600,61 @@ void jinst_classpath_set_release(jinst_classpath *cp, int release)
 		cp->release = release;
 }
 
+/* Adds every file of folder whose name ends in suffix (or suffix2), in name
+ * order (the file system's order is not stable across machines). */
+static int add_folder_files(jinst_classpath *cp, const char *folder, const char *suffix, const char *suffix2,
+                            size_t *added, jinst_diag *diag)
+{
+	*added = 0;
+	DIR *d = opendir(folder);
+	if (!d)
+		return jinst_classpath_fail(diag, JINST_EIO, "%s: %s", folder, strerror(errno));
+	char **names = NULL;
+	size_t count = 0, cap = 0;
+	int rc = 0;
+	struct dirent *de;
+	while (rc == 0 && (de = readdir(d))) {
+		size_t n = strlen(de->d_name), n1 = strlen(suffix), n2 = suffix2 ? strlen(suffix2) : 0;
+		bool match = (n > n1 && strcmp(de->d_name + n - n1, suffix) == 0) ||
+		             (suffix2 && n > n2 && strcmp(de->d_name + n - n2, suffix2) == 0);
+		if (!match)
+			continue;
+		if (count == cap) {
+			cap = cap ? cap * 2 : 64;
+			char **more = realloc(names, cap * sizeof(*names));
+			if (!more) {
+				rc = JINST_ENOMEM;
+				break;
+			}
+			names = more;
+		}
+		if (!(names[count] = path_join(folder, de->d_name)))
+			rc = JINST_ENOMEM;
+		else
+			count++;
+	}
+	closedir(d);
+	if (count)
+		qsort(names, count, sizeof(*names), name_compare);
+	if (rc != 0)
+		jinst_classpath_fail(diag, rc, "out of memory");
+	for (size_t i = 0; i < count; i++) {
+		if (rc == 0 && is_file(names[i]) && (rc = jinst_classpath_add(cp, names[i], diag)) == 0)
+			++*added;
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
 int jinst_classpath_add_jdk(jinst_classpath *cp, const char *java_home, jinst_diag *diag)
 {
 	if (!cp || !java_home)
-		return jinst_cp_fail(diag, JINST_EINVAL, "NULL class path or JDK home");
+		return jinst_classpath_fail(diag, JINST_EINVAL, "NULL class path or JDK home");
 	static const char *const images[] = {"lib/modules", "jre/lib/rt.jar", "lib/rt.jar"};
 	char *path = path_join(java_home, images[0]);
 	if (!path)
-		return jinst_cp_fail(diag, JINST_ENOMEM, "out of memory");
+		return jinst_classpath_fail(diag, JINST_ENOMEM, "out of memory");
 	if (is_file(path)) {
 		int rc = add_image(cp, path, diag);
 		free(path);
@@ -629,77 +665,41 @@ int jinst_classpath_add_jdk(jinst_classpath *cp, const char *java_home, jinst_di
 	/* No image: a JDK's jmods/ (every module, in name order). */
 	char *jmods = path_join(java_home, "jmods");
 	if (!jmods)
-		return jinst_cp_fail(diag, JINST_ENOMEM, "out of memory");
-	DIR *d = opendir(jmods);
-	if (d) {
-		char **names = NULL;
-		size_t count = 0, cap = 0;
-		int rc = 0;
-		struct dirent *de;
-		while (rc == 0 && (de = readdir(d))) {
-			size_t n = strlen(de->d_name);
-			if (n <= 5 || strcmp(de->d_name + n - 5, ".jmod") != 0)
-				continue;
-			if (count == cap) {
-				cap = cap ? cap * 2 : 64;
-				char **more = realloc(names, cap * sizeof(*names));
-				if (!more) {
-					rc = JINST_ENOMEM;
-					break;
-				}
-				names = more;
-			}
-			if (!(names[count] = path_join(jmods, de->d_name)))
-				rc = JINST_ENOMEM;
-			else
-				count++;
-		}
-		closedir(d);
-		if (count)
-			qsort(names, count, sizeof(*names), name_compare);
-		if (rc != 0)
-			jinst_cp_fail(diag, rc, "out of memory");
-		for (size_t i = 0; i < count; i++) {
-			if (rc == 0)
-				rc = add_zip(cp, names[i], 4, "classes/", diag);
-			free(names[i]);
-		}
-		free(names);
-		if (rc != 0 || count) {
-			free(jmods);
-			return rc;
-		}
-	}
+		return jinst_classpath_fail(diag, JINST_ENOMEM, "out of memory");
+	size_t added = 0;
+	int rc = is_folder(jmods) ? add_folder_files(cp, jmods, ".jmod", NULL, &added, diag) : 0;
 	free(jmods);
+	if (rc != 0 || added)
+		return rc;
 
 	/* JDK 8 and before. */
 	for (size_t i = 1; i < sizeof(images) / sizeof(images[0]); i++) {
 		if (!(path = path_join(java_home, images[i])))
-			return jinst_cp_fail(diag, JINST_ENOMEM, "out of memory");
+			return jinst_classpath_fail(diag, JINST_ENOMEM, "out of memory");
 		if (is_file(path)) {
-			int rc = add_zip(cp, path, 0, "", diag);
+			rc = add_zip(cp, path, 0, "", diag);
 			free(path);
 			return rc;
 		}
 		free(path);
 	}
-	return jinst_cp_fail(diag, JINST_EIO, "%s: no lib/modules, jmods/*.jmod or rt.jar: not a JDK home",
+	return jinst_classpath_fail(diag, JINST_EIO, "%s: no lib/modules, jmods/*.jmod or rt.jar: not a JDK home",
 	                     java_home);
 }
 
 int jinst_classpath_add(jinst_classpath *cp, const char *path, jinst_diag *diag)
 {
 	if (!cp || !path)
-		return jinst_cp_fail(diag, JINST_EINVAL, "NULL class path or path");
+		return jinst_classpath_fail(diag, JINST_EINVAL, "NULL class path or path");
 	struct stat st;
 	if (stat(path, &st) != 0)
-		return jinst_cp_fail(diag, JINST_EIO, "%s: %s", path, strerror(errno));
+		return jinst_classpath_fail(diag, JINST_EIO, "%s: %s", path, strerror(errno));
 	if (S_ISDIR(st.st_mode)) {
 		static const char *const jdk_marks[] = {"lib/modules", "jmods", "jre/lib/rt.jar"};
 		for (size_t i = 0; i < sizeof(jdk_marks) / sizeof(jdk_marks[0]); i++) {
 			char *mark = path_join(path, jdk_marks[i]);
 			if (!mark)
-				return jinst_cp_fail(diag, JINST_ENOMEM, "out of memory");
+				return jinst_classpath_fail(diag, JINST_ENOMEM, "out of memory");
 			struct stat ms;
 			bool found = stat(mark, &ms) == 0;
 			free(mark);
@@ -710,17 +710,17 @@ int jinst_classpath_add(jinst_classpath *cp, const char *path, jinst_diag *diag)
 			return add_module_tree(cp, path, diag);
 		DIR *d = opendir(path); /* a folder we cannot list is most likely one we cannot read */
 		if (!d)
-			return jinst_cp_fail(diag, JINST_EIO, "%s: %s", path, strerror(errno));
+			return jinst_classpath_fail(diag, JINST_EIO, "%s: %s", path, strerror(errno));
 		closedir(d);
-		cp_entry *e = entry_new(ENTRY_FOLDER, path);
-		return e ? entry_push(cp, e, diag) : jinst_cp_fail(diag, JINST_ENOMEM, "out of memory");
+		path_entry *e = entry_new(ENTRY_FOLDER, path);
+		return e ? entry_push(cp, e, diag) : jinst_classpath_fail(diag, JINST_ENOMEM, "out of memory");
 	}
 	if (!S_ISREG(st.st_mode))
-		return jinst_cp_fail(diag, JINST_EIO, "%s: not a file or folder", path);
+		return jinst_classpath_fail(diag, JINST_EIO, "%s: not a file or folder", path);
 	uint8_t magic[4] = {0};
 	FILE *f = fopen(path, "rb");
 	if (!f)
-		return jinst_cp_fail(diag, JINST_EIO, "%s: %s", path, strerror(errno));
+		return jinst_classpath_fail(diag, JINST_EIO, "%s: %s", path, strerror(errno));
 	size_t got = fread(magic, 1, sizeof(magic), f);
 	fclose(f);
 	if (got == 4 && magic[0] == 'P' && magic[1] == 'K' &&
@@ -731,21 +731,30 @@ int jinst_classpath_add(jinst_classpath *cp, const char *path, jinst_diag *diag)
 	if (got == 4 && ((magic[0] == 0xDA && magic[1] == 0xDA && magic[2] == 0xFE && magic[3] == 0xCA) ||
 	                 (magic[0] == 0xCA && magic[1] == 0xFE && magic[2] == 0xDA && magic[3] == 0xDA)))
 		return add_image(cp, path, diag);
-	return jinst_cp_fail(diag, JINST_EUNSUPPORTED, "%s: not a jar, zip, jmod or jimage", path);
+	return jinst_classpath_fail(diag, JINST_EUNSUPPORTED, "%s: not a jar, zip, jmod or jimage", path);
 }
 
 int jinst_classpath_add_list(jinst_classpath *cp, const char *list, jinst_diag *diag)
 {
 	if (!cp || !list)
-		return jinst_cp_fail(diag, JINST_EINVAL, "NULL class path or list");
+		return jinst_classpath_fail(diag, JINST_EINVAL, "NULL class path or list");
 	for (const char *p = list; *p;) {
 		const char *end = strchr(p, ':');
 		size_t n = end ? (size_t)(end - p) : strlen(p);
 		if (n) {
 			char *one = strndup(p, n);
 			if (!one)
-				return jinst_cp_fail(diag, JINST_ENOMEM, "out of memory");
-			int rc = jinst_classpath_add(cp, one, diag);
+				return jinst_classpath_fail(diag, JINST_ENOMEM, "out of memory");
+			int rc;
+			size_t added;
+			/* A last segment "*": every .jar and .JAR of the folder, as the java launcher expands it. */
+			if (strcmp(one, "*") == 0)
+				rc = add_folder_files(cp, ".", ".jar", ".JAR", &added, diag);
+			else if (n >= 2 && strcmp(one + n - 2, "/*") == 0) {
+				one[n - 2] = '\0';
+				rc = add_folder_files(cp, one[0] ? one : "/", ".jar", ".JAR", &added, diag);
+			} else
+				rc = jinst_classpath_add(cp, one, diag);
 			free(one);
 			if (rc != 0)
 				return rc;
@@ -761,13 +770,13 @@ int jinst_classpath_read(jinst_classpath *cp, const char *name, uint8_t **bytes,
                          jinst_diag *diag)
 {
 	if (!cp || !name || !bytes || !len)
-		return jinst_cp_fail(diag, JINST_EINVAL, "NULL class path, name or output");
+		return jinst_classpath_fail(diag, JINST_EINVAL, "NULL class path, name or output");
 	*bytes = NULL;
 	*len = 0;
 	if (!name_ok(name))
-		return jinst_cp_fail(diag, JINST_ENOTFOUND, "%.200s: not a class name", name);
+		return jinst_classpath_fail(diag, JINST_ENOTFOUND, "%.200s: not a class name", name);
 	for (size_t i = 0; i < cp->count; i++) {
-		cp_entry *e = cp->entries[i];
+		path_entry *e = cp->entries[i];
 		int rc;
 		switch (e->kind) {
 		case ENTRY_ZIP: rc = zip_read(cp, e, name, bytes, len, diag); break;
@@ -778,7 +787,7 @@ int jinst_classpath_read(jinst_classpath *cp, const char *name, uint8_t **bytes,
 		if (rc != JINST_ENOTFOUND)
 			return rc;
 	}
-	return jinst_cp_fail(diag, JINST_ENOTFOUND, "class %.200s is not on the class path", name);
+	return jinst_classpath_fail(diag, JINST_ENOTFOUND, "class %.200s is not on the class path", name);
 }
 
 int jinst_classpath_cache(jinst_classpath *cp, jinst_hierarchy_cache **cache)

@@ -8,7 +8,7 @@
 #include "jinst/classpath.h"
 
 /* Fills diag (may be NULL) and returns code. */
-int jinst_cp_fail(jinst_diag *diag, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int jinst_classpath_fail(jinst_diag *diag, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* The jimage string hash (FNV-1 style, 31 bits) with a seed: the image's
  * lookup tables are built with it, and the module-tree index reuses it. */

@@ -129,8 +129,11 @@ int cmd_rewrite(int argc, char **argv)
 		return 1;
 	}
 	int rc = 0;
-	for (int i = 0; i < ninputs && !rc; i++)
-		rc = jinst_classpath_add(cp, inputs[i], &d);
+	/* The inputs answer first for their own classes. One that is no class
+	 * path entry (a lone class file, a bad jar) is left to the mirror to
+	 * report. */
+	for (int i = 0; i < ninputs; i++)
+		jinst_classpath_add(cp, inputs[i], &d);
 	if (!rc && classpath)
 		rc = jinst_classpath_add_list(cp, classpath, &d);
 	char *home = jdk ? strdup(jdk) : cli_default_jdk();

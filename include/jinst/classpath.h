@@ -41,7 +41,8 @@ void jinst_classpath_set_release(jinst_classpath *cp, int release);
  * JINST_EIO (diag names the path) when it cannot be opened or read,
  * JINST_EUNSUPPORTED when a file is none of these. */
 int jinst_classpath_add(jinst_classpath *cp, const char *path, jinst_diag *diag);
-/* Each entry of a list separated by ':' (a Java class path), in order. */
+/* Each entry of a list separated by ':' (a Java class path), in order.
+ * "DIR/" "*" stands for every .jar and .JAR file of DIR, in name order. */
 int jinst_classpath_add_list(jinst_classpath *cp, const char *list, jinst_diag *diag);
 /* The classes of a JDK: java_home/lib/modules (9+), else every
  * java_home/jmods/ *.jmod, else java_home/jre/lib/rt.jar or lib/rt.jar (8). */
@@ -73,6 +74,11 @@ void jinst_jimage_close(jinst_jimage *image); /* NULL is fine */
  * JINST_ENOTFOUND, or JINST_EUNSUPPORTED for a compressed resource. */
 int jinst_jimage_find(const jinst_jimage *image, const char *path, const uint8_t **bytes,
                       size_t *len, jinst_diag *diag);
+/* The same resource in a malloc'd buffer (the caller frees *bytes),
+ * decompressed when jlink stored it compressed (--compress=1 compact-cp,
+ * --compress=2 and zip-N zip); JINST_EUNSUPPORTED for another compressor. */
+int jinst_jimage_read(const jinst_jimage *image, const char *path, uint8_t **bytes, size_t *len,
+                      jinst_diag *diag);
 /* The module that holds package ("java/lang" -> "java.base"), borrowed, or
  * NULL when the image has no such package. */
 const char *jinst_jimage_package_module(const jinst_jimage *image, const char *package);

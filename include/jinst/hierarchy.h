@@ -6,8 +6,10 @@
  *
  * The source knows where bytes come from (a class path of jars and folders,
  * the JDK runtime image, a class loader's resources in the agent); this
- * module only parses the class header and remembers the answer, including
- * "no such class". It exposes itself as the jinst_hierarchy that
+ * module parses the bytes (jinst_class_parse), keeps a copy of the class's
+ * header (names and flags) and remembers the answer, "no such class" too.
+ * A program with several class loaders makes one cache per loader: a name
+ * can stand for different classes in different loaders. It exposes itself as the jinst_hierarchy that
  * jinst_frames_infer takes.
  *
  * Threads: every function but _new and _free may be called from any number

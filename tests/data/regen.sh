@@ -3,6 +3,7 @@
 #   classes/main      src/main (a module with module-info), javac -g -parameters
 #   classes/release8  src/release8, javac --release 8 (major 52)
 #   classes/nodebug   src/nodebug, javac -g:none
+#   classes/edit      src/edit (the editor's cases), javac -g
 #   classes/infer     src/infer (frame inference cases), javac --release 17, and
 #                     the classes src/gen/GenInfer.java writes with Debian's ASM
 #                     (cases javac never produces: unreachable code, jsr/ret)
@@ -15,10 +16,11 @@ if [ "$ver" != 17 ]; then
 	exit 1
 fi
 rm -rf classes
-mkdir -p classes/main classes/release8 classes/nodebug classes/infer
+mkdir -p classes/main classes/release8 classes/nodebug classes/edit classes/infer
 javac -g -parameters --release 17 -d classes/main src/main/module-info.java src/main/jinsttest/*.java
 javac --release 8 -d classes/release8 src/release8/Legacy8.java
 javac -g:none --release 17 -d classes/nodebug src/nodebug/NoDebug.java
+javac -g --release 17 -d classes/edit src/edit/jinstedit/*.java
 javac --release 17 -d classes/infer src/infer/infer/*.java
 asm=/usr/share/java/asm.jar
 gen=$(mktemp -d)

@@ -9,6 +9,8 @@
  *                                           module tree, which must agree class by class
  *   test_classpath jmods JAVA_HOME WORK     the same against a JDK home with jmods/ only
  *   test_classpath threads JAVA_HOME [JAR]  4 threads x every JDK class (and JAR's)
+ *   test_classpath compressed JAVA_HOME WORK images jlink compressed, against a stored one
+ *   test_classpath damaged MODULES WORK     a cut image, and copies with bytes changed
  *   test_classpath infer JAVA_HOME          frames for all of java.base through the resolver
  *   test_classpath multirelease DATA WORK   META-INF/versions/N of multi-release jars
  *   test_classpath errors DATA_CLASSES WORK missing, unreadable and wrong entries
@@ -722,6 +724,15 @@ static int test_threads(const char *java_home, const char *jar)
 		known += rh.lookup(rh.ctx, names.items[i], &want_super[i], &want_interface[i]) == 0;
 	double cold1 = now() - t0;
 	CHECK(known == names.count, "one thread resolves %zu of %zu classes", known, names.count);
+	t0 = now();
+	for (int pass = 0; pass < 5; pass++)
+		for (size_t i = 0; i < names.count; i++) {
+			const char *super_name;
+			bool is_interface;
+			known -= rh.lookup(rh.ctx, names.items[i], &super_name, &is_interface) != 0 || super_name != want_super[i];
+		}
+	double warm1 = now() - t0;
+	CHECK(known == names.count, "cached answers change");
 
 	jinst_classpath *cp;
 	jinst_hierarchy h;
@@ -744,9 +755,9 @@ static int test_threads(const char *java_home, const char *jar)
 	CHECK(st.reads >= names.count && st.reads <= names.count * THREADS, "%llu reads", (unsigned long long)st.reads);
 	if (jar)
 		printf("%zu classes of %s first, then ", jar_classes, jar);
-	printf("%zu classes: one thread, cold: %.2f s (%.0f lookups/s); %d threads, cold: %.2f s, %llu reads "
-	       "(%.0f lookups/s); warm: %.0f lookups/s\n",
-	       names.count, cold1, names.count / cold1, THREADS, cold, (unsigned long long)st.reads,
+	printf("%zu classes: one thread, cold: %.2f s (%.0f lookups/s), warm: %.0f lookups/s; %d threads, cold: %.2f s, "
+	       "%llu reads (%.0f lookups/s), warm: %.0f lookups/s\n",
+	       names.count, cold1, names.count / cold1, 5 * names.count / warm1, THREADS, cold, (unsigned long long)st.reads,
 	       THREADS * names.count / cold, THREADS * passes * names.count / warm);
 	free(want_super);
 	free(want_interface);
@@ -927,6 +938,287 @@ static int test_infer(const char *java_home)
 	return check_report();
 }
 
+/* ---- images jlink compressed ------------------------------------------------------ */
+
+/* WORK/NAME/lib/modules made by JAVA_HOME's jlink for java.base with
+ * --compress=LEVEL (kept for later runs); NULL when jlink fails. */
+static const char *jlink_image(const char *java_home, const char *work, const char *name, int level, char *out,
+                               size_t size)
+{
+	snprintf(out, size, "%s/%s/lib/modules", work, name);
+	if (exists(out))
+		return out;
+	char cmd[8192];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/%s' && '%s/bin/jlink' --compress=%d --add-modules java.base --output '%s/%s'",
+	         work, name, java_home, level, work, name);
+	return system(cmd) == 0 && exists(out) ? out : NULL;
+}
+
+typedef struct image_pair {
+	const jinst_jimage *plain, *packed;
+	size_t resources, identical;
+} image_pair;
+
+static int compare_resource(void *ctx, const char *path)
+{
+	image_pair *p = ctx;
+	/* /packages/ and /modules/ hold offsets in the image's own strings. */
+	if ((strncmp(path, "/packages", 9) == 0 && (path[9] == '/' || !path[9])) ||
+	    (strncmp(path, "/modules", 8) == 0 && (path[8] == '/' || !path[8])))
+		return 0;
+	const uint8_t *want;
+	size_t want_len, len;
+	uint8_t *got = NULL;
+	jinst_diag diag = {0};
+	p->resources++;
+	CHECK(jinst_jimage_find(p->plain, path, &want, &want_len, &diag) == 0, "plain image: %s: %s", path, diag.message);
+	int rc = jinst_jimage_read(p->packed, path, &got, &len, &diag);
+	CHECK(rc == 0, "compressed image: %s: %s", path, diag.message);
+	bool same = rc == 0 && len == want_len && memcmp(got, want, len) == 0;
+	CHECK(rc != 0 || same, "%s: other bytes once decompressed", path);
+	p->identical += same;
+	free(got);
+	return 0;
+}
+
+/* java.base linked three times: stored, --compress=2 (zip) and
+ * --compress=1 (compact-cp). Every resource of the compressed images reads
+ * back as the stored one (but the image's own /packages and /modules). */
+static int test_compressed(const char *java_home, const char *work)
+{
+	char jlink[4096], p0[4096], p1[4096], p2[4096];
+	snprintf(jlink, sizeof(jlink), "%s/bin/jlink", java_home);
+	snprintf(p0, sizeof(p0), "%s/jmods/java.base.jmod", java_home);
+	if (!exists(jlink) || !exists(p0)) {
+		printf("SKIP: no jlink or jmods in %s\n", java_home);
+		return SKIP;
+	}
+	mkdir(work, 0777);
+	const char *plain = jlink_image(java_home, work, "rt0", 0, p0, sizeof(p0));
+	const char *cpool = jlink_image(java_home, work, "rt1", 1, p1, sizeof(p1));
+	const char *zipped = jlink_image(java_home, work, "rt2", 2, p2, sizeof(p2));
+	CHECK(plain && cpool && zipped, "jlink made the three images in %s", work);
+	if (!plain || !cpool || !zipped)
+		return check_report();
+	jinst_jimage *img0, *img1, *img2;
+	CHECK(jinst_jimage_open(&img0, plain, NULL) == 0 && jinst_jimage_open(&img1, cpool, NULL) == 0 &&
+	          jinst_jimage_open(&img2, zipped, NULL) == 0,
+	      "open the images");
+	image_pair zip = {img0, img2, 0, 0}, cp = {img0, img1, 0, 0};
+	jinst_jimage_foreach(img0, compare_resource, &zip);
+	CHECK(zip.identical == zip.resources && zip.resources > 5000, "zip: %zu of %zu resources identical",
+	      zip.identical, zip.resources);
+	jinst_jimage_foreach(img0, compare_resource, &cp);
+	CHECK(cp.identical == cp.resources && cp.resources > 5000, "compact-cp: %zu of %zu resources identical",
+	      cp.identical, cp.resources);
+	/* Through a class path: the resolver reads the compressed images. */
+	jinst_classpath *path;
+	jinst_classpath_new(&path);
+	jinst_diag diag = {0};
+	CHECK(jinst_classpath_add(path, cpool, &diag) == 0, "add %s: %s", cpool, diag.message);
+	CHECK(jinst_classpath_add(path, zipped, &diag) == 0, "add %s: %s", zipped, diag.message);
+	jinst_hierarchy h;
+	jinst_classpath_hierarchy(path, &h);
+	const char *super_name = NULL;
+	bool is_interface = true;
+	CHECK(h.lookup(h.ctx, "java/util/ArrayList", &super_name, &is_interface) == 0 && !is_interface && super_name &&
+	          strcmp(super_name, "java/util/AbstractList") == 0,
+	      "ArrayList from the zip image");
+	/* Both compressed images again with 500 bytes of their contents
+	 * changed: every read fails cleanly or gives the size the image says. */
+	const char *const packed[] = {cpool, zipped};
+	size_t damaged_ok[2] = {0, 0}, damaged_failed[2] = {0, 0};
+	for (int k = 0; k < 2; k++) {
+		size_t size;
+		uint8_t *bytes = test_read_file(packed[k], &size);
+		uint32_t head[7];
+		memcpy(head, bytes, sizeof(head));
+		size_t index = 28 + 8 * (size_t)head[4] + head[5] + head[6];
+		uint32_t seed = 777u + (uint32_t)k;
+		for (int i = 0; i < 500 && index < size; i++) {
+			seed = seed * 1103515245u + 12345u;
+			size_t at = index + ((size_t)seed << 7 ^ seed >> 9) % (size - index);
+			seed = seed * 1103515245u + 12345u;
+			bytes[at] ^= (uint8_t)(1u << (seed >> 13) % 8);
+		}
+		char damaged[4200];
+		snprintf(damaged, sizeof(damaged), "%s/damaged-%d.jimage", work, k);
+		FILE *f = fopen(damaged, "wb");
+		CHECK(f && fwrite(bytes, 1, size, f) == size, "write %s", damaged);
+		if (f)
+			fclose(f);
+		free(bytes);
+		jinst_jimage *img;
+		if (jinst_jimage_open(&img, damaged, NULL) != 0) {
+			CHECK(false, "open %s", damaged);
+			continue;
+		}
+		strings paths = {0};
+		jinst_jimage_foreach(img0, collect_classes, &paths);
+		for (size_t i = 0; i < paths.count; i++) {
+			uint8_t *got = NULL;
+			size_t len = 0, want_len;
+			const uint8_t *want;
+			int rc = jinst_jimage_read(img, paths.items[i], &got, &len, NULL);
+			jinst_jimage_find(img0, paths.items[i], &want, &want_len, NULL);
+			CHECK(rc != 0 || len == want_len, "%s: %zu bytes, not %zu", paths.items[i], len, want_len);
+			damaged_ok[k] += rc == 0;
+			damaged_failed[k] += rc != 0;
+			free(got);
+		}
+		strings_free(&paths);
+		jinst_jimage_close(img);
+	}
+	printf("with 500 bytes changed: compact-cp %zu classes read, %zu refused; zip %zu read, %zu refused\n",
+	       damaged_ok[0], damaged_failed[0], damaged_ok[1], damaged_failed[1]);
+	CHECK(damaged_failed[1] > 0, "no damage seen in the zip image");
+	printf("java.base linked with --compress=2 (zip): %zu of %zu resources read back identical; "
+	       "with --compress=1 (compact-cp): %zu of %zu\n",
+	       zip.identical, zip.resources, cp.identical, cp.resources);
+	jinst_classpath_free(path);
+	jinst_jimage_close(img0);
+	jinst_jimage_close(img1);
+	jinst_jimage_close(img2);
+	return check_report();
+}
+
+/* ---- damaged images ---------------------------------------------------------------- */
+
+static int count_resource(void *ctx, const char *path)
+{
+	(void)path;
+	++*(size_t *)ctx;
+	return 0;
+}
+
+/* What a reader does with an image: list it, find the module of a package,
+ * read a few classes. Returns how many reads succeeded. */
+static size_t exercise_image(const jinst_jimage *img, size_t *listed)
+{
+	static const char *const paths[] = {"/java.base/java/lang/Object.class", "/java.base/java/util/ArrayList.class",
+	                                    "/java.desktop/java/awt/Frame.class", "/packages/java.lang"};
+	*listed = 0;
+	jinst_jimage_foreach(img, count_resource, listed);
+	jinst_jimage_package_module(img, "java/lang");
+	jinst_jimage_package_module(img, "java/util/concurrent");
+	size_t ok = 0;
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		uint8_t *bytes;
+		size_t len;
+		const uint8_t *borrowed;
+		if (jinst_jimage_read(img, paths[i], &bytes, &len, NULL) == 0) {
+			ok++;
+			free(bytes);
+		}
+		jinst_jimage_find(img, paths[i], &borrowed, &len, NULL);
+	}
+	return ok;
+}
+
+/* The index of a real image (header, tables, strings) and the first MB of
+ * its contents, then the same with bytes changed at random in the index:
+ * what lies in the file reads as in the whole image, what lies past the end
+ * is refused, and every read stays inside the file (ASan builds check). */
+static int test_damaged(const char *modules, const char *work)
+{
+	/* The header, the index and the first MB of contents. */
+	FILE *in = fopen(modules, "rb");
+	uint32_t h[7];
+	if (!in || fread(h, 4, 7, in) != 7 || h[0] != 0xCAFEDADAu) {
+		printf("SKIP: no little-endian image at %s\n", modules);
+		if (in)
+			fclose(in);
+		return SKIP;
+	}
+	size_t index = 28 + 8 * (size_t)h[4] + h[5] + h[6], keep = index + (1u << 20);
+	uint8_t *all = malloc(keep);
+	rewind(in);
+	keep = fread(all, 1, keep, in);
+	fclose(in);
+	mkdir(work, 0777);
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/damaged.jimage", work);
+
+	FILE *f = fopen(path, "wb");
+	fwrite(all, 1, keep, f);
+	fclose(f);
+	jinst_jimage *img;
+	jinst_diag diag = {0};
+	CHECK(jinst_jimage_open(&img, path, &diag) == 0, "open the cut image: %s", diag.message);
+	size_t listed = 0;
+	jinst_jimage *whole;
+	if (img && jinst_jimage_open(&whole, modules, NULL) == 0) {
+		CHECK(exercise_image(img, &listed) < 4, "reads past the end of a cut image");
+		CHECK(listed == h[4], "%zu resources listed, the header says %u", listed, h[4]);
+		/* Each class of java/lang: read whole when in the kept part, refused when not. */
+		size_t in_part = 0, past = 0;
+		strings names = {0};
+		jinst_jimage_foreach(whole, collect_classes, &names);
+		for (size_t i = 0; i < names.count; i++) {
+			if (strncmp(names.items[i], "/java.base/java/lang/", 21) != 0)
+				continue;
+			const uint8_t *want;
+			size_t want_len, len;
+			uint8_t *got = NULL;
+			CHECK(jinst_jimage_find(whole, names.items[i], &want, &want_len, NULL) == 0, "%s", names.items[i]);
+			diag = (jinst_diag){0};
+			int rc = jinst_jimage_read(img, names.items[i], &got, &len, &diag);
+			if (rc == 0) {
+				CHECK(len == want_len && memcmp(got, want, len) == 0, "%s: other bytes", names.items[i]);
+				in_part++;
+			} else {
+				CHECK(rc == JINST_EMALFORMED && strstr(diag.message, "past the end"), "%s: %s", names.items[i],
+				      diag.message);
+				past++;
+			}
+			free(got);
+		}
+		CHECK(in_part > 0 && past > 0, "java/lang: %zu classes inside the cut image, %zu past its end", in_part,
+		      past);
+		strings_free(&names);
+		jinst_jimage_close(whole);
+	}
+	jinst_jimage_close(img);
+	snprintf(path, sizeof(path), "%s/short.jimage", work);
+	f = fopen(path, "wb");
+	fwrite(all, 1, index / 2, f);
+	fclose(f);
+	diag = (jinst_diag){0};
+	CHECK(jinst_jimage_open(&img, path, &diag) == JINST_EUNSUPPORTED && strstr(diag.message, "past the end"),
+	      "an image cut inside its index: %s", diag.message);
+
+	uint8_t *mutant = malloc(keep);
+	size_t opened = 0, reads = 0;
+	uint32_t seed = 12345;
+	const int rounds = 200;
+	snprintf(path, sizeof(path), "%s/mutant.jimage", work);
+	for (int r = 0; r < rounds; r++) {
+		memcpy(mutant, all, keep);
+		int flips = 1 + r % 16;
+		for (int k = 0; k < flips; k++) {
+			seed = seed * 1103515245u + 12345u;
+			/* Mostly the tables and strings; now and then the header. */
+			size_t at = (r % 10 == 0) ? (seed >> 8) % 28 : 28 + (seed >> 8) % (index - 28);
+			seed = seed * 1103515245u + 12345u;
+			mutant[at] = (uint8_t)(seed >> 16);
+		}
+		f = fopen(path, "wb");
+		fwrite(mutant, 1, keep, f);
+		fclose(f);
+		if (jinst_jimage_open(&img, path, NULL) != 0)
+			continue;
+		opened++;
+		reads += exercise_image(img, &listed);
+		jinst_jimage_close(img);
+	}
+	printf("%s cut to %zu bytes (index and 1 MB); %d damaged copies: %zu opened, %zu reads "
+	       "inside the file, no read outside it\n",
+	       modules, keep, rounds, opened, reads);
+	free(mutant);
+	free(all);
+	return check_report();
+}
+
 /* ---- multi-release jars ------------------------------------------------------------ */
 
 static void zip_put(zip_t *z, const char *name, const void *bytes, size_t len)
@@ -942,11 +1234,15 @@ static void zip_put(zip_t *z, const char *name, const void *bytes, size_t len)
  * Shape, so the two are told apart): release 0 and 9 read the base entry,
  * 11 and 17 the versioned one; without "Multi-Release: true" the versions
  * are never read. */
-static int test_multi_release(const char *data_classes, const char *work)
+static int test_multi_release(const char *data_classes, const char *parent)
 {
 	size_t base_len, v11_len;
 	uint8_t *base = test_load(data_classes, "main/jinsttest/Features.class", &base_len);
 	uint8_t *v11 = test_load(data_classes, "main/jinsttest/Shape.class", &v11_len);
+	/* A folder of their own: the list test below takes every jar in it. */
+	char work[2048];
+	mkdir(parent, 0777);
+	snprintf(work, sizeof(work), "%.2000s/multirelease", parent);
 	mkdir(work, 0777);
 	static const char *const manifests[] = {"Manifest-Version: 1.0\r\nMulti-Release: true\r\n\r\n",
 	                                        "Manifest-Version: 1.0\r\n\r\n"};
@@ -985,6 +1281,32 @@ static int test_multi_release(const char *data_classes, const char *work)
 			jinst_classpath_free(cp);
 		}
 	}
+	/* "WORK/" "*": both jars in name order, multi.jar first. */
+	char list[4200];
+	snprintf(list, sizeof(list), "%s/nothing.txt:%s/*", work, work);
+	jinst_classpath *cp;
+	jinst_diag diag = {0};
+	jinst_classpath_new(&cp);
+	jinst_classpath_set_release(cp, 17);
+	CHECK(jinst_classpath_add_list(cp, list, &diag) == JINST_EIO && strstr(diag.message, "nothing.txt"),
+	      "a missing first entry stops the list: %s", diag.message);
+	jinst_classpath_free(cp);
+	snprintf(list, sizeof(list), "%s/*", work);
+	jinst_classpath_new(&cp);
+	jinst_classpath_set_release(cp, 17);
+	CHECK(jinst_classpath_add_list(cp, list, &diag) == 0, "add %s: %s", list, diag.message);
+	uint8_t *got = NULL;
+	size_t len = 0;
+	CHECK(jinst_classpath_read(cp, "jinsttest/Features", &got, &len, &diag) == 0 && len == v11_len &&
+	          memcmp(got, v11, len) == 0,
+	      "%s: multi.jar's versioned class first", list);
+	free(got);
+	jinst_classpath_free(cp);
+	snprintf(list, sizeof(list), "%s/no-such-folder/*", work);
+	jinst_classpath_new(&cp);
+	CHECK(jinst_classpath_add_list(cp, list, &diag) == JINST_EIO && strstr(diag.message, "no-such-folder"),
+	      "%s: %s", list, diag.message);
+	jinst_classpath_free(cp);
 	free(base);
 	free(v11);
 	return check_report();
@@ -1021,6 +1343,10 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 3 && strcmp(argv[1], "threads") == 0)
 		return test_threads(argv[2], argc >= 4 ? argv[3] : NULL);
+	if (argc >= 4 && strcmp(argv[1], "damaged") == 0)
+		return test_damaged(argv[2], argv[3]);
+	if (argc >= 4 && strcmp(argv[1], "compressed") == 0)
+		return test_compressed(argv[2], argv[3]);
 	if (argc >= 3 && strcmp(argv[1], "infer") == 0)
 		return test_infer(argv[2]);
 	if (argc >= 4 && strcmp(argv[1], "multirelease") == 0)
