@@ -243,7 +243,8 @@ static void expect_frames(const frames *r, const char *what, const char *const *
 /* With an output folder, writes the class there (for tests/unit/jvm_infer.sh). */
 static const char *out_dir;
 
-static void write_class(jinst_class *c, const char *rel)
+/* With major not 0, the written class claims that version instead. */
+static void write_class_as(jinst_class *c, const char *rel, uint8_t major)
 {
 	if (!out_dir)
 		return;
@@ -254,6 +255,8 @@ static void write_class(jinst_class *c, const char *rel)
 	CHECK(rc == 0, "write %s: %s", rel, d.message);
 	if (rc)
 		return;
+	if (major)
+		bytes[7] = major;
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/%s", out_dir, rel);
 	FILE *f = fopen(path, "wb");
@@ -261,6 +264,11 @@ static void write_class(jinst_class *c, const char *rel)
 	if (f)
 		fclose(f);
 	free(bytes);
+}
+
+static void write_class(jinst_class *c, const char *rel)
+{
+	write_class_as(c, rel, 0);
 }
 
 /* ---- javac's cases ---- */
@@ -527,6 +535,25 @@ static void test_recompute(void)
 	jinst_attr *smt = jinst_attr_find(&code->attrs, JINST_ATTR_STACK_MAP_TABLE);
 	CHECK(smt && smt->model && ((jinst_stack_map *)smt->model)->count == 4, "recompute: 4 frames installed");
 	write_class(c, "infer/Gen.class");
+	unload(&l);
+
+	/* Code with jsr/ret takes the same road: inlined, then its frames. */
+	l = load("infer/Jsr.class");
+	c = l.cls;
+	for (uint16_t i = 0; i < jinst_class_method_count(c); i++) {
+		jinst_member *m = jinst_class_method(c, i);
+		jinst_diag d = {0};
+		int rc = jinst_frames_recompute(c, m, &small, &d);
+		CHECK(rc == 0, "recompute Jsr method %u: %s", i, d.message);
+	}
+	code = code_of(c, method(c, "g", "(I)I"));
+	smt = jinst_attr_find(&code->attrs, JINST_ATTR_STACK_MAP_TABLE);
+	CHECK(code->code_length == 52 && smt && smt->model, "recompute Jsr: g inlined (%u bytes) with frames",
+	      (unsigned)code->code_length);
+	/* Claiming version 51 (no jsr allowed, no fall-back to the old
+	 * verifier), the class goes to HotSpot's type checker, which reads the
+	 * frames. */
+	write_class_as(c, "v51/infer/Jsr.class", 51);
 	unload(&l);
 
 	/* A method that cannot be done is left as it was. */
