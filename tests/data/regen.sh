@@ -7,6 +7,8 @@
 #   classes/infer     src/infer (frame inference cases), javac --release 17, and
 #                     the classes src/gen/GenInfer.java writes with Debian's ASM
 #                     (cases javac never produces: unreachable code, jsr/ret)
+#   classes/jsr       src/jsr, Debian's ecj for Java 1.4 (major 48, finally
+#                     blocks as jsr/ret subroutines)
 # The .class files are committed: tests never need a JDK to find their inputs.
 set -eu
 cd "$(dirname "$0")"
@@ -16,7 +18,7 @@ if [ "$ver" != 17 ]; then
 	exit 1
 fi
 rm -rf classes
-mkdir -p classes/main classes/release8 classes/nodebug classes/edit classes/infer
+mkdir -p classes/main classes/release8 classes/nodebug classes/edit classes/infer classes/jsr
 javac -g -parameters --release 17 -d classes/main src/main/module-info.java src/main/jinsttest/*.java
 javac --release 8 -d classes/release8 src/release8/Legacy8.java
 javac -g:none --release 17 -d classes/nodebug src/nodebug/NoDebug.java
@@ -27,4 +29,6 @@ gen=$(mktemp -d)
 javac -cp "$asm" -d "$gen" src/gen/GenInfer.java
 java -cp "$asm:$gen" GenInfer classes/infer
 rm -rf "$gen"
+java -cp /usr/share/java/ecj.jar org.eclipse.jdt.internal.compiler.batch.Main -source 1.4 -target 1.4 -nowarn \
+	-d classes/jsr src/jsr/Fin.java
 find classes -name '*.class' | LC_ALL=C sort

@@ -4,7 +4,8 @@
 # infer/Jsr (version 49, subroutines inlined; once more with its frames
 # recomputed and claiming version 51, for the type checker) and infer/Gen
 # (version 52, written by ASM without frames; its frames recomputed, its dead
-# code patched) must verify and print what the originals print. Exit 77 (skipped) without a java.
+# code patched) and Fin (ecj's Java 1.4 finally blocks, inlined, with frames,
+# claiming version 51) must verify and print what the originals print. Exit 77 (skipped) without a java.
 set -uo pipefail
 test_infer=$1 classes=$2 java=${3:-java}
 if ! command -v "$java" >/dev/null 2>&1; then
@@ -30,4 +31,8 @@ run() {
 run "$out" infer.Jsr $'1\n6\n10211213'
 run "$out/v51" infer.Jsr $'1\n6\n10211213'
 run "$out" infer.Gen 6
+# ecj's jsr code (version 48), inlined with frames and claiming version 51.
+expect=$("$java" -cp "$classes/../jsr" Fin 2>&1)
+if [[ -z $expect ]]; then echo "FAIL the original Fin prints nothing"; fail=1; fi
+run "$out/v51" Fin "$expect"
 exit $fail

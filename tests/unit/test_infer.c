@@ -34,6 +34,9 @@ static const known jdk[] = {
 	{"java/lang/Throwable", "java/lang/Object", false},
 	{"java/lang/Exception", "java/lang/Throwable", false},
 	{"java/lang/RuntimeException", "java/lang/Exception", false},
+	{"java/lang/ArithmeticException", "java/lang/RuntimeException", false},
+	{"java/lang/StringBuffer", "java/lang/Object", false},
+	{"Fin", "java/lang/Object", false},
 	{"infer/Cases", "java/lang/Object", false},
 	{"infer/Cases$A", "java/lang/Object", false},
 	{"infer/Cases$B", "infer/Cases$A", false},
@@ -567,6 +570,42 @@ static void test_recompute(void)
 	unload(&l);
 }
 
+/* Real jsr code: ecj's Java 1.4 finally blocks (tests/data/src/jsr/Fin.java).
+ * Recomputed, it has no jsr or ret left and carries frames; written as
+ * version 51, HotSpot's type checker must take it and it must print what
+ * the original prints (jvm_infer.sh). */
+static void test_ecj(void)
+{
+	loaded l = load("../jsr/Fin.class");
+	jinst_class *c = l.cls;
+	CHECK(jinst_class_major_version(c) == 48, "Fin: version %u", jinst_class_major_version(c));
+	unsigned with_jsr = 0, framed = 0;
+	for (uint16_t i = 0; i < jinst_class_method_count(c); i++) {
+		jinst_member *m = jinst_class_method(c, i);
+		jinst_code *code = code_of(c, m);
+		jinst_insn *insns;
+		uint32_t n, jsrs = 0;
+		jinst_diag d = {0};
+		int rc = jinst_code_decode(c, code, &insns, &n, &d);
+		for (uint32_t k = 0; !rc && k < n; k++)
+			jsrs += insns[k].opcode == 0xa8 || insns[k].opcode == 0xc9 || insns[k].opcode == 0xa9;
+		with_jsr += jsrs > 0;
+		rc = jinst_frames_recompute(c, m, &small, &d);
+		CHECK(rc == 0, "recompute Fin method %u: %s", i, d.message);
+		code = code_of(c, m);
+		rc = jinst_code_decode(c, code, &insns, &n, &d);
+		jsrs = 0;
+		for (uint32_t k = 0; !rc && k < n; k++)
+			jsrs += insns[k].opcode == 0xa8 || insns[k].opcode == 0xc9 || insns[k].opcode == 0xa9;
+		CHECK(rc == 0 && jsrs == 0, "Fin method %u: %u jsr/ret left", i, (unsigned)jsrs);
+		framed += jinst_attr_find(&code->attrs, JINST_ATTR_STACK_MAP_TABLE) != NULL;
+	}
+	CHECK(with_jsr == 6, "Fin: %u methods with jsr/ret, expected a b c d e f", with_jsr);
+	CHECK(framed >= 6, "Fin: %u methods with frames", framed);
+	write_class_as(c, "v51/Fin.class", 51);
+	unload(&l);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -580,5 +619,6 @@ int main(int argc, char **argv)
 	test_unreachable();
 	test_jsr();
 	test_recompute();
+	test_ecj();
 	return check_report();
 }
