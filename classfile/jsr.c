@@ -21,7 +21,8 @@
  * Every exception table entry is repeated for every instantiation, over
  * the copies of the instructions it covered, with the copy of its handler
  * in the same instantiation (a handler is a member wherever an instruction
- * it covers is), in the original entry order.
+ * it covers is), in the original entry order. Code that no instantiation
+ * reaches is not emitted at all.
  *
  * The new layout keeps every branch in its original form, re-pads the
  * switches, and fails (JINST_ETOOLARGE) when a 16-bit branch no longer

@@ -26,7 +26,8 @@ typedef struct jinst_hierarchy {
  * branches, switches, fall-through and the handlers of reached
  * instructions) by nop ... nop athrow, one run at a time, and cuts those
  * runs out of the exception table (splitting an entry around a run, dropping
- * one left empty). The code keeps its length, so no offset moves. *patched
+ * one left empty). The code keeps its length, so no offset moves. A run
+ * already in that form and outside every range is left alone. *patched
  * is the number of runs; when it is not 0, code->code and code->exceptions
  * point to new arena copies and max_stack is at least 1: the caller marks
  * the Code attribute modified and recomputes the frames. Other attributes
@@ -37,8 +38,8 @@ int jinst_code_patch_unreachable(jinst_class *cls, jinst_code *code, uint32_t *p
 /* Rewrites code that uses jsr/ret without them (classfile/jsr.c): every jsr
  * gets its own copy of its subroutine, appended after the body, entered by
  * aconst_null; goto (the null takes the return address's place) and left by
- * a goto where ret was; exception entries are repeated over the copies.
- * *copies is the number of subroutine copies (0: no jsr, code untouched).
+ * a goto where ret was; exception entries are repeated over the copies;
+ * code no path reaches is left out. *copies is the number of subroutine copies (0: no jsr, code untouched).
  * Otherwise code->code, code_length, exceptions and attrs are new arena
  * copies: the LineNumberTable follows the copies (its attribute is marked
  * modified), the local variable tables are dropped, and the caller marks the
