@@ -32,7 +32,8 @@
  * cannot follow copies, are dropped (they are debugging information only).
  * A ret whose local is not the one its subroutine's first instruction
  * stores into (a return through several levels at once), recursion, and
- * more than 4096 instantiations are refused (JINST_EUNSUPPORTED).
+ * more than 4096 instantiations (or more than 4M instructions times
+ * instantiations) are refused (JINST_EUNSUPPORTED).
  */
 #include "internal.h"
 
@@ -40,6 +41,7 @@
 
 #define NONE UINT32_MAX
 #define MAX_INSTANCES 4096
+#define MAX_MAPPED (4u << 20) /* instructions times copies: 32 MB of maps at most */
 
 typedef struct instance {
 	uint32_t entry;    /* instruction index of the subroutine's first instruction; 0 for the body */
@@ -151,9 +153,12 @@ static uint32_t astore_local(const jinst_insn *in)
 
 static int new_instance(inliner *J, uint32_t entry, uint32_t parent, uint32_t ret_to)
 {
-	if (J->ninst >= MAX_INSTANCES)
+	/* Each copy maps every instruction (8 bytes each): bound what a
+	 * pathological method can ask of the arena. */
+	if (J->ninst >= MAX_INSTANCES || ((size_t)J->ninst + 1) * J->n > MAX_MAPPED)
 		return jinst_fail(J->diag, JINST_EUNSUPPORTED, JINST_NO_OFFSET,
-		                  "inlining needs more than %u subroutine copies", MAX_INSTANCES);
+		                  "inlining needs more than %u subroutine copies of %u instructions", (unsigned)J->ninst,
+		                  (unsigned)J->n);
 	uint32_t depth = parent == NONE ? 0 : J->inst[parent].depth + 1;
 	for (uint32_t p = parent; p != NONE; p = J->inst[p].parent)
 		if (J->inst[p].entry == entry && p != 0)

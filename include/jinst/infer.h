@@ -46,7 +46,8 @@ int jinst_code_patch_unreachable(jinst_class *cls, jinst_code *code, uint32_t *p
  * Code attribute modified and recomputes the frames. JINST_ETOOLARGE when
  * the code outgrows 65535 bytes or a 16-bit branch no longer reaches (no
  * branch is widened); JINST_EUNSUPPORTED for recursion, a ret that leaves
- * several subroutines at once, and more than 4096 copies. */
+ * several subroutines at once, and more than 4096 copies (or 4M instructions
+ * times copies). */
 int jinst_code_inline_subroutines(jinst_class *cls, jinst_code *code, uint32_t *copies, jinst_diag *diag);
 
 /* Computes the frames the verifier needs for a method's code: at every
