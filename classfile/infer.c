@@ -729,6 +729,12 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
                        jinst_full_frame **frames, uint32_t *count, jinst_diag *diag)
 {
 	infer I = {.c = c, .m = m, .code = code, .h = h, .diag = diag};
+	if (diag) {
+		/* step() returns bare codes and the end says why when nothing inner
+		 * did: a message left from an earlier call must not stand in. */
+		diag->code = 0;
+		diag->message[0] = '\0';
+	}
 	I.max_locals = code->max_locals;
 	I.max_stack = code->max_stack;
 	I.top = (vt){JINST_VT_TOP, 0, 0, NULL};
