@@ -21,9 +21,12 @@
  * Internally a long or double takes two slots (the type, then top), as in
  * the JVM; the frames handed out list it once, as a StackMapTable does.
  *
- * Limits of this version: code with jsr/ret is refused (JINST_EUNSUPPORTED;
- * subroutines must be inlined first), and so is unreachable code (it must be
- * replaced by nop ... athrow first).
+ * Code no path reaches has no state to give its frame. It is first
+ * rewritten by jinst_code_patch_unreachable (below) into nop ... athrow runs
+ * outside every exception range, which verify from a frame of no locals and
+ * a Throwable on the stack; any other unreachable code is refused
+ * (JINST_EUNSUPPORTED). So is code with jsr/ret: its subroutines must be
+ * inlined first.
  */
 #include "internal.h"
 
@@ -150,19 +153,27 @@ static int merge_classes(infer *I, const vt *a, const vt *b, vt *out)
 	return 0;
 }
 
-/* Element type descriptor of an array class name "[X": the part after '['. */
+/* Merges two reference types to the most specific type both are assignable
+ * to, as the verifier sees assignability (JVMS 4.10.1.2): null goes into
+ * anything, arrays of references merge by element, other arrays and mixes of
+ * arrays and classes give Object, uninitialized types merge only with
+ * themselves (else top). */
 static int merge_refs(infer *I, const vt *a, const vt *b, vt *out)
 {
+	if (a->tag != JINST_VT_OBJECT && a->tag != JINST_VT_NULL) {
+		*out = I->top; /* uninitialized types merge only with themselves */
+		return 0;
+	}
+	if (b->tag != JINST_VT_OBJECT && b->tag != JINST_VT_NULL) {
+		*out = I->top;
+		return 0;
+	}
 	if (a->tag == JINST_VT_NULL) {
-		*out = *b;
+		*out = *b; /* null is assignable to every class and array type */
 		return 0;
 	}
 	if (b->tag == JINST_VT_NULL) {
 		*out = *a;
-		return 0;
-	}
-	if (a->tag != JINST_VT_OBJECT || b->tag != JINST_VT_OBJECT) {
-		*out = I->top; /* uninitialized types merge only with themselves */
 		return 0;
 	}
 	bool aa = a->name[0] == '[', ba = b->name[0] == '[';
@@ -334,17 +345,19 @@ typedef struct frame {
 #define PUSH2(v) do { PUSH(v); PUSH(I->top); } while (0)
 #define POP(k) do { if (f->sp < (k)) goto underflow; f->sp = (uint16_t)(f->sp - (k)); } while (0)
 
-static void set_local(infer *I, frame *f, uint32_t i, vt v, bool wide)
+static int set_local(infer *I, frame *f, uint32_t i, vt v, bool wide)
 {
+	if (i + (wide ? 1 : 0) >= I->max_locals)
+		return jinst_fail(I->diag, JINST_EMALFORMED, JINST_NO_OFFSET, "store to local %u of %u", (unsigned)i,
+		                  I->max_locals);
 	if (i > 0 && is_cat2(&f->locals[i - 1]))
 		f->locals[i - 1] = I->top; /* overwriting the second half of a long/double */
-	if (i + (wide ? 1 : 0) >= I->max_locals)
-		return;
 	if (!wide && i + 1 < I->max_locals && is_cat2(&f->locals[i]))
 		f->locals[i + 1] = I->top;
 	f->locals[i] = v;
 	if (wide)
 		f->locals[i + 1] = I->top;
+	return 0;
 }
 
 static void init_object(frame *f, uint16_t n_locals, const vt *uninit, vt inited)
@@ -493,7 +506,8 @@ static int step(infer *I, frame *f, const jinst_insn *in)
 		POP(wide ? 2 : 1);
 		vt v = type == 0 ? I->integer : type == 1 ? I->lng : type == 2 ? I->flt : type == 3 ? I->dbl
 		     : f->stack[f->sp]; /* astore: the reference popped */
-		set_local(I, f, local, v, wide);
+		if (set_local(I, f, local, v, wide))
+			return JINST_EMALFORMED;
 		break;
 	}
 	case 0x4f: case 0x51: case 0x53: case 0x54: case 0x55: case 0x56: POP(3); break; /* xastore */
@@ -679,10 +693,48 @@ static int handlers(infer *I, const frame *f, uint32_t pc)
 	return 0;
 }
 
+/* A block no path reaches can only stand as `nop ... nop athrow`, the form
+ * jinst_code_patch_unreachable gives it, outside every exception range. Its
+ * frame is then no locals and a Throwable on the stack: the verifier checks
+ * the block on its own from that frame (JVMS 4.10.1: a frame after an
+ * unconditional transfer is taken as is), nop keeps it, athrow consumes the
+ * Throwable, and nothing flows out. This is the frame ASM's COMPUTE_FRAMES
+ * writes there too. */
+static int dead_block_frame(infer *I, uint32_t b, jinst_full_frame *o)
+{
+	uint32_t first = I->block_start[b];
+	uint32_t end = b + 1 < I->nblocks ? I->block_start[b + 1] : I->n;
+	uint32_t from = I->insns[first].offset;
+	uint32_t to = end < I->n ? I->insns[end].offset : I->code->code_length;
+	bool patched = I->insns[end - 1].opcode == 0xbf && I->max_stack >= 1;
+	for (uint32_t i = first; patched && i + 1 < end; i++)
+		patched = I->insns[i].opcode == 0x00;
+	for (uint16_t k = 0; patched && k < I->code->exception_count; k++)
+		patched = I->code->exceptions[k].end_pc <= from || I->code->exceptions[k].start_pc >= to;
+	if (!patched)
+		return jinst_fail(I->diag, JINST_EUNSUPPORTED, JINST_NO_OFFSET,
+		                  "unreachable code at pc %u (jinst_code_patch_unreachable replaces it)", (unsigned)from);
+	o->offset = from;
+	o->nlocals = 0;
+	o->locals = NULL;
+	o->nstack = 1;
+	o->stack = jinst_arena_alloc(I->c->arena, sizeof(vt));
+	if (!o->stack)
+		return jinst_fail(I->diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+	o->stack[0] = I->throwable;
+	return 0;
+}
+
 int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *code, const jinst_hierarchy *h,
                        jinst_full_frame **frames, uint32_t *count, jinst_diag *diag)
 {
 	infer I = {.c = c, .m = m, .code = code, .h = h, .diag = diag};
+	if (diag) {
+		/* step() returns bare codes and the end says why when nothing inner
+		 * did: a message left from an earlier call must not stand in. */
+		diag->code = 0;
+		diag->message[0] = '\0';
+	}
 	I.max_locals = code->max_locals;
 	I.max_stack = code->max_stack;
 	I.top = (vt){JINST_VT_TOP, 0, 0, NULL};
@@ -788,7 +840,12 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 			if (rc)
 				break;
 			uint8_t op = in->opcode;
-			if (op >= 0x36 && op <= 0x4e) { /* stores: handlers see the locals after them too */
+			/* Handlers see the locals after an instruction too: HotSpot checks
+			 * them after every instruction but a store (and before a store, as
+			 * JVMS 4.10.1.4 says); besides stores only invokespecial <init>
+			 * changes locals, replacing an uninitialized type. Merging both
+			 * states keeps the handler's frame right for either reading. */
+			if ((op >= 0x36 && op <= 0x4e) || op == 0xb7) {
 				rc = handlers(&I, &f, in->offset);
 				if (rc)
 					break;
@@ -827,9 +884,13 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 	uint32_t nf = 0;
 	for (uint32_t b = 0; b < I.nblocks; b++) {
 		uint32_t i = I.block_start[b];
-		if (!I.in[b].set)
-			return jinst_fail(diag, JINST_EUNSUPPORTED, JINST_NO_OFFSET, "unreachable code at pc %u",
-			                  (unsigned)I.insns[i].offset);
+		if (!I.in[b].set) {
+			rc = dead_block_frame(&I, b, &out[nf]);
+			if (rc)
+				return rc;
+			nf++;
+			continue;
+		}
 		if (!target[i] && (i == 0 || falls_through(I.insns[i - 1].opcode)))
 			continue;
 		jinst_full_frame *o = &out[nf++];
@@ -858,6 +919,158 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 	}
 	*frames = out;
 	*count = nf;
+	return 0;
+}
+
+/*
+ * Unreachable code. The verifier type-checks every instruction, reached or
+ * not, against the frame in force there, and a block after an unconditional
+ * transfer needs a frame of its own (JVMS 4.10.1). Data flow gives no state
+ * to code no path reaches, so such code is rewritten the way ASM's
+ * COMPUTE_FRAMES does: each maximal run of unreached instructions becomes
+ * nop ... nop athrow (same length, so no offset moves), verified from a
+ * frame of no locals and a Throwable on the stack, and the run is cut out of
+ * every exception range, since that frame's locals would not match what the
+ * handler's frame asks for. An entry whose range holds only dead code goes;
+ * its handler was dead too, as a handler is reached exactly when some
+ * instruction it covers is.
+ */
+int jinst_code_patch_unreachable(jinst_class *c, jinst_code *code, uint32_t *patched, jinst_diag *diag)
+{
+	*patched = 0;
+	jinst_insn *insns;
+	uint32_t n;
+	int rc = jinst_code_decode(c, code, &insns, &n, diag);
+	if (rc)
+		return rc;
+	jinst_arena *A = c->arena;
+	uint32_t len = code->code_length;
+	int32_t *insn_at = jinst_arena_alloc(A, (size_t)len * sizeof(int32_t));
+	bool *reached = jinst_arena_zalloc(A, (size_t)n);
+	uint32_t *work = jinst_arena_alloc(A, (size_t)n * sizeof(uint32_t));
+	if (!insn_at || !reached || !work)
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+	for (uint32_t i = 0; i < len; i++)
+		insn_at[i] = -1;
+	for (uint32_t i = 0; i < n; i++)
+		insn_at[insns[i].offset] = (int32_t)i;
+	for (uint16_t k = 0; k < code->exception_count; k++) {
+		const jinst_exception_entry *e = &code->exceptions[k];
+		if (e->handler_pc >= len || insn_at[e->handler_pc] < 0)
+			return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET,
+			                  "exception table entry %u: handler %u is not an instruction", k, e->handler_pc);
+	}
+	uint32_t nwork = 0;
+	reached[0] = true;
+	work[nwork++] = 0;
+#define REACH(pc) do { int32_t r_ = insn_at[(pc)]; \
+		if (r_ >= 0 && !reached[r_]) { reached[r_] = true; work[nwork++] = (uint32_t)r_; } } while (0)
+	while (nwork) {
+		const jinst_insn *in = &insns[work[--nwork]];
+		uint32_t i = (uint32_t)(in - insns);
+		for (uint16_t k = 0; k < code->exception_count; k++) {
+			const jinst_exception_entry *e = &code->exceptions[k];
+			if (in->offset >= e->start_pc && in->offset < e->end_pc)
+				REACH(e->handler_pc);
+		}
+		enum jinst_operand_kind kind = in->wide ? JINST_OPND_LOCAL : jinst_opcode_operands(in->opcode);
+		if (kind == JINST_OPND_BRANCH2 || kind == JINST_OPND_BRANCH4)
+			REACH(in->operand); /* jsr too: its subroutine, and what follows once ret comes back */
+		if (in->sw) {
+			REACH(in->sw->default_target);
+			for (uint32_t t = 0; t < in->sw->count; t++)
+				REACH(in->sw->targets[t]);
+		}
+		if (falls_through(in->opcode) && i + 1 < n)
+			REACH(insns[i + 1].offset);
+	}
+#undef REACH
+	/* A run already in the patched form, outside every range, stays as it
+	 * is (so patching twice changes nothing): count it as reached. */
+	for (uint32_t i = 0; i < n; i++) {
+		if (reached[i])
+			continue;
+		uint32_t j = i;
+		while (j < n && !reached[j] && insns[j].opcode == 0x00)
+			j++;
+		if (j < n && !reached[j] && insns[j].opcode == 0xbf && (j + 1 == n || reached[j + 1])) {
+			bool covered = false;
+			for (uint16_t k = 0; k < code->exception_count; k++)
+				covered |= code->exceptions[k].start_pc <= insns[j].offset &&
+				           code->exceptions[k].end_pc > insns[i].offset;
+			if (!covered && code->max_stack >= 1)
+				for (uint32_t x = i; x <= j; x++)
+					reached[x] = true;
+		}
+		i = j;
+	}
+	/* The dead runs, as [from, to) byte ranges in code order. */
+	uint32_t nruns = 0;
+	for (uint32_t i = 0; i < n; i++)
+		if (!reached[i] && (i == 0 || reached[i - 1]))
+			nruns++;
+	if (!nruns)
+		return 0;
+	uint32_t *from = jinst_arena_alloc(A, (size_t)nruns * sizeof(uint32_t));
+	uint32_t *to = jinst_arena_alloc(A, (size_t)nruns * sizeof(uint32_t));
+	uint8_t *bytes = jinst_arena_alloc(A, len);
+	if (!from || !to || !bytes)
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+	memcpy(bytes, code->code, len);
+	uint32_t r = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (reached[i])
+			continue;
+		uint32_t j = i;
+		while (j < n && !reached[j])
+			j++;
+		from[r] = insns[i].offset;
+		to[r] = j < n ? insns[j].offset : len;
+		memset(bytes + from[r], 0x00, to[r] - from[r]); /* nop */
+		bytes[to[r] - 1] = 0xbf;                          /* athrow */
+		r++;
+		i = j;
+	}
+	/* Each entry loses the runs inside its range: it may split in pieces
+	 * (kept in place, so the first-match order of the table holds) or vanish. */
+	uint32_t cap = 0;
+	for (uint16_t k = 0; k < code->exception_count; k++) {
+		cap++;
+		for (r = 0; r < nruns; r++)
+			if (from[r] > code->exceptions[k].start_pc && to[r] < code->exceptions[k].end_pc)
+				cap++;
+	}
+	jinst_exception_entry *ex = jinst_arena_alloc(A, ((size_t)cap + 1) * sizeof(*ex));
+	if (!ex)
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+	uint32_t nex = 0;
+	for (uint16_t k = 0; k < code->exception_count; k++) {
+		jinst_exception_entry e = code->exceptions[k];
+		uint32_t s = e.start_pc;
+		for (r = 0; r < nruns && s < e.end_pc; r++) {
+			if (to[r] <= s || from[r] >= e.end_pc)
+				continue;
+			if (from[r] > s) {
+				ex[nex] = e;
+				ex[nex].start_pc = (uint16_t)s;
+				ex[nex++].end_pc = (uint16_t)from[r];
+			}
+			s = to[r];
+		}
+		if (s < e.end_pc) {
+			ex[nex] = e;
+			ex[nex++].start_pc = (uint16_t)s;
+		}
+	}
+	if (nex > 65535)
+		return jinst_fail(diag, JINST_ETOOLARGE, JINST_NO_OFFSET,
+		                  "cutting dead code out of the exception table needs %u entries", (unsigned)nex);
+	code->code = bytes;
+	code->exceptions = ex;
+	code->exception_count = (uint16_t)nex;
+	if (code->max_stack < 1)
+		code->max_stack = 1; /* the Throwable of the dead runs' frame */
+	*patched = nruns;
 	return 0;
 }
 

@@ -212,11 +212,36 @@ int jinst_frames_recompute(jinst_class *c, jinst_member *m, const jinst_hierarch
 	jinst_full_frame *frames;
 	uint32_t count;
 	rc = jinst_frames_infer(c, m, code, h, &frames, &count, diag);
+	/* The type checker knows neither jsr/ret nor code no path reaches, the
+	 * two things the inference refuses as EUNSUPPORTED: subroutines are
+	 * inlined, then dead code patched (classfile/jsr.c, classfile/infer.c),
+	 * and the inference runs again. Both work on a copy of the Code model,
+	 * installed only once the frames are computed: a method that fails stays
+	 * as it was. Nearly every method takes the first path alone. */
+	uint32_t copies = 0, runs = 0;
+	jinst_code work = *code;
+	if (rc == JINST_EUNSUPPORTED) {
+		jinst_diag first = diag ? *diag : (jinst_diag){0};
+		rc = jinst_code_inline_subroutines(c, &work, &copies, diag);
+		if (!rc)
+			rc = jinst_code_patch_unreachable(c, &work, &runs, diag);
+		if (!rc && !copies && !runs) {
+			if (diag)
+				*diag = first; /* nothing to rewrite: the first refusal stands */
+			return JINST_EUNSUPPORTED;
+		}
+		if (!rc)
+			rc = jinst_frames_infer(c, m, &work, h, &frames, &count, diag);
+	}
 	if (rc)
 		return rc;
 	jinst_stack_map *map;
 	rc = jinst_stack_map_compress(c, m, frames, count, &map, diag);
 	if (rc)
 		return rc;
+	if (copies || runs) {
+		*code = work;
+		code_attr->modified = true;
+	}
 	return jinst_code_set_stack_map(c, m, map, diag);
 }

@@ -4,6 +4,11 @@
 #   classes/release8  src/release8, javac --release 8 (major 52)
 #   classes/nodebug   src/nodebug, javac -g:none
 #   classes/edit      src/edit (the editor's cases), javac -g
+#   classes/infer     src/infer (frame inference cases), javac --release 17, and
+#                     the classes src/gen/GenInfer.java writes with Debian's ASM
+#                     (cases javac never produces: unreachable code, jsr/ret)
+#   classes/jsr       src/jsr, Debian's ecj for Java 1.4 (major 48, finally
+#                     blocks as jsr/ret subroutines)
 # The .class files are committed: tests never need a JDK to find their inputs.
 set -eu
 cd "$(dirname "$0")"
@@ -13,9 +18,17 @@ if [ "$ver" != 17 ]; then
 	exit 1
 fi
 rm -rf classes
-mkdir -p classes/main classes/release8 classes/nodebug classes/edit
+mkdir -p classes/main classes/release8 classes/nodebug classes/edit classes/infer classes/jsr
 javac -g -parameters --release 17 -d classes/main src/main/module-info.java src/main/jinsttest/*.java
 javac --release 8 -d classes/release8 src/release8/Legacy8.java
 javac -g:none --release 17 -d classes/nodebug src/nodebug/NoDebug.java
 javac -g --release 17 -d classes/edit src/edit/jinstedit/*.java
+javac --release 17 -d classes/infer src/infer/infer/*.java
+asm=/usr/share/java/asm.jar
+gen=$(mktemp -d)
+javac -cp "$asm" -d "$gen" src/gen/GenInfer.java
+java -cp "$asm:$gen" GenInfer classes/infer
+rm -rf "$gen"
+java -cp /usr/share/java/ecj.jar org.eclipse.jdt.internal.compiler.batch.Main -source 1.4 -target 1.4 -nowarn \
+	-d classes/jsr src/jsr/Fin.java
 find classes -name '*.class' | LC_ALL=C sort
