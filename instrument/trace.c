@@ -449,9 +449,17 @@ static int edit(jinst_class *c, jinst_edit *ed, uint32_t id, const uint16_t *ref
 	jinst_node *first = jinst_edit_first_insn(ed);
 	if (!first)
 		return JINST_EMALFORMED;
-	jinst_label start = JINST_NO_LABEL;
+	/* The range labels first: a label made after the exit code went in
+	 * would stand between that code and its return, leaving it uncovered. */
+	jinst_label start = JINST_NO_LABEL, *ls = NULL;
 	if (whole && (rc = jinst_edit_label_at(ed, jinst_node_original_offset(first), &start)))
 		return rc;
+	if (nr && !(ls = jinst_arena_alloc(jinst_class_arena(c), (size_t)nr * 2 * sizeof(*ls))))
+		return JINST_ENOMEM;
+	for (uint32_t i = 0; i < nr; i++)
+		if ((rc = jinst_edit_label_at(ed, rs[i].start, &ls[2 * i])) ||
+		    (rc = jinst_edit_label_at(ed, rs[i].end, &ls[2 * i + 1])))
+			return rc;
 	seq[1] = op_cp(OP_INVOKESTATIC, refs[JINST_HOOK_ENTER]);
 	if ((rc = jinst_edit_insert(ed, first, JINST_BEFORE_OUTSIDE, seq, 2, NULL)))
 		return rc;
@@ -486,12 +494,9 @@ static int edit(jinst_class *c, jinst_edit *ed, uint32_t id, const uint16_t *ref
 		return rc;
 	if (whole)
 		return jinst_edit_add_handler(ed, start, jinst_edit_end_label(ed), h, 0);
-	for (uint32_t i = 0; i < nr; i++) {
-		jinst_label a, b;
-		if ((rc = jinst_edit_label_at(ed, rs[i].start, &a)) || (rc = jinst_edit_label_at(ed, rs[i].end, &b)) ||
-		    (rc = jinst_edit_add_handler(ed, a, b, h, 0)))
+	for (uint32_t i = 0; i < nr; i++)
+		if ((rc = jinst_edit_add_handler(ed, ls[2 * i], ls[2 * i + 1], h, 0)))
 			return rc;
-	}
 	return 0;
 }
 
