@@ -510,8 +510,13 @@ int jinst_trace_method(jinst_class *c, jinst_member *m, uint32_t id, const uint1
 	int rc;
 	if (ctor && (rc = ctor_ranges(c, m, &rs, &nr, diag)))
 		return rc;
+	/* Before 50 the verifier infers types (JVMS 4.10.2) and reads no
+	 * StackMapTable: derive none (such code may hold jsr/ret). */
+	jinst_edit_options eo = JINST_EDIT_OPTIONS_INIT;
+	if (jinst_class_major_version(c) < 50)
+		eo.frames = JINST_EDIT_FRAMES_NONE;
 	jinst_edit *ed;
-	if ((rc = jinst_edit_open(&ed, c, m, NULL, diag)))
+	if ((rc = jinst_edit_open(&ed, c, m, &eo, diag)))
 		return rc;
 	rc = edit(c, ed, id, refs, rs, nr, !ctor);
 	if (rc)

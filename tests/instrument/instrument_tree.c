@@ -3,8 +3,10 @@
  * the offline tool will: for the JVM test (instrumented classes written to
  * a folder, with methods.tsv mapping ids to methods) and for corpus runs
  * (figures only). Usage:
- *   instrument_tree [-r] OUT_DIR|- IN...
- * -r instruments as for a retransformation (the rules are checked).
+ *   instrument_tree [-r] [-n] [-v] OUT_DIR|- IN...
+ * -r instruments as for a retransformation (the rules are checked);
+ * -n runs no pass (copies the classes, for a baseline); -v names each
+ * method or class left alone.
  * Prints: classes, instrumented, unchanged, left alone by reason; methods
  * instrumented, left alone by reason; time and throughput.
  */
@@ -34,7 +36,7 @@ static uint32_t flags;
 static jinst_instrument *ins;
 static jinst_arena *arena;
 static uint64_t n_classes, n_changed, n_same, n_failed, bytes_in, bytes_out, changed_in;
-static int verbose;
+static int verbose, no_pass;
 
 static void count_reason(reasons *r, const char *what)
 {
@@ -190,6 +192,8 @@ int main(int argc, char **argv)
 			flags |= JINST_INSTRUMENT_RETRANSFORM;
 		else if (!strcmp(argv[i], "-v"))
 			verbose = 1;
+		else if (!strcmp(argv[i], "-n"))
+			no_pass = 1;
 	}
 	if (argc - i < 2) {
 		fprintf(stderr, "usage: instrument_tree [-r] [-v] OUT_DIR|- IN...\n");
@@ -198,6 +202,8 @@ int main(int argc, char **argv)
 	out_dir = strcmp(argv[i], "-") ? argv[i] : NULL;
 	jinst_instrument_options o = JINST_INSTRUMENT_OPTIONS_INIT;
 	o.left_alone = left_alone;
+	if (no_pass)
+		o.passes = 0;
 	jinst_diag d;
 	if (jinst_instrument_new(&ins, &o, &d) || jinst_arena_new(&arena))
 		return 2;

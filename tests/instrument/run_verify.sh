@@ -29,3 +29,20 @@ fi
 grep -q 'VerifyError: jinsttrace.Main' "$work/broken.txt"
 "$java" -Xverify:all -cp "$hooks:$verify" VerifyTree "$work/out" | tee "$work/verify.txt"
 grep -q 'linked [1-9][0-9]*, VerifyError 0, not definable here 0, other errors {}' "$work/verify.txt"
+# A class file older than 50 (NoDebug with its major version set to 49):
+# no StackMapTable is needed, and the old verifier (type inference) links it.
+mkdir -p "$work/old" "$work/old-out"
+for d in "$@"; do
+	[ -f "$d/NoDebug.class" ] && cp "$d/NoDebug.class" "$work/old/NoDebug.class"
+done
+python3 - "$work/old/NoDebug.class" <<'PY'
+import sys
+p = sys.argv[1]
+b = bytearray(open(p, 'rb').read())
+b[6:8] = (49).to_bytes(2, 'big')
+open(p, 'wb').write(b)
+PY
+"$tool" "$work/old-out" "$work/old" | tee "$work/old.txt"
+grep -q '^classes 1: instrumented 1,' "$work/old.txt"
+"$java" -Xverify:all -cp "$hooks:$verify" VerifyTree "$work/old-out" | tee "$work/verify-old.txt"
+grep -q 'linked 1, VerifyError 0' "$work/verify-old.txt"

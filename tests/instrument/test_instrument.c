@@ -11,6 +11,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -286,6 +287,98 @@ static void walk(const char *dir, void (*fn)(const char *))
 		free(names[i]);
 	}
 	free(names);
+}
+
+/* ---- threads ---- */
+
+enum { NTHREADS = 4 };
+static char *paths[256];
+static size_t npaths;
+static jinst_instrument *shared;
+
+typedef struct job {
+	int t;
+	uint8_t *out[256];
+	size_t len[256];
+	int rc;
+} job;
+
+static void add_path(const char *p)
+{
+	if (npaths < 256) {
+		size_t n = strlen(p) + 1;
+		paths[npaths] = malloc(n);
+		memcpy(paths[npaths++], p, n);
+	}
+}
+
+/* Each thread instruments every class, each in its own order, with one
+ * shared instrumenter: ids are handed out concurrently. */
+static void *worker(void *arg)
+{
+	job *j = arg;
+	jinst_arena *a;
+	if (jinst_arena_new(&a))
+		return NULL;
+	for (size_t k = 0; k < npaths; k++) {
+		size_t i = j->t & 1 ? npaths - 1 - (k + (size_t)j->t * 7) % npaths : (k + (size_t)j->t * 5) % npaths;
+		size_t len;
+		uint8_t *b = test_read_file(paths[i], &len);
+		jinst_arena_reset(a);
+		if (!b || jinst_instrument_class(shared, a, b, len, 0, NULL, &j->out[i], &j->len[i], NULL))
+			j->rc = -1;
+		free(b);
+	}
+	jinst_arena_free(a);
+	return NULL;
+}
+
+static void check_threads(const char *data, const char *trace)
+{
+	walk(data, add_path);
+	walk(trace, add_path);
+	CHECK(!jinst_instrument_new(&shared, NULL, NULL), "new");
+	static job jobs[NTHREADS];
+	pthread_t th[NTHREADS];
+	for (int t = 0; t < NTHREADS; t++) {
+		jobs[t].t = t;
+		CHECK(!pthread_create(&th[t], NULL, worker, &jobs[t]), "thread");
+	}
+	for (int t = 0; t < NTHREADS; t++)
+		pthread_join(th[t], NULL);
+	/* the ids of a method are the same whichever thread met it first, so
+	 * every thread produced the same bytes; and no method got two ids */
+	unsigned same = 0;
+	for (size_t i = 0; i < npaths; i++) {
+		bool eq = true;
+		for (int t = 1; t < NTHREADS; t++)
+			eq &= jobs[t].len[i] == jobs[0].len[i] &&
+			      (!jobs[0].out[i] || !memcmp(jobs[t].out[i], jobs[0].out[i], jobs[0].len[i]));
+		CHECK(eq, "%s: threads disagree", paths[i]);
+		same += eq;
+	}
+	for (int t = 0; t < NTHREADS; t++) {
+		CHECK(jobs[t].rc == 0, "thread %d failed", t);
+		for (size_t i = 0; i < npaths; i++)
+			free(jobs[t].out[i]);
+	}
+	uint32_t n = jinst_instrument_method_count(shared);
+	CHECK(n == jinst_instrument_method_count(ins), "%u ids from the threads, %u from one thread", n,
+	      jinst_instrument_method_count(ins));
+	for (uint32_t id = 0; id < n; id++) {
+		jinst_method_info a;
+		CHECK(!jinst_instrument_method_info(shared, id, &a), "info");
+		for (uint32_t id2 = id + 1; id2 < n && id2 < id + 64; id2++) {
+			jinst_method_info b;
+			jinst_instrument_method_info(shared, id2, &b);
+			CHECK(strcmp(a.class_name, b.class_name) || strcmp(a.name, b.name) || strcmp(a.descriptor, b.descriptor),
+			      "ids %u and %u name the same method", id, id2);
+		}
+	}
+	printf("%zu classes by %d threads: %u identical, %u ids\n", npaths, NTHREADS, same, n);
+	jinst_instrument_free(shared);
+	for (size_t i = 0; i < npaths; i++)
+		free(paths[i]);
 }
 
 /* ---- filters ---- */
@@ -569,6 +662,7 @@ int main(int argc, char **argv)
 	CHECK(n_classes_untouched >= 3 && n_classes_untouched <= 6, "%u classes without code", n_classes_untouched);
 	printf("%u methods checked, %u of them constructors; %u classes without code\n", n_methods_checked,
 	       n_ctors_checked, n_classes_untouched);
+	check_threads(argv[1], argv[2]);
 	check_metadata(argv[2], argv[3]);
 	check_rules(argv[1]);
 	jinst_instrument_free(ins);
