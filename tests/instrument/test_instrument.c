@@ -492,6 +492,34 @@ static void check_metadata(const char *trace, const char *java)
 	CHECK(found, "depth(I)I has an id");
 	CHECK(jinst_instrument_method_info(f, n, &mi) == JINST_EINVAL, "unknown id");
 	free(b);
+
+	/* a method left alone: the class is still instrumented, and diag says
+	 * which method and why; the counts agree */
+	jinst_diag d;
+	b = test_load(trace, "jinsttrace/Huge.class", &len);
+	jinst_arena_reset(arena);
+	CHECK(!jinst_instrument_class(f, arena, b, len, 0, NULL, &out, &out_len, &d) && out && d.code == 0 &&
+	          strstr(d.message, "left alone: huge(I)I ETOOLARGE") && strstr(d.where, "jinsttrace/Huge"),
+	      "Huge: note '%s' at '%s'", d.message, d.where);
+	free(out);
+	jinst_arena_reset(arena);
+	CHECK(!jinst_instrument_class(f, arena, b, len, 0, NULL, &out, &out_len, &d) && out && d.message[0] == 'l',
+	      "Huge: the note comes back on every run");
+	free(out);
+	free(b);
+	jinst_instrument_counts k;
+	jinst_instrument_get_counts(f, &k);
+	CHECK(k.classes_seen == 4 && k.classes_instrumented == 4 && k.classes_left_alone == 0 && k.methods_left_alone == 2,
+	      "counts: %llu seen, %llu instrumented, %llu left alone, %llu methods left alone",
+	      (unsigned long long)k.classes_seen, (unsigned long long)k.classes_instrumented,
+	      (unsigned long long)k.classes_left_alone, (unsigned long long)k.methods_left_alone);
+	/* a class that does not parse is left alone with the parser's reason */
+	uint8_t junk[16] = {0xca, 0xfe, 0xba, 0xbe, 0, 0, 0, 61, 0, 1};
+	out = (uint8_t *)1;
+	jinst_arena_reset(arena);
+	CHECK(jinst_instrument_class(f, arena, junk, sizeof(junk), 0, NULL, &out, &out_len, &d) == JINST_EMALFORMED && !out &&
+	          d.code == JINST_EMALFORMED,
+	      "junk: %s", d.message);
 	jinst_instrument_free(f);
 }
 
