@@ -10,7 +10,8 @@ import java.util.stream.Stream;
 
 /* Links every class of a folder in a child-first loader, so that HotSpot's
  * verifier checks each of them (getDeclaredMethods links the class; it does
- * not initialize it). Prints the VerifyErrors and a summary line; exits 1
+ * not initialize it). Prints the VerifyErrors (the first 20 with details)
+ * and a summary line; exits 1
  * when there was any VerifyError. Classes the loader may not define
  * (java.*) and classes whose dependencies are missing are counted apart.
  *   java -Xverify:all -cp HOOKS:VERIFY VerifyTree FOLDER */
@@ -67,8 +68,7 @@ public final class VerifyTree extends ClassLoader {
 				linked++;
 			} catch (VerifyError e) {
 				verify++;
-				if (verify <= 20)
-					System.out.println("VerifyError: " + n + ": " + e.getMessage());
+				System.out.println("VerifyError: " + n + (verify <= 20 ? ": " + e.getMessage() : ""));
 			} catch (Throwable e) {
 				other.merge(e.getClass().getName(), 1, Integer::sum);
 			}
