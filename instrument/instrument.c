@@ -417,6 +417,21 @@ static int instrument_class(jinst_instrument *ins, jinst_arena *arena, const uin
 		jinst_class_free(c);
 		return 0;
 	}
+	/* Bytes that already name the hooks' class were instrumented before
+	 * (offline, then loaded with the agent): twice would count twice. */
+	const char *owner = jinst_hooks()[0].owner;
+	size_t olen = strlen(owner);
+	for (uint16_t i = 1; i < jinst_cp_count(c); i++) {
+		uint16_t l;
+		const uint8_t *cn;
+		if (jinst_cp_tag(c, i) == JINST_CP_CLASS && (cn = jinst_cp_name(c, i, &l)) && l == olen &&
+		    !memcmp(cn, owner, olen)) {
+			jinst_class_free(c);
+			if (diag)
+				snprintf(diag->message, sizeof(diag->message), "already instrumented (it calls %s)", owner);
+			return 0;
+		}
+	}
 
 	/* Every method with code: abstract and native ones have none. */
 	uint16_t nm_count = jinst_class_method_count(c);

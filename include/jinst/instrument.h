@@ -82,7 +82,8 @@ enum {
 
 /* Instruments one class. 0 with *out (from alloc, or malloc when alloc is
  * NULL) and *out_len; 0 with *out NULL when there is nothing to do (the
- * class is not selected, or has no code to instrument); a negative code when
+ * class is not selected, has no code to instrument, or already calls the
+ * hooks: instrumented offline, say; diag then says so); a negative code when
  * the class must be left alone, diag saying why. A method that cannot be
  * instrumented (too large afterwards...) is left as it was and the rest of
  * the class is still instrumented: the call still returns 0, and diag (code

@@ -246,6 +246,15 @@ static void check_class(const char *path)
 	CHECK(jinst_class_method_count(ci) == jinst_class_method_count(co), "%s: method count", path);
 	for (uint16_t i = 0; i < jinst_class_method_count(ci) && i < jinst_class_method_count(co); i++)
 		check_method(path, ci, jinst_class_method(ci, i), co, jinst_class_method(co, i), cls);
+	/* instrumenting the output again does nothing: it already calls the hooks */
+	uint8_t *again = (uint8_t *)1;
+	size_t again_len = 1;
+	jinst_arena *a2;
+	CHECK(!jinst_arena_new(&a2), "arena");
+	CHECK(!jinst_instrument_class(ins, a2, out, out_len, 0, NULL, &again, &again_len, &d) && !again &&
+	          strstr(d.message, "already instrumented"),
+	      "%s: instrumented twice (%s)", path, d.message);
+	jinst_arena_free(a2);
 	/* a deep write of the output equals itself: every attribute decodes */
 	uint8_t *deep;
 	size_t deep_len;
