@@ -175,17 +175,18 @@ static void write_out(const char *name, const uint8_t *b, size_t len)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/%s", out_dir, name);
-	for (char *p = path + strlen(out_dir) + 1; *p; p++)
+	for (char *p = path + 1; *p; p++)
 		if (*p == '/') {
 			*p = 0;
 			mkdir(path, 0777);
 			*p = '/';
 		}
 	FILE *f = fopen(path, "wb");
-	if (f) {
-		fwrite(b, 1, len, f);
-		fclose(f);
+	if (!f || fwrite(b, 1, len, f) != len) {
+		fprintf(stderr, "edit_check: cannot write %s\n", path);
+		exit(1);
 	}
+	fclose(f);
 }
 
 static void check_class(const uint8_t *bytes, size_t len, const char *name)
@@ -430,8 +431,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: edit_check [--hooks] [--out DIR] [--limit N] FOLDER...\n");
 		return 2;
 	}
-	if (out_dir)
-		mkdir(out_dir, 0777);
 	for (; i < argc; i++)
 		walk(argv[i], "");
 	for (int r = 0; r < nreasons; r++)
