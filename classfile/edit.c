@@ -223,16 +223,21 @@ static void unlink_node(jinst_edit *ed, jinst_node *n)
 	n->prev = n->next = NULL;
 }
 
-/* The node before which something inserted at (at, where) goes; NULL: the end. */
-static jinst_node *insertion_point(jinst_node *at, enum jinst_where where)
+/* The node before which something inserted at (at, where) goes; NULL: the
+ * end. Outside an original instruction means before the labels of its
+ * position, and so before the code inserted inside it since. */
+static jinst_node *insertion_point(const jinst_edit *ed, jinst_node *at, enum jinst_where where)
 {
 	if (!at)
 		return NULL;
 	if (where == JINST_AFTER)
 		return at->next;
-	if (where == JINST_BEFORE_OUTSIDE && at->kind == NODE_INSN)
+	if (where == JINST_BEFORE_OUTSIDE && at->kind == NODE_INSN) {
+		if (at->orig != JINST_NO_OFFSET && ed->lab_at[at->orig] != JINST_NO_LABEL)
+			at = ed->labels[ed->lab_at[at->orig]].node;
 		while (at->prev && at->prev->kind == NODE_LABEL)
 			at = at->prev;
+	}
 	return at;
 }
 
@@ -680,6 +685,27 @@ int jinst_edit_label_at(jinst_edit *ed, uint32_t off, jinst_label *out)
 	return 0;
 }
 
+/* A label just before instruction node at (the label of its original
+ * position when it is an original instruction). */
+static int boundary(jinst_edit *ed, jinst_node *at)
+{
+	if (at->orig != JINST_NO_OFFSET) {
+		jinst_label l;
+		return jinst_edit_label_at(ed, at->orig, &l);
+	}
+	jinst_label l;
+	jinst_node *ln = jinst_arena_zalloc(ed->A, sizeof(*ln));
+	if (!ln || new_label(ed, &l))
+		return JINST_ENOMEM;
+	ln->kind = NODE_LABEL;
+	ln->label = l;
+	ln->orig = JINST_NO_OFFSET;
+	ln->key = NO_KEY;
+	ed->labels[l].node = ln;
+	link_before(ed, at, ln, ln);
+	return 0;
+}
+
 int jinst_edit_place(jinst_edit *ed, jinst_label label, jinst_node *at, enum jinst_where where)
 {
 	if (usable(ed) || !label_ok(ed, label) || ed->labels[label].node)
@@ -692,7 +718,7 @@ int jinst_edit_place(jinst_edit *ed, jinst_label label, jinst_node *at, enum jin
 	ln->orig = JINST_NO_OFFSET;
 	ln->key = NO_KEY;
 	ed->labels[label].node = ln;
-	link_before(ed, insertion_point(at, where), ln, ln);
+	link_before(ed, insertion_point(ed, at, where), ln, ln);
 	ed->dirty = true;
 	return 0;
 }
@@ -806,6 +832,14 @@ int jinst_edit_insert(jinst_edit *ed, jinst_node *at, enum jinst_where where, co
 		if (rc)
 			return rc;
 	}
+	/* Code inserted inside a position goes after its labels; where there
+	 * is none, a label is made first, so that code inserted outside later
+	 * (which goes before the labels) still comes before this code. */
+	if (at && where == JINST_BEFORE_INSIDE && at->kind == NODE_INSN && (!at->prev || at->prev->kind != NODE_LABEL)) {
+		int rc = boundary(ed, at);
+		if (rc)
+			return rc;
+	}
 	/* Nothing is linked until every element is accepted. */
 	for (uint32_t i = 0; i < count; i++) {
 		block[i].prev = i ? &block[i - 1] : NULL;
@@ -813,7 +847,7 @@ int jinst_edit_insert(jinst_edit *ed, jinst_node *at, enum jinst_where where, co
 		if (block[i].kind == NODE_LABEL)
 			ed->labels[block[i].label].node = &block[i];
 	}
-	link_before(ed, insertion_point(at, where), &block[0], &block[count - 1]);
+	link_before(ed, insertion_point(ed, at, where), &block[0], &block[count - 1]);
 	ed->dirty = true;
 	if (last)
 		*last = &block[count - 1];

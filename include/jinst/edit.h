@@ -43,6 +43,10 @@
  *    range starting at the position does not cover the inserted code; one
  *    ending there does.
  *  - JINST_AFTER: right after the node, before any label that follows it.
+ * At one position, code inserted outside always comes before code inserted
+ * inside, whatever the order of the calls (a position without a label gets
+ * one at its first inside insertion, as the boundary); successive
+ * insertions on the same side keep their order.
  * Code inserted outside (or after) where only jumps arrive, after an
  * unconditional transfer, is unreachable; the frame derived for it is the
  * state after that transfer, which the verifier may refuse against the

@@ -14,6 +14,9 @@
  * exit call inside every *return, and a catch-all handler appended at the
  * end that calls exitThrow and rethrows, its range from after the entry
  * code (or the constructor call) to the end of the code.
+ * --times: the same with a long local holding System.nanoTime() from the
+ * entry on, declared in every kept frame, passed to exit(IJ)V and
+ * exitThrow(IJ)V (the tracing pass's `times` mode).
  * --out DIR: writes the edited classes under DIR (for a JVM to verify).
  *
  * Prints counts, failures by reason and the input throughput.
@@ -43,7 +46,7 @@ typedef struct reason {
 static reason reasons[256];
 static int nreasons;
 
-static bool hooks_mode;
+static bool hooks_mode, times_mode;
 static const char *out_dir;
 static unsigned long limit;
 
@@ -125,16 +128,32 @@ static int edit_probe(jinst_class *c, jinst_edit *ed, uint16_t probe)
 }
 
 static int edit_hooks(jinst_class *c, jinst_member *m, jinst_edit *ed, uint16_t enter, uint16_t exit,
-                      uint16_t exit_throw, int id)
+                      uint16_t exit_throw, uint16_t nano, int id)
 {
-	jinst_insn entry[2] = {{.opcode = 0x11, .operand = id}, {.opcode = 0xb8, .operand = enter}};
-	jinst_insn ex[2] = {{.opcode = 0x11, .operand = id}, {.opcode = 0xb8, .operand = exit}};
+	/* --times: a new long local holds System.nanoTime() from the entry on;
+	 * the exits pass it along: exit(IJ)V, exitThrow(IJ)V. */
+	uint16_t t0 = 0;
+	if (times_mode) {
+		jinst_ftype lt = {JINST_VT_LONG, 0, 0, NULL};
+		int rc = jinst_edit_new_local(ed, JINST_VT_LONG, &t0);
+		if (!rc)
+			rc = jinst_edit_declare_local(ed, t0, &lt);
+		if (rc)
+			return rc;
+	}
+	jinst_insn entry[4] = {{.opcode = 0x11, .operand = id}, {.opcode = 0xb8, .operand = enter},
+	                       {.opcode = 0xb8, .operand = nano}, {.opcode = 0x37, .operand = t0}};
+	jinst_insn ex[3] = {{.opcode = 0x11, .operand = id}, {.opcode = 0x16, .operand = t0},
+	                    {.opcode = 0xb8, .operand = exit}};
+	if (!times_mode)
+		ex[1] = ex[2];
+	uint32_t nentry = times_mode ? 4 : 2, nexit = times_mode ? 3 : 2;
 	jinst_node *first = jinst_edit_first_insn(ed);
 	/* Exits first, so the walk sees only original instructions. */
 	for (jinst_node *n = jinst_edit_first(ed); n; n = jinst_node_next(n)) {
 		const jinst_insn *in = jinst_node_insn(n);
 		if (in && in->opcode >= 0xac && in->opcode <= 0xb1 && jinst_node_original_offset(n) != JINST_NO_OFFSET) {
-			int rc = jinst_edit_insert(ed, n, JINST_BEFORE_INSIDE, ex, 2, NULL);
+			int rc = jinst_edit_insert(ed, n, JINST_BEFORE_INSIDE, ex, nexit, NULL);
 			if (rc)
 				return rc;
 		}
@@ -154,19 +173,34 @@ static int edit_hooks(jinst_class *c, jinst_member *m, jinst_edit *ed, uint16_t 
 		rc = jinst_edit_place(ed, start, first, JINST_BEFORE_OUTSIDE);
 	}
 	if (!rc)
-		rc = jinst_edit_insert(ed, first, JINST_BEFORE_OUTSIDE, entry, 2, NULL);
-	jinst_insn h[4] = {{.opcode = JINST_OP_LABEL, .operand = (int32_t)handler},
+		rc = jinst_edit_insert(ed, first, JINST_BEFORE_OUTSIDE, entry, nentry, NULL);
+	jinst_insn h[5] = {{.opcode = JINST_OP_LABEL, .operand = (int32_t)handler},
 	                   {.opcode = 0x11, .operand = id},
+	                   {.opcode = 0x16, .operand = t0},
 	                   {.opcode = 0xb8, .operand = exit_throw},
 	                   {.opcode = 0xbf}};
+	if (!times_mode)
+		h[2] = h[3], h[3] = h[4];
 	if (!rc)
-		rc = jinst_edit_insert(ed, NULL, JINST_AFTER, h, 4, NULL);
+		rc = jinst_edit_insert(ed, NULL, JINST_AFTER, h, times_mode ? 5 : 4, NULL);
 	if (!rc)
 		rc = jinst_edit_add_handler(ed, start, jinst_edit_end_label(ed), handler, 0);
 	if (!rc) {
+		/* Locals [] (or top up to the long, which the handler reads), the
+		 * Throwable on the stack. */
 		jinst_ftype thr = {JINST_VT_OBJECT, 0, 19, (const uint8_t *)"java/lang/Throwable"};
-		jinst_full_frame f = {0, 0, 1, NULL, &thr};
+		jinst_ftype *locals = NULL;
+		uint16_t nlocals = 0;
+		if (times_mode) {
+			locals = calloc((size_t)t0 + 1, sizeof(*locals)); /* zeroed: top */
+			if (!locals)
+				return JINST_ENOMEM;
+			locals[t0].tag = JINST_VT_LONG;
+			nlocals = (uint16_t)(t0 + 1);
+		}
+		jinst_full_frame f = {0, nlocals, 1, locals, &thr};
 		rc = jinst_edit_set_frame(ed, handler, &f);
+		free(locals);
 	}
 	return rc;
 }
@@ -204,10 +238,12 @@ static void check_class(const uint8_t *bytes, size_t len, const char *name)
 		count_reason("parse", &d, name);
 		return;
 	}
-	uint16_t probe = 0, enter = 0, exit_ = 0, exit_throw = 0;
+	uint16_t probe = 0, enter = 0, exit_ = 0, exit_throw = 0, nano = 0;
+	const char *xd = times_mode ? "(IJ)V" : "(I)V";
 	int rc = hooks_mode ? jinst_cp_add_methodref(c, "jinst/Hooks", "enter", "(I)V", &enter) |
-	                          jinst_cp_add_methodref(c, "jinst/Hooks", "exit", "(I)V", &exit_) |
-	                          jinst_cp_add_methodref(c, "jinst/Hooks", "exitThrow", "(I)V", &exit_throw)
+	                          jinst_cp_add_methodref(c, "jinst/Hooks", "exit", xd, &exit_) |
+	                          jinst_cp_add_methodref(c, "jinst/Hooks", "exitThrow", xd, &exit_throw) |
+	                          (times_mode ? jinst_cp_add_methodref(c, "java/lang/System", "nanoTime", "()J", &nano) : 0)
 	                    : jinst_cp_add_methodref(c, "jinst/Probe", "probe", "(I)V", &probe);
 	if (rc) {
 		st.class_failed++;
@@ -232,7 +268,7 @@ static void check_class(const uint8_t *bytes, size_t len, const char *name)
 			count_reason("open", &d, name);
 			continue;
 		}
-		rc = hooks_mode ? edit_hooks(c, m, ed, enter, exit_, exit_throw, i) : edit_probe(c, ed, probe);
+		rc = hooks_mode ? edit_hooks(c, m, ed, enter, exit_, exit_throw, nano, i) : edit_probe(c, ed, probe);
 		if (rc == 1) {
 			st.skipped_no_code++;
 			jinst_edit_free(ed);
@@ -418,17 +454,19 @@ int main(int argc, char **argv)
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (strcmp(argv[i], "--hooks") == 0)
 			hooks_mode = true;
+		else if (strcmp(argv[i], "--times") == 0)
+			hooks_mode = times_mode = true;
 		else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
 			out_dir = argv[++i];
 		else if (strcmp(argv[i], "--limit") == 0 && i + 1 < argc)
 			limit = strtoul(argv[++i], NULL, 10);
 		else {
-			fprintf(stderr, "usage: edit_check [--hooks] [--out DIR] [--limit N] FOLDER...\n");
+			fprintf(stderr, "usage: edit_check [--hooks|--times] [--out DIR] [--limit N] FOLDER...\n");
 			return 2;
 		}
 	}
 	if (i >= argc) {
-		fprintf(stderr, "usage: edit_check [--hooks] [--out DIR] [--limit N] FOLDER...\n");
+		fprintf(stderr, "usage: edit_check [--hooks|--times] [--out DIR] [--limit N] FOLDER...\n");
 		return 2;
 	}
 	for (; i < argc; i++)

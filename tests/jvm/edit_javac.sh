@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # javac itself, edited: the jdk.compiler and java.compiler modules of the
 # jdk17 corpus get a probe before every instruction (edit_check default) or
-# the tracing hooks (--hooks), are patched into a JDK 17 run under
+# the tracing hooks (--hooks, --times), are patched into a JDK 17 run under
 # -Xverify:all, and compile the editor's cases, which must then print what
 # the committed classes print (labels corpus, jvm).
 #   edit_javac.sh EDIT_CHECK JAVAC JAVA CORPUS_DIR SRC_DIR CLASSES_DIR
@@ -20,13 +20,13 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # Hooks without state: they run inside javac.
 mkdir -p "$tmp/hsrc/jinst"
-printf 'package jinst;\npublic final class Hooks { public static void enter(int i) {} public static void exit(int i) {} public static void exitThrow(int i) {} }\n' >"$tmp/hsrc/jinst/Hooks.java"
+printf 'package jinst;\npublic final class Hooks { public static void enter(int i) {} public static void exit(int i) {} public static void exitThrow(int i) {} public static void exit(int i, long t) {} public static void exitThrow(int i, long t) {} }\n' >"$tmp/hsrc/jinst/Hooks.java"
 printf 'package jinst;\npublic final class Probe { public static void probe(int i) {} }\n' >"$tmp/hsrc/jinst/Probe.java"
 "$javac" -d "$tmp/hooks" "$tmp/hsrc/jinst/Hooks.java" "$tmp/hsrc/jinst/Probe.java"
 "$java" -cp "$classes" jinstedit.EditCases >"$tmp/expected"
 fail=0
-for mode in probe hooks; do
-	flag=; [[ $mode == hooks ]] && flag=--hooks
+for mode in probe hooks times; do
+	flag=; [[ $mode != probe ]] && flag=--$mode
 	for m in jdk.compiler java.compiler; do
 		"$check" $flag --out "$tmp/$mode/$m" "$corpus/$m" | tail -n 1 || true  # methods too large are reported, skipped
 		rm -f "$tmp/$mode/$m/module-info.class"

@@ -953,6 +953,36 @@ static void test_replace(void)
 	unload(&l);
 }
 
+/* ---- outside before inside, whatever the order of the calls ---- */
+
+static void test_sides(void)
+{
+	loaded l = load();
+	jinst_member *m = method(l.c, "loop", "(I)I");
+	jinst_edit *ed;
+	jinst_diag d;
+	jinst_edit_open(&ed, l.c, m, NULL, &d);
+	jinst_node *first = jinst_edit_first_insn(ed);
+	jinst_insn in1 = {.opcode = 0x00}, in2 = {.opcode = 0x03}, in3 = {.opcode = 0x57};
+	jinst_insn out1[2] = {{.opcode = 0x04}, {.opcode = 0x57}}, out2 = {.opcode = 0x05}, out3 = {.opcode = 0x57};
+	/* inside: nop; then outside: iconst_1 pop; inside: iconst_0 pop; outside: iconst_2 pop */
+	CHECK(jinst_edit_insert(ed, first, JINST_BEFORE_INSIDE, &in1, 1, NULL) == 0, "inside 1");
+	CHECK(jinst_edit_insert(ed, first, JINST_BEFORE_OUTSIDE, out1, 2, NULL) == 0, "outside 1");
+	CHECK(jinst_edit_insert(ed, first, JINST_BEFORE_INSIDE, &in2, 1, NULL) == 0, "inside 2");
+	CHECK(jinst_edit_insert(ed, first, JINST_BEFORE_INSIDE, &in3, 1, NULL) == 0, "inside 3");
+	CHECK(jinst_edit_insert(ed, first, JINST_BEFORE_OUTSIDE, &out2, 1, NULL) == 0, "outside 2");
+	CHECK(jinst_edit_insert(ed, first, JINST_BEFORE_OUTSIDE, &out3, 1, NULL) == 0, "outside 3");
+	CHECK(jinst_edit_commit(ed, &d) == 0, "commit: %s", d.message);
+	jinst_insn *ni;
+	uint32_t nn = decode(l.c, m, &ni, NULL, NULL);
+	static const uint8_t expect[] = {0x04, 0x57, 0x05, 0x57, 0x00, 0x03, 0x57, 0x03 /* the original iconst_0 */};
+	bool same = nn >= sizeof(expect);
+	for (size_t i = 0; same && i < sizeof(expect); i++)
+		same = ni[i].opcode == expect[i];
+	CHECK(same, "outside code first, each side in call order: %02x %02x %02x %02x %02x %02x %02x %02x", ni[0].opcode, ni[1].opcode, ni[2].opcode, ni[3].opcode, ni[4].opcode, ni[5].opcode, ni[6].opcode, ni[7].opcode);
+	unload(&l);
+}
+
 /* ---- two passes over the same method ---- */
 
 /* A second editor opens what the first committed (code, tables and frames
@@ -1078,5 +1108,6 @@ int main(int argc, char **argv)
 	test_replace();
 	test_frames_all();
 	test_two_passes();
+	test_sides();
 	return check_report();
 }
