@@ -9,27 +9,38 @@
  * allocated in one block per insertion from the class arena; nothing is
  * malloc'd per instruction. References are label ids everywhere: an
  * instruction's branch operand, a switch's targets, an exception entry, a
- * line number, a local variable range, a type annotation, a frame. The
- * `new` of an Uninitialized type is named by a small key (the frames'
- * 16-bit value field), a key table mapping it to the `new` node.
+ * line number, a local variable range, a frame. Two references name an
+ * instruction rather than a position, and follow it wherever code is
+ * inserted around it: a type annotation on an instruction (its node), and
+ * the `new` of an Uninitialized type (a small key, what fits the frames'
+ * 16-bit value field, with a key table mapping it to the `new` node).
+ *
+ * Inside and outside. A position is the run of labels before an
+ * instruction. Inside insertion goes between the labels and the
+ * instruction, outside insertion before the labels; the first inside
+ * insertion at a position without labels makes one, so the boundary exists
+ * and outside code always comes first, whatever the order of the calls.
  *
  * Layout (JVMS 4.7.3, 6.5 goto_w). Offsets follow from sizes, and sizes
  * depend on offsets twice: switch padding (0-3 bytes to a multiple of 4)
  * and branch reach (s2 offsets reach +-32 KiB). Each pass assigns offsets
  * from the current sizes, then widens every 16-bit branch that does not
  * reach: goto/jsr to goto_w/jsr_w, a conditional branch to the inverted
- * branch over a goto_w (8 bytes). A branch once widened stays widened, so
- * the set of wide branches only grows and the passes end; padding may then
- * shrink code elsewhere, which only shortens the distances of branches
- * already decided. When the code is under 32 KiB no branch can miss its
+ * branch over a goto_w (8 bytes). Padding changes as code moves, so every
+ * pass checks again every branch still short. A branch once widened stays
+ * widened: the set of wide branches only grows, so the passes end, and the
+ * last pass, which widened nothing, has checked every short branch at the
+ * final offsets. When the code is under 32 KiB no branch can miss its
  * target, and the common case is a single pass.
  *
  * Stack depths. Before layout a depth-only data flow (no types) walks the
  * new code from its entry and from every handler; it finds the new
  * max_stack and refuses code where depths go negative or disagree at a
  * merge, which is how an unbalanced insertion is caught before it reaches
- * a verifier. max_stack never drops below the original one, which covered
- * code the flow does not reach.
+ * a verifier. Each frame starts a walk too, with the depth of its stack:
+ * the verifier checks code that carries a frame even where nothing reaches
+ * it (the nop...athrow that replaces dead code). max_stack never drops
+ * below the original one, which covered code the flow does not reach.
  *
  * Frames (JVMS 4.7.4, 4.10.1). See edit.h for the rules. After layout the
  * list is walked once: each instruction that needs a frame and has none
@@ -49,6 +60,8 @@
 enum { NODE_INSN = 0, NODE_LABEL = 1 };
 enum { FORM_NORMAL = 0, FORM_WIDE = 1, FORM_INVERT = 2 };
 #define NO_KEY UINT16_MAX
+/* In a tracked attribute's refs: an original instruction (index in nodes), not a label. */
+#define INSN_REF 0x80000000u
 
 struct jinst_node {
 	jinst_node *prev, *next;
@@ -119,6 +132,7 @@ struct jinst_edit {
 };
 
 static const uint8_t op_pops[256];
+static bool cat2(const jinst_ftype *t);
 static const uint8_t op_pushes[256];
 
 /* Grows an arena array to hold at least need items (the old block is left
@@ -140,9 +154,29 @@ static bool grow(jinst_arena *A, void **items, uint32_t *cap, uint32_t need, siz
 	return true;
 }
 
-static enum jinst_operand_kind kind_of(const jinst_insn *in)
+/* jinst_opcode_operands of every byte, as a table the hot loops read inline. */
+static const uint8_t op_kind[256] = {
+	 0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+	 2,  3,  4,  5,  5,  1,  1,  1,  1,  1,  0,  0,  0,  0,  0,  0,
+	 0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+	 0,  0,  0,  0,  0,  0,  1,  1,  1,  1,  1,  0,  0,  0,  0,  0,
+	 0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+	 0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+	 0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+	 0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+	 0,  0,  0,  0,  8,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+	 0,  0,  0,  0,  0,  0,  0,  0,  0,  6,  6,  6,  6,  6,  6,  6,
+	 6,  6,  6,  6,  6,  6,  6,  6,  6,  1, 13, 14,  0,  0,  0,  0,
+	 0,  0,  5,  5,  5,  5,  5,  5,  5, 10, 11,  5,  9,  5,  0,  0,
+	 5,  5,  0,  0, 15, 12,  6,  6,  7,  7, 16, 16, 16, 16, 16, 16,
+	16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
+	16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
+	16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
+};
+
+static inline enum jinst_operand_kind kind_of(const jinst_insn *in)
 {
-	return jinst_opcode_operands(in->opcode);
+	return (enum jinst_operand_kind)op_kind[in->opcode];
 }
 
 static bool is_branch(const jinst_insn *in)
@@ -200,16 +234,21 @@ static void unlink_node(jinst_edit *ed, jinst_node *n)
 	n->prev = n->next = NULL;
 }
 
-/* The node before which something inserted at (at, where) goes; NULL: the end. */
-static jinst_node *insertion_point(jinst_node *at, enum jinst_where where)
+/* The node before which something inserted at (at, where) goes; NULL: the
+ * end. Outside an original instruction means before the labels of its
+ * position, and so before the code inserted inside it since. */
+static jinst_node *insertion_point(const jinst_edit *ed, jinst_node *at, enum jinst_where where)
 {
 	if (!at)
 		return NULL;
 	if (where == JINST_AFTER)
 		return at->next;
-	if (where == JINST_BEFORE_OUTSIDE && at->kind == NODE_INSN)
+	if (where == JINST_BEFORE_OUTSIDE && at->kind == NODE_INSN) {
+		if (at->orig != JINST_NO_OFFSET && ed->lab_at[at->orig] != JINST_NO_LABEL)
+			at = ed->labels[ed->lab_at[at->orig]].node;
 		while (at->prev && at->prev->kind == NODE_LABEL)
 			at = at->prev;
+	}
 	return at;
 }
 
@@ -383,7 +422,14 @@ static int open_attr(jinst_edit *ed, jinst_attr *a, jinst_diag *diag)
 						         what);
 				}
 			} else if (ta->target_type >= 0x43 && ta->target_type <= 0x4b) {
-				rc = ref(ed, ta->a, &t->refs[k++], diag, what);
+				/* These name the instruction itself (the `new`, the cast...),
+				 * not a position: they follow the instruction wherever code is
+				 * inserted around it. */
+				if (ta->a >= ed->code->code_length || ed->idx_at[ta->a] < 0)
+					rc = jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "%s names pc %u, not an instruction",
+					                what, (unsigned)ta->a);
+				else
+					t->refs[k++] = INSN_REF | (uint32_t)ed->idx_at[ta->a];
 			}
 		}
 		break;
@@ -576,6 +622,7 @@ jinst_node *jinst_node_prev(const jinst_node *n) { return n->prev; }
 const jinst_insn *jinst_node_insn(const jinst_node *n) { return n->kind == NODE_INSN ? &n->insn : NULL; }
 jinst_label jinst_node_label(const jinst_node *n) { return n->kind == NODE_LABEL ? n->label : JINST_NO_LABEL; }
 uint32_t jinst_node_original_offset(const jinst_node *n) { return n->orig; }
+uint32_t jinst_node_offset(const jinst_node *n) { return n->offset; }
 uint16_t jinst_edit_max_locals(const jinst_edit *ed) { return ed->max_locals; }
 jinst_label jinst_edit_end_label(jinst_edit *ed) { return ed->end_label; }
 
@@ -649,6 +696,27 @@ int jinst_edit_label_at(jinst_edit *ed, uint32_t off, jinst_label *out)
 	return 0;
 }
 
+/* A label just before instruction node at (the label of its original
+ * position when it is an original instruction). */
+static int boundary(jinst_edit *ed, jinst_node *at)
+{
+	if (at->orig != JINST_NO_OFFSET) {
+		jinst_label l;
+		return jinst_edit_label_at(ed, at->orig, &l);
+	}
+	jinst_label l;
+	jinst_node *ln = jinst_arena_zalloc(ed->A, sizeof(*ln));
+	if (!ln || new_label(ed, &l))
+		return JINST_ENOMEM;
+	ln->kind = NODE_LABEL;
+	ln->label = l;
+	ln->orig = JINST_NO_OFFSET;
+	ln->key = NO_KEY;
+	ed->labels[l].node = ln;
+	link_before(ed, at, ln, ln);
+	return 0;
+}
+
 int jinst_edit_place(jinst_edit *ed, jinst_label label, jinst_node *at, enum jinst_where where)
 {
 	if (usable(ed) || !label_ok(ed, label) || ed->labels[label].node)
@@ -661,7 +729,7 @@ int jinst_edit_place(jinst_edit *ed, jinst_label label, jinst_node *at, enum jin
 	ln->orig = JINST_NO_OFFSET;
 	ln->key = NO_KEY;
 	ed->labels[label].node = ln;
-	link_before(ed, insertion_point(at, where), ln, ln);
+	link_before(ed, insertion_point(ed, at, where), ln, ln);
 	ed->dirty = true;
 	return 0;
 }
@@ -775,6 +843,14 @@ int jinst_edit_insert(jinst_edit *ed, jinst_node *at, enum jinst_where where, co
 		if (rc)
 			return rc;
 	}
+	/* Code inserted inside a position goes after its labels; where there
+	 * is none, a label is made first, so that code inserted outside later
+	 * (which goes before the labels) still comes before this code. */
+	if (at && where == JINST_BEFORE_INSIDE && at->kind == NODE_INSN && (!at->prev || at->prev->kind != NODE_LABEL)) {
+		int rc = boundary(ed, at);
+		if (rc)
+			return rc;
+	}
 	/* Nothing is linked until every element is accepted. */
 	for (uint32_t i = 0; i < count; i++) {
 		block[i].prev = i ? &block[i - 1] : NULL;
@@ -782,7 +858,7 @@ int jinst_edit_insert(jinst_edit *ed, jinst_node *at, enum jinst_where where, co
 		if (block[i].kind == NODE_LABEL)
 			ed->labels[block[i].label].node = &block[i];
 	}
-	link_before(ed, insertion_point(at, where), &block[0], &block[count - 1]);
+	link_before(ed, insertion_point(ed, at, where), &block[0], &block[count - 1]);
 	ed->dirty = true;
 	if (last)
 		*last = &block[count - 1];
@@ -1043,6 +1119,20 @@ static int depth_flow(jinst_edit *ed, uint32_t *max_stack, jinst_diag *diag)
 	work[nwork++] = (pending){ed->head, 0};
 	for (uint32_t i = 0; i < ed->nex; i++)
 		work[nwork++] = (pending){ed->labels[ed->ex[i].handler].node, 1};
+	/* Code with a frame is checked by the verifier even where nothing
+	 * reaches it (the nop...athrow that replaces dead code carries one), so
+	 * each frame starts a walk with its own depth. */
+	for (uint32_t i = 0; i < ed->nlabels; i++) {
+		const label_info *li = &ed->labels[i];
+		if (!li->frame || !li->node)
+			continue;
+		int32_t words = 0;
+		for (uint16_t k = 0; k < li->frame->nstack; k++)
+			words += cat2(&li->frame->stack[k]) ? 2 : 1;
+		if (!grow(ed->A, (void **)&work, &cap, nwork + 1, sizeof(pending)))
+			return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+		work[nwork++] = (pending){li->node, words};
+	}
 	int32_t max = 0;
 	while (nwork) {
 		pending p = work[--nwork];
@@ -1595,9 +1685,9 @@ static int build_attr(jinst_edit *ed, const tracked_attr *t, uint32_t code_lengt
 				a.table_length = m;
 				keep = m > 0;
 			} else if (a.target_type >= 0x43 && a.target_type <= 0x4b) {
-				uint32_t pc = at_label(ed, r[k++]);
-				a.a = (uint16_t)pc;
-				keep = pc < code_length;
+				const jinst_node *in = &ed->nodes[r[k++] & ~INSN_REF];
+				a.a = (uint16_t)in->offset;
+				keep = !in->removed;
 			} else if (a.target_type == 0x42) {
 				keep = a.a < ed->orig_nex && ex_map[a.a] != UINT32_MAX;
 				if (keep)
@@ -1638,10 +1728,17 @@ static int check_placed(jinst_edit *ed, jinst_diag *diag)
 			return jinst_fail(diag, JINST_EINVAL, JINST_NO_OFFSET, "%s to a label that was never placed",
 			                  jinst_opcode_name(n->insn.opcode));
 	}
-	for (uint32_t i = 0; i < ed->nex; i++)
+	for (uint32_t i = 0; i < ed->nex; i++) {
 		if (!placed(ed, ed->ex[i].start) || !placed(ed, ed->ex[i].end) || !placed(ed, ed->ex[i].handler))
 			return jinst_fail(diag, JINST_EINVAL, JINST_NO_OFFSET, "exception entry %u names a label never placed",
 			                  (unsigned)i);
+		const jinst_node *h = ed->labels[ed->ex[i].handler].node;
+		while (h && h->kind == NODE_LABEL)
+			h = h->next;
+		if (!h)
+			return jinst_fail(diag, JINST_EINVAL, JINST_NO_OFFSET, "exception handler %u at the end of the code",
+			                  (unsigned)i);
+	}
 	return 0;
 }
 

@@ -9,6 +9,9 @@
  * targets, exception ranges and handlers, LineNumberTable and
  * LocalVariable(Type)Table entries, type-annotation offsets of the Code
  * attribute, StackMapTable frames, and the `new` of an Uninitialized type.
+ * (Type annotations on an instruction, target types 0x43-0x4B, name the
+ * instruction itself and follow it, like the `new` of an Uninitialized type;
+ * when it is removed the annotation goes.)
  * At open, every original position something refers to gets one label node
  * just before its instruction, and one label (jinst_edit_end_label) stands
  * after the last instruction, where exception ranges and local variable
@@ -40,6 +43,14 @@
  *    range starting at the position does not cover the inserted code; one
  *    ending there does.
  *  - JINST_AFTER: right after the node, before any label that follows it.
+ * At one position, code inserted outside always comes before code inserted
+ * inside, whatever the order of the calls (a position without a label gets
+ * one at its first inside insertion, as the boundary); successive
+ * insertions on the same side keep their order.
+ * Code inserted outside (or after) where only jumps arrive, after an
+ * unconditional transfer, is unreachable; the frame derived for it is the
+ * state after that transfer, which the verifier may refuse against the
+ * frame that follows. Insert inside there.
  *
  * Frames (JINST_EDIT_FRAMES_KEEP, the default). Original frames (expanded
  * to full frames) stay attached to their labels and are re-encoded at the
@@ -82,6 +93,47 @@
  * An editor with no change commits nothing, so the method is still copied
  * byte for byte by the writer. After a commit (successful or not) the
  * editor must not be edited further.
+ */
+/*
+ * Usage: an entry/exit hook pass (the tracing pass's shape), per method with
+ * Code; ids and constant indices come from the pass (jinst_cp_add_methodref):
+ *
+ *   jinst_edit *ed;
+ *   if (jinst_edit_open(&ed, cls, m, NULL, &diag)) -> skip the method
+ *   jinst_insn enter[2] = {{.opcode = 0x11, .operand = id},     // sipush id
+ *                          {.opcode = 0xb8, .operand = enter_ref}}; // invokestatic
+ *   jinst_insn exit[2] = {{.opcode = 0x11, .operand = id}, {.opcode = 0xb8, .operand = exit_ref}};
+ *   // exits first, while the list holds only original instructions
+ *   for (jinst_node *n = jinst_edit_first(ed); n; n = jinst_node_next(n)) {
+ *       const jinst_insn *in = jinst_node_insn(n);
+ *       if (in && in->opcode >= 0xac && in->opcode <= 0xb1 && jinst_node_original_offset(n) != JINST_NO_OFFSET)
+ *           jinst_edit_insert(ed, n, JINST_BEFORE_INSIDE, exit, 2, NULL);
+ *   }
+ *   jinst_node *first = jinst_edit_first_insn(ed);
+ *   jinst_label start, handler;
+ *   jinst_edit_new_label(ed, &start);
+ *   jinst_edit_new_label(ed, &handler);
+ *   // the catch-all starts after the entry code; in a constructor after
+ *   // the invokespecial <init> that initializes `this`: place(start, call, JINST_AFTER)
+ *   jinst_edit_place(ed, start, first, JINST_BEFORE_OUTSIDE);
+ *   jinst_edit_insert(ed, first, JINST_BEFORE_OUTSIDE, enter, 2, NULL);
+ *   jinst_insn h[4] = {{.opcode = JINST_OP_LABEL, .operand = handler},
+ *                      {.opcode = 0x11, .operand = id}, {.opcode = 0xb8, .operand = exit_throw_ref},
+ *                      {.opcode = 0xbf}};                      // athrow
+ *   jinst_edit_insert(ed, NULL, JINST_AFTER, h, 4, NULL);    // at the end of the code
+ *   jinst_edit_add_handler(ed, start, jinst_edit_end_label(ed), handler, 0); // last entry
+ *   jinst_ftype thr = {JINST_VT_OBJECT, 0, 19, (const uint8_t *)"java/lang/Throwable"};
+ *   jinst_full_frame hf = {0, 0, 1, NULL, &thr};               // locals [] stack [Throwable]
+ *   jinst_edit_set_frame(ed, handler, &hf);
+ *   if (jinst_edit_commit(ed, &diag)) -> the method is unchanged; log diag
+ *   jinst_edit_free(ed);
+ *
+ * `times` mode: jinst_edit_new_local(ed, JINST_VT_LONG, &t0) and
+ * jinst_edit_declare_local(ed, t0, &(jinst_ftype){JINST_VT_LONG}); the entry
+ * code adds invokestatic System.nanoTime()J and lstore t0, the exits lload
+ * t0; the handler frame lists top for each slot below t0, then the long.
+ * tests/unit/test_edit.c (hooks) and tests/corpus/edit_check.c run exactly
+ * this.
  */
 #ifndef JINST_EDIT_H
 #define JINST_EDIT_H
@@ -145,6 +197,9 @@ jinst_label jinst_node_label(const jinst_node *n);
 /* Offset of an original instruction in the original code, JINST_NO_OFFSET
  * for inserted instructions and labels. */
 uint32_t jinst_node_original_offset(const jinst_node *n);
+/* After a successful commit: the node's offset in the new code (a label's
+ * is the offset of what follows it). Undefined before. */
+uint32_t jinst_node_offset(const jinst_node *n);
 /* The original instruction at offset, NULL when there is none (or it was removed). */
 jinst_node *jinst_edit_at(jinst_edit *ed, uint32_t original_offset);
 /* The first original instruction node of the code (whatever was inserted before it). */
