@@ -7,8 +7,10 @@
  * the metadata table that maps each method id it hands out to the method's
  * class, name, descriptor, source file and lines. Ids are small integers,
  * assigned in the order methods are instrumented, starting at 0, and passed
- * to the hooks as constants. A class instrumented again (retransformation)
- * keeps the ids of its first instrumentation.
+ * to the hooks as constants. Ids are keyed by (class name, method name,
+ * descriptor): a class instrumented again (retransformation, or a class of
+ * the same name in another loader) keeps the ids of its first
+ * instrumentation.
  *
  * Threads: jinst_instrument_class and the metadata functions may be called
  * from any number of threads at once (the agent's ClassFileLoadHook runs on
@@ -94,7 +96,7 @@ int jinst_instrument_class(jinst_instrument *ins, jinst_arena *arena, const uint
                            uint32_t flags, const jinst_allocator *alloc, uint8_t **out, size_t *out_len,
                            jinst_diag *diag);
 
-/* The retransformation rules (JVMS 5.4.3 and JVMTI RedefineClasses): 0 when
+/* The retransformation rules (JVMTI RedefineClasses, RetransformClasses): 0 when
  * out has the shape of in (the same class access flags, name, super class,
  * interfaces, fields and methods with their names, descriptors and access
  * flags in the same order, NestHost, NestMembers, Record components and
