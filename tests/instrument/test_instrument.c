@@ -448,6 +448,14 @@ static void check_excluded(const char *data)
 
 /* ---- the id table ---- */
 
+static unsigned alloc_calls;
+static void *counting_alloc(void *ctx, size_t size)
+{
+	(void)ctx;
+	alloc_calls++;
+	return malloc(size);
+}
+
 static long find_line(const char *java, const char *marker)
 {
 	size_t len;
@@ -484,6 +492,17 @@ static void check_metadata(const char *trace, const char *java)
 	CHECK(!jinst_instrument_class(f, arena, b, len, 0, NULL, &out, &out_len, NULL) && out, "instrument Main again");
 	free(out);
 	CHECK(jinst_instrument_method_count(f) == n, "ids reused: %u then %u", n, jinst_instrument_method_count(f));
+	/* the output from the caller's allocator (the agent's JVMTI Allocate) */
+	uint8_t *out2 = NULL;
+	size_t out2_len = 0;
+	jinst_allocator al = {counting_alloc, NULL};
+	jinst_arena_reset(arena);
+	CHECK(!jinst_instrument_class(f, arena, b, len, 0, NULL, &out, &out_len, NULL) &&
+	          !jinst_instrument_class(f, arena, b, len, 0, &al, &out2, &out2_len, NULL) && alloc_calls == 1 &&
+	          out_len == out2_len && !memcmp(out, out2, out_len),
+	      "allocator: %u calls", alloc_calls);
+	free(out);
+	free(out2);
 	jinst_method_info mi;
 	bool found = false;
 	long want = find_line(java, "/*line:depth*/");
@@ -518,7 +537,7 @@ static void check_metadata(const char *trace, const char *java)
 	free(b);
 	jinst_instrument_counts k;
 	jinst_instrument_get_counts(f, &k);
-	CHECK(k.classes_seen == 4 && k.classes_instrumented == 4 && k.classes_left_alone == 0 && k.methods_left_alone == 2,
+	CHECK(k.classes_seen == 6 && k.classes_instrumented == 6 && k.classes_left_alone == 0 && k.methods_left_alone == 2,
 	      "counts: %llu seen, %llu instrumented, %llu left alone, %llu methods left alone",
 	      (unsigned long long)k.classes_seen, (unsigned long long)k.classes_instrumented,
 	      (unsigned long long)k.classes_left_alone, (unsigned long long)k.methods_left_alone);
