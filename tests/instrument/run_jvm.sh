@@ -3,16 +3,16 @@
 # -Xverify:all with the test-only Hooks, and compare the hooks' counts with
 # expected.txt (every method listed has exactly those counts; every other
 # method was never called). The program's own output must not change.
-#   run_jvm.sh JAVA INSTRUMENT_TREE CLASSES HOOKS EXPECTED WORK
+#   run_jvm.sh JAVA INSTRUMENT_TREE CLASSES HOOKS EXPECTED WORK [MAIN]
 set -eu
-java=$1 tool=$2 classes=$3 hooks=$4 expected=$5 work=$6
+java=$1 tool=$2 classes=$3 hooks=$4 expected=$5 work=$6 main=${7:-jinsttrace.Main}
 rm -rf "$work"
 mkdir -p "$work"
 "$tool" "$work/out" "$classes" > "$work/figures.txt"
 cat "$work/figures.txt"
 grep -q '^classes [0-9]*: instrumented [1-9]' "$work/figures.txt"
-"$java" -Xverify:all -cp "$classes:$hooks" jinsttrace.Main > "$work/plain.txt" 2>&1
-"$java" -Xverify:all -cp "$work/out:$hooks" jinsttrace.Main > "$work/run.txt" 2> "$work/stderr.txt" || {
+"$java" -Xverify:all -cp "$classes:$hooks" "$main" > "$work/plain.txt" 2>&1
+"$java" -Xverify:all -cp "$work/out:$hooks" "$main" > "$work/run.txt" 2> "$work/stderr.txt" || {
 	echo "FAIL: the instrumented program failed"; cat "$work/run.txt" "$work/stderr.txt"; exit 1; }
 if grep -v '^OpenJDK.*warning' "$work/stderr.txt" | grep -q .; then
 	echo "FAIL: the instrumented program wrote to stderr"; cat "$work/stderr.txt"; exit 1
