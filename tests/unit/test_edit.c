@@ -26,13 +26,16 @@ typedef struct loaded {
 	jinst_class *c;
 } loaded;
 
+/* The class load() reads: the editor's cases, or the jsr/ret ones. */
+static const char *cur_class = "edit/jinstedit/EditCases.class";
+
 static loaded load(void)
 {
 	loaded l;
-	l.bytes = test_load(dir, "edit/jinstedit/EditCases.class", &l.len);
+	l.bytes = test_load(dir, cur_class, &l.len);
 	jinst_diag d;
 	if (jinst_class_parse(&l.c, l.bytes, l.len, NULL, NULL, &d)) {
-		printf("FAIL cannot parse EditCases.class: %s\n", d.message);
+		printf("FAIL cannot parse %s: %s\n", cur_class, d.message);
 		exit(1);
 	}
 	return l;
@@ -367,6 +370,18 @@ static void test_relocation(void)
 			relocate(methods[i][0], methods[i][1], JINST_BEFORE_OUTSIDE, shift);
 		}
 	CHECK(paddings_seen == 0xf, "switches seen at paddings mask 0x%x, expected all four", paddings_seen);
+	/* finally blocks as subroutines (ECJ -1.4, class file 46): jsr targets
+	 * and the ranges around them move like any branch. */
+	cur_class = "jsr/jinstjsr/Finally.class";
+	static const char *const jsr_methods[][2] = {
+		{"body", "(I)I"}, {"nested", "(Ljava/lang/String;)Ljava/lang/String;"}, {"main", "([Ljava/lang/String;)V"},
+	};
+	for (size_t i = 0; i < sizeof(jsr_methods) / sizeof(jsr_methods[0]); i++)
+		for (uint32_t shift = 0; shift < 4; shift++) {
+			relocate(jsr_methods[i][0], jsr_methods[i][1], JINST_BEFORE_INSIDE, shift);
+			relocate(jsr_methods[i][0], jsr_methods[i][1], JINST_BEFORE_OUTSIDE, shift);
+		}
+	cur_class = "edit/jinstedit/EditCases.class";
 }
 
 /* ---- widening ---- */
