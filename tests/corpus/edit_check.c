@@ -35,7 +35,7 @@
 #include "jinst/edit.h"
 
 static struct {
-	unsigned long classes, class_failed, methods, edited, skipped_no_code, failed, too_large, insns;
+	unsigned long classes, class_failed, methods, edited, skipped_no_code, failed, too_large, insns, jsr;
 	double bytes;
 	double seconds;
 } st;
@@ -285,20 +285,27 @@ static void check_class(const uint8_t *bytes, size_t len, const char *name)
 			continue;
 		}
 		rc = jinst_edit_commit(ed, &d);
-		jinst_edit_free(ed);
 		if (rc == JINST_ETOOLARGE) {
 			/* A JVMS limit refused, the method left as it was: what must happen. */
 			st.too_large++;
 			count_reason("refused", &d, name);
+			jinst_edit_free(ed);
 			continue;
 		}
 		if (rc) {
 			st.failed++;
 			count_reason("commit", &d, name);
+			jinst_edit_free(ed);
 			continue;
 		}
 		st.edited++;
 		edited[i] = true;
+		for (jinst_node *n = jinst_edit_first(ed); n; n = jinst_node_next(n))
+			if (jinst_node_insn(n) && (jinst_node_insn(n)->opcode == 0xa8 || jinst_node_insn(n)->opcode == 0xc9)) {
+				st.jsr++; /* subroutines (class files before 50) */
+				break;
+			}
+		jinst_edit_free(ed); /* the nodes stay readable: they live in the class arena */
 	}
 	uint8_t *out;
 	size_t olen;
@@ -482,8 +489,8 @@ int main(int argc, char **argv)
 	for (int r = 0; r < nreasons; r++)
 		printf("  %6lu  %s  e.g. %s\n", reasons[r].count, reasons[r].text, reasons[r].example);
 	printf("%lu classes (%.1f MB), %lu not written; %lu methods: %lu edited, %lu without code or skipped, "
-	       "%lu refused as too large, %lu failed; %lu probes; %.2f s, %.1f MB/s of input (parse+edit+write, CPU time)\n",
+	       "%lu refused as too large, %lu failed; %lu with jsr; %lu probes; %.2f s, %.1f MB/s of input (parse+edit+write, CPU time)\n",
 	       st.classes, st.bytes / 1e6, st.class_failed, st.methods, st.edited, st.skipped_no_code, st.too_large,
-	       st.failed, st.insns, st.seconds, st.seconds > 0 ? st.bytes / 1e6 / st.seconds : 0.0);
+	       st.failed, st.jsr, st.insns, st.seconds, st.seconds > 0 ? st.bytes / 1e6 / st.seconds : 0.0);
 	return st.classes == 0 ? 77 : (st.failed || st.class_failed) ? 1 : 0;
 }

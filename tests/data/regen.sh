@@ -4,6 +4,8 @@
 #   classes/release8  src/release8, javac --release 8 (major 52)
 #   classes/nodebug   src/nodebug, javac -g:none
 #   classes/edit      src/edit (the editor's cases), javac -g
+#   classes/jsr       src/jsr, ECJ (Debian's ecj.jar) -1.4: finally as jsr/ret subroutines,
+#                     which javac 17 cannot write
 # The .class files are committed: tests never need a JDK to find their inputs.
 set -eu
 cd "$(dirname "$0")"
@@ -13,9 +15,10 @@ if [ "$ver" != 17 ]; then
 	exit 1
 fi
 rm -rf classes
-mkdir -p classes/main classes/release8 classes/nodebug classes/edit
+mkdir -p classes/main classes/release8 classes/nodebug classes/edit classes/jsr
 javac -g -parameters --release 17 -d classes/main src/main/module-info.java src/main/jinsttest/*.java
 javac --release 8 -d classes/release8 src/release8/Legacy8.java
 javac -g:none --release 17 -d classes/nodebug src/nodebug/NoDebug.java
 javac -g --release 17 -d classes/edit src/edit/jinstedit/*.java
+java -cp /usr/share/java/ecj.jar org.eclipse.jdt.internal.compiler.batch.Main -1.4 -d classes/jsr src/jsr/jinstjsr/Finally.java
 find classes -name '*.class' | LC_ALL=C sort

@@ -4,15 +4,16 @@
 # the tracing hooks (--hooks, --times), are patched into a JDK 17 run under
 # -Xverify:all, and compile the editor's cases, which must then print what
 # the committed classes print (labels corpus, jvm).
-#   edit_javac.sh EDIT_CHECK JAVAC JAVA CORPUS_DIR SRC_DIR CLASSES_DIR
+# JAVA must be the JDK the corpus was extracted from (VERSION: 17, 25).
+#   edit_javac.sh EDIT_CHECK JAVAC JAVA VERSION CORPUS_DIR SRC_DIR CLASSES_DIR
 set -euo pipefail
-check=$1 javac=$2 java=$3 corpus=$4 src=$5 classes=$6
+check=$1 javac=$2 java=$3 version=$4 corpus=$5 src=$6 classes=$7
 if [[ ! -d $corpus/jdk.compiler ]]; then
 	echo "corpus $corpus not present: skipped"
 	exit 77
 fi
-if ! "$java" -version 2>&1 | grep -q '"17'; then
-	echo "$java is not JDK 17, the corpus's: skipped"
+if [[ ! -x $java ]] || ! "$java" -version 2>&1 | grep -q "\"$version"; then
+	echo "$java is not JDK $version, the corpus's: skipped"
 	exit 77
 fi
 here=$(cd "$(dirname "$0")" && pwd)
