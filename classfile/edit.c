@@ -9,27 +9,38 @@
  * allocated in one block per insertion from the class arena; nothing is
  * malloc'd per instruction. References are label ids everywhere: an
  * instruction's branch operand, a switch's targets, an exception entry, a
- * line number, a local variable range, a type annotation, a frame. The
- * `new` of an Uninitialized type is named by a small key (the frames'
- * 16-bit value field), a key table mapping it to the `new` node.
+ * line number, a local variable range, a frame. Two references name an
+ * instruction rather than a position, and follow it wherever code is
+ * inserted around it: a type annotation on an instruction (its node), and
+ * the `new` of an Uninitialized type (a small key, what fits the frames'
+ * 16-bit value field, with a key table mapping it to the `new` node).
+ *
+ * Inside and outside. A position is the run of labels before an
+ * instruction. Inside insertion goes between the labels and the
+ * instruction, outside insertion before the labels; the first inside
+ * insertion at a position without labels makes one, so the boundary exists
+ * and outside code always comes first, whatever the order of the calls.
  *
  * Layout (JVMS 4.7.3, 6.5 goto_w). Offsets follow from sizes, and sizes
  * depend on offsets twice: switch padding (0-3 bytes to a multiple of 4)
  * and branch reach (s2 offsets reach +-32 KiB). Each pass assigns offsets
  * from the current sizes, then widens every 16-bit branch that does not
  * reach: goto/jsr to goto_w/jsr_w, a conditional branch to the inverted
- * branch over a goto_w (8 bytes). A branch once widened stays widened, so
- * the set of wide branches only grows and the passes end; padding may then
- * shrink code elsewhere, which only shortens the distances of branches
- * already decided. When the code is under 32 KiB no branch can miss its
+ * branch over a goto_w (8 bytes). Padding changes as code moves, so every
+ * pass checks again every branch still short. A branch once widened stays
+ * widened: the set of wide branches only grows, so the passes end, and the
+ * last pass, which widened nothing, has checked every short branch at the
+ * final offsets. When the code is under 32 KiB no branch can miss its
  * target, and the common case is a single pass.
  *
  * Stack depths. Before layout a depth-only data flow (no types) walks the
  * new code from its entry and from every handler; it finds the new
  * max_stack and refuses code where depths go negative or disagree at a
  * merge, which is how an unbalanced insertion is caught before it reaches
- * a verifier. max_stack never drops below the original one, which covered
- * code the flow does not reach.
+ * a verifier. Each frame starts a walk too, with the depth of its stack:
+ * the verifier checks code that carries a frame even where nothing reaches
+ * it (the nop...athrow that replaces dead code). max_stack never drops
+ * below the original one, which covered code the flow does not reach.
  *
  * Frames (JVMS 4.7.4, 4.10.1). See edit.h for the rules. After layout the
  * list is walked once: each instruction that needs a frame and has none
@@ -223,16 +234,21 @@ static void unlink_node(jinst_edit *ed, jinst_node *n)
 	n->prev = n->next = NULL;
 }
 
-/* The node before which something inserted at (at, where) goes; NULL: the end. */
-static jinst_node *insertion_point(jinst_node *at, enum jinst_where where)
+/* The node before which something inserted at (at, where) goes; NULL: the
+ * end. Outside an original instruction means before the labels of its
+ * position, and so before the code inserted inside it since. */
+static jinst_node *insertion_point(const jinst_edit *ed, jinst_node *at, enum jinst_where where)
 {
 	if (!at)
 		return NULL;
 	if (where == JINST_AFTER)
 		return at->next;
-	if (where == JINST_BEFORE_OUTSIDE && at->kind == NODE_INSN)
+	if (where == JINST_BEFORE_OUTSIDE && at->kind == NODE_INSN) {
+		if (at->orig != JINST_NO_OFFSET && ed->lab_at[at->orig] != JINST_NO_LABEL)
+			at = ed->labels[ed->lab_at[at->orig]].node;
 		while (at->prev && at->prev->kind == NODE_LABEL)
 			at = at->prev;
+	}
 	return at;
 }
 
@@ -680,6 +696,27 @@ int jinst_edit_label_at(jinst_edit *ed, uint32_t off, jinst_label *out)
 	return 0;
 }
 
+/* A label just before instruction node at (the label of its original
+ * position when it is an original instruction). */
+static int boundary(jinst_edit *ed, jinst_node *at)
+{
+	if (at->orig != JINST_NO_OFFSET) {
+		jinst_label l;
+		return jinst_edit_label_at(ed, at->orig, &l);
+	}
+	jinst_label l;
+	jinst_node *ln = jinst_arena_zalloc(ed->A, sizeof(*ln));
+	if (!ln || new_label(ed, &l))
+		return JINST_ENOMEM;
+	ln->kind = NODE_LABEL;
+	ln->label = l;
+	ln->orig = JINST_NO_OFFSET;
+	ln->key = NO_KEY;
+	ed->labels[l].node = ln;
+	link_before(ed, at, ln, ln);
+	return 0;
+}
+
 int jinst_edit_place(jinst_edit *ed, jinst_label label, jinst_node *at, enum jinst_where where)
 {
 	if (usable(ed) || !label_ok(ed, label) || ed->labels[label].node)
@@ -692,7 +729,7 @@ int jinst_edit_place(jinst_edit *ed, jinst_label label, jinst_node *at, enum jin
 	ln->orig = JINST_NO_OFFSET;
 	ln->key = NO_KEY;
 	ed->labels[label].node = ln;
-	link_before(ed, insertion_point(at, where), ln, ln);
+	link_before(ed, insertion_point(ed, at, where), ln, ln);
 	ed->dirty = true;
 	return 0;
 }
@@ -806,6 +843,14 @@ int jinst_edit_insert(jinst_edit *ed, jinst_node *at, enum jinst_where where, co
 		if (rc)
 			return rc;
 	}
+	/* Code inserted inside a position goes after its labels; where there
+	 * is none, a label is made first, so that code inserted outside later
+	 * (which goes before the labels) still comes before this code. */
+	if (at && where == JINST_BEFORE_INSIDE && at->kind == NODE_INSN && (!at->prev || at->prev->kind != NODE_LABEL)) {
+		int rc = boundary(ed, at);
+		if (rc)
+			return rc;
+	}
 	/* Nothing is linked until every element is accepted. */
 	for (uint32_t i = 0; i < count; i++) {
 		block[i].prev = i ? &block[i - 1] : NULL;
@@ -813,7 +858,7 @@ int jinst_edit_insert(jinst_edit *ed, jinst_node *at, enum jinst_where where, co
 		if (block[i].kind == NODE_LABEL)
 			ed->labels[block[i].label].node = &block[i];
 	}
-	link_before(ed, insertion_point(at, where), &block[0], &block[count - 1]);
+	link_before(ed, insertion_point(ed, at, where), &block[0], &block[count - 1]);
 	ed->dirty = true;
 	if (last)
 		*last = &block[count - 1];

@@ -7,11 +7,13 @@
  * list of nodes. A node is an instruction or a label. Everything that names
  * a position in the code names a label, never an offset: branch and switch
  * targets, exception ranges and handlers, LineNumberTable and
- * LocalVariable(Type)Table entries, type-annotation offsets of the Code
- * attribute, StackMapTable frames, and the `new` of an Uninitialized type.
- * (Type annotations on an instruction, target types 0x43-0x4B, name the
- * instruction itself and follow it, like the `new` of an Uninitialized type;
- * when it is removed the annotation goes.)
+ * LocalVariable(Type)Table entries, the local variable ranges of type
+ * annotations (0x40, 0x41) and StackMapTable frames. What names an
+ * instruction rather than a position follows that instruction wherever
+ * code is inserted around it: the `new` of an Uninitialized type, and a
+ * type annotation on an instruction (0x43-0x4B; when the instruction is
+ * removed, the annotation goes). After a commit, jinst_node_offset gives
+ * where each node landed.
  * At open, every original position something refers to gets one label node
  * just before its instruction, and one label (jinst_edit_end_label) stands
  * after the last instruction, where exception ranges and local variable
@@ -43,6 +45,10 @@
  *    range starting at the position does not cover the inserted code; one
  *    ending there does.
  *  - JINST_AFTER: right after the node, before any label that follows it.
+ * At one position, code inserted outside always comes before code inserted
+ * inside, whatever the order of the calls (a position without a label gets
+ * one at its first inside insertion, as the boundary); successive
+ * insertions on the same side keep their order.
  * Code inserted outside (or after) where only jumps arrive, after an
  * unconditional transfer, is unreachable; the frame derived for it is the
  * state after that transfer, which the verifier may refuse against the
@@ -99,7 +105,9 @@
  *   jinst_insn enter[2] = {{.opcode = 0x11, .operand = id},     // sipush id
  *                          {.opcode = 0xb8, .operand = enter_ref}}; // invokestatic
  *   jinst_insn exit[2] = {{.opcode = 0x11, .operand = id}, {.opcode = 0xb8, .operand = exit_ref}};
- *   // exits first, while the list holds only original instructions
+ *   // (the order of the calls does not matter: outside code always
+ *   // precedes inside code at a position; original_offset tells the
+ *   // original returns from inserted code)
  *   for (jinst_node *n = jinst_edit_first(ed); n; n = jinst_node_next(n)) {
  *       const jinst_insn *in = jinst_node_insn(n);
  *       if (in && in->opcode >= 0xac && in->opcode <= 0xb1 && jinst_node_original_offset(n) != JINST_NO_OFFSET)

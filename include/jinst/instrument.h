@@ -7,8 +7,10 @@
  * the metadata table that maps each method id it hands out to the method's
  * class, name, descriptor, source file and lines. Ids are small integers,
  * assigned in the order methods are instrumented, starting at 0, and passed
- * to the hooks as constants. A class instrumented again (retransformation)
- * keeps the ids of its first instrumentation.
+ * to the hooks as constants. Ids are keyed by (class name, method name,
+ * descriptor): a class instrumented again (retransformation, or a class of
+ * the same name in another loader) keeps the ids of its first
+ * instrumentation.
  *
  * Threads: jinst_instrument_class and the metadata functions may be called
  * from any number of threads at once (the agent's ClassFileLoadHook runs on
@@ -54,9 +56,15 @@ typedef struct jinst_instrument_options {
 	 * none) and no exclude. The runtime's own classes never are. */
 	const char *const *include;
 	const char *const *exclude;
+	/* Called (from the thread instrumenting the class) for each method
+	 * left as it was while the rest of its class is instrumented; the
+	 * strings are modified UTF-8 and live for the call. May be NULL. */
+	void (*left_alone)(void *ctx, const char *class_name, const char *method, const char *descriptor,
+	                   const jinst_diag *why);
+	void *left_alone_ctx;
 } jinst_instrument_options;
 #define JINST_INSTRUMENT_OPTIONS_VERSION 1
-#define JINST_INSTRUMENT_OPTIONS_INIT {JINST_INSTRUMENT_OPTIONS_VERSION, JINST_PASS_TRACE, NULL, NULL}
+#define JINST_INSTRUMENT_OPTIONS_INIT {JINST_INSTRUMENT_OPTIONS_VERSION, JINST_PASS_TRACE, NULL, NULL, NULL, NULL}
 
 typedef struct jinst_instrument jinst_instrument;
 
@@ -76,16 +84,42 @@ enum {
 
 /* Instruments one class. 0 with *out (from alloc, or malloc when alloc is
  * NULL) and *out_len; 0 with *out NULL when there is nothing to do (the
- * class is not selected, or has no code to instrument); a negative code when
+ * class is not selected, has no code to instrument, or already calls the
+ * hooks: instrumented offline, say; diag then says so); a negative code when
  * the class must be left alone, diag saying why. A method that cannot be
  * instrumented (too large afterwards...) is left as it was and the rest of
- * the class is still instrumented. arena: scratch for this call, reset by
- * the caller between calls. */
+ * the class is still instrumented: the call still returns 0, and diag (code
+ * 0) carries a note naming the methods left alone and why (message empty
+ * when there were none), besides options.left_alone. arena: scratch for
+ * this call, reset by the caller between calls. */
 int jinst_instrument_class(jinst_instrument *ins, jinst_arena *arena, const uint8_t *bytes, size_t len,
                            uint32_t flags, const jinst_allocator *alloc, uint8_t **out, size_t *out_len,
                            jinst_diag *diag);
 
-/* The metadata of the methods instrumented so far. */
+/* The retransformation rules (JVMTI RedefineClasses, RetransformClasses): 0 when
+ * out has the shape of in (the same class access flags, name, super class,
+ * interfaces, fields and methods with their names, descriptors and access
+ * flags in the same order, NestHost, NestMembers, Record components and
+ * PermittedSubclasses, compared by name, not by constant-pool index);
+ * JINST_ERULES with diag naming the first difference; the parse error when
+ * either does not parse. jinst_instrument_class runs it itself under
+ * JINST_INSTRUMENT_RETRANSFORM. arena: scratch, as above. */
+int jinst_instrument_check_rules(jinst_arena *arena, const uint8_t *in, size_t in_len, const uint8_t *out,
+                                 size_t out_len, jinst_diag *diag);
+
+/* Totals since jinst_instrument_new, for a summary line. */
+typedef struct jinst_instrument_counts {
+	uint64_t classes_seen;          /* jinst_instrument_class calls */
+	uint64_t classes_instrumented;  /* returned new bytes */
+	uint64_t classes_left_alone;    /* returned an error */
+	uint64_t methods_instrumented;
+	uint64_t methods_left_alone;    /* reported through left_alone */
+} jinst_instrument_counts;
+void jinst_instrument_get_counts(const jinst_instrument *ins, jinst_instrument_counts *out);
+
+/* The metadata of the methods instrumented so far. Strings are the class
+ * file's, modified UTF-8 (as JVMTI's). A method that was given an id but
+ * then left alone (left_alone) keeps its entry, never called. */
 typedef struct jinst_method_info {
 	const char *class_name;   /* internal name */
 	const char *name;

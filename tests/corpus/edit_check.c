@@ -14,9 +14,14 @@
  * exit call inside every *return, and a catch-all handler appended at the
  * end that calls exitThrow and rethrows, its range from after the entry
  * code (or the constructor call) to the end of the code.
+ * --times: the same with a long local holding System.nanoTime() from the
+ * entry on, declared in every kept frame, passed to exit(IJ)V and
+ * exitThrow(IJ)V (the tracing pass's `times` mode).
  * --out DIR: writes the edited classes under DIR (for a JVM to verify).
  *
- * Prints counts, failures by reason and the input throughput.
+ * Prints counts, failures by reason and the input throughput. Methods the
+ * editor refuses with JINST_ETOOLARGE (a JVMS limit, the method left as it
+ * was) are counted apart and do not fail the check.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -30,7 +35,7 @@
 #include "jinst/edit.h"
 
 static struct {
-	unsigned long classes, class_failed, methods, edited, skipped_no_code, failed, insns;
+	unsigned long classes, class_failed, methods, edited, skipped_no_code, failed, too_large, insns, jsr;
 	double bytes;
 	double seconds;
 } st;
@@ -43,7 +48,7 @@ typedef struct reason {
 static reason reasons[256];
 static int nreasons;
 
-static bool hooks_mode;
+static bool hooks_mode, times_mode;
 static const char *out_dir;
 static unsigned long limit;
 
@@ -125,16 +130,32 @@ static int edit_probe(jinst_class *c, jinst_edit *ed, uint16_t probe)
 }
 
 static int edit_hooks(jinst_class *c, jinst_member *m, jinst_edit *ed, uint16_t enter, uint16_t exit,
-                      uint16_t exit_throw, int id)
+                      uint16_t exit_throw, uint16_t nano, int id)
 {
-	jinst_insn entry[2] = {{.opcode = 0x11, .operand = id}, {.opcode = 0xb8, .operand = enter}};
-	jinst_insn ex[2] = {{.opcode = 0x11, .operand = id}, {.opcode = 0xb8, .operand = exit}};
+	/* --times: a new long local holds System.nanoTime() from the entry on;
+	 * the exits pass it along: exit(IJ)V, exitThrow(IJ)V. */
+	uint16_t t0 = 0;
+	if (times_mode) {
+		jinst_ftype lt = {JINST_VT_LONG, 0, 0, NULL};
+		int rc = jinst_edit_new_local(ed, JINST_VT_LONG, &t0);
+		if (!rc)
+			rc = jinst_edit_declare_local(ed, t0, &lt);
+		if (rc)
+			return rc;
+	}
+	jinst_insn entry[4] = {{.opcode = 0x11, .operand = id}, {.opcode = 0xb8, .operand = enter},
+	                       {.opcode = 0xb8, .operand = nano}, {.opcode = 0x37, .operand = t0}};
+	jinst_insn ex[3] = {{.opcode = 0x11, .operand = id}, {.opcode = 0x16, .operand = t0},
+	                    {.opcode = 0xb8, .operand = exit}};
+	if (!times_mode)
+		ex[1] = ex[2];
+	uint32_t nentry = times_mode ? 4 : 2, nexit = times_mode ? 3 : 2;
 	jinst_node *first = jinst_edit_first_insn(ed);
 	/* Exits first, so the walk sees only original instructions. */
 	for (jinst_node *n = jinst_edit_first(ed); n; n = jinst_node_next(n)) {
 		const jinst_insn *in = jinst_node_insn(n);
 		if (in && in->opcode >= 0xac && in->opcode <= 0xb1 && jinst_node_original_offset(n) != JINST_NO_OFFSET) {
-			int rc = jinst_edit_insert(ed, n, JINST_BEFORE_INSIDE, ex, 2, NULL);
+			int rc = jinst_edit_insert(ed, n, JINST_BEFORE_INSIDE, ex, nexit, NULL);
 			if (rc)
 				return rc;
 		}
@@ -154,19 +175,34 @@ static int edit_hooks(jinst_class *c, jinst_member *m, jinst_edit *ed, uint16_t 
 		rc = jinst_edit_place(ed, start, first, JINST_BEFORE_OUTSIDE);
 	}
 	if (!rc)
-		rc = jinst_edit_insert(ed, first, JINST_BEFORE_OUTSIDE, entry, 2, NULL);
-	jinst_insn h[4] = {{.opcode = JINST_OP_LABEL, .operand = (int32_t)handler},
+		rc = jinst_edit_insert(ed, first, JINST_BEFORE_OUTSIDE, entry, nentry, NULL);
+	jinst_insn h[5] = {{.opcode = JINST_OP_LABEL, .operand = (int32_t)handler},
 	                   {.opcode = 0x11, .operand = id},
+	                   {.opcode = 0x16, .operand = t0},
 	                   {.opcode = 0xb8, .operand = exit_throw},
 	                   {.opcode = 0xbf}};
+	if (!times_mode)
+		h[2] = h[3], h[3] = h[4];
 	if (!rc)
-		rc = jinst_edit_insert(ed, NULL, JINST_AFTER, h, 4, NULL);
+		rc = jinst_edit_insert(ed, NULL, JINST_AFTER, h, times_mode ? 5 : 4, NULL);
 	if (!rc)
 		rc = jinst_edit_add_handler(ed, start, jinst_edit_end_label(ed), handler, 0);
 	if (!rc) {
+		/* Locals [] (or top up to the long, which the handler reads), the
+		 * Throwable on the stack. */
 		jinst_ftype thr = {JINST_VT_OBJECT, 0, 19, (const uint8_t *)"java/lang/Throwable"};
-		jinst_full_frame f = {0, 0, 1, NULL, &thr};
+		jinst_ftype *locals = NULL;
+		uint16_t nlocals = 0;
+		if (times_mode) {
+			locals = calloc((size_t)t0 + 1, sizeof(*locals)); /* zeroed: top */
+			if (!locals)
+				return JINST_ENOMEM;
+			locals[t0].tag = JINST_VT_LONG;
+			nlocals = (uint16_t)(t0 + 1);
+		}
+		jinst_full_frame f = {0, nlocals, 1, locals, &thr};
 		rc = jinst_edit_set_frame(ed, handler, &f);
+		free(locals);
 	}
 	return rc;
 }
@@ -175,17 +211,18 @@ static void write_out(const char *name, const uint8_t *b, size_t len)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/%s", out_dir, name);
-	for (char *p = path + strlen(out_dir) + 1; *p; p++)
+	for (char *p = path + 1; *p; p++)
 		if (*p == '/') {
 			*p = 0;
 			mkdir(path, 0777);
 			*p = '/';
 		}
 	FILE *f = fopen(path, "wb");
-	if (f) {
-		fwrite(b, 1, len, f);
-		fclose(f);
+	if (!f || fwrite(b, 1, len, f) != len) {
+		fprintf(stderr, "edit_check: cannot write %s\n", path);
+		exit(1);
 	}
+	fclose(f);
 }
 
 static void check_class(const uint8_t *bytes, size_t len, const char *name)
@@ -203,10 +240,12 @@ static void check_class(const uint8_t *bytes, size_t len, const char *name)
 		count_reason("parse", &d, name);
 		return;
 	}
-	uint16_t probe = 0, enter = 0, exit_ = 0, exit_throw = 0;
+	uint16_t probe = 0, enter = 0, exit_ = 0, exit_throw = 0, nano = 0;
+	const char *xd = times_mode ? "(IJ)V" : "(I)V";
 	int rc = hooks_mode ? jinst_cp_add_methodref(c, "jinst/Hooks", "enter", "(I)V", &enter) |
-	                          jinst_cp_add_methodref(c, "jinst/Hooks", "exit", "(I)V", &exit_) |
-	                          jinst_cp_add_methodref(c, "jinst/Hooks", "exitThrow", "(I)V", &exit_throw)
+	                          jinst_cp_add_methodref(c, "jinst/Hooks", "exit", xd, &exit_) |
+	                          jinst_cp_add_methodref(c, "jinst/Hooks", "exitThrow", xd, &exit_throw) |
+	                          (times_mode ? jinst_cp_add_methodref(c, "java/lang/System", "nanoTime", "()J", &nano) : 0)
 	                    : jinst_cp_add_methodref(c, "jinst/Probe", "probe", "(I)V", &probe);
 	if (rc) {
 		st.class_failed++;
@@ -231,7 +270,7 @@ static void check_class(const uint8_t *bytes, size_t len, const char *name)
 			count_reason("open", &d, name);
 			continue;
 		}
-		rc = hooks_mode ? edit_hooks(c, m, ed, enter, exit_, exit_throw, i) : edit_probe(c, ed, probe);
+		rc = hooks_mode ? edit_hooks(c, m, ed, enter, exit_, exit_throw, nano, i) : edit_probe(c, ed, probe);
 		if (rc == 1) {
 			st.skipped_no_code++;
 			jinst_edit_free(ed);
@@ -246,14 +285,27 @@ static void check_class(const uint8_t *bytes, size_t len, const char *name)
 			continue;
 		}
 		rc = jinst_edit_commit(ed, &d);
-		jinst_edit_free(ed);
+		if (rc == JINST_ETOOLARGE) {
+			/* A JVMS limit refused, the method left as it was: what must happen. */
+			st.too_large++;
+			count_reason("refused", &d, name);
+			jinst_edit_free(ed);
+			continue;
+		}
 		if (rc) {
 			st.failed++;
 			count_reason("commit", &d, name);
+			jinst_edit_free(ed);
 			continue;
 		}
 		st.edited++;
 		edited[i] = true;
+		for (jinst_node *n = jinst_edit_first(ed); n; n = jinst_node_next(n))
+			if (jinst_node_insn(n) && (jinst_node_insn(n)->opcode == 0xa8 || jinst_node_insn(n)->opcode == 0xc9)) {
+				st.jsr++; /* subroutines (class files before 50) */
+				break;
+			}
+		jinst_edit_free(ed); /* the nodes stay readable: they live in the class arena */
 	}
 	uint8_t *out;
 	size_t olen;
@@ -417,28 +469,28 @@ int main(int argc, char **argv)
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (strcmp(argv[i], "--hooks") == 0)
 			hooks_mode = true;
+		else if (strcmp(argv[i], "--times") == 0)
+			hooks_mode = times_mode = true;
 		else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
 			out_dir = argv[++i];
 		else if (strcmp(argv[i], "--limit") == 0 && i + 1 < argc)
 			limit = strtoul(argv[++i], NULL, 10);
 		else {
-			fprintf(stderr, "usage: edit_check [--hooks] [--out DIR] [--limit N] FOLDER...\n");
+			fprintf(stderr, "usage: edit_check [--hooks|--times] [--out DIR] [--limit N] FOLDER...\n");
 			return 2;
 		}
 	}
 	if (i >= argc) {
-		fprintf(stderr, "usage: edit_check [--hooks] [--out DIR] [--limit N] FOLDER...\n");
+		fprintf(stderr, "usage: edit_check [--hooks|--times] [--out DIR] [--limit N] FOLDER...\n");
 		return 2;
 	}
-	if (out_dir)
-		mkdir(out_dir, 0777);
 	for (; i < argc; i++)
 		walk(argv[i], "");
 	for (int r = 0; r < nreasons; r++)
 		printf("  %6lu  %s  e.g. %s\n", reasons[r].count, reasons[r].text, reasons[r].example);
 	printf("%lu classes (%.1f MB), %lu not written; %lu methods: %lu edited, %lu without code or skipped, "
-	       "%lu failed; %lu probes; %.2f s, %.1f MB/s of input (parse+edit+write, CPU time)\n",
-	       st.classes, st.bytes / 1e6, st.class_failed, st.methods, st.edited, st.skipped_no_code, st.failed,
-	       st.insns, st.seconds, st.seconds > 0 ? st.bytes / 1e6 / st.seconds : 0.0);
+	       "%lu refused as too large, %lu failed; %lu with jsr; %lu probes; %.2f s, %.1f MB/s of input (parse+edit+write, CPU time)\n",
+	       st.classes, st.bytes / 1e6, st.class_failed, st.methods, st.edited, st.skipped_no_code, st.too_large,
+	       st.failed, st.jsr, st.insns, st.seconds, st.seconds > 0 ? st.bytes / 1e6 / st.seconds : 0.0);
 	return st.classes == 0 ? 77 : (st.failed || st.class_failed) ? 1 : 0;
 }

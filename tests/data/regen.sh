@@ -7,8 +7,8 @@
 #   classes/infer     src/infer (frame inference cases), javac --release 17, and
 #                     the classes src/gen/GenInfer.java writes with Debian's ASM
 #                     (cases javac never produces: unreachable code, jsr/ret)
-#   classes/jsr       src/jsr, Debian's ecj for Java 1.4 (major 48, finally
-#                     blocks as jsr/ret subroutines)
+#   classes/jsr       src/jsr, Debian's ecj for Java 1.4 (finally blocks as jsr/ret
+#                     subroutines, which javac 17 cannot write)
 # The .class files are committed: tests never need a JDK to find their inputs.
 set -eu
 cd "$(dirname "$0")"
@@ -31,4 +31,5 @@ java -cp "$asm:$gen" GenInfer classes/infer
 rm -rf "$gen"
 java -cp /usr/share/java/ecj.jar org.eclipse.jdt.internal.compiler.batch.Main -source 1.4 -target 1.4 -nowarn \
 	-d classes/jsr src/jsr/Fin.java
+java -cp /usr/share/java/ecj.jar org.eclipse.jdt.internal.compiler.batch.Main -1.4 -d classes/jsr src/jsr/jinstjsr/Finally.java
 find classes -name '*.class' | LC_ALL=C sort

@@ -26,13 +26,16 @@ typedef struct loaded {
 	jinst_class *c;
 } loaded;
 
+/* The class load() reads: the editor's cases, or the jsr/ret ones. */
+static const char *cur_class = "edit/jinstedit/EditCases.class";
+
 static loaded load(void)
 {
 	loaded l;
-	l.bytes = test_load(dir, "edit/jinstedit/EditCases.class", &l.len);
+	l.bytes = test_load(dir, cur_class, &l.len);
 	jinst_diag d;
 	if (jinst_class_parse(&l.c, l.bytes, l.len, NULL, NULL, &d)) {
-		printf("FAIL cannot parse EditCases.class: %s\n", d.message);
+		printf("FAIL cannot parse %s: %s\n", cur_class, d.message);
 		exit(1);
 	}
 	return l;
@@ -367,6 +370,18 @@ static void test_relocation(void)
 			relocate(methods[i][0], methods[i][1], JINST_BEFORE_OUTSIDE, shift);
 		}
 	CHECK(paddings_seen == 0xf, "switches seen at paddings mask 0x%x, expected all four", paddings_seen);
+	/* finally blocks as subroutines (ECJ -1.4, class file 46): jsr targets
+	 * and the ranges around them move like any branch. */
+	cur_class = "jsr/jinstjsr/Finally.class";
+	static const char *const jsr_methods[][2] = {
+		{"body", "(I)I"}, {"nested", "(Ljava/lang/String;)Ljava/lang/String;"}, {"main", "([Ljava/lang/String;)V"},
+	};
+	for (size_t i = 0; i < sizeof(jsr_methods) / sizeof(jsr_methods[0]); i++)
+		for (uint32_t shift = 0; shift < 4; shift++) {
+			relocate(jsr_methods[i][0], jsr_methods[i][1], JINST_BEFORE_INSIDE, shift);
+			relocate(jsr_methods[i][0], jsr_methods[i][1], JINST_BEFORE_OUTSIDE, shift);
+		}
+	cur_class = "edit/jinstedit/EditCases.class";
 }
 
 /* ---- widening ---- */
@@ -953,6 +968,75 @@ static void test_replace(void)
 	unload(&l);
 }
 
+/* ---- untouched methods are copied byte for byte ---- */
+
+static void test_untouched(void)
+{
+	loaded l = load();
+	jinst_edit *ed;
+	jinst_diag d;
+	jinst_edit_open(&ed, l.c, method(l.c, "loop", "(I)I"), NULL, &d);
+	jinst_insn nop = {.opcode = 0x00};
+	jinst_edit_insert(ed, jinst_edit_first_insn(ed), JINST_BEFORE_OUTSIDE, &nop, 1, NULL);
+	CHECK(jinst_edit_commit(ed, &d) == 0, "commit: %s", d.message);
+	uint8_t *out;
+	size_t len;
+	jinst_class *c2;
+	CHECK(jinst_class_write(l.c, NULL, &out, &len, &d) == 0 && jinst_class_parse(&c2, out, len, NULL, NULL, &d) == 0,
+	      "write and parse: %s", d.message);
+	unsigned same = 0, edited = 0;
+	for (uint16_t i = 0; i < jinst_class_method_count(c2); i++) {
+		jinst_attr *a = jinst_attr_find(jinst_member_attrs(jinst_class_method(l.c, i)), JINST_ATTR_CODE);
+		jinst_attr *b = jinst_attr_find(jinst_member_attrs(jinst_class_method(c2, i)), JINST_ATTR_CODE);
+		if (!a || !b)
+			continue;
+		uint16_t nl;
+		const uint8_t *name = jinst_cp_utf8(l.c, jinst_member_name_index(jinst_class_method(l.c, i)), &nl);
+		bool is_loop = nl == 4 && !memcmp(name, "loop", 4);
+		/* a->info is the original attribute (the model changed, not the info). */
+		bool eq = a->length == b->length && !memcmp(a->info, b->info, a->length);
+		if (is_loop)
+			edited += !eq && b->length == a->length + 1;
+		else
+			same += eq;
+		CHECK(is_loop ? !eq : eq, "method %.*s: Code %s", nl, name, is_loop ? "unchanged" : "changed");
+	}
+	CHECK(edited == 1 && same >= 10, "%u untouched methods copied, %u edited", same, edited);
+	jinst_class_free(c2);
+	free(out);
+	unload(&l);
+}
+
+/* ---- outside before inside, whatever the order of the calls ---- */
+
+static void test_sides(void)
+{
+	loaded l = load();
+	jinst_member *m = method(l.c, "loop", "(I)I");
+	jinst_edit *ed;
+	jinst_diag d;
+	jinst_edit_open(&ed, l.c, m, NULL, &d);
+	jinst_node *first = jinst_edit_first_insn(ed);
+	jinst_insn in1 = {.opcode = 0x00}, in2 = {.opcode = 0x03}, in3 = {.opcode = 0x57};
+	jinst_insn out1[2] = {{.opcode = 0x04}, {.opcode = 0x57}}, out2 = {.opcode = 0x05}, out3 = {.opcode = 0x57};
+	/* inside: nop; then outside: iconst_1 pop; inside: iconst_0 pop; outside: iconst_2 pop */
+	CHECK(jinst_edit_insert(ed, first, JINST_BEFORE_INSIDE, &in1, 1, NULL) == 0, "inside 1");
+	CHECK(jinst_edit_insert(ed, first, JINST_BEFORE_OUTSIDE, out1, 2, NULL) == 0, "outside 1");
+	CHECK(jinst_edit_insert(ed, first, JINST_BEFORE_INSIDE, &in2, 1, NULL) == 0, "inside 2");
+	CHECK(jinst_edit_insert(ed, first, JINST_BEFORE_INSIDE, &in3, 1, NULL) == 0, "inside 3");
+	CHECK(jinst_edit_insert(ed, first, JINST_BEFORE_OUTSIDE, &out2, 1, NULL) == 0, "outside 2");
+	CHECK(jinst_edit_insert(ed, first, JINST_BEFORE_OUTSIDE, &out3, 1, NULL) == 0, "outside 3");
+	CHECK(jinst_edit_commit(ed, &d) == 0, "commit: %s", d.message);
+	jinst_insn *ni;
+	uint32_t nn = decode(l.c, m, &ni, NULL, NULL);
+	static const uint8_t expect[] = {0x04, 0x57, 0x05, 0x57, 0x00, 0x03, 0x57, 0x03 /* the original iconst_0 */};
+	bool same = nn >= sizeof(expect);
+	for (size_t i = 0; same && i < sizeof(expect); i++)
+		same = ni[i].opcode == expect[i];
+	CHECK(same, "outside code first, each side in call order: %02x %02x %02x %02x %02x %02x %02x %02x", ni[0].opcode, ni[1].opcode, ni[2].opcode, ni[3].opcode, ni[4].opcode, ni[5].opcode, ni[6].opcode, ni[7].opcode);
+	unload(&l);
+}
+
 /* ---- two passes over the same method ---- */
 
 /* A second editor opens what the first committed (code, tables and frames
@@ -1078,5 +1162,7 @@ int main(int argc, char **argv)
 	test_replace();
 	test_frames_all();
 	test_two_passes();
+	test_sides();
+	test_untouched();
 	return check_report();
 }

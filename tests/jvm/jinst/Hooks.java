@@ -3,12 +3,16 @@ package jinst;
 /* The hooks tests/corpus/edit_check --hooks calls: counts, and at shutdown
  * prints them, so the test can check every entry met one exit. */
 public final class Hooks {
-	static long enters, exits, throwsOut;
+	static long enters, exits, throwsOut, bad;
 	static {
 		Runtime.getRuntime().addShutdownHook(new Thread(() ->
-			System.err.println("hooks: enter " + enters + " exit " + exits + " exitThrow " + throwsOut)));
+			System.err.println("hooks: enter " + enters + " exit " + exits + " exitThrow " + throwsOut + " badtime " + bad)));
 	}
 	public static void enter(int id) { enters++; }
 	public static void exit(int id) { exits++; }
 	public static void exitThrow(int id) { throwsOut++; }
+	/* --times: the entry's System.nanoTime() comes along; it must be a time
+	 * at or before now (and not 0), or the timed local was lost. */
+	public static void exit(int id, long t0) { exits++; if (t0 == 0 || System.nanoTime() < t0) bad++; }
+	public static void exitThrow(int id, long t0) { throwsOut++; if (t0 == 0 || System.nanoTime() < t0) bad++; }
 }

@@ -1,0 +1,20 @@
+/*
+ * Internals of libjinst_instrument shared between its modules.
+ */
+#ifndef JINST_INSTRUMENT_INTERNAL_H
+#define JINST_INSTRUMENT_INTERNAL_H
+
+#include "jinst/edit.h"
+#include "jinst/instrument.h"
+
+/* Fills diag (which may be NULL) and returns code. */
+int jinst_ins_fail(jinst_diag *diag, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The trace pass on one method with code (trace.c): entry hook, exit hook
+ * before every return, catch-all calling the exceptional-exit hook.
+ * hook_refs: the Methodref of each hook (enum jinst_hook_id) in cls's pool.
+ * On failure the method is left as it was. */
+int jinst_trace_method(jinst_class *cls, jinst_member *m, uint32_t id, const uint16_t *hook_refs,
+                       jinst_diag *diag);
+
+#endif

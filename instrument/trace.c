@@ -1,0 +1,528 @@
+/*
+ * The trace pass: every method with code calls the entry hook first, the
+ * exit hook before each return, and the exceptional-exit hook from a
+ * catch-all handler that rethrows.
+ *
+ * Entry. The hook call goes before the first instruction, outside the
+ * labels there (JINST_BEFORE_OUTSIDE), so a loop that jumps back to offset
+ * 0 does not count a second entry.
+ *
+ * Exit. Before each *return, inside its labels (JINST_BEFORE_INSIDE), so
+ * every branch to the return runs the hook too. The return value, if any,
+ * stays on the stack under the id.
+ *
+ * Exceptional exit. One handler appended after the code: it pushes the id,
+ * calls the hook (which takes the id) and throws the exception that is
+ * still on the stack. Its frame is locals [] and stack [Throwable]; its
+ * exception-table entry is appended after the method's own, so the
+ * method's handlers keep precedence (JVMS 2.10: the first matching entry
+ * wins). The range covers the whole code after the entry hook, except in
+ * constructors.
+ *
+ * Constructors. Until the super(...) or this(...) call, `this` is
+ * uninitializedThis, and a handler whose frame has no uninitializedThis
+ * local may not cover such code: the incoming frame carries flagThisUninit
+ * and the handler's does not (JVMS 4.10.1.4 frameIsAssignable, 4.10.1.9
+ * invokespecial). So the range must start after the <init> call that
+ * initializes `this`. Which invokespecial that is takes a data flow: javac
+ * evaluates the arguments first, and they can hold `new X(...)` (another
+ * invokespecial <init>, on an Uninitialized(new) receiver) and conditionals
+ * (branches before the call). The flow below walks the code from its entry
+ * and from handlers, tracking for each stack slot and local whether it
+ * holds uninitializedThis (aload/astore, the dup family and swap move the
+ * mark; everything else pushes unmarked values), until an invokespecial
+ * <init> whose receiver slot is marked: from there on `this` is
+ * initialized. Every instruction reached only with `this` initialized may
+ * be covered; each maximal run of them in code order becomes one range
+ * (for javac's code, one range from after super(...) to the end). Code the
+ * flow never reaches is not covered: its frame, if any, is unknown here.
+ */
+#include <string.h>
+
+#include "internal.h"
+
+enum {
+	OP_ICONST_0 = 0x03, OP_BIPUSH = 0x10, OP_SIPUSH = 0x11, OP_LDC = 0x12, OP_ALOAD = 0x19,
+	OP_ALOAD_0 = 0x2a, OP_ASTORE = 0x3a, OP_ASTORE_0 = 0x4b, OP_IRETURN = 0xac, OP_RETURN = 0xb1,
+	OP_INVOKESPECIAL = 0xb7, OP_INVOKESTATIC = 0xb8, OP_ATHROW = 0xbf
+};
+
+/* ---- stack effects ---- */
+
+/* pops and pushes in slots for opcodes 0x00-0xc9 whose effect is fixed;
+ * 0xff marks the ones that read the constant pool or an operand. */
+static const uint8_t fixed_pop[202] = {
+	/* 0x00 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	/* 0x10 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	/* 0x20 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 2,
+	/* 0x30 */ 2, 2, 2, 2, 2, 2, 1, 2, 1, 2, 1, 1, 1, 1, 1, 2,
+	/* 0x40 */ 2, 2, 2, 1, 1, 1, 1, 2, 2, 2, 2, 1, 1, 1, 1, 3,
+	/* 0x50 */ 4, 3, 4, 3, 3, 3, 3, 1, 2, 1, 2, 3, 2, 3, 4, 2,
+	/* 0x60 */ 2, 4, 2, 4, 2, 4, 2, 4, 2, 4, 2, 4, 2, 4, 2, 4,
+	/* 0x70 */ 2, 4, 2, 4, 1, 2, 1, 2, 2, 3, 2, 3, 2, 3, 2, 4,
+	/* 0x80 */ 2, 4, 2, 4, 0, 1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2,
+	/* 0x90 */ 2, 1, 1, 1, 4, 2, 2, 4, 4, 1, 1, 1, 1, 1, 1, 2,
+	/* 0xa0 */ 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 1, 1, 1, 2, 1, 2,
+	/* 0xb0 */ 1, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 1, 1, 1, 1,
+	/* 0xc0 */ 1, 1, 1, 1, 0, 0xff, 1, 1, 0, 0,
+};
+static const uint8_t fixed_push[202] = {
+	/* 0x00 */ 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 1, 1, 1, 2, 2,
+	/* 0x10 */ 1, 1, 1, 1, 2, 1, 2, 1, 2, 1, 1, 1, 1, 1, 2, 2,
+	/* 0x20 */ 2, 2, 1, 1, 1, 1, 2, 2, 2, 2, 1, 1, 1, 1, 1, 2,
+	/* 0x30 */ 1, 2, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	/* 0x40 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	/* 0x50 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 3, 4, 4, 5, 6, 2,
+	/* 0x60 */ 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2,
+	/* 0x70 */ 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2,
+	/* 0x80 */ 1, 2, 1, 2, 0, 2, 1, 2, 1, 1, 2, 1, 2, 2, 1, 2,
+	/* 0x90 */ 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0,
+	/* 0xa0 */ 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0,
+	/* 0xb0 */ 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 1, 1, 1, 1, 0,
+	/* 0xc0 */ 1, 1, 0, 0, 0, 0xff, 0, 0, 0, 1,
+};
+
+static int type_slots(uint8_t c)
+{
+	return c == 'J' || c == 'D' ? 2 : c == 'V' ? 0 : 1;
+}
+
+/* Argument and return slots of a method descriptor, or of a field's type
+ * (args -1). */
+static int desc_slots(const uint8_t *d, uint16_t len, int *args, int *ret)
+{
+	uint16_t i = 0;
+	if (!len)
+		return JINST_EMALFORMED;
+	if (d[0] != '(') {
+		*args = -1;
+		*ret = type_slots(d[0]);
+		return 0;
+	}
+	int n = 0;
+	for (i = 1; i < len && d[i] != ')'; i++) {
+		n += type_slots(d[i]);
+		while (i < len && d[i] == '[')
+			i++;
+		if (i < len && d[i] == 'L')
+			while (i < len && d[i] != ';')
+				i++;
+	}
+	if (i + 1 >= len)
+		return JINST_EMALFORMED;
+	*args = n;
+	*ret = type_slots(d[i + 1]);
+	return 0;
+}
+
+/* The name and descriptor of the member or call site a cp2 operand names. */
+static int member_ref(jinst_class *c, uint16_t index, const uint8_t **name, uint16_t *nlen, const uint8_t **desc,
+                      uint16_t *dlen)
+{
+	jinst_cp_entry e, nat;
+	if (jinst_cp_get(c, index, &e))
+		return JINST_EMALFORMED;
+	uint16_t nt = e.tag == JINST_CP_INVOKE_DYNAMIC || e.tag == JINST_CP_DYNAMIC ? e.u.dyn.name_and_type_index
+	                                                                             : e.u.ref.name_and_type_index;
+	if (jinst_cp_get(c, nt, &nat) || nat.tag != JINST_CP_NAME_AND_TYPE)
+		return JINST_EMALFORMED;
+	*name = jinst_cp_utf8(c, nat.u.nat.name_index, nlen);
+	*desc = jinst_cp_utf8(c, nat.u.nat.descriptor_index, dlen);
+	return *name && *desc ? 0 : JINST_EMALFORMED;
+}
+
+/* ---- the constructor flow ---- */
+
+enum { SEEN_UNINIT = 1, SEEN_INIT = 2 };
+
+typedef struct fstate {
+	uint16_t sp;
+	uint8_t *stack;  /* 1: uninitializedThis */
+	uint8_t *locals;
+} fstate;
+
+typedef struct work {
+	uint32_t idx;
+	fstate *st; /* NULL: `this` is initialized */
+} work;
+
+typedef struct flow {
+	jinst_class *c;
+	jinst_arena *A;
+	const jinst_code *code;
+	jinst_insn *in;
+	uint32_t n;
+	int32_t *at;      /* offset -> instruction index, -1 */
+	uint8_t *seen;
+	work *wl;
+	uint32_t nwl, capwl;
+	uint16_t max_stack, max_locals;
+} flow;
+
+static fstate *state_copy(flow *f, const fstate *s)
+{
+	fstate *t = jinst_arena_alloc(f->A, sizeof(*t));
+	uint8_t *b = jinst_arena_alloc(f->A, (size_t)f->max_stack + f->max_locals + 1);
+	if (!t || !b)
+		return NULL;
+	t->sp = s->sp;
+	t->stack = b;
+	t->locals = b + f->max_stack;
+	memcpy(t->stack, s->stack, f->max_stack);
+	memcpy(t->locals, s->locals, f->max_locals);
+	return t;
+}
+
+static int push_work(flow *f, int64_t target, const fstate *s)
+{
+	if (target < 0 || target >= f->code->code_length || f->at[target] < 0)
+		return JINST_EMALFORMED;
+	uint32_t idx = (uint32_t)f->at[target];
+	if (f->seen[idx] & (s ? SEEN_UNINIT : SEEN_INIT))
+		return 0;
+	if (f->nwl == f->capwl) {
+		uint32_t cap = f->capwl ? f->capwl * 2 : 64;
+		work *w = jinst_arena_alloc(f->A, (size_t)cap * sizeof(*w));
+		if (!w)
+			return JINST_ENOMEM;
+		if (f->nwl)
+			memcpy(w, f->wl, (size_t)f->nwl * sizeof(*w));
+		f->wl = w;
+		f->capwl = cap;
+	}
+	fstate *copy = NULL;
+	if (s && !(copy = state_copy(f, s)))
+		return JINST_ENOMEM;
+	f->wl[f->nwl++] = (work){idx, copy};
+	return 0;
+}
+
+/* One instruction's effect on the marks. *init: it initializes `this`. */
+static int step(flow *f, fstate *s, const jinst_insn *in, bool *init)
+{
+	uint8_t op = in->opcode;
+	uint8_t *st = s->stack;
+	int pop, push;
+	*init = false;
+	if (op == OP_ALOAD || (op >= OP_ALOAD_0 && op < OP_ALOAD_0 + 4)) {
+		uint32_t l = op == OP_ALOAD ? (uint32_t)in->operand : (uint32_t)(op - OP_ALOAD_0);
+		if (l >= f->max_locals || s->sp >= f->max_stack)
+			return JINST_EMALFORMED;
+		st[s->sp++] = s->locals[l];
+		return 0;
+	}
+	if (op == OP_ASTORE || (op >= OP_ASTORE_0 && op < OP_ASTORE_0 + 4)) {
+		uint32_t l = op == OP_ASTORE ? (uint32_t)in->operand : (uint32_t)(op - OP_ASTORE_0);
+		if (l >= f->max_locals || !s->sp)
+			return JINST_EMALFORMED;
+		s->locals[l] = st[--s->sp];
+		return 0;
+	}
+	/* Other stores overwrite their slots with unmarked values. */
+	if ((op >= 0x36 && op <= 0x39) || (op >= 0x3b && op <= 0x4a)) {
+		static const uint8_t wide_store[] = {1, 2, 1, 2};
+		uint32_t l, w;
+		if (op <= 0x39) {
+			l = (uint32_t)in->operand;
+			w = wide_store[op - 0x36];
+		} else {
+			l = (uint32_t)(op - 0x3b) % 4;
+			w = wide_store[(op - 0x3b) / 4];
+		}
+		if (l + w > f->max_locals)
+			return JINST_EMALFORMED;
+		memset(s->locals + l, 0, w);
+	}
+	if (op >= 0x57 && op <= 0x5f) {
+		/* pop .. swap: how many slots each takes, and what it pushes back */
+		static const uint8_t take[] = {1, 2, 1, 2, 3, 2, 3, 4, 2};
+		/* the new top slots, bottom first: 'a' the old top, 'b' below it... */
+		static const char *const out[] = {"", "", "aa", "aba", "acba", "baba", "bacba", "badcba", "ab"};
+		uint8_t k = take[op - 0x57];
+		if (s->sp < k)
+			return JINST_EMALFORMED;
+		uint8_t v[4]; /* v[0] = top ('a'), v[1] = 'b'... */
+		for (uint8_t i = 0; i < k; i++)
+			v[i] = st[s->sp - 1 - i];
+		s->sp -= k;
+		const char *o = out[op - 0x57];
+		size_t n = strlen(o);
+		if (s->sp + n > f->max_stack)
+			return JINST_EMALFORMED;
+		for (size_t i = 0; i < n; i++)
+			st[s->sp++] = v[o[i] - 'a'];
+		return 0;
+	}
+	if (op >= 202)
+		return JINST_EMALFORMED;
+	pop = fixed_pop[op];
+	push = fixed_push[op];
+	if (pop == 0xff) {
+		const uint8_t *name, *desc;
+		uint16_t nl, dl;
+		int args, ret;
+		if (op == 0xc5) { /* multianewarray */
+			pop = in->operand2;
+			push = 1;
+		} else {
+			if (member_ref(f->c, (uint16_t)in->operand, &name, &nl, &desc, &dl) || desc_slots(desc, dl, &args, &ret))
+				return JINST_EMALFORMED;
+			switch (op) {
+			case 0xb2: pop = 0; push = ret; break;            /* getstatic */
+			case 0xb3: pop = ret; push = 0; break;            /* putstatic */
+			case 0xb4: pop = 1; push = ret; break;            /* getfield */
+			case 0xb5: pop = 1 + ret; push = 0; break;        /* putfield */
+			case 0xb8: case 0xba: pop = args; push = ret; break; /* invokestatic, invokedynamic */
+			default: pop = args + 1; push = ret; break;       /* invokevirtual, special, interface */
+			}
+			if (args < 0 && op >= 0xb6)
+				return JINST_EMALFORMED;
+			if (op == OP_INVOKESPECIAL && nl == 6 && !memcmp(name, "<init>", 6)) {
+				if (s->sp < pop)
+					return JINST_EMALFORMED;
+				*init = st[s->sp - pop] == 1;
+			}
+		}
+	}
+	if (s->sp < pop || s->sp - pop + push > f->max_stack)
+		return JINST_EMALFORMED;
+	s->sp = (uint16_t)(s->sp - pop);
+	for (int i = 0; i < push; i++)
+		st[s->sp++] = 0;
+	return 0;
+}
+
+/* Walks straight-line code from w, queueing branch targets and handlers. */
+static int walk(flow *f, work w)
+{
+	uint32_t idx = w.idx;
+	fstate *s = w.st;
+	for (;;) {
+		uint8_t mode = s ? SEEN_UNINIT : SEEN_INIT;
+		if (idx >= f->n)
+			return JINST_EMALFORMED; /* fell off the end */
+		if (f->seen[idx] & mode)
+			return 0;
+		f->seen[idx] |= mode;
+		const jinst_insn *in = &f->in[idx];
+		int rc;
+		for (uint16_t i = 0; i < f->code->exception_count; i++) {
+			const jinst_exception_entry *e = &f->code->exceptions[i];
+			if (in->offset < e->start_pc || in->offset >= e->end_pc)
+				continue;
+			fstate *h = NULL;
+			if (s) {
+				if (!(h = state_copy(f, s)))
+					return JINST_ENOMEM;
+				h->sp = 1;
+				h->stack[0] = 0;
+			}
+			if ((rc = push_work(f, e->handler_pc, h)))
+				return rc;
+		}
+		uint8_t op = in->opcode;
+		bool init = false;
+		if (s) {
+			if (op == 0xa8 || op == 0xa9 || op == 0xc9) /* jsr, ret, jsr_w before super(): not handled */
+				return JINST_EUNSUPPORTED;
+			if ((rc = step(f, s, in, &init)))
+				return rc;
+		}
+		fstate *next = init ? NULL : s;
+		if ((op >= 0x99 && op <= 0xa8) || op == 0xc6 || op == 0xc7 || op == 0xc8 || op == 0xc9) {
+			if ((rc = push_work(f, in->operand, next)))
+				return rc;
+			if (op == 0xa7 || op == 0xc8) /* goto, goto_w */
+				return 0;
+		} else if (op == 0xaa || op == 0xab) {
+			if ((rc = push_work(f, in->sw->default_target, next)))
+				return rc;
+			for (uint32_t i = 0; i < in->sw->count; i++)
+				if ((rc = push_work(f, in->sw->targets[i], next)))
+					return rc;
+			return 0;
+		} else if ((op >= OP_IRETURN && op <= OP_RETURN) || op == OP_ATHROW || op == 0xa9) {
+			return 0;
+		}
+		s = next;
+		idx++;
+	}
+}
+
+typedef struct range {
+	uint32_t start, end; /* original offsets, end exclusive (may be code_length) */
+} range;
+
+/* The ranges a constructor's catch-all may cover. */
+static int ctor_ranges(jinst_class *c, jinst_member *m, range **out, uint32_t *nout, jinst_diag *diag)
+{
+	flow f = {.c = c, .A = jinst_class_arena(c)};
+	jinst_attr *a = jinst_attr_find(jinst_member_attrs(m), JINST_ATTR_CODE);
+	jinst_code *code;
+	int rc = a ? jinst_attr_decode(c, a, (void **)&code, diag) : JINST_EINVAL;
+	if (rc)
+		return rc;
+	if ((rc = jinst_code_decode(c, code, &f.in, &f.n, diag)))
+		return rc;
+	f.code = code;
+	f.max_stack = code->max_stack;
+	f.max_locals = code->max_locals;
+	f.at = jinst_arena_alloc(f.A, ((size_t)code->code_length + 1) * sizeof(*f.at));
+	f.seen = jinst_arena_zalloc(f.A, (size_t)f.n + 1);
+	*out = jinst_arena_alloc(f.A, ((size_t)f.n / 2 + 1) * sizeof(**out));
+	if (!f.at || !f.seen || !*out)
+		return JINST_ENOMEM;
+	memset(f.at, 0xff, ((size_t)code->code_length + 1) * sizeof(*f.at));
+	for (uint32_t i = 0; i < f.n; i++)
+		f.at[f.in[i].offset] = (int32_t)i;
+
+	/* The initial frame: local 0 is uninitializedThis (JVMS 4.10.1.6). */
+	uint8_t *b = jinst_arena_zalloc(f.A, (size_t)f.max_stack + f.max_locals + 1);
+	if (!b || !f.max_locals)
+		return b ? jinst_ins_fail(diag, JINST_EMALFORMED, "constructor with max_locals 0") : JINST_ENOMEM;
+	fstate s0 = {0, b, b + f.max_stack};
+	s0.locals[0] = 1;
+	if ((rc = push_work(&f, 0, &s0)))
+		return rc;
+	while (f.nwl) {
+		work w = f.wl[--f.nwl];
+		if ((rc = walk(&f, w)))
+			return jinst_ins_fail(diag, rc, "constructor: cannot follow `this` (%s)", jinst_strerror(rc));
+	}
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < f.n;) {
+		if (f.seen[i] != SEEN_INIT) {
+			i++;
+			continue;
+		}
+		uint32_t j = i;
+		while (j < f.n && f.seen[j] == SEEN_INIT)
+			j++;
+		(*out)[n++] = (range){f.in[i].offset, j < f.n ? f.in[j].offset : code->code_length};
+		i = j;
+	}
+	*nout = n;
+	return 0;
+}
+
+/* ---- the pass ---- */
+
+static int push_id(jinst_class *c, uint32_t id, jinst_insn *in)
+{
+	memset(in, 0, sizeof(*in));
+	if (id <= 5) {
+		in->opcode = (uint8_t)(OP_ICONST_0 + id);
+	} else if (id <= 127) {
+		in->opcode = OP_BIPUSH;
+		in->operand = (int32_t)id;
+	} else if (id <= 32767) {
+		in->opcode = OP_SIPUSH;
+		in->operand = (int32_t)id;
+	} else {
+		uint16_t k;
+		int rc = jinst_cp_add_integer(c, (int32_t)id, &k);
+		if (rc)
+			return rc;
+		in->opcode = OP_LDC;
+		in->operand = k;
+	}
+	return 0;
+}
+
+static jinst_insn op_cp(uint8_t opcode, uint16_t index)
+{
+	jinst_insn in;
+	memset(&in, 0, sizeof(in));
+	in.opcode = opcode;
+	in.operand = index;
+	return in;
+}
+
+static int edit(jinst_class *c, jinst_edit *ed, uint32_t id, const uint16_t *refs, const range *rs, uint32_t nr,
+                bool whole)
+{
+	jinst_insn seq[4];
+	int rc = push_id(c, id, &seq[0]);
+	if (rc)
+		return rc;
+
+	jinst_node *first = jinst_edit_first_insn(ed);
+	if (!first)
+		return JINST_EMALFORMED;
+	/* The range labels first: a label made after the exit code went in
+	 * would stand between that code and its return, leaving it uncovered. */
+	jinst_label start = JINST_NO_LABEL, *ls = NULL;
+	if (whole && (rc = jinst_edit_label_at(ed, jinst_node_original_offset(first), &start)))
+		return rc;
+	if (nr && !(ls = jinst_arena_alloc(jinst_class_arena(c), (size_t)nr * 2 * sizeof(*ls))))
+		return JINST_ENOMEM;
+	for (uint32_t i = 0; i < nr; i++)
+		if ((rc = jinst_edit_label_at(ed, rs[i].start, &ls[2 * i])) ||
+		    (rc = jinst_edit_label_at(ed, rs[i].end, &ls[2 * i + 1])))
+			return rc;
+	seq[1] = op_cp(OP_INVOKESTATIC, refs[JINST_HOOK_ENTER]);
+	if ((rc = jinst_edit_insert(ed, first, JINST_BEFORE_OUTSIDE, seq, 2, NULL)))
+		return rc;
+
+	seq[1] = op_cp(OP_INVOKESTATIC, refs[JINST_HOOK_EXIT]);
+	for (jinst_node *n = first; n; n = jinst_node_next(n)) {
+		const jinst_insn *in = jinst_node_insn(n);
+		if (in && in->opcode >= OP_IRETURN && in->opcode <= OP_RETURN &&
+		    jinst_node_original_offset(n) != JINST_NO_OFFSET &&
+		    (rc = jinst_edit_insert(ed, n, JINST_BEFORE_INSIDE, seq, 2, NULL)))
+			return rc;
+	}
+
+	if (!whole && !nr)
+		return 0;
+	jinst_label h;
+	if ((rc = jinst_edit_new_label(ed, &h)))
+		return rc;
+	jinst_insn hs[4];
+	memset(&hs[0], 0, sizeof(hs[0]));
+	hs[0].opcode = JINST_OP_LABEL;
+	hs[0].operand = (int32_t)h;
+	hs[1] = seq[0];
+	hs[2] = op_cp(OP_INVOKESTATIC, refs[JINST_HOOK_EXIT_THROW]);
+	hs[3] = op_cp(OP_ATHROW, 0);
+	if ((rc = jinst_edit_insert(ed, NULL, JINST_AFTER, hs, 4, NULL)))
+		return rc;
+	static const char throwable[] = "java/lang/Throwable";
+	jinst_ftype t = {JINST_VT_OBJECT, 0, sizeof(throwable) - 1, (const uint8_t *)throwable};
+	jinst_full_frame fr = {0, 0, 1, NULL, &t};
+	if ((rc = jinst_edit_set_frame(ed, h, &fr)))
+		return rc;
+	if (whole)
+		return jinst_edit_add_handler(ed, start, jinst_edit_end_label(ed), h, 0);
+	for (uint32_t i = 0; i < nr; i++)
+		if ((rc = jinst_edit_add_handler(ed, ls[2 * i], ls[2 * i + 1], h, 0)))
+			return rc;
+	return 0;
+}
+
+int jinst_trace_method(jinst_class *c, jinst_member *m, uint32_t id, const uint16_t *refs, jinst_diag *diag)
+{
+	uint16_t nl;
+	const uint8_t *name = jinst_cp_utf8(c, jinst_member_name_index(m), &nl);
+	bool ctor = name && nl == 6 && !memcmp(name, "<init>", 6);
+	range *rs = NULL;
+	uint32_t nr = 0;
+	int rc;
+	if (ctor && (rc = ctor_ranges(c, m, &rs, &nr, diag)))
+		return rc;
+	/* Before 50 the verifier infers types (JVMS 4.10.2) and reads no
+	 * StackMapTable: derive none (such code may hold jsr/ret). */
+	jinst_edit_options eo = JINST_EDIT_OPTIONS_INIT;
+	if (jinst_class_major_version(c) < 50)
+		eo.frames = JINST_EDIT_FRAMES_NONE;
+	jinst_edit *ed;
+	if ((rc = jinst_edit_open(&ed, c, m, &eo, diag)))
+		return rc;
+	rc = edit(c, ed, id, refs, rs, nr, !ctor);
+	if (rc)
+		jinst_ins_fail(diag, rc, "editing: %s", jinst_strerror(rc));
+	else
+		rc = jinst_edit_commit(ed, diag);
+	jinst_edit_free(ed);
+	return rc;
+}

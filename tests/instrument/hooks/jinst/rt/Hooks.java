@@ -1,0 +1,39 @@
+package jinst.rt;
+
+/* A test-only stand-in for the runtime's hooks (the real one lives in
+ * runtime-java/): it counts the calls per method id in static arrays and
+ * prints the non-zero counts at exit as "COUNT id enter exit exitThrow". */
+public final class Hooks {
+	private static final int[] ENTER = new int[1 << 16];
+	private static final int[] EXIT = new int[1 << 16];
+	private static final int[] THROW = new int[1 << 16];
+
+	static {
+		Runtime.getRuntime().addShutdownHook(new Thread(Hooks::dump));
+	}
+
+	private Hooks() {
+	}
+
+	public static void enter(int id) {
+		ENTER[id]++;
+	}
+
+	public static void exit(int id) {
+		EXIT[id]++;
+	}
+
+	public static void exitThrow(int id) {
+		THROW[id]++;
+	}
+
+	private static synchronized void dump() {
+		StringBuilder sb = new StringBuilder();
+		for (int i = 0; i < ENTER.length; i++)
+			if (ENTER[i] != 0 || EXIT[i] != 0 || THROW[i] != 0)
+				sb.append("COUNT ").append(i).append(' ').append(ENTER[i]).append(' ').append(EXIT[i]).append(' ')
+						.append(THROW[i]).append('\n');
+		System.out.print(sb);
+		System.out.flush();
+	}
+}
