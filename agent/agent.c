@@ -594,7 +594,8 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 	}
 	atomic_store(&g.live, 0);
 	g.dead = true;
-	summary();
+	if (!g.stopped)
+		summary();
 }
 
 /* ---- loading ---------------------------------------------------------- */
@@ -673,6 +674,11 @@ static int parse(jinst_agent_options *o, const char *options, bool attach)
 	char err[512];
 	if (jinst_agent_options_parse(o, options, err, sizeof err) < 0) {
 		fprintf(stderr, "jinst: %s\n\n", err);
+		/* jcmd's own parser cuts an unquoted "key=value" argument at the '=',
+		 * so an attach that lost its value most likely needs quotes. */
+		if (attach && options && !strchr(options, '='))
+			fprintf(stderr, "jinst: through jcmd, quote options that contain '=': "
+			                "jcmd PID JVMTI.agent_load /path/libjinst.so '\"trace=times,out=...\"'\n\n");
 		jinst_agent_usage(stderr);
 		return JNI_ERR;
 	}

@@ -178,9 +178,12 @@ int jinst_agent_options_parse(jinst_agent_options *o, const char *options, char 
 			[JINST_TRACE_EVENTS] = JINST_FORMAT_CHROME};
 		o->formats = defaults[o->mode];
 	} else if (o->formats & ~allowed[o->mode]) {
-		return fail(err, esize, "format=: %s needs another trace= than %s%s",
-		            (o->formats & ~allowed[o->mode] & JINST_FORMAT_CHROME) ? "chrome" :
-		            (o->formats & ~allowed[o->mode] & JINST_FORMAT_COUNTS) ? "counts" : "profile/folded",
+		unsigned bad = o->formats & ~allowed[o->mode];
+		return fail(err, esize,
+		            "format=%s is not available with trace=%s%s (counts: counts; times: counts, profile, folded; "
+		            "events: chrome)",
+		            (bad & JINST_FORMAT_COUNTS) ? "counts" : (bad & JINST_FORMAT_PROFILE) ? "profile" :
+		            (bad & JINST_FORMAT_FOLDED) ? "folded" : "chrome",
 		            mode_names[o->mode], mode_given ? "" : " (the default)");
 	}
 	if (o->include_count == 0)
@@ -196,7 +199,8 @@ void jinst_agent_usage(FILE *f)
 	fputs("jinst " JINST_VERSION_STRING ": method tracing by bytecode instrumentation\n"
 	      "\n"
 	      "  java -agentpath:/path/libjinst.so[=OPTION,...] ...\n"
-	      "  jcmd PID JVMTI.agent_load /path/libjinst.so [OPTION,...]\n"
+	      "  jcmd PID JVMTI.agent_load /path/libjinst.so '\"OPTION,...\"'\n"
+	      "      (the quotes keep jcmd from cutting the options at their first '=')\n"
 	      "\n"
 	      "OPTION          meaning                                              default\n"
 	      "help            print these options and exit\n"
