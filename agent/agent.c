@@ -291,11 +291,17 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass clas
 			(*jvmti)->Deallocate(jvmti, out);
 	} else if (!out) {
 		atomic_fetch_add(&g.unchanged, 1);
+		if (diag.message[0])
+			logf_("%s: %s", name, diag.message);
 	} else if (out_len > INT32_MAX) {
 		logf_("%s left unchanged: instrumented class of %zu bytes", name, out_len);
 		atomic_fetch_add(&g.failed, 1);
 		(*jvmti)->Deallocate(jvmti, out);
 	} else {
+		/* Instrumented, perhaps with some methods left as they were: the
+		 * pass says which in a note (code 0). */
+		if (diag.message[0])
+			logf_("%s: %s", name, diag.message);
 		originals_keep(name, data, len);
 		*new_data = out;
 		*new_len = (jint)out_len;
@@ -676,7 +682,11 @@ static int parse(jinst_agent_options *o, const char *options, bool attach)
 		fprintf(stderr, "jinst: %s\n\n", err);
 		/* jcmd's own parser cuts an unquoted "key=value" argument at the '=',
 		 * so an attach that lost its value most likely needs quotes. */
-		if (attach && options && !strchr(options, '='))
+		static const char *const keys[] = {"trace", "include", "exclude", "format", "out", "log", "maxevents", NULL};
+		bool key_only = false;
+		for (size_t i = 0; attach && options && keys[i]; i++)
+			key_only |= !strcmp(options, keys[i]);
+		if (key_only)
 			fprintf(stderr, "jinst: through jcmd, quote options that contain '=': "
 			                "jcmd PID JVMTI.agent_load /path/libjinst.so '\"trace=times,out=...\"'\n\n");
 		jinst_agent_usage(stderr);
