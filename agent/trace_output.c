@@ -218,7 +218,8 @@ int jinst_trace_write_folded(FILE *f, const int64_t *tree, size_t len, jinst_tra
 		free(ok);
 	}
 	if (!err) {
-		qsort(lines, nlines, sizeof *lines, line_cmp);
+		if (nlines)
+			qsort(lines, nlines, sizeof *lines, line_cmp);
 		for (size_t i = 0; i < nlines;) {
 			int64_t v = lines[i].value;
 			size_t j = i + 1;
