@@ -1,7 +1,6 @@
 /*
- * The hooks the passes call: one table, read by the passes (which emit
- * invokestatic owner.name:descriptor) and by the test that checks
- * runtime-java's compiled jinst/rt/Hooks against it, so the two never drift.
+ * The runtime's hooks, one table: the passes read it to emit their calls,
+ * and a test compares it with the methods of runtime-java's Hooks class.
  */
 #include "jinst/instrument.h"
 
