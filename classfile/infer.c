@@ -56,6 +56,10 @@ typedef struct infer {
 	uint32_t nwork;
 	uint16_t max_locals, max_stack;
 	vt top, integer, flt, lng, dbl, null, throwable;
+	/* The editor's straight-line runs (jinst_sim_step) name the class of an
+	 * Uninitialized receiver through this instead of insn_at. */
+	vt (*new_class)(void *ctx, uint16_t value);
+	void *new_ctx;
 } infer;
 
 static bool vt_equal(const vt *a, const vt *b)
@@ -582,6 +586,8 @@ static int step(infer *I, frame *f, const jinst_insn *in)
 					uint16_t cl;
 					const uint8_t *cn = jinst_class_name(I->c, &cl);
 					inited = obj(cn, cl);
+				} else if (recv.tag == JINST_VT_UNINITIALIZED && I->new_class) {
+					inited = I->new_class(I->new_ctx, recv.value);
 				} else if (recv.tag == JINST_VT_UNINITIALIZED) {
 					/* The class of the `new` at that offset. */
 					int32_t at = (int32_t)recv.value;
@@ -853,4 +859,20 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 	*frames = out;
 	*count = nf;
 	return 0;
+}
+
+int jinst_sim_step(jinst_class *c, jinst_sim *s, const jinst_insn *in, jinst_diag *diag)
+{
+	infer I = {.c = c, .diag = diag, .max_locals = s->max_locals, .max_stack = s->max_stack,
+	           .new_class = s->new_class, .new_ctx = s->ctx};
+	I.top = (vt){JINST_VT_TOP, 0, 0, NULL};
+	I.integer = (vt){JINST_VT_INTEGER, 0, 0, NULL};
+	I.flt = (vt){JINST_VT_FLOAT, 0, 0, NULL};
+	I.lng = (vt){JINST_VT_LONG, 0, 0, NULL};
+	I.dbl = (vt){JINST_VT_DOUBLE, 0, 0, NULL};
+	I.null = (vt){JINST_VT_NULL, 0, 0, NULL};
+	frame f = {s->locals, s->stack, s->sp};
+	int rc = step(&I, &f, in);
+	s->sp = f.sp;
+	return rc;
 }

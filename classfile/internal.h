@@ -244,6 +244,21 @@ enum jinst_attr_kind jinst_attr_kind_of(const uint8_t *name, uint16_t len, enum 
 int jinst_code_encode(jinst_class *cls, const jinst_insn *insns, uint32_t count, jinst_buf *out,
                       jinst_diag *diag);
 
+/* One instruction of straight-line code through the abstract interpreter of
+ * infer.c, for the editor's derived frames (classfile/edit.c). Locals and
+ * stack hold one slot per word (a long or double is its type, then top).
+ * `new` pushes Uninitialized(in->offset); the receiver of an <init> that is
+ * Uninitialized(v) becomes new_class(ctx, v). Branch operands are not read.
+ * Returns 0 or a negative JINST_E* code. */
+typedef struct jinst_sim {
+	uint16_t max_locals, max_stack;
+	jinst_ftype *locals, *stack;
+	uint16_t sp;
+	jinst_ftype (*new_class)(void *ctx, uint16_t value);
+	void *ctx;
+} jinst_sim;
+int jinst_sim_step(jinst_class *cls, jinst_sim *s, const jinst_insn *in, jinst_diag *diag);
+
 /* Modified UTF-8 check; lenient accepts the overlong forms of versions <= 47.
  * Returns the index of the first invalid byte, or -1. */
 long jinst_mutf8_error_at(const uint8_t *s, size_t len, bool lenient);

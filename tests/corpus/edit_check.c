@@ -1,0 +1,444 @@
+/*
+ * The editor's property check over a corpus: for every method of every
+ * class under a folder (.class files and the .class entries of .jar files),
+ * edit the code through include/jinst/edit.h with kept/derived frames only,
+ * write the class, parse it again, and check that every edited method's
+ * code decodes and its StackMapTable expands.
+ *
+ *   edit_check [--hooks] [--out DIR] [--limit N] FOLDER...
+ *
+ * Default edit: `sipush N; invokestatic jinst/Probe.probe(I)V` before every
+ * original instruction (inside its labels; outside for the first one).
+ * --hooks: the tracing pass's shape instead: an entry call outside the
+ * first instruction (in constructors after the super()/this() call), an
+ * exit call inside every *return, and a catch-all handler appended at the
+ * end that calls exitThrow and rethrows, its range from after the entry
+ * code (or the constructor call) to the end of the code.
+ * --out DIR: writes the edited classes under DIR (for a JVM to verify).
+ *
+ * Prints counts, failures by reason and the input throughput.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <zip.h>
+
+#include "jinst/edit.h"
+
+static struct {
+	unsigned long classes, class_failed, methods, edited, skipped_no_code, failed, insns;
+	double bytes;
+	double seconds;
+} st;
+
+typedef struct reason {
+	char text[96];
+	unsigned long count;
+	char example[200];
+} reason;
+static reason reasons[256];
+static int nreasons;
+
+static bool hooks_mode;
+static const char *out_dir;
+static unsigned long limit;
+
+static void count_reason(const char *what, const jinst_diag *d, const char *where)
+{
+	char text[96];
+	snprintf(text, sizeof(text), "%s %s: %.60s", what, jinst_strerror(d->code), d->message);
+	/* Collapse numbers so similar failures group. */
+	for (char *p = text; *p; p++)
+		if (*p >= '0' && *p <= '9')
+			*p = '#';
+	for (int i = 0; i < nreasons; i++)
+		if (strcmp(reasons[i].text, text) == 0) {
+			reasons[i].count++;
+			return;
+		}
+	if (nreasons < 256) {
+		reason *r = &reasons[nreasons++];
+		snprintf(r->text, sizeof(r->text), "%s", text);
+		r->count = 1;
+		snprintf(r->example, sizeof(r->example), "%s (%s)", where, d->where);
+	}
+}
+
+static bool is_ctor(jinst_class *c, jinst_member *m)
+{
+	uint16_t len;
+	const uint8_t *n = jinst_cp_utf8(c, jinst_member_name_index(m), &len);
+	return n && len == 6 && memcmp(n, "<init>", 6) == 0;
+}
+
+/* The invokespecial <init> that initializes `this` in a constructor: the
+ * first one whose receiver is local 0, found by a depth walk of the
+ * straight-line start (javac's shape; good enough for the check). */
+static jinst_node *super_call(jinst_edit *ed, jinst_class *c)
+{
+	int pending_new = 0;
+	for (jinst_node *n = jinst_edit_first(ed); n; n = jinst_node_next(n)) {
+		const jinst_insn *in = jinst_node_insn(n);
+		if (!in)
+			continue;
+		if (in->opcode == 0xbb)
+			pending_new++;
+		if (in->opcode == 0xb7) {
+			jinst_cp_entry e, nat;
+			uint16_t len;
+			if (jinst_cp_get(c, (uint16_t)in->operand, &e) || jinst_cp_get(c, e.u.ref.name_and_type_index, &nat))
+				return NULL;
+			const uint8_t *name = jinst_cp_utf8(c, nat.u.nat.name_index, &len);
+			if (name && len == 6 && memcmp(name, "<init>", 6) == 0) {
+				if (!pending_new)
+					return n;
+				pending_new--;
+			}
+		}
+		uint8_t op = in->opcode;
+		if ((op >= 0x99 && op <= 0xa8) || op == 0xaa || op == 0xab || op == 0xc6 || op == 0xc7 || op == 0xc8 ||
+		    op == 0xc9 || (op >= 0xac && op <= 0xb1) || op == 0xbf)
+			return NULL; /* control flow before the call: not handled here */
+	}
+	return NULL;
+}
+
+static int edit_probe(jinst_class *c, jinst_edit *ed, uint16_t probe)
+{
+	int k = 0;
+	jinst_node *first = jinst_edit_first_insn(ed);
+	for (jinst_node *n = jinst_edit_first(ed); n; n = jinst_node_next(n)) {
+		if (!jinst_node_insn(n) || jinst_node_original_offset(n) == JINST_NO_OFFSET)
+			continue;
+		jinst_insn seq[2] = {{.opcode = 0x11, .operand = k++ & 0x7fff}, {.opcode = 0xb8, .operand = probe}};
+		int rc = jinst_edit_insert(ed, n, n == first ? JINST_BEFORE_OUTSIDE : JINST_BEFORE_INSIDE, seq, 2, NULL);
+		if (rc)
+			return rc;
+		st.insns++;
+	}
+	(void)c;
+	return 0;
+}
+
+static int edit_hooks(jinst_class *c, jinst_member *m, jinst_edit *ed, uint16_t enter, uint16_t exit,
+                      uint16_t exit_throw, int id)
+{
+	jinst_insn entry[2] = {{.opcode = 0x11, .operand = id}, {.opcode = 0xb8, .operand = enter}};
+	jinst_insn ex[2] = {{.opcode = 0x11, .operand = id}, {.opcode = 0xb8, .operand = exit}};
+	jinst_node *first = jinst_edit_first_insn(ed);
+	/* Exits first, so the walk sees only original instructions. */
+	for (jinst_node *n = jinst_edit_first(ed); n; n = jinst_node_next(n)) {
+		const jinst_insn *in = jinst_node_insn(n);
+		if (in && in->opcode >= 0xac && in->opcode <= 0xb1 && jinst_node_original_offset(n) != JINST_NO_OFFSET) {
+			int rc = jinst_edit_insert(ed, n, JINST_BEFORE_INSIDE, ex, 2, NULL);
+			if (rc)
+				return rc;
+		}
+	}
+	jinst_label start, handler;
+	int rc = jinst_edit_new_label(ed, &start);
+	if (!rc)
+		rc = jinst_edit_new_label(ed, &handler);
+	if (rc)
+		return rc;
+	if (is_ctor(c, m)) {
+		jinst_node *call = super_call(ed, c);
+		if (!call)
+			return 1; /* skipped */
+		rc = jinst_edit_place(ed, start, call, JINST_AFTER);
+	} else {
+		rc = jinst_edit_place(ed, start, first, JINST_BEFORE_OUTSIDE);
+	}
+	if (!rc)
+		rc = jinst_edit_insert(ed, first, JINST_BEFORE_OUTSIDE, entry, 2, NULL);
+	jinst_insn h[4] = {{.opcode = JINST_OP_LABEL, .operand = (int32_t)handler},
+	                   {.opcode = 0x11, .operand = id},
+	                   {.opcode = 0xb8, .operand = exit_throw},
+	                   {.opcode = 0xbf}};
+	if (!rc)
+		rc = jinst_edit_insert(ed, NULL, JINST_AFTER, h, 4, NULL);
+	if (!rc)
+		rc = jinst_edit_add_handler(ed, start, jinst_edit_end_label(ed), handler, 0);
+	if (!rc) {
+		jinst_ftype thr = {JINST_VT_OBJECT, 0, 19, (const uint8_t *)"java/lang/Throwable"};
+		jinst_full_frame f = {0, 0, 1, NULL, &thr};
+		rc = jinst_edit_set_frame(ed, handler, &f);
+	}
+	return rc;
+}
+
+static void write_out(const char *name, const uint8_t *b, size_t len)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", out_dir, name);
+	for (char *p = path + strlen(out_dir) + 1; *p; p++)
+		if (*p == '/') {
+			*p = 0;
+			mkdir(path, 0777);
+			*p = '/';
+		}
+	FILE *f = fopen(path, "wb");
+	if (f) {
+		fwrite(b, 1, len, f);
+		fclose(f);
+	}
+}
+
+static void check_class(const uint8_t *bytes, size_t len, const char *name)
+{
+	if (limit && st.classes >= limit)
+		return;
+	st.classes++;
+	st.bytes += (double)len;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+	jinst_class *c;
+	jinst_diag d = {0};
+	if (jinst_class_parse(&c, bytes, len, NULL, NULL, &d)) {
+		st.class_failed++;
+		count_reason("parse", &d, name);
+		return;
+	}
+	uint16_t probe = 0, enter = 0, exit_ = 0, exit_throw = 0;
+	int rc = hooks_mode ? jinst_cp_add_methodref(c, "jinst/Hooks", "enter", "(I)V", &enter) |
+	                          jinst_cp_add_methodref(c, "jinst/Hooks", "exit", "(I)V", &exit_) |
+	                          jinst_cp_add_methodref(c, "jinst/Hooks", "exitThrow", "(I)V", &exit_throw)
+	                    : jinst_cp_add_methodref(c, "jinst/Probe", "probe", "(I)V", &probe);
+	if (rc) {
+		st.class_failed++;
+		d.code = rc;
+		snprintf(d.message, sizeof(d.message), "pool full");
+		count_reason("pool", &d, name);
+		jinst_class_free(c);
+		return;
+	}
+	bool *edited = calloc(jinst_class_method_count(c) + 1u, 1);
+	for (uint16_t i = 0; i < jinst_class_method_count(c); i++) {
+		jinst_member *m = jinst_class_method(c, i);
+		st.methods++;
+		if (!jinst_attr_find(jinst_member_attrs(m), JINST_ATTR_CODE)) {
+			st.skipped_no_code++;
+			continue;
+		}
+		jinst_edit *ed;
+		rc = jinst_edit_open(&ed, c, m, NULL, &d);
+		if (rc) {
+			st.failed++;
+			count_reason("open", &d, name);
+			continue;
+		}
+		rc = hooks_mode ? edit_hooks(c, m, ed, enter, exit_, exit_throw, i) : edit_probe(c, ed, probe);
+		if (rc == 1) {
+			st.skipped_no_code++;
+			jinst_edit_free(ed);
+			continue;
+		}
+		if (rc) {
+			st.failed++;
+			d.code = rc;
+			snprintf(d.message, sizeof(d.message), "insertion refused");
+			count_reason("insert", &d, name);
+			jinst_edit_free(ed);
+			continue;
+		}
+		rc = jinst_edit_commit(ed, &d);
+		jinst_edit_free(ed);
+		if (rc) {
+			st.failed++;
+			count_reason("commit", &d, name);
+			continue;
+		}
+		st.edited++;
+		edited[i] = true;
+	}
+	uint8_t *out;
+	size_t olen;
+	rc = jinst_class_write(c, NULL, &out, &olen, &d);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+	st.seconds += (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	if (rc) {
+		st.class_failed++;
+		count_reason("write", &d, name);
+		free(edited);
+		jinst_class_free(c);
+		return;
+	}
+	if (out_dir)
+		write_out(name, out, olen);
+	/* Parse again; every edited method's code decodes and its frames expand. */
+	jinst_class *c2;
+	if (jinst_class_parse(&c2, out, olen, NULL, NULL, &d)) {
+		st.class_failed++;
+		count_reason("reparse", &d, name);
+	} else {
+		for (uint16_t i = 0; i < jinst_class_method_count(c2); i++) {
+			if (!edited[i])
+				continue;
+			jinst_member *m = jinst_class_method(c2, i);
+			jinst_attr *ca = jinst_attr_find(jinst_member_attrs(m), JINST_ATTR_CODE);
+			jinst_code *code;
+			jinst_insn *insns;
+			uint32_t n;
+			if (jinst_attr_decode(c2, ca, (void **)&code, &d) || jinst_code_decode(c2, code, &insns, &n, &d)) {
+				st.failed++;
+				count_reason("redecode", &d, name);
+				continue;
+			}
+			jinst_attr *smt = jinst_attr_find(&code->attrs, JINST_ATTR_STACK_MAP_TABLE);
+			if (smt) {
+				jinst_stack_map *map;
+				jinst_full_frame *ff;
+				if (jinst_attr_decode(c2, smt, (void **)&map, &d) || jinst_stack_map_expand(c2, m, map, &ff, &d)) {
+					st.failed++;
+					count_reason("reexpand", &d, name);
+					continue;
+				}
+				bool ok = true;
+				for (uint32_t k = 0; k < map->count && ok; k++)
+					ok = ff[k].offset < code->code_length;
+				if (!ok) {
+					st.failed++;
+					d.code = JINST_EMALFORMED;
+					snprintf(d.message, sizeof(d.message), "frame past the code");
+					count_reason("reexpand", &d, name);
+				}
+			}
+		}
+		jinst_class_free(c2);
+	}
+	free(out);
+	free(edited);
+	jinst_class_free(c);
+}
+
+static void check_jar(const char *path)
+{
+	int err;
+	zip_t *z = zip_open(path, ZIP_RDONLY, &err);
+	if (!z)
+		return;
+	zip_int64_t n = zip_get_num_entries(z, 0);
+	for (zip_int64_t i = 0; i < n; i++) {
+		const char *name = zip_get_name(z, (zip_uint64_t)i, 0);
+		size_t nl = name ? strlen(name) : 0;
+		if (nl < 7 || strcmp(name + nl - 6, ".class") != 0)
+			continue;
+		zip_stat_t zs;
+		if (zip_stat_index(z, (zip_uint64_t)i, 0, &zs) || !(zs.valid & ZIP_STAT_SIZE))
+			continue;
+		uint8_t *buf = malloc(zs.size ? zs.size : 1);
+		zip_file_t *f = zip_fopen_index(z, (zip_uint64_t)i, 0);
+		if (f && buf && zip_fread(f, buf, zs.size) == (zip_int64_t)zs.size)
+			check_class(buf, zs.size, name);
+		if (f)
+			zip_fclose(f);
+		free(buf);
+	}
+	zip_close(z);
+}
+
+static uint8_t *read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	uint8_t *b = malloc(n > 0 ? (size_t)n : 1);
+	if (b && n > 0 && fread(b, 1, (size_t)n, f) != (size_t)n) {
+		free(b);
+		b = NULL;
+	}
+	fclose(f);
+	*len = (size_t)n;
+	return b;
+}
+
+static void walk(const char *dir, const char *rel)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s%s%s", dir, *rel ? "/" : "", rel);
+	struct stat sb;
+	if (stat(path, &sb))
+		return;
+	size_t pl = strlen(path);
+	if (!S_ISDIR(sb.st_mode)) {
+		if (pl > 4 && strcmp(path + pl - 4, ".jar") == 0) {
+			check_jar(path);
+		} else if (pl > 6 && strcmp(path + pl - 6, ".class") == 0) {
+			size_t len;
+			uint8_t *b = read_file(path, &len);
+			if (b)
+				check_class(b, len, *rel ? rel : path);
+			free(b);
+		}
+		return;
+	}
+	DIR *d = opendir(path);
+	if (!d)
+		return;
+	/* Sorted, so runs are deterministic. */
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			names = realloc(names, cap * sizeof(*names));
+		}
+		names[n++] = strdup(e->d_name);
+	}
+	closedir(d);
+	for (size_t i = 1; i < n; i++)
+		for (size_t k = i; k > 0 && strcmp(names[k - 1], names[k]) > 0; k--) {
+			char *t = names[k];
+			names[k] = names[k - 1];
+			names[k - 1] = t;
+		}
+	for (size_t i = 0; i < n; i++) {
+		char sub[4096];
+		snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "", names[i]);
+		walk(dir, sub);
+		free(names[i]);
+	}
+	free(names);
+}
+
+int main(int argc, char **argv)
+{
+	int i = 1;
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "--hooks") == 0)
+			hooks_mode = true;
+		else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
+			out_dir = argv[++i];
+		else if (strcmp(argv[i], "--limit") == 0 && i + 1 < argc)
+			limit = strtoul(argv[++i], NULL, 10);
+		else {
+			fprintf(stderr, "usage: edit_check [--hooks] [--out DIR] [--limit N] FOLDER...\n");
+			return 2;
+		}
+	}
+	if (i >= argc) {
+		fprintf(stderr, "usage: edit_check [--hooks] [--out DIR] [--limit N] FOLDER...\n");
+		return 2;
+	}
+	if (out_dir)
+		mkdir(out_dir, 0777);
+	for (; i < argc; i++)
+		walk(argv[i], "");
+	for (int r = 0; r < nreasons; r++)
+		printf("  %6lu  %s  e.g. %s\n", reasons[r].count, reasons[r].text, reasons[r].example);
+	printf("%lu classes (%.1f MB), %lu not written; %lu methods: %lu edited, %lu without code or skipped, "
+	       "%lu failed; %lu probes; %.2f s, %.1f MB/s of input (parse+edit+write, CPU time)\n",
+	       st.classes, st.bytes / 1e6, st.class_failed, st.methods, st.edited, st.skipped_no_code, st.failed,
+	       st.insns, st.seconds, st.seconds > 0 ? st.bytes / 1e6 / st.seconds : 0.0);
+	return st.classes == 0 ? 77 : (st.failed || st.class_failed) ? 1 : 0;
+}
