@@ -177,6 +177,27 @@ compare)
 			fail "$p: counts differ from MethodEntry's:"
 			diff $p.ref.tsv $p.tsv | head -20
 		fi
+		# trace=times counts the same, and every entry has its exit, normal
+		# or exceptional: the profile's completed calls equal the counts.
+		"$java" -Xverify:all -agentpath:"$lib"=trace=times,format=counts+profile,include=jinsttest.**,out="$work"/$p-t,log="$work"/$p-t.log \
+			-cp "$programs" jinsttest.$p >/dev/null 2>&1 || fail "$p fails under trace=times"
+		cmp -s $p.ref.tsv $p-t.tsv || fail "$p: trace=times counts differ from MethodEntry's: $(diff $p.ref.tsv $p-t.tsv | head -5)"
+		python3 - $p-t.tsv $p-t.txt <<'PY' || fail "$p: completed calls differ from entries"
+import sys
+counts = {}
+for line in open(sys.argv[1]):
+    c, m, d, n = line.rstrip("\n").split("\t")
+    counts[c + "." + m + d] = int(n)
+calls = {}
+for line in open(sys.argv[2]):
+    f = line.split()
+    if len(f) == 7 and f[0].isdigit():
+        calls[f[6]] = int(f[3])
+bad = {k: (counts.get(k), calls.get(k)) for k in set(counts) | set(calls) if counts.get(k) != calls.get(k)}
+if bad:
+    print("entries vs completed calls:", bad)
+    sys.exit(1)
+PY
 	done
 	if [[ $any == 0 && $fails == 0 ]]; then
 		echo "SKIP: this build's agent instruments nothing (no instrumentation pass yet)"
