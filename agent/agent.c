@@ -484,6 +484,9 @@ static void retransform_loaded(JNIEnv *jni, bool (*select)(const char *name), co
 	jclass *all = NULL;
 	if (jvmti_failed((*g.jvmti)->GetLoadedClasses(g.jvmti, &n, &all), "GetLoadedClasses"))
 		return;
+	/* One local reference per class: declare them (-Xcheck:jni counts). */
+	if ((*jni)->EnsureLocalCapacity(jni, n + 64) != 0)
+		java_failed(jni, "EnsureLocalCapacity");
 	jclass *pick = malloc(((size_t)n + 1) * sizeof *pick);
 	size_t count = 0;
 	long unmodifiable = 0;

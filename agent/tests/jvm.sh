@@ -80,8 +80,10 @@ runtime)
 	;;
 outputs)
 	for mode in counts times events; do
-		"$java" -agentpath:"$lib"=trace=$mode,include=jinsttest.**,out="$work"/$mode,log="$work"/$mode.log \
-			-cp "$programs" jinsttest.Recursion >/dev/null || fail "$mode: the program failed"
+		# -Xcheck:jni: the agent's JNI use (defining, snapshots, dump) is checked too
+		"$java" -Xcheck:jni -agentpath:"$lib"=trace=$mode,include=jinsttest.**,out="$work"/$mode,log="$work"/$mode.log \
+			-cp "$programs" jinsttest.Recursion >out.txt 2>&1 || fail "$mode: the program failed"
+		! grep -E "JNI|FATAL" out.txt || fail "$mode: -Xcheck:jni complains"
 		cat $mode.log
 	done
 	[[ -f counts.tsv ]] || fail "counts.tsv not written"
