@@ -92,7 +92,8 @@ static struct {
 	atomic_int stopping;       /* the load hook hands back original bytes */
 	bool stopped, dead;
 	jclass hooks;              /* global reference to jinst/rt/Hooks */
-	jmethodID engage, disengage, snap_counts, snap_times, snap_tree, snap_events, thread_names;
+	jmethodID engage, disengage, snap_counts, snap_times, snap_tree, snap_events, thread_names, thread_end;
+	atomic_int runtime_ready;  /* the fields above are set */
 	pthread_mutex_t lock;      /* originals, log */
 	pthread_mutex_t dump_lock;
 	FILE *log;
@@ -447,7 +448,8 @@ static bool define_runtime(JNIEnv *jni)
 		{&g.engage, "engage", "(II)V"},           {&g.disengage, "disengage", "()V"},
 		{&g.snap_counts, "snapshotCounts", "()[J"}, {&g.snap_times, "snapshotTimes", "()[J"},
 		{&g.snap_tree, "snapshotTree", "()[J"},     {&g.snap_events, "snapshotEvents", "()[J"},
-		{&g.thread_names, "threadNames", "()[Ljava/lang/String;"}};
+		{&g.thread_names, "threadNames", "()[Ljava/lang/String;"},
+		{&g.thread_end, "threadEnd", "(Ljava/lang/Thread;)V"}};
 	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
 		*ms[i].id = (*jni)->GetStaticMethodID(jni, g.hooks, ms[i].name, ms[i].sig);
 		if (java_failed(jni, ms[i].name) || !*ms[i].id)
@@ -456,6 +458,7 @@ static bool define_runtime(JNIEnv *jni)
 	JNINativeMethod natives[] = {{(char *)"dump0", (char *)"()V", (void *)native_dump}};
 	if ((*jni)->RegisterNatives(jni, g.hooks, natives, 1) != 0 || java_failed(jni, "RegisterNatives"))
 		return false;
+	atomic_store(&g.runtime_ready, 1);
 	return true;
 }
 
@@ -586,6 +589,17 @@ static void stop_tracing(JNIEnv *jni)
 	summary();
 }
 
+/* A thread ends: the runtime folds what it recorded into what ended threads
+ * left, so its registry stays as small as the set of live threads. */
+static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+	(void)jvmti;
+	if (!atomic_load(&g.runtime_ready) || g.dead)
+		return;
+	(*jni)->CallStaticVoidMethod(jni, g.hooks, g.thread_end, thread);
+	java_failed(jni, "Hooks.threadEnd");
+}
+
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
 	(void)jvmti;
@@ -667,10 +681,12 @@ static int setup(JavaVM *vm, bool attach)
 	cb.ClassFileLoadHook = on_class_file_load;
 	cb.VMInit = on_vm_init;
 	cb.VMDeath = on_vm_death;
+	cb.ThreadEnd = on_thread_end;
 	if (jvmti_failed((*g.jvmti)->SetEventCallbacks(g.jvmti, &cb, (jint)sizeof cb), "SetEventCallbacks"))
 		return JNI_ERR;
-	jvmtiEvent events[] = {JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_VM_INIT};
-	for (size_t i = 0; i < (attach ? 2u : 3u); i++)
+	jvmtiEvent events[] = {JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_END,
+	                       JVMTI_EVENT_VM_INIT};
+	for (size_t i = 0; i < (attach ? 3u : 4u); i++)
 		if (jvmti_failed((*g.jvmti)->SetEventNotificationMode(g.jvmti, JVMTI_ENABLE, events[i], NULL),
 		                 "SetEventNotificationMode"))
 			return JNI_ERR;

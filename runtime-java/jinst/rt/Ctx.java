@@ -16,20 +16,20 @@ package jinst.rt;
 final class Ctx {
 	final long tid;
 	final String name;
+	/* The thread, until it ends (Hooks.threadEnd). */
+	Thread thread;
 	/* A slow path is running: hooks reached from it record nothing. */
 	boolean busy;
 
-	long[] counts = new long[1024];
-	long[] calls = new long[1024], total = new long[1024], self = new long[1024];
+	long[] counts, calls, total, self;
 	/* Activations of each method on the stack: inclusive time is added only
 	 * when the outermost one of a recursion returns, so it is not counted twice. */
-	int[] active = new int[1024];
+	int[] active;
 
 	int depth;
-	int[] sId = new int[64];
-	long[] sStart = new long[64], sChild = new long[64];
-	int[] sNode = new int[64];
-	boolean[] sRec = new boolean[64];
+	int[] sId, sNode;
+	long[] sStart, sChild;
+	boolean[] sRec;
 
 	/* Call tree: node 0 is the root; children linked through nFirst/nNext
 	 * (0 = none, as the root is nobody's child). */
@@ -43,8 +43,55 @@ final class Ctx {
 	long evDropped;
 
 	Ctx(Thread t) {
-		tid = t.getId();
-		name = t.getName();
+		this(t.getId(), t.getName(), 1024, 64);
+		thread = t;
+	}
+
+	/* methods, stack: first sizes of the per-method arrays and of the
+	 * shadow stack (both at least 1; they double as needed). */
+	Ctx(long tid, String name, int methods, int stack) {
+		this.tid = tid;
+		this.name = name;
+		counts = new long[methods];
+		calls = new long[methods];
+		total = new long[methods];
+		self = new long[methods];
+		active = new int[methods];
+		sId = new int[stack];
+		sNode = new int[stack];
+		sStart = new long[stack];
+		sChild = new long[stack];
+		sRec = new boolean[stack];
+	}
+
+	/* Adds what an ended thread recorded: counts and times per method, and
+	 * its call tree node by node (parents come before children, so each
+	 * node's parent is already mapped). Under Hooks' registry lock. */
+	void fold(Ctx c) {
+		long[] cc = c.counts, ca = c.calls, ct = c.total, cs = c.self;
+		int n = cc.length;
+		if (ca.length < n) n = ca.length;
+		if (ct.length < n) n = ct.length;
+		if (cs.length < n) n = cs.length;
+		if (n > counts.length && !growMethods(n - 1))
+			return;
+		for (int j = 0; j < n; j++) {
+			counts[j] += cc[j];
+			calls[j] += ca[j];
+			total[j] += ct[j];
+			self[j] += cs[j];
+		}
+		if (c.nMethod == null || c.nodes <= 1)
+			return;
+		int[] map = new int[c.nodes];
+		for (int j = 1; j < c.nodes; j++) {
+			int m = child(map[c.nParent[j]], c.nMethod[j]);
+			map[j] = m;
+			if (nCalls != null) {
+				nCalls[m] += c.nCalls[j];
+				nTime[m] += c.nTime[j];
+			}
+		}
 	}
 
 	void enter(int id, int m) {

@@ -83,7 +83,33 @@ public class RuntimeCheck {
 			Hooks.exit(50);
 		}
 
+		/* Thread after thread: what each leaves is folded in when it ends,
+		 * so counts stay exact and the registry small. */
+		for (int round = 0; round < 40; round++) {
+			Thread[] burst = new Thread[50];
+			for (int i = 0; i < burst.length; i++) {
+				burst[i] = new Thread(new Runnable() {
+					public void run() {
+						for (int j = 0; j < 10; j++) {
+							Hooks.enter(45);
+							Hooks.enter(46);
+							Hooks.exit(46);
+							Hooks.exit(45);
+						}
+					}
+				});
+				burst[i].start();
+			}
+			for (int i = 0; i < burst.length; i++)
+				burst[i].join();
+		}
+		Method live = Hooks.class.getDeclaredMethod("liveThreads");
+		live.setAccessible(true);
+		int liveThreads = (Integer) live.invoke(null);
+		check(liveThreads < 20, liveThreads + " threads in the registry after 2000 ended");
+
 		long[] counts = snapshot("snapshotCounts");
+		check(counts[45] == 20000 && counts[46] == 20000, "ended threads: " + counts[45] + ", " + counts[46]);
 		check(counts.length > 5000, "counts array of " + counts.length);
 		check(counts[40] == (long) threads * calls, "id 40 counted " + counts[40] + " times, not " + threads * calls);
 		check(counts[5000] == 3, "id 5000 counted " + counts[5000]);
@@ -116,6 +142,19 @@ public class RuntimeCheck {
 			}
 		}
 		check(found, "call tree has no node 50 -> 51");
+		/* The ended threads' trees, folded: one node 45 -> 46 with every call. */
+		boolean folded = false;
+		k = 1;
+		for (long th = 0; th < tree[0]; th++) {
+			int nodes = (int) tree[k++];
+			int base = k;
+			for (int j = 0; j < nodes; j++, k += 4)
+				if (tree[k + 1] == 46 && tree[k + 2] == 20000) {
+					int parent = (int) tree[k];
+					folded |= parent >= 1 && tree[base + 4 * (parent - 1) + 1] == 45 && tree[base + 4 * (parent - 1) + 2] == 20000;
+				}
+		}
+		check(folded, "ended threads' call trees not folded into one 45 -> 46 with 20000 calls");
 	}
 
 	static void events(final int capacity) throws Exception {
