@@ -377,7 +377,8 @@ static void write_format(JNIEnv *jni, unsigned format)
 		logf_("%s not written: no data from the runtime", path);
 	} else {
 		FILE *f = fopen(path, "w");
-		int r = JINST_EIO;
+		int r = JINST_EIO, open_errno = errno;
+		bool opened = f != NULL;
 		if (f) {
 			switch (format) {
 			case JINST_FORMAT_COUNTS: r = jinst_trace_write_counts(f, data, len, method_names, NULL); break;
@@ -391,7 +392,7 @@ static void write_format(JNIEnv *jni, unsigned format)
 				r = JINST_EIO;
 		}
 		if (r < 0)
-			logf_("%s not written: %s%s%s", path, f ? jinst_strerror(r) : strerror(errno), "", "");
+			logf_("%s not written: %s", path, opened ? jinst_strerror(r) : strerror(open_errno));
 		else
 			logf_("wrote %s", path);
 	}
