@@ -99,7 +99,7 @@ static struct {
 	FILE *log;
 	original *originals;
 	pthread_key_t arena_key;
-	atomic_long instrumented, unchanged, failed, unmodifiable, reentrant;
+	atomic_long instrumented, unchanged, failed, unmodifiable, reentrant, restored;
 } g = {.lock = PTHREAD_MUTEX_INITIALIZER, .dump_lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* Set while this thread is inside the load hook. */
@@ -256,6 +256,7 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass clas
 			memcpy(copy, o->bytes, (size_t)o->len);
 			*new_data = copy;
 			*new_len = o->len;
+			atomic_fetch_add(&g.restored, 1);
 		}
 		in_hook = 0;
 		return;
@@ -587,6 +588,7 @@ static void stop_tracing(JNIEnv *jni)
 	atomic_store(&g.stopping, 0);
 	atomic_store(&g.live, 0);
 	g.stopped = true;
+	logf_("stop: %ld classes given back their original bytes", atomic_load(&g.restored));
 	summary();
 }
 

@@ -253,7 +253,9 @@ attach)
 	if instrumented att.log; then
 		grep -qE "^jinstcheck/Sleeper	tick	\(\)V	[1-9]" att.tsv || fail "tick() not counted"
 		grep -q "^jinst: start: [1-9]" att.log || fail "no class retransformed at start"
-		grep -q "^jinst: stop: [1-9]" att.log || fail "no class restored at stop"
+		grep -q "^jinst: stop: [1-9]" att.log || fail "no class retransformed at stop"
+		grep -q "^jinst: stop: [1-9][0-9]* classes given back their original bytes" att.log ||
+			fail "no class given back its original bytes at stop"
 	fi
 	;;
 *)
