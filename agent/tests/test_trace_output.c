@@ -1,0 +1,109 @@
+/*
+ * The trace outputs (agent/trace_output.c) from synthetic snapshots laid out
+ * as runtime-java's Hooks.snapshot* return them: sorting, totals, self time
+ * of folded stacks merged across threads, JSON escaping. Writes the Chrome
+ * JSON to ARGV[1] so a second test can parse it with python3.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace_output.h"
+#include "../../tests/testlib.h"
+
+static const char *const methods[][3] = {
+	{"p/B", "run", "()V"},                     /* 0 */
+	{"p/A", "work", "(I)J"},                   /* 1 */
+	{"p/A", "<init>", "()V"},                  /* 2 */
+	{"p/A", "work", "(J)J"},                   /* 3 */
+	{"q/Q\"x", "odd\\name", "(Ljava/lang/String;)V"}, /* 4: needs escaping in JSON */
+};
+
+static int names(void *ctx, uint32_t id, const char **c, const char **n, const char **d)
+{
+	(void)ctx;
+	if (id >= sizeof methods / sizeof methods[0])
+		return -1;
+	*c = methods[id][0];
+	*n = methods[id][1];
+	*d = methods[id][2];
+	return 0;
+}
+
+/* What f received, as a string. */
+static char *contents(FILE *f)
+{
+	long n = ftell(f);
+	char *s = calloc((size_t)n + 1, 1);
+	rewind(f);
+	if (s && fread(s, 1, (size_t)n, f) != (size_t)n)
+		s[0] = 0;
+	fclose(f);
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	/* counts: zero counts and unknown ids (7) left out; sorted by names */
+	int64_t counts[8] = {5, 3, 0, 1, 0, 0, 0, 9};
+	FILE *f = tmpfile();
+	CHECK(jinst_trace_write_counts(f, counts, 8, names, NULL) == 0, "counts");
+	char *s = contents(f);
+	CHECK(!strcmp(s, "p/A\twork\t(I)J\t3\np/A\twork\t(J)J\t1\np/B\trun\t()V\t5\n"), "counts:\n%s", s);
+	free(s);
+
+	/* profile: ranked by self time, percentages of the total self time */
+	int64_t times[3 * 4] = {1, 10000000, 1000000, /* run: 10 ms total, 1 ms self */
+	                        4, 6000000, 6000000,  /* work(I): 6 ms self */
+	                        0, 0, 0,
+	                        2, 3000000, 3000000}; /* work(J): 3 ms */
+	f = tmpfile();
+	CHECK(jinst_trace_write_profile(f, times, 4, names, NULL) == 0, "profile");
+	s = contents(f);
+	CHECK(strstr(s, "total = 10.000") != NULL, "total:\n%s", s);
+	char *r1 = strstr(s, "    1  60.00%  60.00%          4        6.000        6.000  p/A.work(I)J");
+	char *r2 = strstr(s, "    2  30.00%  90.00%          2        3.000        3.000  p/A.work(J)J");
+	char *r3 = strstr(s, "    3  10.00% 100.00%          1        1.000       10.000  p/B.run()V");
+	CHECK(r1 && r2 && r3 && r1 < r2 && r2 < r3, "ranks:\n%s", s);
+	CHECK(!strstr(s, "<init>"), "a method without calls is listed:\n%s", s);
+	free(s);
+
+	/* folded: two threads with the same stack run;work(I) merge; self time
+	 * of run is its inclusive time minus its children's */
+	int64_t tree[] = {2,
+	                  /* thread 1: run (100) -> work(I) (30), run -> work(J) (20) */
+	                  3, 0, 0, 1, 100, 1, 1, 4, 30, 1, 3, 2, 20,
+	                  /* thread 2: run (50) -> work(I) (50); a node with a bad parent is ignored */
+	                  3, 0, 0, 1, 50, 1, 1, 1, 50, 9, 1, 1, 5};
+	f = tmpfile();
+	CHECK(jinst_trace_write_folded(f, tree, sizeof tree / sizeof tree[0], names, NULL) == 0, "folded");
+	s = contents(f);
+	CHECK(!strcmp(s, "p/B.run 50\np/B.run;p/A.work 100\n"), "folded:\n%s", s);
+	free(s);
+	/* A truncated snapshot is not read past its end. */
+	f = tmpfile();
+	CHECK(jinst_trace_write_folded(f, tree, 7, names, NULL) == 0, "truncated folded");
+	free(contents(f));
+
+	/* chrome: one thread with a name needing escapes, B/E pairs */
+	int64_t events[] = {2,
+	                    11, 4, 0, 1000, 0 << 1, 1500, 4 << 1, 2500, 4 << 1 | 1, 5000, 0 << 1 | 1,
+	                    12, 2, 3, 2000, 1 << 1, 2600, 1 << 1 | 1};
+	const char *tnames[] = {"main \"quoted\"", "worker\n1"};
+	f = argc > 1 ? fopen(argv[1], "w+") : tmpfile();
+	CHECK(f != NULL, "cannot open %s", argc > 1 ? argv[1] : "a temporary file");
+	if (f) {
+		CHECK(jinst_trace_write_chrome(f, events, sizeof events / sizeof events[0], tnames, 2, 77, names, NULL) == 0,
+		      "chrome");
+		s = contents(f);
+		CHECK(strstr(s, "\"name\":\"main \\\"quoted\\\"\"") != NULL, "thread name escaped:\n%s", s);
+		CHECK(strstr(s, "\"name\":\"worker\\u000a1\"") != NULL, "control character escaped:\n%s", s);
+		CHECK(strstr(s, "\"ph\":\"B\",\"pid\":77,\"tid\":11,\"ts\":0.000,\"name\":\"p/B.run\"") != NULL,
+		      "first event at 0:\n%s", s);
+		CHECK(strstr(s, "\"ph\":\"E\",\"pid\":77,\"tid\":12,\"ts\":1.600,\"name\":\"p/A.work\"") != NULL,
+		      "microseconds:\n%s", s);
+		CHECK(strstr(s, "q/Q\\\"x.odd\\\\name") != NULL, "method name escaped:\n%s", s);
+		CHECK(strstr(s, "\"dropped\":3") != NULL, "dropped:\n%s", s);
+		free(s);
+	}
+	return check_report();
+}

@@ -1,0 +1,43 @@
+/*
+ * The trace outputs, written from the snapshots the runtime's Hooks class
+ * returns (runtime-java/jinst/rt/Hooks.java, snapshot*): plain arrays of
+ * longs, so these functions know nothing of JNI and a unit test can feed
+ * them synthetic data. Method names come from a callback (the
+ * instrumenter's metadata in the agent).
+ */
+#ifndef JINST_AGENT_TRACE_OUTPUT_H
+#define JINST_AGENT_TRACE_OUTPUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+/* Names of method id: 0 and the three strings (internal class name, method
+ * name, descriptor), or negative for an unknown id (its data is skipped). */
+typedef int (*jinst_trace_names)(void *ctx, uint32_t id, const char **class_name, const char **name,
+                                 const char **descriptor);
+
+/* counts: n entry counts indexed by id. One line per method with a nonzero
+ * count, class<TAB>method<TAB>descriptor<TAB>count, sorted by the three
+ * names (bytewise). */
+int jinst_trace_write_counts(FILE *f, const int64_t *counts, size_t n, jinst_trace_names names, void *ctx);
+
+/* times: 3n longs (calls, inclusive ns, self ns) per id. A ranked profile in
+ * the manner of HPROF's cpu=times, by self time. */
+int jinst_trace_write_profile(FILE *f, const int64_t *times, size_t n, jinst_trace_names names, void *ctx);
+
+/* tree: the call trees (thread count; per thread: node count, then parent,
+ * method, calls, inclusive ns per node, node 0 being the root). Folded
+ * stacks, one line per distinct stack over all threads: "frame;frame N"
+ * with frame = class.method and N the self nanoseconds of the stack's last
+ * frame; sorted, equal stacks merged. */
+int jinst_trace_write_folded(FILE *f, const int64_t *tree, size_t len, jinst_trace_names names, void *ctx);
+
+/* events: the timelines (thread count; per thread: thread id, event count,
+ * dropped, then nanoTime and word per event, word = id << 1 | is_exit);
+ * thread_names[i] names the i-th thread (may be NULL). Chrome/Perfetto
+ * trace-event JSON with B/E events, microsecond timestamps from the first
+ * event, and pid as given. */
+int jinst_trace_write_chrome(FILE *f, const int64_t *events, size_t len, const char *const *thread_names,
+                             size_t thread_name_count, long pid, jinst_trace_names names, void *ctx);
+
+#endif

@@ -1,0 +1,291 @@
+package jinst.rt;
+
+/**
+ * One thread's records: entry counts, per-method times, the shadow stack,
+ * the call tree and the event timeline. Only its own thread writes it; the
+ * agent's snapshots read it (a snapshot taken while the thread runs may miss
+ * its latest calls, never count one twice).
+ *
+ * The shadow stack holds, per active instrumented frame, the method id, its
+ * start time, the time spent in its instrumented callees, its call-tree node
+ * and whether its entry event was recorded. An exit whose id is not on top
+ * pops every frame above the matching one (they were left without an exit
+ * hook, e.g. entered in code instrumented later); an exit whose id is not on
+ * the stack at all (entered before the hooks were engaged) is ignored.
+ */
+final class Ctx {
+	final long tid;
+	final String name;
+	/* The thread, until it ends (Hooks.threadEnd). */
+	Thread thread;
+	/* A slow path is running: hooks reached from it record nothing. */
+	boolean busy;
+
+	long[] counts, calls, total, self;
+	/* Activations of each method on the stack: inclusive time is added only
+	 * when the outermost one of a recursion returns, so it is not counted twice. */
+	int[] active;
+
+	int depth;
+	int[] sId, sNode;
+	long[] sStart, sChild;
+	boolean[] sRec;
+
+	/* Call tree: node 0 is the root; children linked through nFirst/nNext
+	 * (0 = none, as the root is nobody's child). */
+	int nodes = 1;
+	int[] nParent, nMethod, nFirst, nNext;
+	long[] nCalls, nTime;
+
+	long[] evTs;
+	int[] evWord;
+	int evCount, evOpen;
+	long evDropped;
+
+	Ctx(Thread t) {
+		this(t.getId(), t.getName(), 1024, 64);
+		thread = t;
+	}
+
+	/* methods, stack: first sizes of the per-method arrays and of the
+	 * shadow stack (both at least 1; they double as needed). */
+	Ctx(long tid, String name, int methods, int stack) {
+		this.tid = tid;
+		this.name = name;
+		counts = new long[methods];
+		calls = new long[methods];
+		total = new long[methods];
+		self = new long[methods];
+		active = new int[methods];
+		sId = new int[stack];
+		sNode = new int[stack];
+		sStart = new long[stack];
+		sChild = new long[stack];
+		sRec = new boolean[stack];
+	}
+
+	/* Adds what an ended thread recorded: counts and times per method, and
+	 * its call tree node by node (parents come before children, so each
+	 * node's parent is already mapped). Under Hooks' registry lock. */
+	void fold(Ctx c) {
+		long[] cc = c.counts, ca = c.calls, ct = c.total, cs = c.self;
+		int n = cc.length;
+		if (ca.length < n) n = ca.length;
+		if (ct.length < n) n = ct.length;
+		if (cs.length < n) n = cs.length;
+		if (n > counts.length && !growMethods(n - 1))
+			return;
+		for (int j = 0; j < n; j++) {
+			counts[j] += cc[j];
+			calls[j] += ca[j];
+			total[j] += ct[j];
+			self[j] += cs[j];
+		}
+		if (c.nMethod == null || c.nodes <= 1)
+			return;
+		int[] map = new int[c.nodes];
+		for (int j = 1; j < c.nodes; j++) {
+			int m = child(map[c.nParent[j]], c.nMethod[j]);
+			map[j] = m;
+			if (nCalls != null) {
+				nCalls[m] += c.nCalls[j];
+				nTime[m] += c.nTime[j];
+			}
+		}
+	}
+
+	void enter(int id, int m) {
+		if (busy || id < 0)
+			return;
+		if (id >= counts.length && !growMethods(id))
+			return;
+		counts[id]++;
+		if (m == Hooks.COUNTS)
+			return;
+		int d = depth;
+		if (d == sId.length && !growStack())
+			return;
+		long now = System.nanoTime();
+		sId[d] = id;
+		sStart[d] = now;
+		sChild[d] = 0;
+		active[id]++;
+		if ((m & Hooks.TREE) != 0)
+			sNode[d] = child(d == 0 ? 0 : sNode[d - 1], id);
+		if ((m & Hooks.EVENTS) != 0)
+			sRec[d] = event(now, id << 1, true);
+		depth = d + 1;
+	}
+
+	void exit(int id, int m) {
+		if (busy)
+			return;
+		int d = depth - 1;
+		if (d < 0)
+			return;
+		long now = System.nanoTime();
+		if (sId[d] != id) {
+			int k = d - 1;
+			while (k >= 0 && sId[k] != id)
+				k--;
+			if (k < 0)
+				return;
+			for (; d > k; d--)
+				pop(d, now, m);
+		}
+		pop(d, now, m);
+	}
+
+	private void pop(int d, long now, int m) {
+		int id = sId[d];
+		long dur = now - sStart[d];
+		calls[id]++;
+		self[id] += dur - sChild[d];
+		if (--active[id] == 0)
+			total[id] += dur;
+		if (d > 0)
+			sChild[d - 1] += dur;
+		if ((m & Hooks.TREE) != 0 && nCalls != null) {
+			int n = sNode[d];
+			nCalls[n]++;
+			nTime[n] += dur;
+		}
+		if ((m & Hooks.EVENTS) != 0 && sRec[d]) {
+			evOpen--;
+			event(now, id << 1 | 1, false);
+		}
+		depth = d;
+	}
+
+	/* Records an event. An entry is recorded only while there is room left
+	 * for it and for the exits of every recorded entry still open, so the
+	 * timeline stays balanced when the buffer fills up. */
+	private boolean event(long now, int word, boolean isEnter) {
+		if (evTs == null) {
+			busy = true;
+			try {
+				evTs = new long[Hooks.eventCapacity];
+				evWord = new int[Hooks.eventCapacity];
+			} catch (Throwable t) {
+				evTs = null;
+				evWord = null;
+			}
+			busy = false;
+			if (evTs == null) {
+				evDropped++;
+				return false;
+			}
+		}
+		if (isEnter && evCount + evOpen + 2 > evTs.length) {
+			evDropped++;
+			return false;
+		}
+		if (evCount >= evTs.length)
+			return false;
+		evTs[evCount] = now;
+		evWord[evCount++] = word;
+		if (isEnter)
+			evOpen++;
+		return true;
+	}
+
+	private int child(int parent, int id) {
+		if (nMethod == null && !growTree())
+			return 0;
+		for (int n = nFirst[parent]; n != 0; n = nNext[n])
+			if (nMethod[n] == id)
+				return n;
+		if (nodes == nMethod.length && !growTree())
+			return parent;
+		int n = nodes;
+		nParent[n] = parent;
+		nMethod[n] = id;
+		nNext[n] = nFirst[parent];
+		nFirst[parent] = n;
+		nodes = n + 1;
+		return n;
+	}
+
+	/* ---- slow paths: arrays only, busy set ---------------------------- */
+
+	private boolean growMethods(int id) {
+		busy = true;
+		try {
+			int n = counts.length;
+			while (n <= id)
+				n *= 2;
+			long[] c = new long[n], ca = new long[n], t = new long[n], s = new long[n];
+			int[] a = new int[n];
+			System.arraycopy(counts, 0, c, 0, counts.length);
+			System.arraycopy(calls, 0, ca, 0, calls.length);
+			System.arraycopy(total, 0, t, 0, total.length);
+			System.arraycopy(self, 0, s, 0, self.length);
+			System.arraycopy(active, 0, a, 0, active.length);
+			/* The per-method time arrays first: a snapshot sizes by calls. */
+			active = a;
+			self = s;
+			total = t;
+			calls = ca;
+			counts = c;
+			return true;
+		} catch (Throwable e) {
+			return false;
+		} finally {
+			busy = false;
+		}
+	}
+
+	private boolean growStack() {
+		busy = true;
+		try {
+			int n = sId.length * 2;
+			int[] id = new int[n], node = new int[n];
+			long[] start = new long[n], child = new long[n];
+			boolean[] rec = new boolean[n];
+			System.arraycopy(sId, 0, id, 0, depth);
+			System.arraycopy(sNode, 0, node, 0, depth);
+			System.arraycopy(sStart, 0, start, 0, depth);
+			System.arraycopy(sChild, 0, child, 0, depth);
+			System.arraycopy(sRec, 0, rec, 0, depth);
+			sId = id;
+			sNode = node;
+			sStart = start;
+			sChild = child;
+			sRec = rec;
+			return true;
+		} catch (Throwable e) {
+			return false;
+		} finally {
+			busy = false;
+		}
+	}
+
+	private boolean growTree() {
+		busy = true;
+		try {
+			int old = nMethod == null ? 0 : nMethod.length;
+			int n = old == 0 ? 256 : old * 2;
+			int[] p = new int[n], m = new int[n], f = new int[n], x = new int[n];
+			long[] c = new long[n], t = new long[n];
+			if (old > 0) {
+				System.arraycopy(nParent, 0, p, 0, old);
+				System.arraycopy(nMethod, 0, m, 0, old);
+				System.arraycopy(nFirst, 0, f, 0, old);
+				System.arraycopy(nNext, 0, x, 0, old);
+				System.arraycopy(nCalls, 0, c, 0, old);
+				System.arraycopy(nTime, 0, t, 0, old);
+			}
+			nParent = p;
+			nMethod = m;
+			nFirst = f;
+			nNext = x;
+			nCalls = c;
+			nTime = t;
+			return true;
+		} catch (Throwable e) {
+			return false;
+		} finally {
+			busy = false;
+		}
+	}
+}

@@ -1,0 +1,307 @@
+package jinst.rt;
+
+/**
+ * The hooks instrumented code calls: {@code enter(id)} at method entry,
+ * {@code exit(id)} before every return, {@code exitThrow(id)} in a catch-all
+ * that rethrows. Ids are the small ints the instrumentation pass hands out
+ * (include/jinst/instrument.h); the three public methods must match the hook
+ * table in instrument/hooks.c (a test compares them).
+ *
+ * The agent defines this package in the bootstrap loader from bytes embedded
+ * in libjinst.so and engages the hooks once the VM is live; until then
+ * {@link #mode} is 0 and every hook returns at once.
+ *
+ * Hot path: one volatile read (a plain load on x86), a ThreadLocal lookup and,
+ * in counts mode, an array increment: no lock, no allocation once the
+ * thread's arrays are large enough, small enough for the JIT to inline.
+ * Counts are exact under any number of threads because every thread counts
+ * into its own arrays ({@link Ctx}); the arrays are summed at dump time.
+ *
+ * Recursion: the hot path executes only code of java.lang.Thread,
+ * java.lang.ThreadLocal (and its map, entries, java.lang.ref.Reference) and
+ * this package. The agent never instruments those classes, whatever the
+ * include patterns say, so a hook cannot call itself. The slow paths (first
+ * call on a thread, growing arrays) use only array allocation and
+ * System.arraycopy, and set a per-thread busy flag so that nothing they might
+ * reach records or recurses.
+ */
+public final class Hooks {
+	static final int COUNTS = 1;  /* exact entry counts per method */
+	static final int TIMES = 2;   /* calls, inclusive and self time per method */
+	static final int TREE = 4;    /* call tree with inclusive times (folded stacks) */
+	static final int EVENTS = 8;  /* bounded enter/exit timeline per thread */
+
+	/** What is recorded; 0 (nothing) until the agent engages the hooks. */
+	static volatile int mode;
+	/** Events a thread keeps at most (set when engaged). */
+	static int eventCapacity = 100000;
+
+	static final Local LOCAL = new Local();
+
+	/* Every thread's context, in order of first hook call; guarded by REGISTRY. */
+	private static final Object REGISTRY = new Object();
+	private static Ctx[] threads = new Ctx[16];
+	private static int threadCount;
+
+	private Hooks() {
+	}
+
+	public static void enter(int id) {
+		int m = mode;
+		if (m == 0)
+			return;
+		Ctx c = LOCAL.get();
+		if (m == COUNTS) {
+			long[] a = c.counts;
+			if (id >= 0 && id < a.length) {
+				a[id]++;
+				return;
+			}
+		}
+		c.enter(id, m);
+	}
+
+	public static void exit(int id) {
+		int m = mode;
+		if (m > COUNTS)
+			LOCAL.get().exit(id, m);
+	}
+
+	public static void exitThrow(int id) {
+		int m = mode;
+		if (m > COUNTS)
+			LOCAL.get().exit(id, m);
+	}
+
+	/* ---- called by the agent through JNI --------------------------------- */
+
+	static void engage(int newMode, int capacity) {
+		if (capacity > 0)
+			eventCapacity = capacity;
+		mode = newMode;
+	}
+
+	static void disengage() {
+		mode = 0;
+	}
+
+	/** Writes the output now (registered by the agent with RegisterNatives). */
+	static native void dump0();
+
+	static void register(Ctx c) {
+		synchronized (REGISTRY) {
+			if (threadCount == threads.length) {
+				Ctx[] t = new Ctx[threadCount * 2];
+				System.arraycopy(threads, 0, t, 0, threadCount);
+				threads = t;
+			}
+			threads[threadCount++] = c;
+		}
+	}
+
+	/* What the threads that ended left: counts, times and call tree folded
+	 * into one context, so a program that starts thread after thread keeps
+	 * a bounded registry; timelines kept (trimmed) within a bound, the
+	 * events of further ones counted as dropped. */
+	private static final Ctx RETIRED = new Ctx(-1, "(ended threads)", 1024, 1);
+	static final int RETIRED_TIMELINES = 1024;
+	private static Ctx[] retiredTimelines = new Ctx[16];
+	private static int retiredTimelineCount;
+	private static long retiredEvents, retiredEventsDropped;
+
+	/* Keeps an ended thread's timeline, trimmed to its events, while at most
+	 * RETIRED_TIMELINES timelines and 10 * eventCapacity events are kept. */
+	private static void retireTimeline(Ctx c) {
+		int n = c.evCount;
+		if (retiredTimelineCount == RETIRED_TIMELINES || retiredEvents + n > 10L * eventCapacity) {
+			retiredEventsDropped += n + c.evDropped;
+			return;
+		}
+		Ctx keep = new Ctx(c.tid, c.name, 1, 1);
+		keep.evTs = new long[n];
+		keep.evWord = new int[n];
+		System.arraycopy(c.evTs, 0, keep.evTs, 0, n);
+		System.arraycopy(c.evWord, 0, keep.evWord, 0, n);
+		keep.evCount = n;
+		keep.evDropped = c.evDropped;
+		retiredEvents += n;
+		if (retiredTimelineCount == retiredTimelines.length) {
+			Ctx[] r = new Ctx[retiredTimelineCount * 2];
+			System.arraycopy(retiredTimelines, 0, r, 0, retiredTimelineCount);
+			retiredTimelines = r;
+		}
+		retiredTimelines[retiredTimelineCount++] = keep;
+	}
+
+	/** The agent's ThreadEnd event, on the ending thread t itself. */
+	static void threadEnd(Thread t) {
+		synchronized (REGISTRY) {
+			for (int i = 0; i < threadCount; i++) {
+				Ctx c = threads[i];
+				if (c.thread != t)
+					continue;
+				System.arraycopy(threads, i + 1, threads, i, threadCount - i - 1);
+				threads[--threadCount] = null;
+				c.thread = null;
+				RETIRED.fold(c);
+				if (c.evCount > 0)
+					retireTimeline(c);
+				return;
+			}
+		}
+	}
+
+	/* The snapshots hold REGISTRY throughout, so a thread that ends meanwhile
+	 * is counted once; the hooks themselves never take it. Live threads
+	 * first, then what ended threads left. */
+	private static Ctx[] contexts() {
+		Ctx[] t = new Ctx[threadCount + 1];
+		System.arraycopy(threads, 0, t, 0, threadCount);
+		t[threadCount] = RETIRED;
+		return t;
+	}
+
+	/** Entry counts per method id, summed over all threads. */
+	static long[] snapshotCounts() {
+		synchronized (REGISTRY) {
+			Ctx[] t = contexts();
+			int len = 0;
+			for (int i = 0; i < t.length; i++)
+				len = max(len, t[i].counts.length);
+			long[] r = new long[len];
+			for (int i = 0; i < t.length; i++) {
+				long[] a = t[i].counts;
+				for (int j = 0; j < a.length; j++)
+					r[j] += a[j];
+			}
+			return r;
+		}
+	}
+
+	/** Per method id: completed calls, inclusive and self nanoseconds, summed over threads. */
+	static long[] snapshotTimes() {
+		synchronized (REGISTRY) {
+			Ctx[] t = contexts();
+			int len = 0;
+			for (int i = 0; i < t.length; i++)
+				len = max(len, t[i].calls.length);
+			long[] r = new long[3 * len];
+			for (int i = 0; i < t.length; i++) {
+				Ctx c = t[i];
+				long[] calls = c.calls, total = c.total, self = c.self;
+				int n = min(calls.length, min(total.length, self.length));
+				for (int j = 0; j < n; j++) {
+					r[3 * j] += calls[j];
+					r[3 * j + 1] += total[j];
+					r[3 * j + 2] += self[j];
+				}
+			}
+			return r;
+		}
+	}
+
+	/**
+	 * The call trees: tree count, then per tree its node count (root
+	 * excluded) and per node: parent (0 is the root), method id, completed
+	 * calls, inclusive nanoseconds. Parents come before their children.
+	 */
+	static long[] snapshotTree() {
+		synchronized (REGISTRY) {
+			Ctx[] t = contexts();
+			int size = 1;
+			for (int i = 0; i < t.length; i++)
+				size += 1 + 4 * max(0, t[i].nodes - 1);
+			long[] r = new long[size];
+			int k = 0;
+			r[k++] = t.length;
+			for (int i = 0; i < t.length; i++) {
+				Ctx c = t[i];
+				int n = max(0, c.nodes - 1);
+				int[] parent = c.nParent, method = c.nMethod;
+				long[] calls = c.nCalls, time = c.nTime;
+				if (parent == null || method == null || calls == null || time == null)
+					n = 0;
+				else
+					n = min(n, min(min(parent.length, method.length), min(calls.length, time.length)) - 1);
+				r[k++] = n;
+				for (int j = 1; j <= n; j++) {
+					r[k++] = parent[j];
+					r[k++] = method[j];
+					r[k++] = calls[j];
+					r[k++] = time[j];
+				}
+			}
+			long[] out = new long[k];
+			System.arraycopy(r, 0, out, 0, k);
+			return out;
+		}
+	}
+
+	/* The thread names of the last events snapshot, in its order. */
+	private static String[] eventNames = new String[0];
+
+	/**
+	 * The timelines: thread count, then per thread: thread id, event count,
+	 * events dropped, and per event its nanoTime and word (method id << 1,
+	 * low bit set for an exit). Live threads, then ended ones, then (id -1,
+	 * no events) what ended threads beyond RETIRED_TIMELINES dropped.
+	 */
+	static long[] snapshotEvents() {
+		synchronized (REGISTRY) {
+			int count = threadCount + retiredTimelineCount + 1;
+			Ctx[] t = new Ctx[count];
+			System.arraycopy(threads, 0, t, 0, threadCount);
+			System.arraycopy(retiredTimelines, 0, t, threadCount, retiredTimelineCount);
+			t[count - 1] = RETIRED;
+			int size = 1;
+			for (int i = 0; i < count; i++)
+				size += 3 + 2 * t[i].evCount;
+			long[] r = new long[size];
+			String[] names = new String[count];
+			int k = 0;
+			r[k++] = count;
+			for (int i = 0; i < count; i++) {
+				Ctx c = t[i];
+				long[] ts = c.evTs;
+				int[] word = c.evWord;
+				int n = ts == null || word == null ? 0 : min(c.evCount, min(ts.length, word.length));
+				names[i] = c.name;
+				r[k++] = c.tid;
+				r[k++] = n;
+				r[k++] = c == RETIRED ? retiredEventsDropped : c.evDropped;
+				for (int j = 0; j < n; j++) {
+					r[k++] = ts[j];
+					r[k++] = word[j];
+				}
+			}
+			eventNames = names;
+			long[] out = new long[k];
+			System.arraycopy(r, 0, out, 0, k);
+			return out;
+		}
+	}
+
+	/** The thread names of the last snapshotEvents, in its order. */
+	static String[] threadNames() {
+		synchronized (REGISTRY) {
+			return eventNames;
+		}
+	}
+
+	/** Live threads with a context (for tests). */
+	static int liveThreads() {
+		synchronized (REGISTRY) {
+			return threadCount;
+		}
+	}
+
+	/* Not Math.min/max: the dump may run while the hooks are engaged, and
+	 * java.lang.Math may be instrumented. */
+	private static int min(int a, int b) {
+		return a < b ? a : b;
+	}
+
+	private static int max(int a, int b) {
+		return a > b ? a : b;
+	}
+}
