@@ -1854,3 +1854,49 @@ int jinst_edit_commit(jinst_edit *ed, jinst_diag *diag)
 		jinst_diag_member(diag, ed->c, ed->m, true);
 	return rc;
 }
+
+int jinst_edit_frame_before(jinst_edit *ed, jinst_node *n, jinst_full_frame *out, jinst_diag *diag)
+{
+	if (!ed || ed->closed || !n || !out || (n->kind == NODE_INSN && n->removed))
+		return jinst_fail(diag, JINST_EINVAL, JINST_NO_OFFSET, "no such node in an open editor");
+	/* The nearest frame at or before n: a label of n's position or before. */
+	jinst_full_frame *from = NULL;
+	jinst_node *from_node = NULL;
+	for (jinst_node *p = n; p && !from; p = p->prev) {
+		if (p->kind != NODE_LABEL || !ed->labels[p->label].frame)
+			continue;
+		from = ed->labels[p->label].given ? ed->labels[p->label].frame
+		                                  : with_declared(ed, ed->labels[p->label].frame);
+		if (!from)
+			return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+		from_node = p;
+	}
+	/* Room for the stack: what the method had, and at most two words more
+	 * for each instruction from there (no instruction adds more). */
+	uint32_t words = ed->code->max_stack + 2;
+	for (jinst_node *p = from_node ? from_node : ed->head; p && p != n; p = p->next)
+		words += p->kind == NODE_INSN ? 2 : 0;
+	jinst_sim s = {.max_locals = ed->max_locals, .max_stack = (uint16_t)(words > 65535 ? 65535 : words),
+	               .new_class = sim_new_class, .ctx = ed};
+	s.locals = jinst_arena_alloc(ed->A, ((size_t)s.max_locals + 1) * sizeof(jinst_ftype));
+	s.stack = jinst_arena_alloc(ed->A, ((size_t)s.max_stack + 1) * sizeof(jinst_ftype));
+	if (!s.locals || !s.stack)
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+	jinst_full_frame *f;
+	int rc = derive(ed, &s, from, from_node, n, &f, diag);
+	if (rc)
+		return rc;
+	*out = *f;
+	/* Uninitialized types as the original offset of their `new` (what
+	 * jinst_edit_set_frame takes), or 0xFFFF for a `new` the pass inserted. */
+	for (int pass = 0; pass < 2; pass++) {
+		jinst_ftype *t = pass ? out->stack : out->locals;
+		uint16_t nt = pass ? out->nstack : out->nlocals;
+		for (uint16_t k = 0; k < nt; k++)
+			if (t[k].tag == JINST_VT_UNINITIALIZED && t[k].value < ed->nkeys) {
+				uint32_t orig = ed->keys[t[k].value]->orig;
+				t[k].value = orig == JINST_NO_OFFSET ? 0xFFFF : (uint16_t)orig;
+			}
+	}
+	return 0;
+}

@@ -968,6 +968,53 @@ static void test_replace(void)
 	unload(&l);
 }
 
+/* ---- jinst_edit_frame_before ---- */
+
+static void test_frame_before(void)
+{
+	loaded l = load();
+	jinst_member *m = method(l.c, "loop", "(I)I");
+	orig_state o = snapshot(l.c, m);
+	jinst_edit *ed;
+	jinst_diag d;
+	jinst_edit_open(&ed, l.c, m, NULL, &d);
+	/* At each original frame's instruction: that frame. */
+	for (uint32_t j = 0; j < o.nframes; j++) {
+		jinst_full_frame f;
+		CHECK(jinst_edit_frame_before(ed, jinst_edit_at(ed, o.frames[j].offset), &f, &d) == 0, "frame_before: %s",
+		      d.message);
+		bool same = f.nlocals == o.frames[j].nlocals && f.nstack == o.frames[j].nstack;
+		for (uint16_t k = 0; same && k < f.nlocals; k++)
+			same = ftype_eq(&f.locals[k], &o.frames[j].locals[k]);
+		CHECK(same, "frame before pc %u is the original frame there", o.frames[j].offset);
+	}
+	/* Before the if_icmpge: n, sum, i in the locals; i and n on the stack. */
+	for (uint32_t i = 0; i < o.n; i++) {
+		if (o.insns[i].opcode != 0xa2)
+			continue;
+		jinst_full_frame f;
+		CHECK(jinst_edit_frame_before(ed, jinst_edit_at(ed, o.insns[i].offset), &f, &d) == 0, "frame_before");
+		CHECK(f.nlocals == 3 && f.nstack == 2 && f.stack[0].tag == JINST_VT_INTEGER && f.stack[1].tag == JINST_VT_INTEGER,
+		      "frame before if_icmpge: %u locals, %u stack", f.nlocals, f.nstack);
+	}
+	/* In a constructor, before the super call: uninitializedThis. */
+	jinst_edit_free(ed);
+	jinst_member *ctor = method(l.c, "<init>", "(I)V");
+	jinst_edit_open(&ed, l.c, ctor, NULL, &d);
+	jinst_node *call = NULL;
+	for (jinst_node *n = jinst_edit_first(ed); n && !call; n = jinst_node_next(n))
+		if (jinst_node_insn(n) && jinst_node_insn(n)->opcode == 0xb7)
+			call = n;
+	jinst_full_frame f;
+	CHECK(call && jinst_edit_frame_before(ed, call, &f, &d) == 0 && f.nstack == 1 &&
+	          f.stack[0].tag == JINST_VT_UNINITIALIZED_THIS, "uninitializedThis before super()");
+	CHECK(jinst_edit_frame_before(ed, jinst_node_next(call), &f, &d) == 0 && f.nstack == 0 &&
+	          f.locals[0].tag == JINST_VT_OBJECT, "this initialized after super()");
+	jinst_edit_free(ed);
+	free(o.ex);
+	unload(&l);
+}
+
 /* ---- untouched methods are copied byte for byte ---- */
 
 static void test_untouched(void)
@@ -1164,5 +1211,6 @@ int main(int argc, char **argv)
 	test_two_passes();
 	test_sides();
 	test_untouched();
+	test_frame_before();
 	return check_report();
 }
