@@ -15,6 +15,7 @@ const char *jinst_strerror(int code)
 	case JINST_EIO: return "EIO";
 	case JINST_ERULES: return "ERULES";
 	case JINST_EINVAL: return "EINVAL";
+	case JINST_ENOTFOUND: return "ENOTFOUND";
 	default: return "EUNKNOWN";
 	}
 }

@@ -150,6 +150,7 @@ int jinst_stack_map_compress(jinst_class *c, const jinst_member *m, const jinst_
 /* The method's Code attribute and its decoded model. */
 static int method_code(jinst_class *c, jinst_member *m, jinst_attr **attr, jinst_code **code, jinst_diag *diag)
 {
+	*code = NULL;
 	*attr = jinst_attr_find(jinst_member_attrs(m), JINST_ATTR_CODE);
 	if (!*attr)
 		return jinst_fail(diag, JINST_EINVAL, m->offset, "the method has no Code attribute");

@@ -46,7 +46,13 @@ typedef void (*error_fn)(void *ctx, const char *name, const char *message);
  * classes inside a jar. Returns the number of file-level errors. */
 int walk_path(const char *path, const char *const *entries, int nentries, class_fn fn, error_fn err, void *ctx);
 
+/* The JDK whose classes answer last (malloc'd, or NULL when none is found):
+ * JAVA_HOME, else the JDK that `java` on the PATH belongs to. */
+char *cli_default_jdk(void);
+
 int cmd_dump(int argc, char **argv);
 int cmd_roundtrip(int argc, char **argv);
+int cmd_hierarchy(int argc, char **argv);
+int cmd_rewrite(int argc, char **argv);
 
 #endif

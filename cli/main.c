@@ -12,6 +12,11 @@ static const char usage[] =
 	"                                     attributes, code and StackMapTable frames decoded\n"
 	"  roundtrip [--deep] PATH...         parse and write every class in class files, jars,\n"
 	"                                     jmods and folders, and compare with the input\n"
+	"  hierarchy [-cp PATH] CLASS...      super classes and interfaces of classes on a class\n"
+	"                                     path, as the class-hierarchy resolver reads them\n"
+	"  rewrite [--frames=recompute] IN... -o OUT\n"
+	"                                     write every class again with recomputed\n"
+	"                                     StackMapTables; OUT mirrors IN (folder or jar)\n"
 	"  help [COMMAND]                     this text, or a command's own help\n"
 	"\n"
 	"Options: --help, --version. 'jinst COMMAND --help' explains a command.\n";
@@ -43,6 +48,44 @@ static const char roundtrip_help[] =
 	"  N classes: N identical, N equivalent, N differ, N rejected\n"
 	"Exit status: 0 when nothing differs and nothing is rejected, 1 otherwise, 2 usage error.\n";
 
+static const char hierarchy_help[] =
+	"usage: jinst hierarchy [-cp PATH[:PATH...]] [--jdk JAVA_HOME] [--release N] CLASS...\n"
+	"\n"
+	"Prints, for each CLASS (internal or binary name) and each of its super classes\n"
+	"up to java/lang/Object, one line: NAME: class|interface, super S, interfaces A B.\n"
+	"Classes are read from the class path, never loaded into a JVM.\n"
+	"  -cp PATH    jars, .jmod files, class folders, module trees (jimage extract)\n"
+	"              and runtime images (lib/modules), ':'-separated, first match wins\n"
+	"  --jdk HOME  a JDK's classes (lib/modules, else jmods/, else rt.jar)\n"
+	"  --release N the META-INF/versions/N of multi-release jars (default: none)\n"
+	"With neither -cp nor --jdk, the JDK of JAVA_HOME or of `java` on the PATH.\n"
+	"Exit status: 0 all classes known, 1 a class or an entry could not be read, 2 usage error.\n";
+
+static const char rewrite_help[] =
+	"usage: jinst rewrite [--frames=recompute] [--classpath PATH:...] [--jdk JAVA_HOME]\n"
+	"                     [-j N] [--quiet] [--verbose] IN... -o OUT\n"
+	"\n"
+	"Writes every class of IN (class files, folders, jars) again to OUT, which takes\n"
+	"the shape of the input: a folder keeps its layout and its other files, a jar its\n"
+	"entries, order, times and non-class entries. With several inputs OUT is a folder\n"
+	"holding each by its own name.\n"
+	"  --frames=recompute  drop every StackMapTable and compute it anew by type\n"
+	"                      inference (classes older than version 50 need none and are\n"
+	"                      left as they are). Questions about the class hierarchy are\n"
+	"                      answered from IN, then --classpath, then the JDK's runtime\n"
+	"                      image; no class is ever loaded.\n"
+	"  --classpath L       jars, folders, jmods or JDK images, separated by ':'\n"
+	"  --jdk HOME          the JDK whose classes answer last (default: JAVA_HOME, or the\n"
+	"                      JDK of `java` on the PATH)\n"
+	"  -j N                worker threads (default: the number of processors)\n"
+	"  --quiet / --verbose no progress on stderr / print every note\n"
+	"\n"
+	"A class that cannot be rewritten is written unchanged, and a line\n"
+	"  FAILED NAME: REASON\n"
+	"says why. The last line counts the classes:\n"
+	"  N classes: N rewritten, N unchanged, N failed (N for classes the hierarchy does not know); N methods\n"
+	"Exit status: 0 when nothing failed, 1 otherwise, 2 usage error.\n";
+
 const char *cli_help_for(const char *cmd);
 const char *cli_help_for(const char *cmd)
 {
@@ -50,6 +93,10 @@ const char *cli_help_for(const char *cmd)
 		return dump_help;
 	if (strcmp(cmd, "roundtrip") == 0)
 		return roundtrip_help;
+	if (strcmp(cmd, "hierarchy") == 0)
+		return hierarchy_help;
+	if (strcmp(cmd, "rewrite") == 0)
+		return rewrite_help;
 	return NULL;
 }
 
@@ -94,6 +141,10 @@ int main(int argc, char **argv)
 		return cmd_dump(argc - 2, argv + 2);
 	if (strcmp(cmd, "roundtrip") == 0)
 		return cmd_roundtrip(argc - 2, argv + 2);
+	if (strcmp(cmd, "hierarchy") == 0)
+		return cmd_hierarchy(argc - 2, argv + 2);
+	if (strcmp(cmd, "rewrite") == 0)
+		return cmd_rewrite(argc - 2, argv + 2);
 	fprintf(stderr, "jinst: unknown command '%s'\n\n%s", cmd, usage);
 	return 2;
 }

@@ -1,9 +1,11 @@
-/* Finding the classes in files, jars, jmods and folders. */
+/* Finding the classes in files, jars, jmods and folders, and the JDK. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zip.h>
 
 #include "cli.h"
@@ -204,4 +206,36 @@ int walk_path(const char *path, const char *const *entries, int nentries, class_
 		fn(ctx, path, data, len);
 	free(data);
 	return errors;
+}
+
+/* The JDK whose image answers for the platform's classes: --jdk, else
+ * JAVA_HOME, else the one `java` on the PATH belongs to. */
+char *cli_default_jdk(void)
+{
+	const char *home = getenv("JAVA_HOME");
+	if (home && *home)
+		return strdup(home);
+	const char *path = getenv("PATH");
+	if (!path)
+		return NULL;
+	char *copy = strdup(path), *save = NULL;
+	char *found = NULL;
+	for (char *dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
+		char cand[4096];
+		snprintf(cand, sizeof(cand), "%s/java", dir);
+		if (access(cand, X_OK) != 0)
+			continue;
+		char *real = realpath(cand, NULL);
+		if (!real)
+			continue;
+		char *bin = strstr(real, "/bin/java");
+		if (bin && bin[9] == '\0') {
+			*bin = '\0';
+			found = real;
+		} else {
+			free(real);
+		}
+	}
+	free(copy);
+	return found;
 }

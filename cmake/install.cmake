@@ -1,8 +1,9 @@
 # Installation: the library, its public headers, the jinst tool, a
-# pkg-config file and a CMake package (find_package(jinst) -> jinst::classfile).
+# pkg-config file each and a CMake package (find_package(jinst) -> jinst::classfile,
+# jinst::classpath).
 include(CMakePackageConfigHelpers)
 
-install(TARGETS jinst_classfile EXPORT jinstTargets
+install(TARGETS jinst_classfile jinst_classpath EXPORT jinstTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/jinst DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
@@ -18,8 +19,11 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/jinstConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/jinstConfig.cmake ${PROJECT_BINARY_DIR}/jinstConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/jinst)
 
-# xxhash is compiled in (header-only), so the library needs nothing else at link time.
+# xxhash is compiled in (header-only), so the class-file library needs only pthreads
+# at link time; the class-path library adds libzip.
 # From lib/pkgconfig (or lib/x86_64-linux-gnu/pkgconfig) back up to the prefix.
 file(RELATIVE_PATH PC_UP /x/${CMAKE_INSTALL_LIBDIR}/pkgconfig /x)
 configure_file(${CMAKE_CURRENT_LIST_DIR}/jinst.pc.in ${PROJECT_BINARY_DIR}/jinst.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/jinst.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+configure_file(${CMAKE_CURRENT_LIST_DIR}/jinst-classpath.pc.in ${PROJECT_BINARY_DIR}/jinst-classpath.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/jinst-classpath.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

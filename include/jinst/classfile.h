@@ -46,7 +46,8 @@ enum {
 	JINST_EHIERARCHY = -5,   /* class hierarchy could not be resolved */
 	JINST_EIO = -6,
 	JINST_ERULES = -7,       /* retransformation rules violated */
-	JINST_EINVAL = -8        /* API misuse: bad argument */
+	JINST_EINVAL = -8,       /* API misuse: bad argument */
+	JINST_ENOTFOUND = -9     /* no such class or resource (a class source, a class path) */
 };
 
 /* Static name of an error code, e.g. "EMALFORMED". */

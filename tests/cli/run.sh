@@ -4,8 +4,8 @@
 set -u
 jinst=$1 work=$2
 here=$(cd "$(dirname "$0")" && pwd)
-data=$here/../data/classes golden=$here/../golden in=$work/in
-rm -rf "$in" && mkdir -p "$in"
+data=$here/../data/classes golden=$here/../golden in=$work/in outdir=$work/out
+rm -rf "$in" "$outdir" && mkdir -p "$in" "$outdir"
 python3 "$here/make_inputs.py" "$in" || exit 1
 (cd "$data/main" && zip -qr "$in/data.jar" .) || exit 1
 pass=0 fail=0
@@ -17,6 +17,7 @@ while IFS= read -r line; do
 	args=${args//@DATA@/$data}
 	args=${args//@IN@/$in}
 	args=${args//@GOLDEN@/$golden}
+	args=${args//@OUT@/$outdir}
 	# shellcheck disable=SC2086
 	out=$("$jinst" $args 2>&1)
 	rc=$?

@@ -1,0 +1,105 @@
+/* jinst hierarchy: what the class-hierarchy resolver answers for classes on
+ * a class path, each class followed by its super classes up to the root. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "jinst/classpath.h"
+
+static const char hierarchy_usage[] =
+	"usage: jinst hierarchy [-cp PATH[:PATH...]] [--jdk JAVA_HOME] [--release N] CLASS...\n";
+
+/* One line: "NAME: class|interface, super S, interfaces A B". */
+static void print_info(const jinst_class_info *info)
+{
+	printf("%s: %s", info->name, (info->access_flags & JINST_ACC_INTERFACE) ? "interface" : "class");
+	if (info->super_name)
+		printf(", super %s", info->super_name);
+	if (info->interface_count) {
+		printf(", interfaces");
+		for (uint16_t i = 0; i < info->interface_count; i++)
+			printf(" %s", info->interfaces[i]);
+	}
+	putchar('\n');
+}
+
+int cmd_hierarchy(int argc, char **argv)
+{
+	jinst_classpath *cp;
+	if (jinst_classpath_new(&cp) != 0) {
+		fputs("jinst: out of memory\n", stderr);
+		return 1;
+	}
+	jinst_diag diag = {0};
+	bool have_path = false;
+	int first = argc, rc = 0;
+	for (int i = 0; i < argc && first == argc; i++) {
+		const char *a = argv[i];
+		if ((strcmp(a, "-cp") == 0 || strcmp(a, "--jdk") == 0 || strcmp(a, "--release") == 0) && i + 1 >= argc) {
+			fprintf(stderr, "jinst: %s needs a value\n%s", a, hierarchy_usage);
+			rc = 2;
+		} else if (strcmp(a, "-cp") == 0) {
+			have_path = true;
+			if (jinst_classpath_add_list(cp, argv[++i], &diag) != 0)
+				rc = 1;
+		} else if (strcmp(a, "--jdk") == 0) {
+			have_path = true;
+			if (jinst_classpath_add_jdk(cp, argv[++i], &diag) != 0)
+				rc = 1;
+		} else if (strcmp(a, "--release") == 0) {
+			char *end;
+			long r = strtol(argv[++i], &end, 10);
+			if (*end || r < 0 || r > 1000) {
+				fprintf(stderr, "jinst: --release needs a number\n");
+				rc = 2;
+			}
+			jinst_classpath_set_release(cp, (int)r);
+		} else if (a[0] == '-') {
+			fprintf(stderr, "jinst: unknown option '%s'\n%s", a, hierarchy_usage);
+			rc = 2;
+		} else {
+			first = i;
+		}
+		if (rc)
+			break;
+	}
+	if (rc == 1)
+		fprintf(stderr, "jinst: %s\n", diag.message);
+	if (rc == 0 && first == argc) {
+		fprintf(stderr, "jinst: no class given\n%s", hierarchy_usage);
+		rc = 2;
+	}
+	/* With no class path given, the JDK of JAVA_HOME or of `java` on the PATH. */
+	char *home = rc == 0 && !have_path ? cli_default_jdk() : NULL;
+	if (home && jinst_classpath_add_jdk(cp, home, &diag) != 0) {
+		fprintf(stderr, "jinst: %s: %s\n", home, diag.message);
+		rc = 1;
+	}
+	free(home);
+	jinst_hierarchy_cache *cache;
+	jinst_classpath_cache(cp, &cache);
+	for (int i = first; rc != 2 && i < argc; i++) {
+		/* Binary names (java.lang.String) become internal names. */
+		char *name = strdup(argv[i]);
+		if (!name)
+			break;
+		for (char *p = name; *p; p++)
+			if (*p == '.')
+				*p = '/';
+		const char *cur = name;
+		for (int depth = 0; cur && depth < 256; depth++) {
+			const jinst_class_info *info;
+			diag = (jinst_diag){0};
+			if (jinst_hierarchy_cache_query(cache, cur, &info, &diag) != 0) {
+				printf("%s: unknown: %s\n", cur, diag.message);
+				rc = 1;
+				break;
+			}
+			print_info(info);
+			cur = info->super_name;
+		}
+		free(name);
+	}
+	jinst_classpath_free(cp);
+	return rc;
+}

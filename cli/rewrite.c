@@ -1,0 +1,164 @@
+/*
+ * jinst rewrite: every method of every class through the code editor or
+ * the frame computation, written to an output of the input's shape.
+ *
+ * --frames=recompute drops each method's StackMapTable and computes it anew
+ * by type inference, answering class-hierarchy questions from the inputs
+ * themselves, then --classpath, then the JDK's runtime image, without ever
+ * loading a class into a JVM. That repairs classes whose frames another tool
+ * got wrong; it is also how the tests prove the inference right on whole
+ * corpora (tests/jvm verifies the output in HotSpot).
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "jinst/classpath.h"
+#include "jinst/infer.h"
+#include "mirror.h"
+
+enum frames_mode { FRAMES_RECOMPUTE };
+
+typedef struct rewrite {
+	enum frames_mode frames;
+	jinst_hierarchy hierarchy;
+	_Atomic size_t hierarchy_failures; /* classes failed for a class the hierarchy does not know */
+	_Atomic size_t methods;
+} rewrite;
+
+static char *failure(const char *what, const jinst_diag *d)
+{
+	char msg[700], full[1400];
+	jinst_diag_format(d, msg, sizeof(msg));
+	snprintf(full, sizeof(full), "%s%s", what, msg);
+	return strdup(full);
+}
+
+static enum mirror_result rewrite_class(void *ctx, jinst_arena *arena, const char *name, const uint8_t *in, size_t len,
+                                        uint8_t **out, size_t *out_len, char **message)
+{
+	(void)name;
+	rewrite *W = ctx;
+	jinst_class *c;
+	jinst_diag d;
+	if (jinst_class_parse(&c, in, len, arena, NULL, &d)) {
+		*message = failure("not rewritten: ", &d);
+		return MIRROR_FAILED;
+	}
+	/* Below version 50 the verifier infers types itself (JVMS 4.10.2). */
+	if (jinst_class_major_version(c) < 50)
+		return MIRROR_UNCHANGED;
+	size_t methods = 0;
+	for (uint16_t i = 0; i < jinst_class_method_count(c); i++) {
+		jinst_member *m = jinst_class_method(c, i);
+		if (!jinst_attr_find(jinst_member_attrs(m), JINST_ATTR_CODE))
+			continue;
+		int rc = jinst_frames_recompute(c, m, &W->hierarchy, &d);
+		if (rc) {
+			uint16_t nl = 0, dl = 0;
+			const uint8_t *mn = jinst_cp_utf8(c, jinst_member_name_index(m), &nl);
+			const uint8_t *md = jinst_cp_utf8(c, jinst_member_descriptor_index(m), &dl);
+			char what[600];
+			snprintf(what, sizeof(what), "method %.*s%.*s: ", (int)(mn ? nl : 0), mn ? (const char *)mn : "",
+			         (int)(md ? dl : 0), md ? (const char *)md : "");
+			*message = failure(what, &d);
+			if (rc == JINST_EHIERARCHY)
+				atomic_fetch_add(&W->hierarchy_failures, 1);
+			return MIRROR_FAILED;
+		}
+		methods++;
+	}
+	atomic_fetch_add(&W->methods, methods);
+	if (jinst_class_write(c, NULL, out, out_len, &d)) {
+		*message = failure("write: ", &d);
+		return MIRROR_FAILED;
+	}
+	if (*out_len == len && memcmp(*out, in, len) == 0)
+		return MIRROR_UNCHANGED;
+	return MIRROR_CHANGED;
+}
+
+int cmd_rewrite(int argc, char **argv)
+{
+	const char *output = NULL, *classpath = NULL, *jdk = NULL;
+	const char *inputs[argc + 1];
+	int ninputs = 0;
+	rewrite W = {.frames = FRAMES_RECOMPUTE};
+	mirror_options o = {.transform = rewrite_class, .ctx = &W, .progress = isatty(2)};
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	o.jobs = cpus > 0 ? (int)cpus : 1;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "-o") == 0 && i + 1 < argc) {
+			output = argv[++i];
+		} else if (strcmp(a, "--frames=recompute") == 0) {
+			W.frames = FRAMES_RECOMPUTE;
+		} else if (strncmp(a, "--frames=", 9) == 0) {
+			fprintf(stderr, "jinst rewrite: --frames takes recompute, not '%s'\n", a + 9);
+			return 2;
+		} else if ((strcmp(a, "--classpath") == 0 || strcmp(a, "-cp") == 0) && i + 1 < argc) {
+			classpath = argv[++i];
+		} else if (strcmp(a, "--jdk") == 0 && i + 1 < argc) {
+			jdk = argv[++i];
+		} else if (strcmp(a, "-j") == 0 && i + 1 < argc) {
+			o.jobs = atoi(argv[++i]);
+			if (o.jobs < 1) {
+				fprintf(stderr, "jinst rewrite: -j takes a positive number\n");
+				return 2;
+			}
+		} else if (strcmp(a, "--quiet") == 0) {
+			o.progress = false;
+		} else if (strcmp(a, "--verbose") == 0) {
+			o.verbose = true;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "jinst rewrite: unknown option '%s' (see jinst rewrite --help)\n", a);
+			return 2;
+		} else {
+			inputs[ninputs++] = a;
+		}
+	}
+	if (!ninputs || !output) {
+		fprintf(stderr, "jinst rewrite: %s (see jinst rewrite --help)\n", !ninputs ? "no input" : "no output (-o OUT)");
+		return 2;
+	}
+	jinst_classpath *cp;
+	jinst_diag d;
+	if (jinst_classpath_new(&cp)) {
+		fprintf(stderr, "jinst rewrite: out of memory\n");
+		return 1;
+	}
+	int rc = 0;
+	/* The inputs answer first for their own classes. One that is no class
+	 * path entry (a lone class file, a bad jar) is left to the mirror to
+	 * report. */
+	for (int i = 0; i < ninputs; i++)
+		jinst_classpath_add(cp, inputs[i], &d);
+	if (!rc && classpath)
+		rc = jinst_classpath_add_list(cp, classpath, &d);
+	char *home = jdk ? strdup(jdk) : cli_default_jdk();
+	if (!rc && home)
+		rc = jinst_classpath_add_jdk(cp, home, &d);
+	if (!rc && !home)
+		fprintf(stderr, "jinst rewrite: no JDK found (--jdk or JAVA_HOME): only the inputs and --classpath answer\n");
+	free(home);
+	if (!rc)
+		rc = jinst_classpath_hierarchy(cp, &W.hierarchy);
+	if (rc) {
+		char msg[800];
+		jinst_diag_format(&d, msg, sizeof(msg));
+		fprintf(stderr, "jinst rewrite: %s\n", msg);
+		jinst_classpath_free(cp);
+		return 2;
+	}
+	mirror_stats s;
+	mirror_run(inputs, ninputs, output, &o, &s);
+	jinst_classpath_free(cp);
+	printf("%zu classes: %zu rewritten, %zu unchanged, %zu failed (%zu for classes the hierarchy does not know); "
+	       "%zu methods\n",
+	       s.classes, s.counts[MIRROR_CHANGED], s.counts[MIRROR_UNCHANGED], s.counts[MIRROR_FAILED],
+	       atomic_load(&W.hierarchy_failures), atomic_load(&W.methods));
+	if (s.errors)
+		printf("%zu files could not be read or written\n", s.errors);
+	return s.counts[MIRROR_FAILED] || s.errors ? 1 : 0;
+}
