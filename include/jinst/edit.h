@@ -259,8 +259,9 @@ int jinst_edit_set_frame(jinst_edit *ed, jinst_label label, const jinst_full_fra
  * pass that needs a frame at a label it creates (a trampoline on a branch
  * edge: the frame at the branch, minus what the branch pops), to give to
  * jinst_edit_set_frame. Uninitialized types name the original offset of
- * their `new`. Meant for class files that have frames (50 and later): in
- * older ones the walk starts at the method's entry and crosses jumps.
+ * their `new`. Meant for class files that have frames (50 and later) and
+ * the KEEP mode: otherwise no original frame is at hand, and the walk
+ * starts at the method's entry and crosses jumps.
  * Arena-allocated; the caller may change the copy it gets. */
 int jinst_edit_frame_before(jinst_edit *ed, jinst_node *n, jinst_full_frame *out, jinst_diag *diag);
 
