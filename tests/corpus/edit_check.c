@@ -211,7 +211,7 @@ static int edit_hooks(jinst_class *c, jinst_member *m, jinst_edit *ed, uint16_t 
 				return rc;
 		}
 	}
-	jinst_label start, handler;
+	jinst_label start = JINST_NO_LABEL, handler = JINST_NO_LABEL;
 	int rc = jinst_edit_new_label(ed, &start);
 	if (!rc)
 		rc = jinst_edit_new_label(ed, &handler);
