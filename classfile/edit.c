@@ -333,7 +333,16 @@ static int open_frames(jinst_edit *ed, jinst_attr *smt, jinst_diag *diag)
 		if (!f)
 			return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
 		*f = ff[i];
-		/* Expanded frames share locals arrays between frames: copy before changing keys. */
+		bool uninit = false;
+		for (uint16_t k = 0; k < f->nlocals; k++)
+			uninit |= f->locals[k].tag == JINST_VT_UNINITIALIZED;
+		for (uint16_t k = 0; k < f->nstack; k++)
+			uninit |= f->stack[k].tag == JINST_VT_UNINITIALIZED;
+		ed->labels[l].frame = f;
+		if (!uninit)
+			continue;
+		/* Expanded frames share locals arrays between frames: copy before
+		 * turning offsets into keys. */
 		f->locals = copy_types(ed->A, ff[i].locals, ff[i].nlocals);
 		f->stack = copy_types(ed->A, ff[i].stack, ff[i].nstack);
 		if (!f->locals || !f->stack)
@@ -343,7 +352,6 @@ static int open_frames(jinst_edit *ed, jinst_attr *smt, jinst_diag *diag)
 			rc = adopt_types(ed, f->stack, f->nstack, diag);
 		if (rc)
 			return rc;
-		ed->labels[l].frame = f;
 	}
 	return 0;
 }
