@@ -128,7 +128,7 @@ struct jinst_edit {
 	declared *decl;
 	uint32_t ndecl, cap_decl;
 	uint16_t max_locals;
-	jinst_full_frame initial; /* the method's implicit first frame */
+	jinst_full_frame initial; /* the method's implicit first frame, once derive needs it (locals set) */
 	const uint8_t *orig_code; /* the code the original nodes were decoded from */
 };
 
@@ -565,12 +565,6 @@ int jinst_edit_open(jinst_edit **out, jinst_class *c, jinst_member *m, const jin
 	ed->has_map = smt != NULL;
 	if (!rc && smt && ed->opts.frames == JINST_EDIT_FRAMES_KEEP)
 		rc = open_frames(ed, smt, diag);
-	if (!rc) {
-		jinst_full_frame *init;
-		rc = jinst_stack_map_expand(c, m, NULL, &init, diag);
-		if (!rc)
-			ed->initial = *init;
-	}
 	if (rc)
 		goto fail;
 	/* Link the list: each instruction after the label of its offset, the end label last. */
@@ -1458,6 +1452,14 @@ static jinst_ftype sim_new_class(void *ctx, uint16_t key)
 static int derive(jinst_edit *ed, jinst_sim *s, const jinst_full_frame *from, jinst_node *from_node, jinst_node *to,
                   jinst_full_frame **out, jinst_diag *diag)
 {
+	if (!from && !ed->initial.locals) {
+		/* The method's implicit first frame, made when first needed. */
+		jinst_full_frame *init;
+		int rc = jinst_stack_map_expand(ed->c, ed->m, NULL, &init, diag);
+		if (rc)
+			return rc;
+		ed->initial = *init;
+	}
 	if (!to_slots(from ? from : &ed->initial, s))
 		return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "a frame does not fit max_locals/max_stack");
 	for (jinst_node *n = from_node ? from_node : ed->head; n && n != to; n = n->next) {
