@@ -109,7 +109,7 @@ static int hooks(jinst_class *c, jinst_member *m, uint16_t enter, uint16_t exit_
 			rc = jinst_edit_insert(ed, n, JINST_BEFORE_INSIDE, ex, 2, NULL);
 	}
 	jinst_node *first = jinst_edit_first_insn(ed);
-	jinst_label start, handler;
+	jinst_label start = JINST_NO_LABEL, handler = JINST_NO_LABEL;
 	if (!rc)
 		rc = jinst_edit_new_label(ed, &start);
 	if (!rc)

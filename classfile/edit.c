@@ -128,7 +128,8 @@ struct jinst_edit {
 	declared *decl;
 	uint32_t ndecl, cap_decl;
 	uint16_t max_locals;
-	jinst_full_frame initial; /* the method's implicit first frame */
+	jinst_full_frame initial; /* the method's implicit first frame, once derive needs it (locals set) */
+	const uint8_t *orig_code; /* the code the original nodes were decoded from */
 };
 
 static const uint8_t op_pops[256];
@@ -332,7 +333,16 @@ static int open_frames(jinst_edit *ed, jinst_attr *smt, jinst_diag *diag)
 		if (!f)
 			return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
 		*f = ff[i];
-		/* Expanded frames share locals arrays between frames: copy before changing keys. */
+		bool uninit = false;
+		for (uint16_t k = 0; k < f->nlocals; k++)
+			uninit |= f->locals[k].tag == JINST_VT_UNINITIALIZED;
+		for (uint16_t k = 0; k < f->nstack; k++)
+			uninit |= f->stack[k].tag == JINST_VT_UNINITIALIZED;
+		ed->labels[l].frame = f;
+		if (!uninit)
+			continue;
+		/* Expanded frames share locals arrays between frames: copy before
+		 * turning offsets into keys. */
 		f->locals = copy_types(ed->A, ff[i].locals, ff[i].nlocals);
 		f->stack = copy_types(ed->A, ff[i].stack, ff[i].nstack);
 		if (!f->locals || !f->stack)
@@ -342,7 +352,6 @@ static int open_frames(jinst_edit *ed, jinst_attr *smt, jinst_diag *diag)
 			rc = adopt_types(ed, f->stack, f->nstack, diag);
 		if (rc)
 			return rc;
-		ed->labels[l].frame = f;
 	}
 	return 0;
 }
@@ -460,6 +469,7 @@ int jinst_edit_open(jinst_edit **out, jinst_class *c, jinst_member *m, const jin
 	ed->A = A;
 	ed->opts = opts ? *opts : (jinst_edit_options)JINST_EDIT_OPTIONS_INIT;
 	ed->max_locals = code->max_locals;
+	ed->orig_code = code->code;
 	jinst_insn *insns;
 	uint32_t n;
 	rc = jinst_code_decode(c, code, &insns, &n, diag);
@@ -555,12 +565,6 @@ int jinst_edit_open(jinst_edit **out, jinst_class *c, jinst_member *m, const jin
 	ed->has_map = smt != NULL;
 	if (!rc && smt && ed->opts.frames == JINST_EDIT_FRAMES_KEEP)
 		rc = open_frames(ed, smt, diag);
-	if (!rc) {
-		jinst_full_frame *init;
-		rc = jinst_stack_map_expand(c, m, NULL, &init, diag);
-		if (!rc)
-			ed->initial = *init;
-	}
 	if (rc)
 		goto fail;
 	/* Link the list: each instruction after the label of its offset, the end label last. */
@@ -1110,8 +1114,6 @@ static int node_where(const jinst_node *n)
 /* The depth-only data flow (see the essay at the top). */
 static int depth_flow(jinst_edit *ed, uint32_t *max_stack, jinst_diag *diag)
 {
-	for (jinst_node *n = ed->head; n; n = n->next)
-		n->depth = -1;
 	pending *work = NULL;
 	uint32_t nwork = 0, cap = 0;
 	if (!grow(ed->A, (void **)&work, &cap, ed->nex + 1, sizeof(pending)))
@@ -1210,6 +1212,7 @@ static uint64_t node_size(const jinst_node *n, uint32_t pc)
  * JINST_ETOOLARGE. */
 static int layout(jinst_edit *ed, uint32_t *code_length, uint32_t *ninverted, jinst_diag *diag)
 {
+	uint32_t inv = 0;
 	for (;;) {
 		uint64_t pc = 0;
 		for (jinst_node *n = ed->head; n; n = n->next) {
@@ -1232,14 +1235,12 @@ static int layout(jinst_edit *ed, uint32_t *code_length, uint32_t *ninverted, ji
 				continue;
 			uint8_t op = n->insn.opcode;
 			n->form = op == 0xa7 || op == 0xa8 ? FORM_WIDE : FORM_INVERT;
+			inv += n->form == FORM_INVERT;
 			changed = true;
 		}
 		if (!changed)
 			break;
 	}
-	uint32_t inv = 0;
-	for (jinst_node *n = ed->head; n; n = n->next)
-		inv += n->kind == NODE_INSN && n->form == FORM_INVERT;
 	*ninverted = inv;
 	return 0;
 }
@@ -1249,64 +1250,125 @@ static uint8_t inverted(uint8_t op)
 	return op >= 0xc6 ? (uint8_t)(op ^ 1) : (uint8_t)(((op - 0x99) ^ 1) + 0x99);
 }
 
-/* The new code bytes, in the arena. */
-static int encode(jinst_edit *ed, uint32_t code_length, uint32_t ninverted, uint8_t **bytes, jinst_diag *diag)
+/* The new code bytes, in the arena, written straight from the nodes: an
+ * original instruction that names no position is copied from the original
+ * code (its bytes do not depend on where it lands); branches and switches
+ * get their offsets and padding; inserted instructions are encoded. */
+static int encode(jinst_edit *ed, uint32_t code_length, uint8_t **bytes, jinst_diag *diag)
 {
-	uint32_t count = ninverted;
-	for (jinst_node *n = ed->head; n; n = n->next)
-		count += n->kind == NODE_INSN;
-	jinst_insn *out = jinst_arena_alloc(ed->A, ((size_t)count + 1) * sizeof(*out));
-	if (!out)
+	uint8_t *p = jinst_arena_alloc(ed->A, (size_t)code_length + 8);
+	if (!p)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-	uint32_t k = 0;
 	for (jinst_node *n = ed->head; n; n = n->next) {
 		if (n->kind != NODE_INSN)
 			continue;
-		jinst_insn x = n->insn;
-		x.offset = n->offset;
-		if (is_branch(&x)) {
-			int32_t target = (int32_t)ed->labels[x.operand].node->offset;
-			x.operand = target;
-			if (n->form == FORM_WIDE) {
-				x.opcode = x.opcode == 0xa7 ? 0xc8 : 0xc9;
+		const jinst_insn *in = &n->insn;
+		uint32_t pc = n->offset;
+		uint8_t *o = p + pc, op = in->opcode;
+		enum jinst_operand_kind k = kind_of(in);
+		if (k == JINST_OPND_BRANCH2 || k == JINST_OPND_BRANCH4) {
+			uint32_t target = ed->labels[in->operand].node->offset;
+			if (k == JINST_OPND_BRANCH4 || n->form == FORM_WIDE) {
+				o[0] = k == JINST_OPND_BRANCH4 ? op : op == 0xa7 ? 0xc8 : 0xc9;
+				jinst_put_u4(o + 1, target - pc);
 			} else if (n->form == FORM_INVERT) {
 				/* if<!cond> over the goto_w: lands on what follows the pair. */
-				x.opcode = inverted(x.opcode);
-				x.operand = (int32_t)n->offset + 8;
-				out[k++] = x;
-				x = (jinst_insn){.offset = n->offset + 3, .opcode = 0xc8, .operand = target};
+				o[0] = inverted(op);
+				jinst_put_u2(o + 1, 8);
+				o[3] = 0xc8;
+				jinst_put_u4(o + 4, target - (pc + 3));
+			} else {
+				o[0] = op;
+				jinst_put_u2(o + 1, (uint16_t)(target - pc));
 			}
-		} else if (x.sw) {
-			jinst_switch *sw = jinst_arena_alloc(ed->A, sizeof(*sw));
-			int32_t *t = jinst_arena_alloc(ed->A, ((size_t)x.sw->count + 1) * sizeof(int32_t));
-			if (!sw || !t)
-				return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-			*sw = *x.sw;
-			sw->default_target = (int32_t)ed->labels[x.sw->default_target].node->offset;
-			for (uint32_t i = 0; i < sw->count; i++)
-				t[i] = (int32_t)ed->labels[x.sw->targets[i]].node->offset;
-			sw->targets = t;
-			x.sw = sw;
+			continue;
 		}
-		out[k++] = x;
+		if (in->sw) {
+			const jinst_switch *sw = in->sw;
+			uint32_t at = (pc + 4) & ~3u;
+			o[0] = op;
+			for (uint32_t i = pc + 1; i < at; i++)
+				p[i] = 0;
+			jinst_put_u4(p + at, ed->labels[sw->default_target].node->offset - pc);
+			at += 4;
+			if (op == 0xaa) {
+				jinst_put_u4(p + at, (uint32_t)sw->low);
+				jinst_put_u4(p + at + 4, (uint32_t)sw->high);
+				at += 8;
+			} else {
+				jinst_put_u4(p + at, sw->count);
+				at += 4;
+			}
+			for (uint32_t i = 0; i < sw->count; i++) {
+				if (op == 0xab) {
+					jinst_put_u4(p + at, (uint32_t)sw->keys[i]);
+					at += 4;
+				}
+				jinst_put_u4(p + at, ed->labels[sw->targets[i]].node->offset - pc);
+				at += 4;
+			}
+			continue;
+		}
+		if (n->orig != JINST_NO_OFFSET) {
+			memcpy(o, ed->orig_code + n->orig, in->length);
+			continue;
+		}
+		uint16_t v = (uint16_t)in->operand;
+		switch (k) {
+		case JINST_OPND_NONE:
+			o[0] = op;
+			break;
+		case JINST_OPND_LOCAL:
+			if (in->wide) {
+				o[0] = 0xc4;
+				o[1] = op;
+				jinst_put_u2(o + 2, v);
+			} else {
+				o[0] = op;
+				o[1] = (uint8_t)v;
+			}
+			break;
+		case JINST_OPND_IINC:
+			if (in->wide) {
+				o[0] = 0xc4;
+				o[1] = op;
+				jinst_put_u2(o + 2, v);
+				jinst_put_u2(o + 4, (uint16_t)in->operand2);
+			} else {
+				o[0] = op;
+				o[1] = (uint8_t)v;
+				o[2] = (uint8_t)in->operand2;
+			}
+			break;
+		case JINST_OPND_BYTE:
+		case JINST_OPND_CP1:
+		case JINST_OPND_NEWARRAY:
+			o[0] = op;
+			o[1] = (uint8_t)v;
+			break;
+		case JINST_OPND_SHORT:
+		case JINST_OPND_CP2:
+			o[0] = op;
+			jinst_put_u2(o + 1, v);
+			break;
+		case JINST_OPND_INVOKEINTERFACE:
+		case JINST_OPND_INVOKEDYNAMIC:
+			o[0] = op;
+			jinst_put_u2(o + 1, v);
+			o[3] = k == JINST_OPND_INVOKEINTERFACE ? (uint8_t)in->operand2 : 0;
+			o[4] = 0;
+			break;
+		case JINST_OPND_MULTIANEWARRAY:
+			o[0] = op;
+			jinst_put_u2(o + 1, v);
+			o[3] = (uint8_t)in->operand2;
+			break;
+		default:
+			return jinst_fail(diag, JINST_EINVAL, JINST_NO_OFFSET, "cannot encode %s", jinst_opcode_name(op));
+		}
 	}
-	jinst_buf b = {0};
-	if (!jinst_buf_reserve(&b, (size_t)code_length + 8)) {
-		jinst_buf_free(&b);
-		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-	}
-	int rc = jinst_code_encode(ed->c, out, k, &b, diag);
-	if (!rc && b.len != code_length)
-		rc = jinst_fail(diag, JINST_EINVAL, JINST_NO_OFFSET, "laid out %u bytes, encoded %zu",
-		                (unsigned)code_length, b.len);
-	uint8_t *p = rc ? NULL : jinst_arena_alloc(ed->A, code_length);
-	if (!rc && !p)
-		rc = jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-	if (!rc)
-		memcpy(p, b.data, code_length);
-	jinst_buf_free(&b);
 	*bytes = p;
-	return rc;
+	return 0;
 }
 
 /* ---- commit: frames ---------------------------------------------------------------------- */
@@ -1390,6 +1452,14 @@ static jinst_ftype sim_new_class(void *ctx, uint16_t key)
 static int derive(jinst_edit *ed, jinst_sim *s, const jinst_full_frame *from, jinst_node *from_node, jinst_node *to,
                   jinst_full_frame **out, jinst_diag *diag)
 {
+	if (!from && !ed->initial.locals) {
+		/* The method's implicit first frame, made when first needed. */
+		jinst_full_frame *init;
+		int rc = jinst_stack_map_expand(ed->c, ed->m, NULL, &init, diag);
+		if (rc)
+			return rc;
+		ed->initial = *init;
+	}
 	if (!to_slots(from ? from : &ed->initial, s))
 		return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "a frame does not fit max_locals/max_stack");
 	for (jinst_node *n = from_node ? from_node : ed->head; n && n != to; n = n->next) {
@@ -1451,28 +1521,9 @@ typedef struct placed_frame {
 } placed_frame;
 
 /* The frames of the new code, as full frames at the new offsets (see edit.h). */
+/* Needs the target and handler marks of check_placed. */
 static int keep_frames(jinst_edit *ed, uint32_t max_stack, jinst_full_frame **out, uint32_t *count, jinst_diag *diag)
 {
-	for (uint32_t i = 0; i < ed->nlabels; i++) {
-		ed->labels[i].target = ed->labels[i].handler = false;
-		ed->labels[i].catch_type = 0;
-	}
-	for (jinst_node *n = ed->head; n; n = n->next) {
-		if (n->kind != NODE_INSN)
-			continue;
-		if (is_branch(&n->insn)) {
-			ed->labels[n->insn.operand].target = true;
-		} else if (n->insn.sw) {
-			ed->labels[n->insn.sw->default_target].target = true;
-			for (uint32_t k = 0; k < n->insn.sw->count; k++)
-				ed->labels[n->insn.sw->targets[k]].target = true;
-		}
-	}
-	for (uint32_t i = ed->nex; i-- > 0;) { /* the first entry's catch type wins */
-		label_info *li = &ed->labels[ed->ex[i].handler];
-		li->target = li->handler = true;
-		li->catch_type = ed->ex[i].catch_type;
-	}
 	jinst_sim s = {.max_locals = ed->max_locals, .max_stack = (uint16_t)(max_stack ? max_stack : 1),
 	               .new_class = sim_new_class, .ctx = ed};
 	s.locals = jinst_arena_alloc(ed->A, ((size_t)s.max_locals + 1) * sizeof(jinst_ftype));
@@ -1711,18 +1762,30 @@ static bool placed(const jinst_edit *ed, jinst_label l)
 	return ed->labels[l].node != NULL;
 }
 
+/* One walk before the rest of the commit: every label an instruction or
+ * an exception entry names is placed; the depth flow's marks are cleared;
+ * branch and switch targets and handlers are marked for the frames. */
 static int check_placed(jinst_edit *ed, jinst_diag *diag)
 {
+	for (uint32_t i = 0; i < ed->nlabels; i++) {
+		ed->labels[i].target = ed->labels[i].handler = false;
+		ed->labels[i].catch_type = 0;
+	}
 	for (jinst_node *n = ed->head; n; n = n->next) {
+		n->depth = -1;
 		if (n->kind != NODE_INSN)
 			continue;
 		bool ok = true;
 		if (is_branch(&n->insn)) {
 			ok = placed(ed, n->insn.operand);
+			ed->labels[n->insn.operand].target = true;
 		} else if (n->insn.sw) {
 			ok = placed(ed, n->insn.sw->default_target);
-			for (uint32_t k = 0; k < n->insn.sw->count; k++)
+			ed->labels[n->insn.sw->default_target].target = true;
+			for (uint32_t k = 0; k < n->insn.sw->count; k++) {
 				ok &= placed(ed, n->insn.sw->targets[k]);
+				ed->labels[n->insn.sw->targets[k]].target = true;
+			}
 		}
 		if (!ok)
 			return jinst_fail(diag, JINST_EINVAL, JINST_NO_OFFSET, "%s to a label that was never placed",
@@ -1738,6 +1801,11 @@ static int check_placed(jinst_edit *ed, jinst_diag *diag)
 		if (!h)
 			return jinst_fail(diag, JINST_EINVAL, JINST_NO_OFFSET, "exception handler %u at the end of the code",
 			                  (unsigned)i);
+	}
+	for (uint32_t i = ed->nex; i-- > 0;) { /* the first entry's catch type wins */
+		label_info *li = &ed->labels[ed->ex[i].handler];
+		li->target = li->handler = true;
+		li->catch_type = ed->ex[i].catch_type;
 	}
 	return 0;
 }
@@ -1764,7 +1832,8 @@ static int commit(jinst_edit *ed, jinst_diag *diag)
 	if (rc)
 		return rc;
 	uint8_t *bytes = NULL;
-	rc = encode(ed, code_length, ninverted, &bytes, diag);
+	(void)ninverted;
+	rc = encode(ed, code_length, &bytes, diag);
 	if (rc)
 		return rc;
 	jinst_exception_entry *ex = NULL;
@@ -1853,4 +1922,50 @@ int jinst_edit_commit(jinst_edit *ed, jinst_diag *diag)
 	if (rc)
 		jinst_diag_member(diag, ed->c, ed->m, true);
 	return rc;
+}
+
+int jinst_edit_frame_before(jinst_edit *ed, jinst_node *n, jinst_full_frame *out, jinst_diag *diag)
+{
+	if (!ed || ed->closed || !n || !out || (n->kind == NODE_INSN && n->removed))
+		return jinst_fail(diag, JINST_EINVAL, JINST_NO_OFFSET, "no such node in an open editor");
+	/* The nearest frame at or before n: a label of n's position or before. */
+	jinst_full_frame *from = NULL;
+	jinst_node *from_node = NULL;
+	for (jinst_node *p = n; p && !from; p = p->prev) {
+		if (p->kind != NODE_LABEL || !ed->labels[p->label].frame)
+			continue;
+		from = ed->labels[p->label].given ? ed->labels[p->label].frame
+		                                  : with_declared(ed, ed->labels[p->label].frame);
+		if (!from)
+			return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+		from_node = p;
+	}
+	/* Room for the stack: what the method had, and at most two words more
+	 * for each instruction from there (no instruction adds more). */
+	uint32_t words = ed->code->max_stack + 2;
+	for (jinst_node *p = from_node ? from_node : ed->head; p && p != n; p = p->next)
+		words += p->kind == NODE_INSN ? 2 : 0;
+	jinst_sim s = {.max_locals = ed->max_locals, .max_stack = (uint16_t)(words > 65535 ? 65535 : words),
+	               .new_class = sim_new_class, .ctx = ed};
+	s.locals = jinst_arena_alloc(ed->A, ((size_t)s.max_locals + 1) * sizeof(jinst_ftype));
+	s.stack = jinst_arena_alloc(ed->A, ((size_t)s.max_stack + 1) * sizeof(jinst_ftype));
+	if (!s.locals || !s.stack)
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+	jinst_full_frame *f;
+	int rc = derive(ed, &s, from, from_node, n, &f, diag);
+	if (rc)
+		return rc;
+	*out = *f;
+	/* Uninitialized types as the original offset of their `new` (what
+	 * jinst_edit_set_frame takes), or 0xFFFF for a `new` the pass inserted. */
+	for (int pass = 0; pass < 2; pass++) {
+		jinst_ftype *t = pass ? out->stack : out->locals;
+		uint16_t nt = pass ? out->nstack : out->nlocals;
+		for (uint16_t k = 0; k < nt; k++)
+			if (t[k].tag == JINST_VT_UNINITIALIZED && t[k].value < ed->nkeys) {
+				uint32_t orig = ed->keys[t[k].value]->orig;
+				t[k].value = orig == JINST_NO_OFFSET ? 0xFFFF : (uint16_t)orig;
+			}
+	}
+	return 0;
 }

@@ -253,6 +253,18 @@ int jinst_edit_declare_local(jinst_edit *ed, uint16_t index, const jinst_ftype *
  * copied. Replaces any frame the label had. */
 int jinst_edit_set_frame(jinst_edit *ed, jinst_label label, const jinst_full_frame *frame);
 
+/* The frame just before node n in the list as it stands: from the nearest
+ * frame before it (original, given, or the method's initial one) through
+ * the straight-line code in between, as the commit derives frames. For a
+ * pass that needs a frame at a label it creates (a trampoline on a branch
+ * edge: the frame at the branch, minus what the branch pops), to give to
+ * jinst_edit_set_frame. Uninitialized types name the original offset of
+ * their `new`. Meant for class files that have frames (50 and later) and
+ * the KEEP mode: otherwise no original frame is at hand, and the walk
+ * starts at the method's entry and crosses jumps.
+ * Arena-allocated; the caller may change the copy it gets. */
+int jinst_edit_frame_before(jinst_edit *ed, jinst_node *n, jinst_full_frame *out, jinst_diag *diag);
+
 /* Current max_locals (original plus allocated). */
 uint16_t jinst_edit_max_locals(const jinst_edit *ed);
 

@@ -17,6 +17,9 @@
  * --times: the same with a long local holding System.nanoTime() from the
  * entry on, declared in every kept frame, passed to exit(IJ)V and
  * exitThrow(IJ)V (the tracing pass's `times` mode).
+ * --edges: the taken edge of every conditional branch through a trampoline
+ * at the end of the code that calls probe (a coverage pass's shape), its
+ * frame from jinst_edit_frame_before.
  * --out DIR: writes the edited classes under DIR (for a JVM to verify).
  *
  * Prints counts, failures by reason and the input throughput. Methods the
@@ -48,7 +51,7 @@ typedef struct reason {
 static reason reasons[256];
 static int nreasons;
 
-static bool hooks_mode, times_mode;
+static bool hooks_mode, times_mode, edges_mode;
 static const char *out_dir;
 static unsigned long limit;
 
@@ -129,6 +132,54 @@ static int edit_probe(jinst_class *c, jinst_edit *ed, uint16_t probe)
 	return 0;
 }
 
+/* --edges: the taken edge of every conditional branch goes through a
+ * trampoline at the end of the code (a coverage probe's shape):
+ *   if<cond> T   ->   if<cond> P ... P: sipush k; invokestatic probe; goto T
+ * P's frame is the frame before the branch minus what the branch pops. */
+static int edit_edges(jinst_class *c, jinst_edit *ed, uint16_t probe)
+{
+	bool frames = jinst_class_major_version(c) >= 50;
+	int k = 0;
+	for (jinst_node *n = jinst_edit_first(ed); n; n = jinst_node_next(n)) {
+		const jinst_insn *in = jinst_node_insn(n);
+		if (!in || jinst_node_original_offset(n) == JINST_NO_OFFSET ||
+		    !((in->opcode >= 0x99 && in->opcode <= 0xa6) || in->opcode == 0xc6 || in->opcode == 0xc7))
+			continue;
+		jinst_label p;
+		jinst_diag d;
+		int rc = jinst_edit_new_label(ed, &p);
+		if (rc)
+			return rc;
+		if (frames) {
+			jinst_full_frame f;
+			rc = jinst_edit_frame_before(ed, n, &f, &d);
+			if (rc)
+				return rc;
+			uint16_t pops = in->opcode >= 0x9f && in->opcode <= 0xa6 ? 2 : 1;
+			if (f.nstack < pops)
+				return JINST_EMALFORMED;
+			f.nstack = (uint16_t)(f.nstack - pops);
+			rc = jinst_edit_set_frame(ed, p, &f);
+			if (rc)
+				return rc;
+		}
+		jinst_insn t[4] = {{.opcode = JINST_OP_LABEL, .operand = (int32_t)p},
+		                   {.opcode = 0x11, .operand = k++ & 0x7fff},
+		                   {.opcode = 0xb8, .operand = probe},
+		                   {.opcode = 0xa7, .operand = in->operand}};
+		jinst_insn b = {.opcode = in->opcode, .operand = (int32_t)p};
+		jinst_node *next = jinst_node_next(n);
+		rc = jinst_edit_insert(ed, NULL, JINST_AFTER, t, 4, NULL);
+		if (!rc)
+			rc = jinst_edit_replace(ed, n, &b, 1);
+		if (rc)
+			return rc;
+		st.insns++;
+		n = jinst_node_prev(next); /* the replacement */
+	}
+	return 0;
+}
+
 static int edit_hooks(jinst_class *c, jinst_member *m, jinst_edit *ed, uint16_t enter, uint16_t exit,
                       uint16_t exit_throw, uint16_t nano, int id)
 {
@@ -160,7 +211,7 @@ static int edit_hooks(jinst_class *c, jinst_member *m, jinst_edit *ed, uint16_t 
 				return rc;
 		}
 	}
-	jinst_label start, handler;
+	jinst_label start = JINST_NO_LABEL, handler = JINST_NO_LABEL;
 	int rc = jinst_edit_new_label(ed, &start);
 	if (!rc)
 		rc = jinst_edit_new_label(ed, &handler);
@@ -270,7 +321,8 @@ static void check_class(const uint8_t *bytes, size_t len, const char *name)
 			count_reason("open", &d, name);
 			continue;
 		}
-		rc = hooks_mode ? edit_hooks(c, m, ed, enter, exit_, exit_throw, nano, i) : edit_probe(c, ed, probe);
+		rc = hooks_mode ? edit_hooks(c, m, ed, enter, exit_, exit_throw, nano, i)
+		     : edges_mode ? edit_edges(c, ed, probe) : edit_probe(c, ed, probe);
 		if (rc == 1) {
 			st.skipped_no_code++;
 			jinst_edit_free(ed);
@@ -471,17 +523,19 @@ int main(int argc, char **argv)
 			hooks_mode = true;
 		else if (strcmp(argv[i], "--times") == 0)
 			hooks_mode = times_mode = true;
+		else if (strcmp(argv[i], "--edges") == 0)
+			edges_mode = true;
 		else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
 			out_dir = argv[++i];
 		else if (strcmp(argv[i], "--limit") == 0 && i + 1 < argc)
 			limit = strtoul(argv[++i], NULL, 10);
 		else {
-			fprintf(stderr, "usage: edit_check [--hooks|--times] [--out DIR] [--limit N] FOLDER...\n");
+			fprintf(stderr, "usage: edit_check [--hooks|--times|--edges] [--out DIR] [--limit N] FOLDER...\n");
 			return 2;
 		}
 	}
 	if (i >= argc) {
-		fprintf(stderr, "usage: edit_check [--hooks|--times] [--out DIR] [--limit N] FOLDER...\n");
+		fprintf(stderr, "usage: edit_check [--hooks|--times|--edges] [--out DIR] [--limit N] FOLDER...\n");
 		return 2;
 	}
 	for (; i < argc; i++)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # javac itself, edited: the jdk.compiler and java.compiler modules of the
 # jdk17 corpus get a probe before every instruction (edit_check default) or
-# the tracing hooks (--hooks, --times), are patched into a JDK 17 run under
+# the tracing hooks (--hooks, --times) or branch-edge trampolines (--edges), are patched into a JDK 17 run under
 # -Xverify:all, and compile the editor's cases, which must then print what
 # the committed classes print (labels corpus, jvm).
 # JAVA must be the JDK the corpus was extracted from (VERSION: 17, 25).
@@ -26,7 +26,7 @@ printf 'package jinst;\npublic final class Probe { public static void probe(int 
 "$javac" -d "$tmp/hooks" "$tmp/hsrc/jinst/Hooks.java" "$tmp/hsrc/jinst/Probe.java"
 "$java" -cp "$classes" jinstedit.EditCases >"$tmp/expected"
 fail=0
-for mode in probe hooks times; do
+for mode in probe hooks times edges; do
 	flag=; [[ $mode != probe ]] && flag=--$mode
 	for m in jdk.compiler java.compiler; do
 		"$check" $flag --out "$tmp/$mode/$m" "$corpus/$m" | tail -n 1 || true  # methods too large are reported, skipped

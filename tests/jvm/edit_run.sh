@@ -11,7 +11,7 @@ trap 'rm -rf "$tmp"' EXIT
 "$javac" -d "$tmp/hooks" "$here/jinst/Hooks.java" "$here/jinst/Probe.java"
 "$java" -Xverify:all -cp "$classes" $main >"$tmp/expected"
 fail=0
-for mode in probe hooks times; do
+for mode in probe hooks times edges; do
 	flag=; [[ $mode != probe ]] && flag=--$mode
 	"$check" $flag --out "$tmp/$mode" "$classes" | tail -n 1
 	if ! "$java" -Xverify:all -cp "$tmp/$mode:$tmp/hooks" $main >"$tmp/got.$mode" 2>"$tmp/err.$mode"; then

@@ -443,10 +443,10 @@ static void test_widening(void)
 	          f->locals[2].tag == JINST_VT_INTEGER, "derived frame after the rewritten branch");
 	CHECK(code_of(l.c, m)->code_length == o.code_length + 40000 + 5 + 2, "length: +40000 nops, +5 rewrite, +2 goto_w");
 	/* The class writes and parses again. */
-	uint8_t *out;
+	uint8_t *out = NULL;
 	size_t len;
 	CHECK(jinst_class_write(l.c, NULL, &out, &len, &d) == 0, "write: %s", d.message);
-	jinst_class *cls2;
+	jinst_class *cls2 = NULL;
 	CHECK(jinst_class_parse(&cls2, out, len, NULL, NULL, &d) == 0, "reparse: %s", d.message);
 	jinst_class_free(cls2);
 	free(out);
@@ -512,7 +512,7 @@ static void test_jsr(void)
 	jinst_code *code = code_of(c, m);
 	CHECK(code->max_stack == 2 && !sub_model(c, code, JINST_ATTR_STACK_MAP_TABLE),
 	      "max_stack kept, no StackMapTable for version 49");
-	uint8_t *out;
+	uint8_t *out = NULL;
 	size_t olen;
 	CHECK(jinst_class_write(c, NULL, &out, &olen, &d) == 0, "write: %s", d.message);
 	free(out);
@@ -539,7 +539,7 @@ static void test_old_layout(void)
 	CHECK(jinst_edit_insert(ed, jinst_edit_at(ed, 3), JINST_BEFORE_INSIDE, pushes, 300, NULL) == 0, "insert");
 	int rc = jinst_edit_commit(ed, &d);
 	CHECK(rc == JINST_ETOOLARGE, "max_stack 301 in a 45.0 class: %s (%s)", jinst_strerror(rc), d.message);
-	uint8_t *out;
+	uint8_t *out = NULL;
 	size_t olen;
 	CHECK(jinst_class_write(c, NULL, &out, &olen, &d) == 0 && olen == len && !memcmp(out, bytes, len),
 	      "the 45.0 class is unchanged");
@@ -549,7 +549,7 @@ static void test_old_layout(void)
 	CHECK(jinst_edit_insert(ed, jinst_edit_at(ed, 3), JINST_BEFORE_INSIDE, pushes, 200, NULL) == 0, "insert");
 	CHECK(jinst_edit_commit(ed, &d) == 0, "commit: %s", d.message);
 	CHECK(jinst_class_write(c, NULL, &out, &olen, &d) == 0, "write: %s", d.message);
-	jinst_class *again;
+	jinst_class *again = NULL;
 	CHECK(jinst_class_parse(&again, out, olen, NULL, NULL, &d) == 0, "reparse: %s", d.message);
 	jinst_member *m2 = jinst_class_method(again, 0);
 	CHECK(code_of(again, m2)->max_stack == 201 && code_of(again, m2)->code_length == 210, "max_stack %u, %u bytes",
@@ -564,7 +564,7 @@ static void test_old_layout(void)
 
 static void unchanged(loaded *l, const char *what)
 {
-	uint8_t *out;
+	uint8_t *out = NULL;
 	size_t len;
 	jinst_diag d;
 	int rc = jinst_class_write(l->c, NULL, &out, &len, &d);
@@ -735,7 +735,7 @@ static void hooks(const char *name, const char *desc, bool times)
 	jinst_class *c = l.c;
 	jinst_member *m = method(c, name, desc);
 	orig_state o = snapshot(c, m);
-	uint16_t enter, exit_, exit_throw, nano;
+	uint16_t enter = 0, exit_ = 0, exit_throw = 0, nano = 0;
 	const char *xd = times ? "(IJ)V" : "(I)V";
 	CHECK(!jinst_cp_add_methodref(c, "jinst/Hooks", "enter", "(I)V", &enter) &&
 	          !jinst_cp_add_methodref(c, "jinst/Hooks", "exit", xd, &exit_) &&
@@ -872,7 +872,7 @@ static void hooks(const char *name, const char *desc, bool times)
 		}
 	}
 	CHECK(code->max_stack >= (times ? 3 : 1), "%s: max_stack %u", name, code->max_stack);
-	uint8_t *out;
+	uint8_t *out = NULL;
 	size_t len;
 	CHECK(jinst_class_write(c, NULL, &out, &len, &d) == 0, "%s: write: %s", name, d.message);
 	free(out);
@@ -968,6 +968,53 @@ static void test_replace(void)
 	unload(&l);
 }
 
+/* ---- jinst_edit_frame_before ---- */
+
+static void test_frame_before(void)
+{
+	loaded l = load();
+	jinst_member *m = method(l.c, "loop", "(I)I");
+	orig_state o = snapshot(l.c, m);
+	jinst_edit *ed;
+	jinst_diag d;
+	jinst_edit_open(&ed, l.c, m, NULL, &d);
+	/* At each original frame's instruction: that frame. */
+	for (uint32_t j = 0; j < o.nframes; j++) {
+		jinst_full_frame f;
+		CHECK(jinst_edit_frame_before(ed, jinst_edit_at(ed, o.frames[j].offset), &f, &d) == 0, "frame_before: %s",
+		      d.message);
+		bool same = f.nlocals == o.frames[j].nlocals && f.nstack == o.frames[j].nstack;
+		for (uint16_t k = 0; same && k < f.nlocals; k++)
+			same = ftype_eq(&f.locals[k], &o.frames[j].locals[k]);
+		CHECK(same, "frame before pc %u is the original frame there", o.frames[j].offset);
+	}
+	/* Before the if_icmpge: n, sum, i in the locals; i and n on the stack. */
+	for (uint32_t i = 0; i < o.n; i++) {
+		if (o.insns[i].opcode != 0xa2)
+			continue;
+		jinst_full_frame f;
+		CHECK(jinst_edit_frame_before(ed, jinst_edit_at(ed, o.insns[i].offset), &f, &d) == 0, "frame_before");
+		CHECK(f.nlocals == 3 && f.nstack == 2 && f.stack[0].tag == JINST_VT_INTEGER && f.stack[1].tag == JINST_VT_INTEGER,
+		      "frame before if_icmpge: %u locals, %u stack", f.nlocals, f.nstack);
+	}
+	/* In a constructor, before the super call: uninitializedThis. */
+	jinst_edit_free(ed);
+	jinst_member *ctor = method(l.c, "<init>", "(I)V");
+	jinst_edit_open(&ed, l.c, ctor, NULL, &d);
+	jinst_node *call = NULL;
+	for (jinst_node *n = jinst_edit_first(ed); n && !call; n = jinst_node_next(n))
+		if (jinst_node_insn(n) && jinst_node_insn(n)->opcode == 0xb7)
+			call = n;
+	jinst_full_frame f;
+	CHECK(call && jinst_edit_frame_before(ed, call, &f, &d) == 0 && f.nstack == 1 &&
+	          f.stack[0].tag == JINST_VT_UNINITIALIZED_THIS, "uninitializedThis before super()");
+	CHECK(jinst_edit_frame_before(ed, jinst_node_next(call), &f, &d) == 0 && f.nstack == 0 &&
+	          f.locals[0].tag == JINST_VT_OBJECT, "this initialized after super()");
+	jinst_edit_free(ed);
+	free(o.ex);
+	unload(&l);
+}
+
 /* ---- untouched methods are copied byte for byte ---- */
 
 static void test_untouched(void)
@@ -979,9 +1026,9 @@ static void test_untouched(void)
 	jinst_insn nop = {.opcode = 0x00};
 	jinst_edit_insert(ed, jinst_edit_first_insn(ed), JINST_BEFORE_OUTSIDE, &nop, 1, NULL);
 	CHECK(jinst_edit_commit(ed, &d) == 0, "commit: %s", d.message);
-	uint8_t *out;
+	uint8_t *out = NULL;
 	size_t len;
-	jinst_class *c2;
+	jinst_class *c2 = NULL;
 	CHECK(jinst_class_write(l.c, NULL, &out, &len, &d) == 0 && jinst_class_parse(&c2, out, len, NULL, NULL, &d) == 0,
 	      "write and parse: %s", d.message);
 	unsigned same = 0, edited = 0;
@@ -1079,9 +1126,9 @@ static void test_two_passes(void)
 		          code->exceptions[i].handler_pc == o.ex[i].handler_pc + 3 * hi,
 		      "exception entry %u", i);
 	}
-	uint8_t *out;
+	uint8_t *out = NULL;
 	size_t len;
-	jinst_class *again;
+	jinst_class *again = NULL;
 	CHECK(jinst_class_write(l.c, NULL, &out, &len, &d) == 0 && jinst_class_parse(&again, out, len, NULL, NULL, &d) == 0,
 	      "write and parse: %s", d.message);
 	jinst_class_free(again);
@@ -1164,5 +1211,6 @@ int main(int argc, char **argv)
 	test_two_passes();
 	test_sides();
 	test_untouched();
+	test_frame_before();
 	return check_report();
 }
