@@ -1000,10 +1000,16 @@ static int test_compressed(const char *java_home, const char *work)
 	CHECK(plain && cpool && zipped, "jlink made the three images in %s", work);
 	if (!plain || !cpool || !zipped)
 		return check_report();
-	jinst_jimage *img0, *img1, *img2;
+	jinst_jimage *img0 = NULL, *img1 = NULL, *img2 = NULL;
 	CHECK(jinst_jimage_open(&img0, plain, NULL) == 0 && jinst_jimage_open(&img1, cpool, NULL) == 0 &&
 	          jinst_jimage_open(&img2, zipped, NULL) == 0,
 	      "open the images");
+	if (!img0 || !img1 || !img2) {
+		jinst_jimage_close(img0);
+		jinst_jimage_close(img1);
+		jinst_jimage_close(img2);
+		return check_report();
+	}
 	image_pair zip = {img0, img2, 0, 0}, cp = {img0, img1, 0, 0};
 	jinst_jimage_foreach(img0, compare_resource, &zip);
 	CHECK(zip.identical == zip.resources && zip.resources > 5000, "zip: %zu of %zu resources identical",
