@@ -451,6 +451,9 @@ int jinst_edit_open(jinst_edit **out, jinst_class *c, jinst_member *m, const jin
                     jinst_diag *diag)
 {
 	*out = NULL;
+	int lrc = jinst_member_attrs_load(m, diag);
+	if (lrc)
+		return lrc;
 	jinst_attr *ca = jinst_attr_find(&m->attrs, JINST_ATTR_CODE);
 	if (!ca)
 		return jinst_fail(diag, JINST_EINVAL, JINST_NO_OFFSET, "method has no Code");

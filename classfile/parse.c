@@ -640,6 +640,8 @@ jinst_attr_list *jinst_member_attrs(jinst_member *m)
 
 jinst_attr *jinst_attr_find(const jinst_attr_list *list, enum jinst_attr_kind kind)
 {
+	if (!list) /* jinst_member_attrs out of memory */
+		return NULL;
 	for (uint16_t i = 0; i < list->count; i++)
 		if (list->items[i].kind == kind)
 			return &list->items[i];

@@ -269,7 +269,7 @@ const char *jinst_attr_kind_name(enum jinst_attr_kind kind); /* "Code", ...; NUL
 /* Decodes a->info into a->model (once; later calls return the same model).
  * *model may be NULL for kinds without a model (Synthetic, Deprecated, unknown). */
 int jinst_attr_decode(jinst_class *cls, jinst_attr *a, void **model, jinst_diag *diag);
-/* Finds the first attribute of that kind in a list, or NULL. */
+/* Finds the first attribute of that kind in a list, or NULL (also for a NULL list). */
 jinst_attr *jinst_attr_find(const jinst_attr_list *list, enum jinst_attr_kind kind);
 
 jinst_attr_list *jinst_class_attrs(jinst_class *cls);
