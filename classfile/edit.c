@@ -1919,7 +1919,7 @@ int jinst_edit_commit(jinst_edit *ed, jinst_diag *diag)
 		diag->where[0] = diag->message[0] = '\0';
 	}
 	ed->closed = true;
-	if (!ed->dirty)
+	if (!ed->dirty && !(ed->opts.flags & JINST_EDIT_REENCODE))
 		return 0;
 	int rc = commit(ed, diag);
 	if (rc)

@@ -14,9 +14,9 @@ static const char usage[] =
 	"                                     jmods and folders, and compare with the input\n"
 	"  hierarchy [-cp PATH] CLASS...      super classes and interfaces of classes on a class\n"
 	"                                     path, as the class-hierarchy resolver reads them\n"
-	"  rewrite [--frames=recompute] IN... -o OUT\n"
-	"                                     write every class again with recomputed\n"
-	"                                     StackMapTables; OUT mirrors IN (folder or jar)\n"
+	"  rewrite [--frames=keep|recompute] IN... -o OUT\n"
+	"                                     every method through the code editor, or with\n"
+	"                                     its StackMapTable recomputed; OUT mirrors IN\n"
 	"  help [COMMAND]                     this text, or a command's own help\n"
 	"\n"
 	"Options: --help, --version. 'jinst COMMAND --help' explains a command.\n";
@@ -62,13 +62,16 @@ static const char hierarchy_help[] =
 	"Exit status: 0 all classes known, 1 a class or an entry could not be read, 2 usage error.\n";
 
 static const char rewrite_help[] =
-	"usage: jinst rewrite [--frames=recompute] [--classpath PATH:...] [--jdk JAVA_HOME]\n"
+	"usage: jinst rewrite [--frames=keep|recompute] [--classpath PATH:...] [--jdk JAVA_HOME]\n"
 	"                     [-j N] [--quiet] [--verbose] IN... -o OUT\n"
 	"\n"
 	"Writes every class of IN (class files, folders, jars) again to OUT, which takes\n"
 	"the shape of the input: a folder keeps its layout and its other files, a jar its\n"
 	"entries, order, times and non-class entries. With several inputs OUT is a folder\n"
 	"holding each by its own name.\n"
+	"  --frames=keep       (default) decode every method into the code editor and\n"
+	"                      encode it again: branches laid out, tables remapped, frames\n"
+	"                      kept and re-encoded in their most compact form\n"
 	"  --frames=recompute  drop every StackMapTable and compute it anew by type\n"
 	"                      inference (classes older than version 50 need none and are\n"
 	"                      left as they are). Questions about the class hierarchy are\n"

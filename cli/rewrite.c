@@ -2,6 +2,10 @@
  * jinst rewrite: every method of every class through the code editor or
  * the frame computation, written to an output of the input's shape.
  *
+ * --frames=keep (the default) decodes every method into the code editor and
+ * encodes it again: branches laid out anew, tables remapped, the frames
+ * kept and re-encoded in their most compact form.
+ *
  * --frames=recompute drops each method's StackMapTable and computes it anew
  * by type inference, answering class-hierarchy questions from the inputs
  * themselves, then --classpath, then the JDK's runtime image, without ever
@@ -15,10 +19,11 @@
 #include <unistd.h>
 
 #include "jinst/classpath.h"
+#include "jinst/edit.h"
 #include "jinst/infer.h"
 #include "mirror.h"
 
-enum frames_mode { FRAMES_RECOMPUTE };
+enum frames_mode { FRAMES_KEEP, FRAMES_RECOMPUTE };
 
 typedef struct rewrite {
 	enum frames_mode frames;
@@ -47,14 +52,28 @@ static enum mirror_result rewrite_class(void *ctx, jinst_arena *arena, const cha
 		return MIRROR_FAILED;
 	}
 	/* Below version 50 the verifier infers types itself (JVMS 4.10.2). */
-	if (jinst_class_major_version(c) < 50)
+	if (W->frames == FRAMES_RECOMPUTE && jinst_class_major_version(c) < 50)
 		return MIRROR_UNCHANGED;
 	size_t methods = 0;
 	for (uint16_t i = 0; i < jinst_class_method_count(c); i++) {
 		jinst_member *m = jinst_class_method(c, i);
 		if (!jinst_attr_find(jinst_member_attrs(m), JINST_ATTR_CODE))
 			continue;
-		int rc = jinst_frames_recompute(c, m, &W->hierarchy, &d);
+		int rc;
+		if (W->frames == FRAMES_RECOMPUTE) {
+			rc = jinst_frames_recompute(c, m, &W->hierarchy, &d);
+		} else {
+			/* Through the editor with nothing edited: decoded, laid out,
+			 * tables remapped and frames kept, encoded anew. */
+			jinst_edit_options eo = JINST_EDIT_OPTIONS_INIT;
+			eo.flags = JINST_EDIT_REENCODE;
+			jinst_edit *ed;
+			rc = jinst_edit_open(&ed, c, m, &eo, &d);
+			if (!rc) {
+				rc = jinst_edit_commit(ed, &d);
+				jinst_edit_free(ed);
+			}
+		}
 		if (rc) {
 			uint16_t nl = 0, dl = 0;
 			const uint8_t *mn = jinst_cp_utf8(c, jinst_member_name_index(m), &nl);
@@ -84,7 +103,7 @@ int cmd_rewrite(int argc, char **argv)
 	const char *output = NULL, *classpath = NULL, *jdk = NULL;
 	const char *inputs[argc + 1];
 	int ninputs = 0;
-	rewrite W = {.frames = FRAMES_RECOMPUTE};
+	rewrite W = {.frames = FRAMES_KEEP};
 	mirror_options o = {.transform = rewrite_class, .ctx = &W, .progress = isatty(2)};
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	o.jobs = cpus > 0 ? (int)cpus : 1;
@@ -94,8 +113,10 @@ int cmd_rewrite(int argc, char **argv)
 			output = argv[++i];
 		} else if (strcmp(a, "--frames=recompute") == 0) {
 			W.frames = FRAMES_RECOMPUTE;
+		} else if (strcmp(a, "--frames=keep") == 0) {
+			W.frames = FRAMES_KEEP;
 		} else if (strncmp(a, "--frames=", 9) == 0) {
-			fprintf(stderr, "jinst rewrite: --frames takes recompute, not '%s'\n", a + 9);
+			fprintf(stderr, "jinst rewrite: --frames takes keep or recompute, not '%s'\n", a + 9);
 			return 2;
 		} else if ((strcmp(a, "--classpath") == 0 || strcmp(a, "-cp") == 0) && i + 1 < argc) {
 			classpath = argv[++i];

@@ -167,9 +167,13 @@ typedef struct jinst_edit_options {
 	uint32_t version;                 /* JINST_EDIT_OPTIONS_VERSION */
 	uint32_t frames;                  /* enum jinst_edit_frames */
 	const jinst_hierarchy *hierarchy; /* for JINST_EDIT_FRAMES_ALL */
+	uint32_t flags;                   /* JINST_EDIT_* */
 } jinst_edit_options;
 #define JINST_EDIT_OPTIONS_VERSION 1
-#define JINST_EDIT_OPTIONS_INIT {JINST_EDIT_OPTIONS_VERSION, JINST_EDIT_FRAMES_KEEP, NULL}
+#define JINST_EDIT_OPTIONS_INIT {JINST_EDIT_OPTIONS_VERSION, JINST_EDIT_FRAMES_KEEP, NULL, 0}
+/* Commit even when nothing was edited: the code is laid out, its tables
+ * remapped and its frames encoded anew (jinst rewrite --frames=keep). */
+#define JINST_EDIT_REENCODE 0x1
 
 enum jinst_where {
 	JINST_BEFORE_INSIDE = 0,
