@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job on the bundled example: build jinst, compile examples/hello,
-# dump one of its classes, round-trip its classes and the JDK's java.base.
+# trace it with the agent (ranked profile, counts, folded stacks), dump one
+# of its classes, round-trip its classes and the JDK's java.base.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$repo/build
@@ -13,6 +14,19 @@ echo "== compiling examples/hello"
 out=$build/examples/hello
 rm -rf "$out" && mkdir -p "$out"
 javac -d "$out" "$repo"/examples/hello/*.java
+
+agent=$build/lib/libjinst.so
+prof=$build/examples/trace
+rm -rf "$prof" && mkdir -p "$prof"
+echo "== java -agentpath:libjinst.so=trace=times,include=hello.** hello.Hello"
+java -agentpath:"$agent"=trace=times,include=hello.**,format=profile+folded+counts,out="$prof"/hello,log="$prof"/agent.log \
+	-cp "$out" hello.Hello
+echo "== the ranked profile ($prof/hello.txt)"
+cat "$prof/hello.txt"
+echo "== exact call counts ($prof/hello.tsv, first 5 lines)"
+head -n 5 "$prof/hello.tsv"
+echo "== folded stacks for flamegraph.pl or speedscope ($prof/hello.folded, first 5 lines)"
+head -n 5 "$prof/hello.folded"
 
 echo "== jinst dump hello/Hello.class (first 40 lines)"
 "$jinst" dump "$out/hello/Hello.class" | head -n 40 || true
