@@ -20,6 +20,8 @@
  * --edges: the taken edge of every conditional branch through a trampoline
  * at the end of the code that calls probe (a coverage pass's shape), its
  * frame from jinst_edit_frame_before.
+ * --pop: `iconst_0; pop` before every instruction instead (no class to
+ * resolve: the JDK's own boot classes run it).
  * --out DIR: writes the edited classes under DIR (for a JVM to verify).
  *
  * Prints counts, failures by reason and the input throughput. Methods the
@@ -53,6 +55,7 @@ static int nreasons;
 
 static bool hooks_mode, times_mode, edges_mode;
 static const char *out_dir;
+static bool pop_mode;
 static unsigned long limit;
 
 static void count_reason(const char *what, const jinst_diag *d, const char *where)
@@ -123,6 +126,10 @@ static int edit_probe(jinst_class *c, jinst_edit *ed, uint16_t probe)
 		if (!jinst_node_insn(n) || jinst_node_original_offset(n) == JINST_NO_OFFSET)
 			continue;
 		jinst_insn seq[2] = {{.opcode = 0x11, .operand = k++ & 0x7fff}, {.opcode = 0xb8, .operand = probe}};
+		if (pop_mode) { /* iconst_0; pop: no class to resolve, so boot classes can run it */
+			seq[0] = (jinst_insn){.opcode = 0x03};
+			seq[1] = (jinst_insn){.opcode = 0x57};
+		}
 		int rc = jinst_edit_insert(ed, n, n == first ? JINST_BEFORE_OUTSIDE : JINST_BEFORE_INSIDE, seq, 2, NULL);
 		if (rc)
 			return rc;
@@ -291,6 +298,17 @@ static void check_class(const uint8_t *bytes, size_t len, const char *name)
 		count_reason("parse", &d, name);
 		return;
 	}
+	/* HotSpot relies on java/lang/Object's code being javac's (its <init>
+	 * is a lone `return` the VM rewrites to register finalizers): an edited
+	 * Object crashes the VM at start-up, so it is written as it is. */
+	uint16_t cn_len;
+	const uint8_t *cn = jinst_class_name(c, &cn_len);
+	if (cn && cn_len == 16 && memcmp(cn, "java/lang/Object", 16) == 0) {
+		if (out_dir)
+			write_out(name, bytes, len);
+		jinst_class_free(c);
+		return;
+	}
 	uint16_t probe = 0, enter = 0, exit_ = 0, exit_throw = 0, nano = 0;
 	const char *xd = times_mode ? "(IJ)V" : "(I)V";
 	int rc = hooks_mode ? jinst_cp_add_methodref(c, "jinst/Hooks", "enter", "(I)V", &enter) |
@@ -436,8 +454,12 @@ static void check_jar(const char *path)
 			continue;
 		uint8_t *buf = malloc(zs.size ? zs.size : 1);
 		zip_file_t *f = zip_fopen_index(z, (zip_uint64_t)i, 0);
+		/* JAR.jar/ENTRY: with --out, one folder per jar, as tests/jvm/verify.sh reads them. */
+		const char *base = strrchr(path, '/');
+		char full[4096];
+		snprintf(full, sizeof(full), "%s/%s", base ? base + 1 : path, name);
 		if (f && buf && zip_fread(f, buf, zs.size) == (zip_int64_t)zs.size)
-			check_class(buf, zs.size, name);
+			check_class(buf, zs.size, full);
 		if (f)
 			zip_fclose(f);
 		free(buf);
@@ -525,17 +547,19 @@ int main(int argc, char **argv)
 			hooks_mode = times_mode = true;
 		else if (strcmp(argv[i], "--edges") == 0)
 			edges_mode = true;
+		else if (strcmp(argv[i], "--pop") == 0)
+			pop_mode = true;
 		else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
 			out_dir = argv[++i];
 		else if (strcmp(argv[i], "--limit") == 0 && i + 1 < argc)
 			limit = strtoul(argv[++i], NULL, 10);
 		else {
-			fprintf(stderr, "usage: edit_check [--hooks|--times|--edges] [--out DIR] [--limit N] FOLDER...\n");
+			fprintf(stderr, "usage: edit_check [--hooks|--times|--edges|--pop] [--out DIR] [--limit N] FOLDER...\n");
 			return 2;
 		}
 	}
 	if (i >= argc) {
-		fprintf(stderr, "usage: edit_check [--hooks|--times|--edges] [--out DIR] [--limit N] FOLDER...\n");
+		fprintf(stderr, "usage: edit_check [--hooks|--times|--edges|--pop] [--out DIR] [--limit N] FOLDER...\n");
 		return 2;
 	}
 	for (; i < argc; i++)
