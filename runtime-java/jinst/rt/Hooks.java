@@ -170,8 +170,8 @@ public final class Hooks {
 				len = max(len, t[i].counts.length);
 			long[] r = new long[len];
 			for (int i = 0; i < t.length; i++) {
-				long[] a = t[i].counts;
-				for (int j = 0; j < a.length; j++)
+				long[] a = t[i].counts; /* may have grown since len was taken */
+				for (int j = 0, n = min(a.length, len); j < n; j++)
 					r[j] += a[j];
 			}
 			return r;
@@ -189,7 +189,7 @@ public final class Hooks {
 			for (int i = 0; i < t.length; i++) {
 				Ctx c = t[i];
 				long[] calls = c.calls, total = c.total, self = c.self;
-				int n = min(calls.length, min(total.length, self.length));
+				int n = min(len, min(calls.length, min(total.length, self.length)));
 				for (int j = 0; j < n; j++) {
 					r[3 * j] += calls[j];
 					r[3 * j + 1] += total[j];
@@ -208,15 +208,20 @@ public final class Hooks {
 	static long[] snapshotTree() {
 		synchronized (REGISTRY) {
 			Ctx[] t = contexts();
+			/* Live threads go on adding nodes while this runs: each tree's
+			 * size is read once, and that many nodes are taken. */
+			int[] counts = new int[t.length];
 			int size = 1;
-			for (int i = 0; i < t.length; i++)
-				size += 1 + 4 * max(0, t[i].nodes - 1);
+			for (int i = 0; i < t.length; i++) {
+				counts[i] = max(0, t[i].nodes - 1);
+				size += 1 + 4 * counts[i];
+			}
 			long[] r = new long[size];
 			int k = 0;
 			r[k++] = t.length;
 			for (int i = 0; i < t.length; i++) {
 				Ctx c = t[i];
-				int n = max(0, c.nodes - 1);
+				int n = counts[i];
 				int[] parent = c.nParent, method = c.nMethod;
 				long[] calls = c.nCalls, time = c.nTime;
 				if (parent == null || method == null || calls == null || time == null)
@@ -253,9 +258,14 @@ public final class Hooks {
 			System.arraycopy(threads, 0, t, 0, threadCount);
 			System.arraycopy(retiredTimelines, 0, t, threadCount, retiredTimelineCount);
 			t[count - 1] = RETIRED;
+			/* Live threads go on recording while this runs: each timeline's
+			 * length is read once. */
+			int[] counts = new int[count];
 			int size = 1;
-			for (int i = 0; i < count; i++)
-				size += 3 + 2 * t[i].evCount;
+			for (int i = 0; i < count; i++) {
+				counts[i] = t[i].evCount;
+				size += 3 + 2 * counts[i];
+			}
 			long[] r = new long[size];
 			String[] names = new String[count];
 			int k = 0;
@@ -264,7 +274,7 @@ public final class Hooks {
 				Ctx c = t[i];
 				long[] ts = c.evTs;
 				int[] word = c.evWord;
-				int n = ts == null || word == null ? 0 : min(c.evCount, min(ts.length, word.length));
+				int n = ts == null || word == null ? 0 : min(counts[i], min(ts.length, word.length));
 				names[i] = c.name;
 				r[k++] = c.tid;
 				r[k++] = n;
