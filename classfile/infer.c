@@ -65,17 +65,6 @@ typedef struct infer {
 	void *new_ctx;
 } infer;
 
-static bool vt_equal(const vt *a, const vt *b)
-{
-	if (a->tag != b->tag)
-		return false;
-	if (a->tag == JINST_VT_OBJECT)
-		return a->name_length == b->name_length && memcmp(a->name, b->name, a->name_length) == 0;
-	if (a->tag == JINST_VT_UNINITIALIZED)
-		return a->value == b->value;
-	return true;
-}
-
 static vt obj(const uint8_t *name, uint16_t len)
 {
 	vt v = {JINST_VT_OBJECT, 0, len, name};
@@ -219,7 +208,7 @@ static int merge_refs(infer *I, const vt *a, const vt *b, vt *out)
 /* Merges `from` into `into`; sets *changed. */
 static int merge_vt(infer *I, vt *into, const vt *from, bool *changed)
 {
-	if (vt_equal(into, from))
+	if (jinst_ftype_equal(into, from))
 		return 0;
 	vt m;
 	if (is_ref(into) && is_ref(from)) {
@@ -229,7 +218,7 @@ static int merge_vt(infer *I, vt *into, const vt *from, bool *changed)
 	} else {
 		m = I->top;
 	}
-	if (!vt_equal(into, &m)) {
+	if (!jinst_ftype_equal(into, &m)) {
 		*into = m;
 		*changed = true;
 	}
@@ -267,7 +256,7 @@ static int flow_into(infer *I, uint32_t block, const vt *locals, const vt *stack
 	}
 	for (uint16_t i = 0; i < nstack; i++) {
 		if (!is_ref(&s->stack[i]) || !is_ref(&stack[i])) {
-			if (!vt_equal(&s->stack[i], &stack[i]))
+			if (!jinst_ftype_equal(&s->stack[i], &stack[i]))
 				return jinst_fail(I->diag, JINST_EMALFORMED, JINST_NO_OFFSET, "stack types conflict at pc %u",
 				                  (unsigned)I->insns[I->block_start[block]].offset);
 			continue;
@@ -363,10 +352,10 @@ static int set_local(infer *I, frame *f, uint32_t i, vt v, bool wide)
 static void init_object(frame *f, uint16_t n_locals, const vt *uninit, vt inited)
 {
 	for (uint16_t i = 0; i < n_locals; i++)
-		if (vt_equal(&f->locals[i], uninit))
+		if (jinst_ftype_equal(&f->locals[i], uninit))
 			f->locals[i] = inited;
 	for (uint16_t i = 0; i < f->sp; i++)
-		if (vt_equal(&f->stack[i], uninit))
+		if (jinst_ftype_equal(&f->stack[i], uninit))
 			f->stack[i] = inited;
 }
 

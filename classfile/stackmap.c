@@ -21,21 +21,10 @@
 
 #include "jinst/infer.h"
 
-static bool ftype_equal(const jinst_ftype *a, const jinst_ftype *b)
-{
-	if (a->tag != b->tag)
-		return false;
-	if (a->tag == JINST_VT_OBJECT)
-		return a->name_length == b->name_length && memcmp(a->name, b->name, a->name_length) == 0;
-	if (a->tag == JINST_VT_UNINITIALIZED)
-		return a->value == b->value;
-	return true;
-}
-
 static bool ftypes_equal(const jinst_ftype *a, const jinst_ftype *b, uint16_t n)
 {
 	for (uint16_t i = 0; i < n; i++)
-		if (!ftype_equal(&a[i], &b[i]))
+		if (!jinst_ftype_equal(&a[i], &b[i]))
 			return false;
 	return true;
 }

@@ -344,6 +344,10 @@ typedef struct jinst_ftype {
 	const uint8_t *name;
 } jinst_ftype;
 
+/* Whether two verification types are the same: same tag, and for Object
+ * the same class name, for Uninitialized the same offset. */
+bool jinst_ftype_equal(const jinst_ftype *a, const jinst_ftype *b);
+
 /* A frame expanded to its full form at an absolute offset. Locals are listed
  * as in a full_frame (a long or double is one entry). */
 typedef struct jinst_full_frame {

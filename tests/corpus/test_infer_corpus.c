@@ -217,20 +217,9 @@ static int vt_assignable(hmap *h, const jinst_ftype *from, const jinst_ftype *to
 	return 1;
 }
 
-static bool vt_same(const jinst_ftype *a, const jinst_ftype *b)
-{
-	if (a->tag != b->tag)
-		return false;
-	if (a->tag == JINST_VT_OBJECT)
-		return a->name_length == b->name_length && memcmp(a->name, b->name, a->name_length) == 0;
-	if (a->tag == JINST_VT_UNINITIALIZED)
-		return a->value == b->value;
-	return true;
-}
-
 static int classify(hmap *h, const jinst_ftype *ours, const jinst_ftype *theirs)
 {
-	if (vt_same(ours, theirs))
+	if (jinst_ftype_equal(ours, theirs))
 		return SAME;
 	int narrower = vt_assignable(h, ours, theirs);
 	if (narrower == 1)

@@ -155,15 +155,6 @@ static frames written(jinst_class *c, const char *name, const char *desc)
 	return r;
 }
 
-static bool type_eq(const jinst_ftype *a, const jinst_ftype *b)
-{
-	if (a->tag != b->tag)
-		return false;
-	if (a->tag == JINST_VT_OBJECT)
-		return a->name_length == b->name_length && memcmp(a->name, b->name, a->name_length) == 0;
-	return a->tag != JINST_VT_UNINITIALIZED || a->value == b->value;
-}
-
 static void show_type(const jinst_ftype *t, char *buf, size_t size)
 {
 	static const char *const tags[] = {"top", "int", "float", "double", "long", "null", "uninitializedThis",
@@ -211,10 +202,10 @@ static bool same_frames(const frames *a, const frames *b)
 		if (x->offset != y->offset || x->nlocals != y->nlocals || x->nstack != y->nstack)
 			return false;
 		for (uint16_t k = 0; k < x->nlocals; k++)
-			if (!type_eq(&x->locals[k], &y->locals[k]))
+			if (!jinst_ftype_equal(&x->locals[k], &y->locals[k]))
 				return false;
 		for (uint16_t k = 0; k < x->nstack; k++)
-			if (!type_eq(&x->stack[k], &y->stack[k]))
+			if (!jinst_ftype_equal(&x->stack[k], &y->stack[k]))
 				return false;
 	}
 	return true;

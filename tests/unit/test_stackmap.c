@@ -19,17 +19,6 @@
 
 static unsigned long classes, tables, identical, frames_seen;
 
-static bool ftype_same(const jinst_ftype *a, const jinst_ftype *b)
-{
-	if (a->tag != b->tag)
-		return false;
-	if (a->tag == JINST_VT_OBJECT)
-		return a->name_length == b->name_length && memcmp(a->name, b->name, a->name_length) == 0;
-	if (a->tag == JINST_VT_UNINITIALIZED)
-		return a->value == b->value;
-	return true;
-}
-
 static bool frames_same(const jinst_full_frame *a, const jinst_full_frame *b, uint32_t n, uint32_t *at)
 {
 	for (uint32_t i = 0; i < n; i++) {
@@ -37,10 +26,10 @@ static bool frames_same(const jinst_full_frame *a, const jinst_full_frame *b, ui
 		if (a[i].offset != b[i].offset || a[i].nlocals != b[i].nlocals || a[i].nstack != b[i].nstack)
 			return false;
 		for (uint16_t k = 0; k < a[i].nlocals; k++)
-			if (!ftype_same(&a[i].locals[k], &b[i].locals[k]))
+			if (!jinst_ftype_equal(&a[i].locals[k], &b[i].locals[k]))
 				return false;
 		for (uint16_t k = 0; k < a[i].nstack; k++)
-			if (!ftype_same(&a[i].stack[k], &b[i].stack[k]))
+			if (!jinst_ftype_equal(&a[i].stack[k], &b[i].stack[k]))
 				return false;
 	}
 	return true;
