@@ -18,18 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "fuzz_classfile.h"
 #include "jinst/classfile.h"
-
-#define CHECK(cond, ...)                                                                \
-	do {                                                                                \
-		if (!(cond)) {                                                                  \
-			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);   \
-			fprintf(stderr, __VA_ARGS__);                                               \
-			fputc('\n', stderr);                                                        \
-			abort();                                                                    \
-		}                                                                               \
-	} while (0)
 
 static const char *fmt_diag(const jinst_diag *d)
 {

@@ -16,19 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "fuzz_classfile.h"
 #include "jinst/classfile.h"
 #include "jinst/edit.h"
-
-#define CHECK(cond, ...)                                                                \
-	do {                                                                                \
-		if (!(cond)) {                                                                  \
-			fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);   \
-			fprintf(stderr, __VA_ARGS__);                                               \
-			fputc('\n', stderr);                                                        \
-			abort();                                                                    \
-		}                                                                               \
-	} while (0)
 
 /* FNV-1a over the input: the source of every choice. */
 static uint64_t seed_of(const uint8_t *data, size_t size)
