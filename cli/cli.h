@@ -46,6 +46,10 @@ typedef void (*error_fn)(void *ctx, const char *name, const char *message);
  * classes inside a jar. Returns the number of file-level errors. */
 int walk_path(const char *path, const char *const *entries, int nentries, class_fn fn, error_fn err, void *ctx);
 
+/* The names in a folder but . and .., sorted (malloc'd, each and the array);
+ * -1 with errno when it cannot be read. */
+int list_dir_sorted(const char *path, char ***names, size_t *count);
+
 /* The JDK whose classes answer last (malloc'd, or NULL when none is found):
  * JAVA_HOME, else the JDK that `java` on the PATH belongs to. */
 char *cli_default_jdk(void);

@@ -211,37 +211,15 @@ static char *join(const char *a, const char *b)
 	return p;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Gathers the files under dir (sorted) as jobs whose output goes under out. */
 static void gather_dir(run *R, const char *dir, const char *out)
 {
-	DIR *d = opendir(dir);
-	if (!d) {
+	char **names;
+	size_t n;
+	if (list_dir_sorted(dir, &names, &n) != 0) {
 		problem(R, dir, "%s", strerror(errno));
 		return;
 	}
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			char **p = realloc(names, cap * sizeof(*p));
-			if (!p)
-				break;
-			names = p;
-		}
-		names[n++] = strdup(e->d_name);
-	}
-	closedir(d);
-	if (n)
-		qsort(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < n; i++) {
 		char *src = join(dir, names[i]), *dst = join(out, names[i]);
 		struct stat st;

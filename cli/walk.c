@@ -147,6 +147,36 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+int list_dir_sorted(const char *path, char ***names, size_t *count)
+{
+	*names = NULL;
+	*count = 0;
+	DIR *d = opendir(path);
+	if (!d)
+		return -1;
+	char **list = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			char **p = realloc(list, cap * sizeof(*p));
+			if (!p)
+				break;
+			list = p;
+		}
+		list[n++] = strdup(e->d_name);
+	}
+	closedir(d);
+	if (n)
+		qsort(list, n, sizeof(*list), cmp_str);
+	*names = list;
+	*count = n;
+	return 0;
+}
+
 int walk_path(const char *path, const char *const *entries, int nentries, class_fn fn, error_fn err, void *ctx)
 {
 	struct stat st;
@@ -155,28 +185,12 @@ int walk_path(const char *path, const char *const *entries, int nentries, class_
 		return 1;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		DIR *d = opendir(path);
-		if (!d) {
+		char **names;
+		size_t n;
+		if (list_dir_sorted(path, &names, &n) != 0) {
 			err(ctx, path, strerror(errno));
 			return 1;
 		}
-		char **names = NULL;
-		size_t n = 0, cap = 0;
-		struct dirent *e;
-		while ((e = readdir(d))) {
-			if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-				continue;
-			if (n == cap) {
-				cap = cap ? cap * 2 : 64;
-				char **p = realloc(names, cap * sizeof(*p));
-				if (!p)
-					break;
-				names = p;
-			}
-			names[n++] = strdup(e->d_name);
-		}
-		closedir(d);
-		qsort(names, n, sizeof(*names), cmp_str);
 		int errors = 0;
 		for (size_t i = 0; i < n; i++) {
 			size_t len = strlen(path) + strlen(names[i]) + 2;
