@@ -8,8 +8,7 @@
  */
 #include "internal.h"
 
-/* Parses one field type of a descriptor at *p into t; false when malformed. */
-static bool descriptor_type(const uint8_t **p, const uint8_t *end, jinst_ftype *t)
+bool jinst_descriptor_type(const uint8_t **p, const uint8_t *end, jinst_ftype *t)
 {
 	const uint8_t *s = *p;
 	t->value = 0;
@@ -24,8 +23,8 @@ static bool descriptor_type(const uint8_t **p, const uint8_t *end, jinst_ftype *
 	case 'D': t->tag = JINST_VT_DOUBLE; *p = s + 1; return true;
 	case 'L': {
 		const uint8_t *e = memchr(s, ';', (size_t)(end - s));
-		if (!e || e == s + 1)
-			return false;
+		if (!e || e == s + 1 || s[1] == '[')
+			return false; /* no name, or an array where a class must be */
 		t->tag = JINST_VT_OBJECT;
 		t->name = s + 1;
 		t->name_length = (uint16_t)(e - s - 1);
@@ -39,7 +38,7 @@ static bool descriptor_type(const uint8_t **p, const uint8_t *end, jinst_ftype *
 		if (q - s > 255)
 			return false;
 		jinst_ftype elem;
-		if (!descriptor_type(&q, end, &elem))
+		if (!jinst_descriptor_type(&q, end, &elem))
 			return false;
 		t->tag = JINST_VT_OBJECT;
 		t->name = s;
@@ -90,6 +89,8 @@ int jinst_stack_map_expand(jinst_class *c, const jinst_member *m, const jinst_st
 	if (!(m->access_flags & JINST_ACC_STATIC)) {
 		uint16_t cl;
 		const uint8_t *cn = jinst_class_name(c, &cl);
+		if (!cn || !cl || cn[0] == '[')
+			return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "this_class does not name a class");
 		bool ctor = nlen == 6 && memcmp(name, "<init>", 6) == 0;
 		bool object = cn && cl == 16 && memcmp(cn, "java/lang/Object", 16) == 0;
 		init[n].tag = ctor && !object ? JINST_VT_UNINITIALIZED_THIS : JINST_VT_OBJECT;
@@ -107,7 +108,7 @@ int jinst_stack_map_expand(jinst_class *c, const jinst_member *m, const jinst_st
 		return jinst_fail(diag, JINST_EMALFORMED, m->offset + 4, "method descriptor does not start with '('");
 	p++;
 	while (p < end && *p != ')') {
-		if (n >= 256 || !descriptor_type(&p, end, &init[n]))
+		if (n >= 256 || !jinst_descriptor_type(&p, end, &init[n]))
 			return jinst_fail(diag, JINST_EMALFORMED, m->offset + 4, "malformed method descriptor");
 		n++;
 	}

@@ -63,6 +63,10 @@ typedef struct infer {
 	 * Uninitialized receiver through this instead of insn_at. */
 	vt (*new_class)(void *ctx, uint16_t value);
 	void *new_ctx;
+	/* Set when a descriptor or class name taken from the pool is malformed
+	 * (class_vt, desc_vt): the instruction then fails with EMALFORMED, so no
+	 * type with a name that is not a whole descriptor ever reaches a merge. */
+	bool malformed;
 } infer;
 
 static vt obj(const uint8_t *name, uint16_t len)
@@ -276,46 +280,34 @@ static uint32_t block_at(infer *I, int32_t pc)
 }
 
 /* A class constant's name as a verification type (arrays keep their descriptor name). */
+/* The type a CONSTANT_Class names: a class, or an array whose name is a
+ * whole field descriptor (JVMS 4.4.1). */
 static vt class_vt(infer *I, uint16_t index)
 {
 	uint16_t len = 0;
 	const uint8_t *name = jinst_cp_name(I->c, index, &len);
-	return name ? obj(name, len) : I->top;
+	if (name && len && name[0] == '[') {
+		const uint8_t *p = name;
+		jinst_ftype t;
+		if (jinst_descriptor_type(&p, name + len, &t) && p == name + len)
+			return t;
+	} else if (name && len) {
+		return obj(name, len);
+	}
+	I->malformed = true;
+	return I->top;
 }
 
 /* The verification type of a field descriptor at *p; advances *p. */
 static vt desc_vt(infer *I, const uint8_t **p, const uint8_t *end)
 {
-	const uint8_t *s = *p;
-	switch (*s) {
-	case 'B': case 'C': case 'I': case 'S': case 'Z': *p = s + 1; return I->integer;
-	case 'F': *p = s + 1; return I->flt;
-	case 'J': *p = s + 1; return I->lng;
-	case 'D': *p = s + 1; return I->dbl;
-	case 'L': {
-		const uint8_t *e = memchr(s, ';', (size_t)(end - s));
-		if (!e)
-			e = end - 1;
-		*p = e + 1;
-		return obj(s + 1, (uint16_t)(e - s - 1));
-	}
-	case '[': {
-		const uint8_t *q = s;
-		while (q < end && *q == '[')
-			q++;
-		if (q < end && *q == 'L') {
-			const uint8_t *e = memchr(q, ';', (size_t)(end - q));
-			q = e ? e + 1 : end;
-		} else if (q < end) {
-			q++;
-		}
-		*p = q;
-		return obj(s, (uint16_t)(q - s));
-	}
-	default:
+	jinst_ftype t;
+	if (!jinst_descriptor_type(p, end, &t)) {
+		I->malformed = true;
 		*p = end;
 		return I->top;
 	}
+	return t;
 }
 
 static bool is_cat2(const vt *v)
@@ -366,9 +358,11 @@ static int push_return(infer *I, frame *f, const uint8_t *d, uint16_t len)
 	if (!r)
 		return -1;
 	r++;
-	if (*r == 'V')
+	if (r + 1 == d + len && *r == 'V')
 		return 0;
 	vt v = desc_vt(I, &r, d + len);
+	if (r != d + len)
+		I->malformed = true;
 	if (f->sp + (is_cat2(&v) ? 2 : 1) > I->max_stack)
 		return -1;
 	f->stack[f->sp++] = v;
@@ -377,23 +371,20 @@ static int push_return(infer *I, frame *f, const uint8_t *d, uint16_t len)
 	return 0;
 }
 
-/* Slots the arguments of a method descriptor take. */
+/* Slots the arguments of a method descriptor take, or -1 when it is malformed. */
 static int arg_slots(const uint8_t *d, uint16_t len)
 {
+	const uint8_t *p = d + 1, *end = d + len;
+	if (!len || d[0] != '(')
+		return -1;
 	int n = 0;
-	for (uint16_t i = 1; i < len && d[i] != ')'; i++) {
-		if (d[i] == 'J' || d[i] == 'D') {
-			n += 2;
-			continue;
-		}
-		n++;
-		while (d[i] == '[')
-			i++;
-		if (d[i] == 'L')
-			while (i < len && d[i] != ';')
-				i++;
+	while (p < end && *p != ')') {
+		jinst_ftype t;
+		if (!jinst_descriptor_type(&p, end, &t))
+			return -1;
+		n += t.tag == JINST_VT_LONG || t.tag == JINST_VT_DOUBLE ? 2 : 1;
 	}
-	return n;
+	return p < end ? n : -1;
 }
 
 static void member_ref(infer *I, uint16_t index, const uint8_t **owner_name, uint16_t *owner_len, const uint8_t **name,
@@ -414,7 +405,7 @@ static void member_ref(infer *I, uint16_t index, const uint8_t **owner_name, uin
 }
 
 /* Runs one instruction. Returns 0, or a negative error code. */
-static int step(infer *I, frame *f, const jinst_insn *in)
+static int step_insn(infer *I, frame *f, const jinst_insn *in)
 {
 	uint8_t op = in->opcode;
 	vt a, b2;
@@ -449,6 +440,8 @@ static int step(infer *I, frame *f, const jinst_insn *in)
 				return JINST_EMALFORMED;
 			const uint8_t *p = d;
 			vt v = desc_vt(I, &p, d + dl);
+			if (p != d + dl)
+				return JINST_EMALFORMED;
 			if (is_cat2(&v))
 				PUSH2(v);
 			else
@@ -558,6 +551,8 @@ static int step(infer *I, frame *f, const jinst_insn *in)
 			POP(1);
 		const uint8_t *p = d;
 		vt v = desc_vt(I, &p, d + dl);
+		if (p != d + dl)
+			return JINST_EMALFORMED;
 		if (is_cat2(&v))
 			PUSH2(v);
 		else
@@ -570,7 +565,11 @@ static int step(infer *I, frame *f, const jinst_insn *in)
 		member_ref(I, (uint16_t)in->operand, &on, &ol, &nm, &nl, &d, &dl);
 		if (!d)
 			return JINST_EMALFORMED;
-		POP((d[0] == 'J' || d[0] == 'D' ? 2 : 1) + (op == 0xb5 ? 1 : 0));
+		const uint8_t *p = d;
+		vt v = desc_vt(I, &p, d + dl);
+		if (p != d + dl)
+			return JINST_EMALFORMED;
+		POP((is_cat2(&v) ? 2 : 1) + (op == 0xb5 ? 1 : 0));
 		break;
 	}
 	case 0xb6: case 0xb7: case 0xb8: case 0xb9: case 0xba: {
@@ -579,7 +578,10 @@ static int step(infer *I, frame *f, const jinst_insn *in)
 		member_ref(I, (uint16_t)in->operand, &on, &ol, &nm, &nl, &d, &dl);
 		if (!d || !nm)
 			return JINST_EMALFORMED;
-		POP(arg_slots(d, dl));
+		int slots = arg_slots(d, dl);
+		if (slots < 0)
+			return JINST_EMALFORMED;
+		POP(slots);
 		if (op != 0xb8 && op != 0xba) {
 			POP(1);
 			vt recv = f->stack[f->sp];
@@ -623,7 +625,7 @@ static int step(infer *I, frame *f, const jinst_insn *in)
 	case 0xbd: { /* anewarray */
 		POP(1);
 		vt e = class_vt(I, (uint16_t)in->operand);
-		if (e.tag != JINST_VT_OBJECT)
+		if (e.tag != JINST_VT_OBJECT || e.name_length > UINT16_MAX - 2)
 			return JINST_EMALFORMED;
 		bool arr = e.name[0] == '[';
 		uint8_t *s = jinst_arena_alloc(I->c->arena, (size_t)e.name_length + 3);
@@ -658,6 +660,15 @@ underflow:
 	return jinst_fail(I->diag, JINST_EMALFORMED, JINST_NO_OFFSET, "stack underflow at pc %u", (unsigned)in->offset);
 }
 
+static int step(infer *I, frame *f, const jinst_insn *in)
+{
+	int rc = step_insn(I, f, in);
+	if (!rc && I->malformed)
+		rc = jinst_fail(I->diag, JINST_EMALFORMED, JINST_NO_OFFSET,
+		                "pc %u uses a malformed descriptor or class name", (unsigned)in->offset);
+	return rc;
+}
+
 static bool ends_block(uint8_t op)
 {
 	return (op >= 0xa7 && op <= 0xb1) || op == 0xbf || op == 0xc8 || op == 0xc9;
@@ -675,6 +686,9 @@ static int handlers(infer *I, const frame *f, uint32_t pc)
 		if (pc < e->start_pc || pc >= e->end_pc)
 			continue;
 		vt ex = e->catch_type ? class_vt(I, e->catch_type) : I->throwable;
+		if (I->malformed)
+			return jinst_fail(I->diag, JINST_EMALFORMED, JINST_NO_OFFSET, "handler %u catches a malformed class name",
+			                  (unsigned)k);
 		int rc = flow_into(I, block_at(I, e->handler_pc), f->locals, &ex, 1);
 		if (rc)
 			return rc;

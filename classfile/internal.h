@@ -277,6 +277,13 @@ typedef struct jinst_sim {
 } jinst_sim;
 int jinst_sim_step(jinst_class *cls, jinst_sim *s, const jinst_insn *in, jinst_diag *diag);
 
+/* Parses one field type of a descriptor at *p into t and advances *p past
+ * it; false when it is malformed (JVMS 4.3.2: a base type, L name ; with a
+ * name, or at most 255 dimensions of one of these). Every verification type
+ * taken from a descriptor or a class name goes through here, so later code
+ * may trust an Object type's name: an array name is a whole descriptor. */
+bool jinst_descriptor_type(const uint8_t **p, const uint8_t *end, jinst_ftype *t);
+
 /* Modified UTF-8 check; lenient accepts the overlong forms of versions <= 47.
  * Returns the index of the first invalid byte, or -1. */
 long jinst_mutf8_error_at(const uint8_t *s, size_t len, bool lenient);

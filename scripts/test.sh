@@ -51,8 +51,15 @@ if bash scripts/build.sh build-fuzz -DCMAKE_C_COMPILER=clang -DJINST_BUILD_FUZZE
 			passed=$((passed + 1))
 		else
 			echo "fuzz $name: FAILED"
-			tail -n 40 "$scratch.log"
-			ls "$scratch"/crash-* 2>/dev/null
+			# The report's head (the failing stack) and the input itself, so a
+			# run on a machine that is gone can still be reproduced:
+			#   base64 -d >crash <<'.' ... .   then   build-fuzz/bin/NAME crash
+			grep -m 1 -A 30 -E '==[0-9]+==ERROR|check failed|runtime error' "$scratch.log" || tail -n 40 "$scratch.log"
+			for crash in "$scratch"/crash-* "$scratch"/leak-* "$scratch"/timeout-*; do
+				[[ -f $crash ]] || continue
+				echo "input $(basename "$crash") ($(stat -c %s "$crash") bytes), base64:"
+				base64 -w 76 "$crash" | head -n 400
+			done
 			failed=$((failed + 1))
 		fi
 		rm -rf "$scratch" "$scratch.log"
