@@ -97,17 +97,23 @@ int jinst_trace_write_profile(FILE *f, const int64_t *times, size_t n, jinst_tra
 	return ferror(f) ? JINST_EIO : 0;
 }
 
-/* ---- folded stacks ---------------------------------------------------- */
-
-typedef struct stack_line {
-	char *stack;
-	int64_t value;
-} stack_line;
-
-static int line_cmp(const void *pa, const void *pb)
-{
-	return strcmp(((const stack_line *)pa)->stack, ((const stack_line *)pb)->stack);
-}
+/* ---- folded stacks ----------------------------------------------------
+ *
+ * The snapshot holds a call tree per thread. A line of the output is a
+ * stack, and the same stack occurs in several threads and, through
+ * overloads (work(I) and work(J) both print as A.work), several times in
+ * one tree. Giving each node its own copy of its path, as a first version
+ * did, costs the node count times the stack's printed length: javac with
+ * the JDK traced has millions of nodes a hundred frames deep, and that took
+ * tens of gigabytes. So the stacks are interned instead, into one trie keyed
+ * by (parent stack, frame text), whose size is the number of distinct
+ * stacks; the self times of the nodes are added to their stack; and the
+ * lines are printed by a depth-first walk over the trie that keeps only
+ * the current path. The order is the walk's: each stack before its callees,
+ * callees by frame text (bytewise). That is `sort`'s order but where a frame
+ * is a prefix of a sibling's (a.b, a.b1), and keeps every subtree together,
+ * as flame-graph tools want.
+ */
 
 /* A growable string. */
 typedef struct sbuf {
@@ -142,96 +148,338 @@ static void sb_str(sbuf *s, const char *text)
 	sb_add(s, text, strlen(text));
 }
 
+#define FOLD_NONE UINT32_MAX
+
+typedef struct fold_stack {
+	uint32_t parent, frame;
+	int64_t self;
+} fold_stack;
+
+typedef struct folder {
+	/* frames: the distinct texts "class.method"; fhash: their indexes + 1 */
+	char **text;
+	size_t nframes, capframes;
+	uint32_t *fhash;
+	size_t fhcap;
+	/* method id -> frame (FOLD_NONE: no name), open addressing on the id */
+	uint32_t *mid, *mframe;
+	size_t mcap, mcount;
+	/* stacks: 0 the root; shash: indexes + 1, keyed by (parent, frame) */
+	fold_stack *st;
+	size_t nst, capst;
+	uint32_t *shash;
+	size_t shcap;
+} folder;
+
+static uint64_t fold_mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	return x;
+}
+
+static uint64_t fold_text_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* Doubles a table of indexes + 1 and reinserts, each entry's hash given by
+ * rehash. 0 or JINST_ENOMEM. */
+static int fold_regrow(uint32_t **table, size_t *cap, uint64_t (*rehash)(const folder *, uint32_t), const folder *fo)
+{
+	size_t ncap = *cap ? 2 * *cap : 1024;
+	uint32_t *t = calloc(ncap, sizeof *t);
+	if (!t)
+		return JINST_ENOMEM;
+	for (size_t i = 0; i < *cap; i++) {
+		uint32_t v = (*table)[i];
+		if (!v)
+			continue;
+		size_t k = rehash(fo, v - 1) & (ncap - 1);
+		while (t[k])
+			k = (k + 1) & (ncap - 1);
+		t[k] = v;
+	}
+	free(*table);
+	*table = t;
+	*cap = ncap;
+	return 0;
+}
+
+static uint64_t fold_frame_rehash(const folder *fo, uint32_t i)
+{
+	return fold_text_hash(fo->text[i]);
+}
+
+static uint64_t fold_stack_key(uint32_t parent, uint32_t frame)
+{
+	return fold_mix(((uint64_t)parent << 32) | frame);
+}
+
+static uint64_t fold_stack_rehash(const folder *fo, uint32_t i)
+{
+	return fold_stack_key(fo->st[i].parent, fo->st[i].frame);
+}
+
+/* The frame of method id: *frame (FOLD_NONE for an id without a name). */
+static int fold_frame(folder *fo, uint32_t id, jinst_trace_names names, void *ctx, uint32_t *frame)
+{
+	size_t k = 0;
+	if (fo->mcap) {
+		for (k = fold_mix(id) & (fo->mcap - 1); fo->mid[k] != FOLD_NONE; k = (k + 1) & (fo->mcap - 1))
+			if (fo->mid[k] == id) {
+				*frame = fo->mframe[k];
+				return 0;
+			}
+	}
+	if (2 * (fo->mcount + 1) > fo->mcap) {
+		size_t ncap = fo->mcap ? 2 * fo->mcap : 1024;
+		uint32_t *ids = malloc(ncap * sizeof *ids), *frames = malloc(ncap * sizeof *frames);
+		if (!ids || !frames) {
+			free(ids);
+			free(frames);
+			return JINST_ENOMEM;
+		}
+		memset(ids, 0xff, ncap * sizeof *ids);
+		for (size_t i = 0; i < fo->mcap; i++) {
+			if (fo->mid[i] == FOLD_NONE)
+				continue;
+			size_t j = fold_mix(fo->mid[i]) & (ncap - 1);
+			while (ids[j] != FOLD_NONE)
+				j = (j + 1) & (ncap - 1);
+			ids[j] = fo->mid[i];
+			frames[j] = fo->mframe[i];
+		}
+		free(fo->mid);
+		free(fo->mframe);
+		fo->mid = ids;
+		fo->mframe = frames;
+		fo->mcap = ncap;
+		for (k = fold_mix(id) & (ncap - 1); fo->mid[k] != FOLD_NONE; k = (k + 1) & (ncap - 1))
+			;
+	}
+	uint32_t fr = FOLD_NONE;
+	const char *cls, *name, *desc;
+	if (names(ctx, id, &cls, &name, &desc) == 0) {
+		size_t lc = strlen(cls), ln = strlen(name);
+		char *t = malloc(lc + ln + 2);
+		if (!t)
+			return JINST_ENOMEM;
+		memcpy(t, cls, lc);
+		t[lc] = '.';
+		memcpy(t + lc + 1, name, ln + 1);
+		if (2 * (fo->nframes + 1) > fo->fhcap && fold_regrow(&fo->fhash, &fo->fhcap, fold_frame_rehash, fo)) {
+			free(t);
+			return JINST_ENOMEM;
+		}
+		size_t h = fold_text_hash(t) & (fo->fhcap - 1);
+		for (; fo->fhash[h]; h = (h + 1) & (fo->fhcap - 1))
+			if (!strcmp(fo->text[fo->fhash[h] - 1], t))
+				break;
+		if (fo->fhash[h]) {
+			free(t);
+			fr = fo->fhash[h] - 1;
+		} else {
+			if (fo->nframes == fo->capframes) {
+				size_t cap = fo->capframes ? 2 * fo->capframes : 256;
+				char **p = realloc(fo->text, cap * sizeof *p);
+				if (!p) {
+					free(t);
+					return JINST_ENOMEM;
+				}
+				fo->text = p;
+				fo->capframes = cap;
+			}
+			fr = (uint32_t)fo->nframes;
+			fo->text[fo->nframes++] = t;
+			fo->fhash[h] = fr + 1;
+		}
+	}
+	fo->mid[k] = id;
+	fo->mframe[k] = fr;
+	fo->mcount++;
+	*frame = fr;
+	return 0;
+}
+
+/* The stack frame called from parent: *stack, interned. */
+static int fold_stack_of(folder *fo, uint32_t parent, uint32_t frame, uint32_t *stack)
+{
+	if (2 * (fo->nst + 1) > fo->shcap && fold_regrow(&fo->shash, &fo->shcap, fold_stack_rehash, fo))
+		return JINST_ENOMEM;
+	size_t h = fold_stack_key(parent, frame) & (fo->shcap - 1);
+	for (; fo->shash[h]; h = (h + 1) & (fo->shcap - 1)) {
+		const fold_stack *x = &fo->st[fo->shash[h] - 1];
+		if (x->parent == parent && x->frame == frame) {
+			*stack = fo->shash[h] - 1;
+			return 0;
+		}
+	}
+	if (fo->nst >= UINT32_MAX - 1)
+		return JINST_ENOMEM;
+	if (fo->nst == fo->capst) {
+		size_t cap = 2 * fo->capst;
+		fold_stack *p = realloc(fo->st, cap * sizeof *p);
+		if (!p)
+			return JINST_ENOMEM;
+		fo->st = p;
+		fo->capst = cap;
+	}
+	*stack = (uint32_t)fo->nst;
+	fo->st[fo->nst++] = (fold_stack){parent, frame, 0};
+	fo->shash[h] = *stack + 1;
+	return 0;
+}
+
+/* Adds one thread's tree (nodes records of parent, method, calls,
+ * inclusive ns; node j at node[4 * (j - 1)]). */
+static int fold_thread(folder *fo, const int64_t *node, int64_t nodes, jinst_trace_names names, void *ctx)
+{
+	/* self = inclusive minus the children's inclusive */
+	int64_t *self = calloc((size_t)nodes + 1, sizeof *self);
+	uint32_t *map = malloc(((size_t)nodes + 1) * sizeof *map);
+	int err = 0;
+	if (!self || !map) {
+		err = JINST_ENOMEM;
+		goto out;
+	}
+	map[0] = 0;
+	for (int64_t j = 1; j <= nodes; j++) {
+		const int64_t *e = node + 4 * (j - 1);
+		int64_t parent = e[0];
+		map[j] = FOLD_NONE;
+		self[j] += e[3];
+		if (parent < 0 || parent >= j || map[parent] == FOLD_NONE)
+			continue;
+		if (parent > 0)
+			self[parent] -= e[3];
+		uint32_t frame;
+		if (e[1] < 0 || e[1] > UINT32_MAX)
+			continue;
+		if ((err = fold_frame(fo, (uint32_t)e[1], names, ctx, &frame)) != 0)
+			goto out;
+		if (frame == FOLD_NONE)
+			continue;
+		if ((err = fold_stack_of(fo, map[parent], frame, &map[j])) != 0)
+			goto out;
+	}
+	for (int64_t j = 1; j <= nodes; j++)
+		if (map[j] != FOLD_NONE && self[j] > 0)
+			fo->st[map[j]].self += self[j];
+out:
+	free(self);
+	free(map);
+	return err;
+}
+
+typedef struct fold_child {
+	uint32_t parent, stack;
+	const char *text;
+} fold_child;
+
+static int fold_child_cmp(const void *pa, const void *pb)
+{
+	const fold_child *x = pa, *y = pb;
+	if (x->parent != y->parent)
+		return x->parent < y->parent ? -1 : 1;
+	return strcmp(x->text, y->text);
+}
+
+/* Prints every stack with self time, depth first (see above). */
+static int fold_print(FILE *f, const folder *fo)
+{
+	size_t n = fo->nst - 1; /* the stacks but the root */
+	fold_child *ch = malloc((n ? n : 1) * sizeof *ch);
+	size_t *first = calloc(fo->nst + 1, sizeof *first);
+	size_t *pos = malloc(fo->nst * sizeof *pos), *len = malloc(fo->nst * sizeof *len);
+	uint32_t *at = malloc(fo->nst * sizeof *at);
+	sbuf path = {0};
+	int err = 0;
+	if (!ch || !first || !pos || !len || !at) {
+		err = JINST_ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		ch[i] = (fold_child){fo->st[i + 1].parent, (uint32_t)(i + 1), fo->text[fo->st[i + 1].frame]};
+	qsort(ch, n, sizeof *ch, fold_child_cmp);
+	/* the children of p: ch[first[p]] to ch[first[p + 1] - 1] */
+	for (size_t i = 0; i < n; i++)
+		first[ch[i].parent + 1]++;
+	for (size_t p = 0; p < fo->nst; p++)
+		first[p + 1] += first[p];
+	/* at[d]: the stack at depth d; pos[d]: its next child; len[d]: the
+	 * path's length up to it */
+	size_t d = 0;
+	at[0] = 0;
+	pos[0] = first[0];
+	len[0] = 0;
+	while (!path.err) {
+		if (pos[d] == first[at[d] + 1]) {
+			if (d == 0)
+				break;
+			d--;
+			continue;
+		}
+		const fold_child *c = &ch[pos[d]++];
+		path.len = len[d];
+		if (d > 0)
+			sb_add(&path, ";", 1);
+		sb_str(&path, c->text);
+		if (path.err)
+			break;
+		int64_t v = fo->st[c->stack].self;
+		if (v > 0) {
+			fwrite(path.p, 1, path.len, f);
+			fprintf(f, " %" PRId64 "\n", v);
+		}
+		d++;
+		at[d] = c->stack;
+		pos[d] = first[c->stack];
+		len[d] = path.len;
+	}
+	err = path.err;
+out:
+	free(ch);
+	free(first);
+	free(pos);
+	free(len);
+	free(at);
+	free(path.p);
+	return err;
+}
+
 int jinst_trace_write_folded(FILE *f, const int64_t *tree, size_t len, jinst_trace_names names, void *ctx)
 {
-	stack_line *lines = NULL;
-	size_t nlines = 0, caplines = 0;
+	folder fo = {0};
 	int err = 0;
+	fo.capst = 256;
+	fo.st = malloc(fo.capst * sizeof *fo.st);
+	if (!fo.st)
+		return JINST_ENOMEM;
+	fo.st[fo.nst++] = (fold_stack){FOLD_NONE, FOLD_NONE, 0};
 	size_t k = 0;
 	int64_t threads = len > 0 ? tree[k++] : 0;
 	for (int64_t t = 0; t < threads && k < len && !err; t++) {
 		int64_t nodes = tree[k++];
 		if (nodes < 0 || (uint64_t)nodes > (len - k) / 4)
 			break;
-		const int64_t *node = tree + k; /* node j (1-based) at node[4 * (j - 1)] */
+		err = fold_thread(&fo, tree + k, nodes, names, ctx);
 		k += 4 * (size_t)nodes;
-		/* self = inclusive minus the children's inclusive; each node's
-		 * frame string is its parent's plus its own. */
-		int64_t *self = calloc((size_t)nodes + 1, sizeof *self);
-		char **path = calloc((size_t)nodes + 1, sizeof *path);
-		bool *ok = calloc((size_t)nodes + 1, sizeof *ok);
-		if (!self || !path || !ok) {
-			err = JINST_ENOMEM;
-		} else {
-			ok[0] = true;
-			for (int64_t j = 1; j <= nodes; j++) {
-				const int64_t *e = node + 4 * (j - 1);
-				int64_t parent = e[0];
-				self[j] += e[3];
-				if (parent < 0 || parent >= j || !ok[parent])
-					continue;
-				if (parent > 0)
-					self[parent] -= e[3];
-				const char *cls, *name, *desc;
-				if (e[1] < 0 || e[1] > UINT32_MAX || names(ctx, (uint32_t)e[1], &cls, &name, &desc) < 0)
-					continue;
-				sbuf s = {0};
-				if (parent > 0) {
-					sb_str(&s, path[parent]);
-					sb_add(&s, ";", 1);
-				}
-				sb_str(&s, cls);
-				sb_add(&s, ".", 1);
-				sb_str(&s, name);
-				if (s.err) {
-					free(s.p);
-					err = s.err;
-					break;
-				}
-				path[j] = s.p;
-				ok[j] = true;
-			}
-			for (int64_t j = 1; j <= nodes && !err; j++) {
-				if (!ok[j] || self[j] <= 0)
-					continue;
-				if (nlines == caplines) {
-					size_t cap = caplines ? 2 * caplines : 256;
-					stack_line *p = realloc(lines, cap * sizeof *p);
-					if (!p) {
-						err = JINST_ENOMEM;
-						break;
-					}
-					lines = p;
-					caplines = cap;
-				}
-				lines[nlines].stack = path[j];
-				lines[nlines].value = self[j];
-				path[j] = NULL;
-				nlines++;
-			}
-		}
-		if (path)
-			for (int64_t j = 0; j <= nodes; j++)
-				free(path[j]);
-		free(path);
-		free(self);
-		free(ok);
 	}
-	if (!err) {
-		if (nlines)
-			qsort(lines, nlines, sizeof *lines, line_cmp);
-		for (size_t i = 0; i < nlines;) {
-			int64_t v = lines[i].value;
-			size_t j = i + 1;
-			while (j < nlines && !strcmp(lines[j].stack, lines[i].stack))
-				v += lines[j++].value;
-			fprintf(f, "%s %" PRId64 "\n", lines[i].stack, v);
-			i = j;
-		}
-	}
-	for (size_t i = 0; i < nlines; i++)
-		free(lines[i].stack);
-	free(lines);
+	if (!err)
+		err = fold_print(f, &fo);
+	for (size_t i = 0; i < fo.nframes; i++)
+		free(fo.text[i]);
+	free(fo.text);
+	free(fo.fhash);
+	free(fo.mid);
+	free(fo.mframe);
+	free(fo.st);
+	free(fo.shash);
 	if (err)
 		return err;
 	return ferror(f) ? JINST_EIO : 0;

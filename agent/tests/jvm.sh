@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The agent in a real VM.
 #   jvm.sh CASE JAVA_HOME LIBJINST FIXTURE PROGRAMS CHECKS SOURCE WORK
-# CASE: help badopt boot runtime outputs unchanged jdk fixture compare attach.
+# CASE: help badopt boot runtime outputs unchanged jdk fixture compare attach javac.
 # Exit 0 passed, 1 failed, 77 skipped (no such JDK, a sanitized build, or,
 # for the cases that need it, no instrumentation pass in this build yet).
 set -uo pipefail
@@ -30,7 +30,7 @@ fail() {
 	echo "FAIL: $*"
 	fails=$((fails + 1))
 }
-progs=(Recursion Threads Exceptions Constructors Interfaces Lambdas StaticInit Synchronized)
+progs=(Recursion Threads Exceptions Constructors Interfaces Lambdas StaticInit Synchronized Concurrency)
 expected=$src/tests/jvm/programs/expected_counts.tsv
 "$java" -version 2>&1 | head -1
 
@@ -257,6 +257,151 @@ attach)
 		grep -q "^jinst: stop: [1-9][0-9]* classes given back their original bytes" att.log ||
 			fail "no class given back its original bytes at stop"
 	fi
+	;;
+javac)
+	# javac compiling ~175 of the JDK's own sources (scripts/javac_workload.sh)
+	# with every class traced, the JDK's included, under -Xverify:all: the
+	# same class files, exit code and diagnostics as untraced, in time.
+	wl=${JINST_CORPUS:-/tmp/jinst-corpus}/javac/$(basename "$(readlink -f "$home")")
+	if ! bash "$src/scripts/javac_workload.sh" "$wl" "$home" >wl.txt 2>&1; then
+		cat wl.txt
+		echo "SKIP: no javac workload for $home (sources neither in the JDK nor fetchable)"
+		exit 77
+	fi
+	cat wl.txt
+	files=$(wc -l <"$wl/files.txt")
+	# run NAME [JVM flags...]: javac on the workload into NAME/, timed, with
+	# a deadline so that a deadlock fails instead of hanging.
+	run() {
+		local name=$1 t0 t1
+		shift
+		mkdir -p "$name"
+		t0=$(date +%s%N)
+		timeout -k 10 "${JINST_JAVAC_TIMEOUT:-600}" "$home/bin/javac" -J-Xverify:all "$@" @"$wl/javac.args" \
+			-d "$name/classes" >"$name/stdout.txt" 2>"$name/stderr.txt"
+		echo $? >"$name/rc"
+		t1=$(date +%s%N)
+		echo $(((t1 - t0) / 1000000)) >"$name/ms"
+		echo "$name: exit $(cat "$name/rc"), $(($(cat "$name/ms") / 1000)).$(($(cat "$name/ms") % 1000 / 100)) s," \
+			"$(find "$name/classes" -name '*.class' 2>/dev/null | wc -l) class files"
+	}
+	run plain
+	[[ $(cat plain/rc) == 0 ]] || fail "javac fails untraced: $(head -5 plain/stderr.txt)"
+	for mode in counts times; do
+		fmt=counts
+		[[ $mode == times ]] && fmt=counts+profile+folded
+		run $mode -J-agentpath:"$lib=trace=$mode,include=**,format=$fmt,out=$work/$mode/trace,log=$work/$mode/agent.log"
+		[[ $(cat $mode/rc) != 124 && $(cat $mode/rc) != 137 ]] || fail "$mode: javac did not finish in ${JINST_JAVAC_TIMEOUT:-600} s"
+		[[ $(cat $mode/rc) == $(cat plain/rc) ]] || fail "$mode: exit $(cat $mode/rc), untraced $(cat plain/rc)"
+		cmp -s plain/stdout.txt $mode/stdout.txt || fail "$mode: stdout differs: $(diff plain/stdout.txt $mode/stdout.txt | head -5)"
+		cmp -s plain/stderr.txt $mode/stderr.txt || fail "$mode: diagnostics differ: $(diff plain/stderr.txt $mode/stderr.txt | head -5)"
+		diff -r plain/classes $mode/classes >$mode/classes.diff 2>&1 || fail "$mode: class files differ: $(head -5 $mode/classes.diff)"
+		! grep -hE "VerifyError|NoClassDefFoundError|StackOverflowError|LinkageError|ClassCircularityError|ExceptionInInitializerError|OutOfMemoryError|hs_err" \
+			$mode/stdout.txt $mode/stderr.txt $mode/agent.log | head -5 | grep . || fail "$mode: a VM error was reported"
+		cat $mode/agent.log
+		# Every failure the agent logs: per class, per batch, per output.
+		! grep -E "left unchanged:|failed:|cannot|could not|not written| [1-9][0-9]* failed,| [1-9][0-9]* left unchanged on error" \
+			$mode/agent.log | head -5 | grep . || fail "$mode: the agent logged a failure"
+		grep -q "^jinst: [1-9][0-9]* classes instrumented" $mode/agent.log || fail "$mode: no class instrumented"
+		c=$mode/trace.tsv
+		[[ -s $c ]] || { fail "$mode: no counts"; continue; }
+		# javac's own work, counted exactly: one parse per file, one class
+		# file written per class file on disk, one compile.
+		grep -qP "^com/sun/tools/javac/parser/JavacParser\tparseCompilationUnit\t\(\)Lcom/sun/tools/javac/tree/JCTree\\\$JCCompilationUnit;\t$files\$" $c ||
+			fail "$mode: JavacParser.parseCompilationUnit not counted $files times: $(grep -P 'JavacParser\tparseCompilationUnit' $c)"
+		n=$(find plain/classes -name '*.class' | wc -l)
+		grep -qP "^com/sun/tools/javac/jvm/ClassWriter\twriteClass\t.*\t$n\$" $c ||
+			fail "$mode: ClassWriter.writeClass not counted $n times: $(grep -P 'ClassWriter\twriteClass\t' $c)"
+		grep -qP "^com/sun/tools/javac/main/JavaCompiler\tcompile\t.*\t1\$" $c || fail "$mode: JavaCompiler.compile not counted once"
+		# and the JDK's, broadly: thousands of javac and java.util methods,
+		# some called millions of times.
+		jc=$(grep -c "^com/sun/tools/javac/" $c)
+		ju=$(grep -c "^java/util/" $c)
+		big=$(awk -F'\t' '$1 ~ /^java\/util\// && $4 >= 1000000' $c | wc -l)
+		echo "$mode: $(wc -l <$c) methods counted, $jc of com/sun/tools/javac, $ju of java/util ($big of them >= 1000000 calls)," \
+			"$(awk -F'\t' '{ s += $4 } END { printf "%.0f", s }' $c) calls"
+		((jc >= 2000)) || fail "$mode: only $jc com/sun/tools/javac methods counted"
+		((ju >= 300 && big >= 1)) || fail "$mode: only $ju java/util methods counted, $big with a million calls"
+		echo "$mode: $(awk '{ printf "%.1f", $1 / 1000 }' $mode/ms) s traced vs $(awk '{ printf "%.1f", $1 / 1000 }' plain/ms) s untraced"
+	done
+	# trace=times: a ranked profile and folded stacks rooted in javac's main.
+	# (javac's other counts vary a little from run to run: 536 of 9400
+	# lines differed between a trace=counts and a trace=times run.)
+	if [[ -s times/trace.txt && -s times/trace.folded ]]; then
+		head -12 times/trace.txt
+		grep -q " com/sun/tools/javac/main/Main.compile(" times/trace.txt || fail "times: no Main.compile in the profile"
+		grep -q "^com/sun/tools/javac/Main.main;com/sun/tools/javac/Main.compile;" times/trace.folded ||
+			fail "times: no folded stack from javac's main"
+	else
+		fail "times: no profile or folded stacks"
+	fi
+	echo "times: $(wc -l <times/trace.folded) folded stacks, $(($(stat -c %s times/trace.folded) / 1000000)) MB," \
+		"the deepest $(awk -F';' 'NF > d { d = NF } END { print d }' times/trace.folded) frames"
+	# (gigabytes: not kept)
+	rm -f times/trace.folded
+	;;
+example_*)
+	# examples/NAME/run.sh prints and writes what examples/NAME/README.md says.
+	name=${case#example_}
+	readme=$src/examples/$name/README.md
+	out=$work/out
+	JAVA_HOME=$home JINST_AGENT=$lib OUT=$out bash "$src/examples/$name/run.sh" >run.txt 2>&1 || fail "run.sh failed"
+	cat run.txt
+	# block N: the README's Nth ``` block
+	block() {
+		awk -v n="$1" '/^```/ { k++; next } k == 2 * n - 1' "$readme"
+	}
+	case $name in
+	counts)
+		cmp -s <(block 1) "$out/hello.tsv" || fail "hello.tsv is not the README's: $(diff <(block 1) "$out/hello.tsv" | head -5)"
+		grep -qxF "$(block 2)" run.txt || fail "the program did not print the README's line"
+		;;
+	profile)
+		# The README's sample: the same methods with the same calls; the
+		# times vary, the invariants it lists hold.
+		python3 - "$out/profile.txt" <(block 1) <<'PY' || fail "profile.txt is not as the README says"
+import sys
+def parse(path):
+    lines = open(path).read().splitlines()
+    total = float(lines[0].split("total = ")[1].split(")")[0])
+    rows = [l.split() for l in lines[2:-1]]
+    return total, rows
+total, rows = parse(sys.argv[1])
+_, sample = parse(sys.argv[2])
+calls = {r[6]: int(r[3]) for r in rows}
+assert calls == {r[6]: int(r[3]) for r in sample}, (calls, sample)
+assert rows[0][6] == "profile/Profile.isPrime(I)Z" and rows[0][4] == rows[0][5], rows[0]
+main = [r for r in rows if r[6].startswith("profile/Profile.main(")][0]
+assert float(main[5]) == total, (main, total)
+assert rows[-1][2] == "100.00%", rows[-1]
+ms = [r for r in rows if r[6].startswith("profile/Profile.mergeSort(")][0]
+assert float(ms[5]) < total, ms
+print("profile: as the README says;", len(rows), "methods, isPrime first")
+PY
+		;;
+	flamegraph)
+		f=$out/profile.folded
+		[[ -s $f ]] || fail "no profile.folded"
+		! grep -v "^profile/Profile.main[; ]" "$f" | grep . || fail "a stack that does not start at main"
+		[[ $(sort -k2,2nr "$f" | head -1 | cut -d' ' -f1) == "profile/Profile.main;profile/Profile.countPrimes;profile/Profile.isPrime" ]] ||
+			fail "the heaviest stack is not main;countPrimes;isPrime"
+		depth=$(awk -F';' '{ print NF }' "$f" | sort -n | tail -1)
+		grep -q "the deepest has $depth frames" "$readme" || fail "the deepest stack has $depth frames, not the README's"
+		grep -q "the deepest stack: $depth frames" run.txt || fail "run.sh did not print the depth"
+		grep -q "flamegraph.pl --countname ns" run.txt || [[ -s $out/profile.svg ]] || fail "neither an svg nor how to draw one"
+		;;
+	attach)
+		[[ $(grep -c "^return code: 0" run.txt) == 3 ]] || fail "not three jcmd loads returning 0"
+		n1=$(awk -F'\t' '$1 == "attach/Server" && $2 == "handle" { print $4 }' "$out/dump.tsv")
+		n2=$(awk -F'\t' '$1 == "attach/Server" && $2 == "handle" { print $4 }' "$out/server.tsv")
+		m=$(sed -n 's/^stopped after \([0-9]*\) requests$/\1/p' "$out/server.txt")
+		echo "handle(): $n1 at dump, $n2 at stop, $m requests in all"
+		[[ -n $n1 && -n $n2 && -n $m ]] && ((n1 > 0 && n2 > n1 && m > n2)) || fail "the counts do not grow as the README says"
+		! grep -q "main" "$out/server.tsv" || fail "main was counted"
+		cmp -s <(block 2 | sed "s|OUT|$out|") "$out/agent.log" ||
+			fail "the log is not the README's: $(diff <(block 2 | sed "s|OUT|$out|") "$out/agent.log")"
+		;;
+	esac
 	;;
 *)
 	echo "unknown case $case"

@@ -29,6 +29,19 @@ static int names(void *ctx, uint32_t id, const char **c, const char **n, const c
 	return 0;
 }
 
+/* For the folded stacks' order: ids 5, 6, 7 are p/A.b, p/A.b1, p/A.c. */
+static int names2(void *ctx, uint32_t id, const char **c, const char **n, const char **d)
+{
+	static const char *const more[][3] = {{"p/A", "b", "()V"}, {"p/A", "b1", "()V"}, {"p/A", "c", "()V"}};
+	if (id >= 5 && id <= 7) {
+		*c = more[id - 5][0];
+		*n = more[id - 5][1];
+		*d = more[id - 5][2];
+		return 0;
+	}
+	return names(ctx, id, c, n, d);
+}
+
 /* What f received, as a string. */
 static char *contents(FILE *f)
 {
@@ -83,6 +96,48 @@ int main(int argc, char **argv)
 	f = tmpfile();
 	CHECK(jinst_trace_write_folded(f, tree, 7, names, NULL) == 0, "truncated folded");
 	free(contents(f));
+
+	/* folded, order: each stack before its callees, callees by frame text,
+	 * a subtree kept together even where a frame is a prefix of a
+	 * sibling's ("p/A.b" then its callee, then "p/A.b1", where sort(1)
+	 * would put "p/A.b1" between them) */
+	int64_t otree[] = {1, 4, 0, 0, 1, 100,  /* 1: run */
+	                   1, 6, 1, 10,         /* 2: run -> b1 */
+	                   1, 5, 1, 30,         /* 3: run -> b */
+	                   3, 7, 1, 20};        /* 4: run -> b -> c */
+	f = tmpfile();
+	CHECK(jinst_trace_write_folded(f, otree, sizeof otree / sizeof otree[0], names2, NULL) == 0, "folded order");
+	s = contents(f);
+	CHECK(!strcmp(s, "p/B.run 60\np/B.run;p/A.b 10\np/B.run;p/A.b;p/A.c 20\np/B.run;p/A.b1 10\n"), "folded order:\n%s", s);
+	free(s);
+	/* folded, deep and wide: 500 threads, each a chain 400 calls deep with
+	 * its time in the leaf, make one line (the same stack everywhere);
+	 * stacks are shared, not copied per node (200000 nodes of paths up to
+	 * 400 frames would take gigabytes) */
+	enum { DEEP_THREADS = 500, DEEP = 400 };
+	size_t dlen = 1 + (size_t)DEEP_THREADS * (1 + 4 * DEEP);
+	int64_t *deep = malloc(dlen * sizeof *deep);
+	CHECK(deep != NULL, "memory");
+	size_t k = 0;
+	deep[k++] = DEEP_THREADS;
+	for (int t = 0; t < DEEP_THREADS; t++) {
+		deep[k++] = DEEP;
+		for (int j = 1; j <= DEEP; j++) {
+			deep[k++] = j - 1;
+			deep[k++] = j == DEEP ? 7 : 5 + (j % 2); /* b, b1, b, ..., c */
+			deep[k++] = 1;
+			deep[k++] = 3; /* inclusive 3 ns all along: self 3 in the leaf only */
+		}
+	}
+	f = tmpfile();
+	CHECK(jinst_trace_write_folded(f, deep, dlen, names2, NULL) == 0, "folded deep");
+	s = contents(f);
+	size_t lines = 0;
+	for (char *c = s; *c; c++)
+		lines += *c == '\n';
+	CHECK(lines == 1 && strstr(s, ";p/A.c 1500\n") && !strncmp(s, "p/A.b1;p/A.b;", 13), "folded deep: %zu lines", lines);
+	free(s);
+	free(deep);
 
 	/* chrome: one thread with a name needing escapes, B/E pairs */
 	int64_t events[] = {2,

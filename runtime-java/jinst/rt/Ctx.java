@@ -32,7 +32,12 @@ final class Ctx {
 	boolean[] sRec;
 
 	/* Call tree: node 0 is the root; children linked through nFirst/nNext
-	 * (0 = none, as the root is nobody's child). */
+	 * (0 = none, as the root is nobody's child). At most MAX_NODES: a
+	 * program that recurses through many methods (javac, with the JDK
+	 * traced) has tens of millions of distinct call paths, gigabytes of
+	 * tree and of folded stacks; past the bound a new path is not added
+	 * and its calls count in the caller's node. */
+	static final int MAX_NODES = 1 << 20;
 	int nodes = 1;
 	int[] nParent, nMethod, nFirst, nNext;
 	long[] nCalls, nTime;
@@ -85,9 +90,11 @@ final class Ctx {
 			return;
 		int[] map = new int[c.nodes];
 		for (int j = 1; j < c.nodes; j++) {
-			int m = child(map[c.nParent[j]], c.nMethod[j]);
+			int p = map[c.nParent[j]];
+			int m = child(p, c.nMethod[j]);
 			map[j] = m;
-			if (nCalls != null) {
+			/* (a node that found this tree full stays in its parent's time) */
+			if (nCalls != null && m != p) {
 				nCalls[m] += c.nCalls[j];
 				nTime[m] += c.nTime[j];
 			}
@@ -145,7 +152,9 @@ final class Ctx {
 			total[id] += dur;
 		if (d > 0)
 			sChild[d - 1] += dur;
-		if ((m & Hooks.TREE) != 0 && nCalls != null) {
+		/* (a frame that found the tree full shares its caller's node:
+		 * its time stays in the caller's, as self time) */
+		if ((m & Hooks.TREE) != 0 && nCalls != null && (d == 0 || sNode[d] != sNode[d - 1])) {
 			int n = sNode[d];
 			nCalls[n]++;
 			nTime[n] += dur;
@@ -264,7 +273,9 @@ final class Ctx {
 		busy = true;
 		try {
 			int old = nMethod == null ? 0 : nMethod.length;
-			int n = old == 0 ? 256 : old * 2;
+			if (old >= MAX_NODES)
+				return false;
+			int n = old == 0 ? 256 : old * 2 < MAX_NODES ? old * 2 : MAX_NODES;
 			int[] p = new int[n], m = new int[n], f = new int[n], x = new int[n];
 			long[] c = new long[n], t = new long[n];
 			if (old > 0) {

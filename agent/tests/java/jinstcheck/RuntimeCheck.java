@@ -155,6 +155,51 @@ public class RuntimeCheck {
 				}
 		}
 		check(folded, "ended threads' call trees not folded into one 45 -> 46 with 20000 calls");
+
+		/* A thread with more distinct call paths (1100 callers x 1000
+		 * callees) than a tree may hold (Ctx.MAX_NODES, 2^20): the tree stops
+		 * at the bound, and a call that found it full adds its time to no
+		 * node (it stays in its caller's), so no node's callees take more
+		 * time than it. */
+		Thread wide = new Thread(new Runnable() {
+			public void run() {
+				Hooks.enter(1998); /* two callers of them all: their times hold theirs */
+				Hooks.enter(1999);
+				for (int i = 0; i < 1100; i++) {
+					Hooks.enter(2000 + i);
+					for (int j = 0; j < 1000; j++) {
+						Hooks.enter(4000 + j);
+						Hooks.exit(4000 + j);
+					}
+					Hooks.exit(2000 + i);
+				}
+				Hooks.exit(1999);
+				Hooks.exit(1998);
+			}
+		}, "wide");
+		wide.start();
+		wide.join();
+		tree = snapshot("snapshotTree");
+		int most = 0;
+		k = 1;
+		for (long th = 0; th < tree[0]; th++) {
+			int nodes = (int) tree[k++];
+			most = Math.max(most, nodes);
+			long[] under = new long[nodes + 1];
+			for (int j = 1; j <= nodes; j++) {
+				int parent = (int) tree[k + 4 * (j - 1)];
+				if (parent > 0)
+					under[parent] += tree[k + 4 * (j - 1) + 3];
+			}
+			for (int j = 1; j <= nodes; j++)
+				if (under[j] > tree[k + 4 * (j - 1) + 3]) {
+					check(false, "node " + j + " (method " + tree[k + 4 * (j - 1) + 1] + "): its callees took " + under[j]
+					             + " ns, more than its " + tree[k + 4 * (j - 1) + 3]);
+					break;
+				}
+			k += 4 * nodes;
+		}
+		check(most == (1 << 20) - 1, "the largest tree has " + most + " nodes, not 2^20 - 1");
 	}
 
 	static void events(final int capacity) throws Exception {
