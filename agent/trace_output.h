@@ -29,7 +29,8 @@ int jinst_trace_write_profile(FILE *f, const int64_t *times, size_t n, jinst_tra
  * method, calls, inclusive ns per node, node 0 being the root). Folded
  * stacks, one line per distinct stack over all threads: "frame;frame N"
  * with frame = class.method and N the self nanoseconds of the stack's last
- * frame; sorted, equal stacks merged. */
+ * frame; equal stacks merged (over threads), a stack before its callees'
+ * stacks, callees in the order of their frame strings (strcmp). */
 int jinst_trace_write_folded(FILE *f, const int64_t *tree, size_t len, jinst_trace_names names, void *ctx);
 
 /* events: the timelines (thread count; per thread: thread id, event count,
