@@ -661,7 +661,9 @@ static int setup(JavaVM *vm, bool attach)
 			exclude[k++] = always_excluded[i];
 		exclude[k] = NULL;
 		jinst_instrument_options io = JINST_INSTRUMENT_OPTIONS_INIT;
-		io.passes = JINST_PASS_TRACE;
+		/* Counts need the entry hook alone (exit does nothing in that
+		 * mode, and the mode never changes): less code to JIT. */
+		io.passes = g.opts.mode == JINST_TRACE_COUNTS ? JINST_PASS_COUNT : JINST_PASS_TRACE;
 		io.include = g.opts.include_count ? g.opts.include : NULL;
 		io.exclude = exclude;
 		jinst_diag diag;

@@ -490,7 +490,7 @@ static int instrument_class(jinst_instrument *ins, jinst_arena *arena, const uin
 	for (uint32_t i = 0; i < n; i++) {
 		jinst_diag why;
 		diag_clear(&why);
-		int mrc = jinst_trace_method(c, cs[i].m, cs[i].id, refs, &why);
+		int mrc = jinst_trace_method(c, cs[i].m, cs[i].id, refs, !(ins->passes & JINST_PASS_TRACE), &why);
 		if (!mrc) {
 			(*done)++;
 			continue;
@@ -540,7 +540,7 @@ int jinst_instrument_class(jinst_instrument *ins, jinst_arena *arena, const uint
 	*out_len = 0;
 	diag_clear(diag);
 	atomic_fetch_add(&ins->classes_seen, 1);
-	if (!(ins->passes & JINST_PASS_TRACE))
+	if (!(ins->passes & (JINST_PASS_TRACE | JINST_PASS_COUNT)))
 		return 0;
 	uint8_t *res = NULL;
 	size_t res_len = 0;

@@ -439,7 +439,7 @@ static jinst_insn op_cp(uint8_t opcode, uint16_t index)
 }
 
 static int edit(jinst_class *c, jinst_edit *ed, uint32_t id, const uint16_t *refs, const range *rs, uint32_t nr,
-                bool whole)
+                bool whole, bool entry_only)
 {
 	jinst_insn seq[4];
 	int rc = push_id(c, id, &seq[0]);
@@ -452,7 +452,7 @@ static int edit(jinst_class *c, jinst_edit *ed, uint32_t id, const uint16_t *ref
 	/* The range labels first: a label made after the exit code went in
 	 * would stand between that code and its return, leaving it uncovered. */
 	jinst_label start = JINST_NO_LABEL, *ls = NULL;
-	if (whole && (rc = jinst_edit_label_at(ed, jinst_node_original_offset(first), &start)))
+	if (whole && !entry_only && (rc = jinst_edit_label_at(ed, jinst_node_original_offset(first), &start)))
 		return rc;
 	if (nr && !(ls = jinst_arena_alloc(jinst_class_arena(c), (size_t)nr * 2 * sizeof(*ls))))
 		return JINST_ENOMEM;
@@ -463,6 +463,8 @@ static int edit(jinst_class *c, jinst_edit *ed, uint32_t id, const uint16_t *ref
 	seq[1] = op_cp(OP_INVOKESTATIC, refs[JINST_HOOK_ENTER]);
 	if ((rc = jinst_edit_insert(ed, first, JINST_BEFORE_OUTSIDE, seq, 2, NULL)))
 		return rc;
+	if (entry_only)
+		return 0;
 
 	seq[1] = op_cp(OP_INVOKESTATIC, refs[JINST_HOOK_EXIT]);
 	for (jinst_node *n = first; n; n = jinst_node_next(n)) {
@@ -500,7 +502,8 @@ static int edit(jinst_class *c, jinst_edit *ed, uint32_t id, const uint16_t *ref
 	return 0;
 }
 
-int jinst_trace_method(jinst_class *c, jinst_member *m, uint32_t id, const uint16_t *refs, jinst_diag *diag)
+int jinst_trace_method(jinst_class *c, jinst_member *m, uint32_t id, const uint16_t *refs, bool entry_only,
+                       jinst_diag *diag)
 {
 	uint16_t nl;
 	const uint8_t *name = jinst_cp_utf8(c, jinst_member_name_index(m), &nl);
@@ -508,7 +511,8 @@ int jinst_trace_method(jinst_class *c, jinst_member *m, uint32_t id, const uint1
 	range *rs = NULL;
 	uint32_t nr = 0;
 	int rc;
-	if (ctor && (rc = ctor_ranges(c, m, &rs, &nr, diag)))
+	/* The entry hook alone needs no handler, so no ranges either. */
+	if (ctor && !entry_only && (rc = ctor_ranges(c, m, &rs, &nr, diag)))
 		return rc;
 	/* Before 50 the verifier infers types (JVMS 4.10.2) and reads no
 	 * StackMapTable: derive none (such code may hold jsr/ret). */
@@ -518,7 +522,7 @@ int jinst_trace_method(jinst_class *c, jinst_member *m, uint32_t id, const uint1
 	jinst_edit *ed;
 	if ((rc = jinst_edit_open(&ed, c, m, &eo, diag)))
 		return rc;
-	rc = edit(c, ed, id, refs, rs, nr, !ctor);
+	rc = edit(c, ed, id, refs, rs, nr, !ctor, entry_only);
 	if (rc)
 		jinst_ins_fail(diag, rc, "editing: %s", jinst_strerror(rc));
 	else

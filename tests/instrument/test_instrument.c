@@ -698,6 +698,69 @@ static void check_rules(const char *data)
 	check_rule(data, circle, "Record", wp_record, "Record: component 0");
 }
 
+/* JINST_PASS_COUNT: every method with code gets `push id; invokestatic
+ * enter` first and nothing else: the original instructions follow, in the
+ * same order, with the same exception table; no exit hook anywhere. */
+static jinst_instrument *count_ins;
+static unsigned n_count_methods;
+
+static void check_count_class(const char *path)
+{
+	size_t len;
+	uint8_t *bytes = test_read_file(path, &len);
+	CHECK(bytes != NULL, "cannot read %s", path);
+	if (!bytes)
+		return;
+	jinst_arena_reset(arena);
+	uint8_t *out = NULL;
+	size_t out_len = 0;
+	jinst_diag d;
+	int rc = jinst_instrument_class(count_ins, arena, bytes, len, 0, NULL, &out, &out_len, &d);
+	CHECK(rc == 0, "%s: %s %s", path, jinst_strerror(rc), d.message);
+	jinst_class *ci = NULL, *co = NULL;
+	if (out && !jinst_class_parse(&ci, bytes, len, arena, NULL, NULL) &&
+	    !jinst_class_parse(&co, out, out_len, arena, NULL, NULL)) {
+		for (uint16_t i = 0; i < jinst_class_method_count(ci) && i < jinst_class_method_count(co); i++) {
+			jinst_code *a = code_of(ci, jinst_class_method(ci, i)), *b = code_of(co, jinst_class_method(co, i));
+			CHECK(!a == !b, "%s: method %u: code on one side only", path, i);
+			if (!a || !b || a->code_length > 65000)
+				continue; /* Huge.huge: left alone */
+			jinst_insn *ia, *ib;
+			uint32_t na, nb;
+			CHECK(!jinst_code_decode(ci, a, &ia, &na, NULL) && !jinst_code_decode(co, b, &ib, &nb, NULL),
+			      "%s: decode", path);
+			CHECK(nb == na + 2 && pushed_int(co, &ib[0]) >= 0 && hook_of(co, &ib[1]) == JINST_HOOK_ENTER,
+			      "%s: method %u: %u instructions became %u, entry call first?", path, i, na, nb);
+			for (uint32_t k = 0; k < na && k + 2 < nb; k++)
+				CHECK(ia[k].opcode == ib[k + 2].opcode && hook_of(co, &ib[k + 2]) < 0,
+				      "%s: method %u: instruction %u changed", path, i, k);
+			CHECK(a->exception_count == b->exception_count, "%s: method %u: %u handlers became %u", path, i,
+			      a->exception_count, b->exception_count);
+			n_count_methods++;
+		}
+	} else {
+		CHECK(!out, "%s: output does not parse", path);
+	}
+	if (ci)
+		jinst_class_free(ci);
+	if (co)
+		jinst_class_free(co);
+	free(out);
+	free(bytes);
+}
+
+static void check_count_pass(const char *data, const char *trace)
+{
+	jinst_instrument_options o = JINST_INSTRUMENT_OPTIONS_INIT;
+	o.passes = JINST_PASS_COUNT;
+	CHECK(!jinst_instrument_new(&count_ins, &o, NULL), "new (count pass)");
+	walk(data, check_count_class);
+	walk(trace, check_count_class);
+	CHECK(n_count_methods > 80, "count pass: %u methods checked", n_count_methods);
+	printf("count pass: %u methods checked\n", n_count_methods);
+	jinst_instrument_free(count_ins);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 4) {
@@ -729,6 +792,7 @@ int main(int argc, char **argv)
 	}
 	check_metadata(argv[2], argv[3]);
 	check_rules(argv[1]);
+	check_count_pass(argv[1], argv[2]);
 	jinst_instrument_free(ins);
 	jinst_arena_free(arena);
 	return check_report();

@@ -18,6 +18,11 @@ final class Ctx {
 	final String name;
 	/* The thread, until it ends (Hooks.threadEnd). */
 	Thread thread;
+	/* The thread, for ever: final, so that Hooks.ctx may read a context
+	 * published through a data race and trust the comparison. */
+	final Thread owner;
+	/* Hooks.ctx found another thread's context first (its own counter). */
+	int misses;
 	/* A slow path is running: hooks reached from it record nothing. */
 	boolean busy;
 
@@ -48,13 +53,18 @@ final class Ctx {
 	long evDropped;
 
 	Ctx(Thread t) {
-		this(t.getId(), t.getName(), 1024, 64);
-		thread = t;
+		this(t.getId(), t.getName(), 1024, 64, t);
+	}
+
+	Ctx(long tid, String name, int methods, int stack) {
+		this(tid, name, methods, stack, null);
 	}
 
 	/* methods, stack: first sizes of the per-method arrays and of the
 	 * shadow stack (both at least 1; they double as needed). */
-	Ctx(long tid, String name, int methods, int stack) {
+	private Ctx(long tid, String name, int methods, int stack, Thread t) {
+		thread = t;
+		owner = t;
 		this.tid = tid;
 		this.name = name;
 		counts = new long[methods];
