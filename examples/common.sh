@@ -18,8 +18,15 @@ java=${bin}java
 javac=${bin}javac
 jcmd=${bin}jcmd
 OUT=${OUT:-/tmp/jinst-examples/$(basename "$(dirname "$(readlink -f "$0")")")}
+# Each run starts afresh, in a folder of its own: one that holds anything
+# else is left alone.
+if [[ -d $OUT && ! -f $OUT/.jinst-example && -n $(ls -A "$OUT") ]]; then
+	echo "OUT=$OUT holds other files: give an empty or new folder" >&2
+	exit 1
+fi
 rm -rf "$OUT"
 mkdir -p "$OUT/classes"
+touch "$OUT/.jinst-example"
 
 # compile SOURCES...: into $OUT/classes
 compile() {

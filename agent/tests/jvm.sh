@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The agent in a real VM.
 #   jvm.sh CASE JAVA_HOME LIBJINST FIXTURE PROGRAMS CHECKS SOURCE WORK
-# CASE: help badopt boot runtime outputs unchanged jdk fixture compare attach javac.
+# CASE: help badopt boot runtime outputs unchanged jdk fixture compare attach javac
+# example_NAME (examples/NAME/run.sh against its README).
 # Exit 0 passed, 1 failed, 77 skipped (no such JDK, a sanitized build, or,
 # for the cases that need it, no instrumentation pass in this build yet).
 set -uo pipefail

@@ -6,7 +6,7 @@ echo "== java -agentpath:libjinst.so=trace=times,include=profile.**,format=folde
 "$java" -agentpath:"$agent"=trace=times,include=profile.**,format=folded,out="$OUT"/profile,log="$OUT"/agent.log \
 	-cp "$OUT"/classes profile.Profile
 echo "== $OUT/profile.folded: one line per stack, its self time in ns (the heaviest 5)"
-sort -k2,2nr "$OUT"/profile.folded | head -5
+sort -k2,2nr "$OUT"/profile.folded | awk 'NR <= 5'
 echo "== the deepest stack: $(awk -F';' '{ print NF }' "$OUT"/profile.folded | sort -n | tail -1) frames"
 if command -v flamegraph.pl >/dev/null; then
 	flamegraph.pl --title "examples/profile" --countname ns "$OUT"/profile.folded >"$OUT"/profile.svg
