@@ -44,6 +44,10 @@ struct jinst_class {
 	uint32_t *cp_offsets;
 	uint32_t cp_end;          /* offset just past the constant pool */
 	jinst_pool *pool;         /* NULL until the first jinst_cp_add */
+	/* The original Class constants by name (jinst_cp_find_class): hash
+	 * slots holding indices, 0 = empty; NULL until the first lookup. */
+	uint16_t *class_names;
+	uint32_t class_names_mask;
 	/* By Utf8 index: 1 + the attribute kind that name has in some context,
 	 * 0 when not looked up yet; NULL until an attribute list is built. */
 	uint8_t *attr_kinds;
@@ -353,6 +357,12 @@ static inline uint8_t jinst_cp_tag_fast(const jinst_class *c, uint16_t index)
 {
 	return index < c->cp_count ? c->cp_tags[index] : jinst_cp_tag(c, index);
 }
+
+/* The first Class constant of the original pool whose name is name[0..len),
+ * or 0. Frame compression names most object types by their descriptor
+ * text, and this finds their constant without building the pool builder's
+ * table over every entry; a miss goes to jinst_cp_add as before. */
+uint16_t jinst_cp_find_class(jinst_class *c, const uint8_t *name, uint16_t len);
 
 /* Constant-pool entries as bytes: one entry; all appended entries in index order. */
 void jinst_cp_write_entry(const jinst_cp_entry *e, jinst_buf *out);
