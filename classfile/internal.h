@@ -48,6 +48,10 @@ struct jinst_class {
 	 * slots holding indices, 0 = empty; NULL until the first lookup. */
 	uint16_t *class_names;
 	uint32_t class_names_mask;
+	/* By original pool index: the stack words of a field or method
+	 * reference, as the editor's depth flow reads them (edit.c, ref_words);
+	 * NULL until the first lookup. */
+	uint16_t *ref_words;
 	/* By Utf8 index: 1 + the attribute kind that name has in some context,
 	 * 0 when not looked up yet; NULL until an attribute list is built. */
 	uint8_t *attr_kinds;
