@@ -362,6 +362,20 @@ static inline uint8_t jinst_cp_tag_fast(const jinst_class *c, uint16_t index)
 	return index < c->cp_count ? c->cp_tags[index] : jinst_cp_tag(c, index);
 }
 
+/* jinst_ftype_equal inlined for the inner loops of inference and
+ * compression, with the pointer test first: types copied from one another
+ * share their name bytes, so most equal names need no memcmp. */
+static inline bool jinst_ftype_same(const jinst_ftype *a, const jinst_ftype *b)
+{
+	if (a->tag != b->tag)
+		return false;
+	if (a->tag == JINST_VT_OBJECT)
+		return a->name_length == b->name_length && (a->name == b->name || memcmp(a->name, b->name, a->name_length) == 0);
+	if (a->tag == JINST_VT_UNINITIALIZED)
+		return a->value == b->value;
+	return true;
+}
+
 /* The first Class constant of the original pool whose name is name[0..len),
  * or 0. Frame compression names most object types by their descriptor
  * text, and this finds their constant without building the pool builder's

@@ -27,7 +27,7 @@
 static bool ftypes_equal(const jinst_ftype *a, const jinst_ftype *b, uint16_t n)
 {
 	for (uint16_t i = 0; i < n; i++)
-		if (!jinst_ftype_equal(&a[i], &b[i]))
+		if (!jinst_ftype_same(&a[i], &b[i]))
 			return false;
 	return true;
 }
