@@ -69,6 +69,52 @@ struct jinst_class {
 	bool old_code_layout;     /* version 45.0-45.2: Code uses u1 max_stack/max_locals, u2 code_length */
 };
 
+/* ---- the arena's fast path --------------------------------------------------------- */
+
+/* The arena (arena.c) as the library sees it, so the common allocation, a
+ * few bytes that fit the current block, is a bump inlined at the call: the
+ * editor and the inference allocate a few dozen times per method, and the
+ * call alone cost more than the bump. Anything else (a new block, a size
+ * near the limit, the one-malloc-per-allocation debug arena) goes to the
+ * function. */
+typedef struct jinst_arena_block {
+	struct jinst_arena_block *next;
+	size_t size, used;
+	/* data follows, 8-aligned */
+} jinst_arena_block;
+
+struct jinst_arena {
+	jinst_arena_block *head; /* current block; older ones follow through next */
+	size_t total;            /* bytes of all blocks */
+};
+
+#define JINST_ARENA_HEADER ((sizeof(jinst_arena_block) + 7) & ~(size_t)7)
+
+#ifndef JINST_DEBUG_ARENA
+static inline void *jinst_arena_bump(jinst_arena *a, size_t size)
+{
+	jinst_arena_block *b = a->head;
+	size_t need = (size + 7) & ~(size_t)7;
+	if (size <= 65536 && b->size - b->used >= need) {
+		void *p = (uint8_t *)b + JINST_ARENA_HEADER + b->used;
+		b->used += need;
+		return p;
+	}
+	return (jinst_arena_alloc)(a, size);
+}
+
+static inline void *jinst_arena_zbump(jinst_arena *a, size_t size)
+{
+	void *p = jinst_arena_bump(a, size);
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
+
+#define jinst_arena_alloc(a, size) jinst_arena_bump((a), (size))
+#define jinst_arena_zalloc(a, size) jinst_arena_zbump((a), (size))
+#endif
+
 /* ---- bounds-checked reader with a sticky error flag --------------------------- */
 
 /* Offsets are absolute in the class file, so diagnostics name real offsets.
