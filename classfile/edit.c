@@ -1021,6 +1021,16 @@ static const uint8_t op_pushes[256] = {
 /* Descriptor of a field or method reference (or InvokeDynamic). */
 static const uint8_t *ref_descriptor(jinst_class *c, uint16_t index, uint16_t *len)
 {
+	/* The references of the original pool straight from the class bytes:
+	 * all four kinds keep their NameAndType index at the same place (JVMS
+	 * 4.4.2, 4.4.10), and the NameAndType its descriptor index. */
+	if (index < c->cp_count && (c->cp_tags[index] == JINST_CP_FIELDREF || c->cp_tags[index] == JINST_CP_METHODREF ||
+	                            c->cp_tags[index] == JINST_CP_INTERFACE_METHODREF ||
+	                            c->cp_tags[index] == JINST_CP_INVOKE_DYNAMIC)) {
+		uint16_t nt = jinst_be16(c->bytes + c->cp_offsets[index] + 3);
+		if (nt < c->cp_count && c->cp_tags[nt] == JINST_CP_NAME_AND_TYPE)
+			return jinst_cp_utf8(c, jinst_be16(c->bytes + c->cp_offsets[nt] + 3), len);
+	}
 	jinst_cp_entry e, nat;
 	if (jinst_cp_get(c, index, &e))
 		return NULL;
