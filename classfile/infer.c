@@ -57,6 +57,8 @@ typedef struct infer {
 	bool *covered;       /* instruction index -> some exception range covers it */
 	vt *ex_type;         /* exception entry -> the caught type */
 	uint32_t *ex_block;  /* exception entry -> its handler's block */
+	uint32_t *ex_epoch;  /* exception entry -> the locals epoch last merged into its handler */
+	uint32_t epoch;      /* counts the locals states a block walk goes through */
 	uint32_t *work;
 	bool *queued;
 	uint32_t nwork;
@@ -704,7 +706,14 @@ static bool falls_through(uint8_t op)
 /* Flows the state into the handler of every exception entry covering the
  * instruction at index i. Most instructions are covered by none, which the
  * covered table says at once; the caught type and the handler's block of
- * each entry are worked out once per method, not once per instruction. */
+ * each entry are worked out once per method, not once per instruction.
+ *
+ * Within a block walk the locals change only at a store or an invokespecial
+ * <init>, and the walk starts a new epoch there (and at the block's start).
+ * Merging the same locals into a handler a second time changes nothing
+ * (a merge only climbs to a join, and the handler's state has stayed at or
+ * above it since), so an entry already merged in this epoch is passed by:
+ * a try block of n instructions costs a merge per store, not n of them. */
 static int handlers(infer *I, const frame *f, uint32_t i)
 {
 	if (!I->covered[i])
@@ -712,8 +721,9 @@ static int handlers(infer *I, const frame *f, uint32_t i)
 	uint32_t pc = I->insns[i].offset;
 	for (uint16_t k = 0; k < I->code->exception_count; k++) {
 		const jinst_exception_entry *e = &I->code->exceptions[k];
-		if (pc < e->start_pc || pc >= e->end_pc)
+		if (pc < e->start_pc || pc >= e->end_pc || I->ex_epoch[k] == I->epoch)
 			continue;
+		I->ex_epoch[k] = I->epoch;
 		int rc = flow_into(I, I->ex_block[k], f->locals, &I->ex_type[k], 1);
 		if (rc)
 			return rc;
@@ -837,7 +847,8 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 	I.covered = jinst_arena_zalloc(A, (size_t)I.n + 1);
 	I.ex_type = jinst_arena_alloc(A, ((size_t)code->exception_count + 1) * sizeof(vt));
 	I.ex_block = jinst_arena_alloc(A, ((size_t)code->exception_count + 1) * sizeof(uint32_t));
-	if (!I.covered || !I.ex_type || !I.ex_block)
+	I.ex_epoch = jinst_arena_zalloc(A, ((size_t)code->exception_count + 1) * sizeof(uint32_t));
+	if (!I.covered || !I.ex_type || !I.ex_block || !I.ex_epoch)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
 	for (uint16_t k = 0; k < code->exception_count; k++) {
 		const jinst_exception_entry *e = &code->exceptions[k];
@@ -869,6 +880,7 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 		memcpy(f.locals, I.in[b].locals, I.max_locals * sizeof(vt));
 		memcpy(f.stack, I.in[b].stack, I.in[b].nstack * sizeof(vt));
 		f.sp = I.in[b].nstack;
+		I.epoch++; /* new locals */
 		uint32_t i = I.block_start[b];
 		for (;; i++) {
 			const jinst_insn *in = &I.insns[i];
@@ -885,6 +897,7 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 			 * changes locals, replacing an uninitialized type. Merging both
 			 * states keeps the handler's frame right for either reading. */
 			if ((op >= 0x36 && op <= 0x4e) || op == 0xb7) {
+				I.epoch++; /* the locals may have changed */
 				rc = handlers(&I, &f, i);
 				if (rc)
 					break;
