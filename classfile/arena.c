@@ -16,18 +16,9 @@
 #define ARENA_ALIGN 8
 #define ARENA_FIRST_BLOCK (64 * 1024)
 
-typedef struct arena_block {
-	struct arena_block *next;
-	size_t size, used;
-	/* data follows, 8-aligned */
-} arena_block;
+typedef jinst_arena_block arena_block; /* and struct jinst_arena: internal.h, for the inline fast path */
 
-struct jinst_arena {
-	arena_block *head; /* current block; older ones follow through next */
-	size_t total;      /* bytes of all blocks */
-};
-
-#define BLOCK_HEADER ((sizeof(arena_block) + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1))
+#define BLOCK_HEADER JINST_ARENA_HEADER
 #define BLOCK_DATA(b) ((uint8_t *)(b) + BLOCK_HEADER)
 
 static arena_block *block_new(size_t size)
@@ -58,7 +49,9 @@ int jinst_arena_new(jinst_arena **out)
 	return 0;
 }
 
-void *jinst_arena_alloc(jinst_arena *a, size_t size)
+/* In parentheses: internal.h makes the names macros for the library's own
+ * calls (jinst_arena_bump), and these are the functions behind them. */
+void *(jinst_arena_alloc)(jinst_arena *a, size_t size)
 {
 	if (size > SIZE_MAX / 4)
 		return NULL;
@@ -89,9 +82,9 @@ void *jinst_arena_alloc(jinst_arena *a, size_t size)
 #endif
 }
 
-void *jinst_arena_zalloc(jinst_arena *a, size_t size)
+void *(jinst_arena_zalloc)(jinst_arena *a, size_t size)
 {
-	void *p = jinst_arena_alloc(a, size);
+	void *p = (jinst_arena_alloc)(a, size);
 	if (p)
 		memset(p, 0, size);
 	return p;

@@ -1021,6 +1021,16 @@ static const uint8_t op_pushes[256] = {
 /* Descriptor of a field or method reference (or InvokeDynamic). */
 static const uint8_t *ref_descriptor(jinst_class *c, uint16_t index, uint16_t *len)
 {
+	/* The references of the original pool straight from the class bytes:
+	 * all four kinds keep their NameAndType index at the same place (JVMS
+	 * 4.4.2, 4.4.10), and the NameAndType its descriptor index. */
+	if (index < c->cp_count && (c->cp_tags[index] == JINST_CP_FIELDREF || c->cp_tags[index] == JINST_CP_METHODREF ||
+	                            c->cp_tags[index] == JINST_CP_INTERFACE_METHODREF ||
+	                            c->cp_tags[index] == JINST_CP_INVOKE_DYNAMIC)) {
+		uint16_t nt = jinst_be16(c->bytes + c->cp_offsets[index] + 3);
+		if (nt < c->cp_count && c->cp_tags[nt] == JINST_CP_NAME_AND_TYPE)
+			return jinst_cp_utf8(c, jinst_be16(c->bytes + c->cp_offsets[nt] + 3), len);
+	}
 	jinst_cp_entry e, nat;
 	if (jinst_cp_get(c, index, &e))
 		return NULL;
@@ -1065,6 +1075,44 @@ static bool method_words(const uint8_t *d, uint16_t len, int *args, int *ret)
 	return true;
 }
 
+/* What a field or method reference's descriptor says about stack words,
+ * packed in 16 bits: RW_KNOWN once worked out; RW_FIELD with the value's
+ * words (as a field descriptor: 1 or 2); RW_METHOD when it parses as a
+ * method descriptor, with the arguments' words (bits 0-8) and the return
+ * value's. The depth flow asks this of every invoke and field access, the
+ * same few references again and again across a class's methods, so the
+ * answer is kept per class by pool index (the pool only grows and its
+ * entries never change, so an answer stays true). */
+#define RW_KNOWN 0x8000u
+#define RW_FIELD 0x4000u
+#define RW_METHOD 0x2000u
+#define RW_FIELD_SHIFT 11
+#define RW_RET_SHIFT 9
+
+static int ref_words(jinst_edit *ed, uint16_t index, uint16_t *out)
+{
+	jinst_class *c = ed->c;
+	bool cacheable = index < c->cp_count;
+	if (cacheable && !c->ref_words)
+		c->ref_words = jinst_arena_zalloc(c->arena, (size_t)c->cp_count * sizeof(uint16_t));
+	if (cacheable && c->ref_words && c->ref_words[index]) {
+		*out = c->ref_words[index];
+		return 0;
+	}
+	uint16_t dl;
+	const uint8_t *d = ref_descriptor(c, index, &dl);
+	if (!d || !dl)
+		return -1;
+	uint16_t w = RW_KNOWN | RW_FIELD | (uint16_t)((d[0] == 'J' || d[0] == 'D' ? 2u : 1u) << RW_FIELD_SHIFT);
+	int args, ret;
+	if (method_words(d, dl, &args, &ret) && args <= 0x1ff)
+		w |= RW_METHOD | (uint16_t)((unsigned)ret << RW_RET_SHIFT) | (uint16_t)args;
+	if (cacheable && c->ref_words)
+		c->ref_words[index] = w;
+	*out = w;
+	return 0;
+}
+
 /* Words an instruction pops and pushes (jsr: what its target receives). */
 static int effect(jinst_edit *ed, const jinst_insn *in, int *pops, int *pushes)
 {
@@ -1074,25 +1122,21 @@ static int effect(jinst_edit *ed, const jinst_insn *in, int *pops, int *pushes)
 		*pushes = op_pushes[op];
 		return 0;
 	}
-	uint16_t dl;
-	const uint8_t *d;
+	uint16_t words;
 	switch (op) {
 	case 0xb2: case 0xb3: case 0xb4: case 0xb5: {
-		d = ref_descriptor(ed->c, (uint16_t)in->operand, &dl);
-		if (!d || !dl)
+		if (ref_words(ed, (uint16_t)in->operand, &words) || !(words & RW_FIELD))
 			return -1;
-		int w = d[0] == 'J' || d[0] == 'D' ? 2 : 1;
+		int w = (words >> RW_FIELD_SHIFT) & 3;
 		*pops = (op == 0xb3 ? w : 0) + (op == 0xb4 ? 1 : 0) + (op == 0xb5 ? w + 1 : 0);
 		*pushes = op == 0xb2 || op == 0xb4 ? w : 0;
 		return 0;
 	}
 	case 0xb6: case 0xb7: case 0xb8: case 0xb9: case 0xba: {
-		int args, ret;
-		d = ref_descriptor(ed->c, (uint16_t)in->operand, &dl);
-		if (!d || !method_words(d, dl, &args, &ret))
+		if (ref_words(ed, (uint16_t)in->operand, &words) || !(words & RW_METHOD))
 			return -1;
-		*pops = args + (op == 0xb8 || op == 0xba ? 0 : 1);
-		*pushes = ret;
+		*pops = (words & 0x1ff) + (op == 0xb8 || op == 0xba ? 0 : 1);
+		*pushes = (words >> RW_RET_SHIFT) & 3;
 		return 0;
 	}
 	case 0xc5:

@@ -53,13 +53,7 @@ bool jinst_descriptor_type(const uint8_t **p, const uint8_t *end, jinst_ftype *t
 
 bool jinst_ftype_equal(const jinst_ftype *a, const jinst_ftype *b)
 {
-	if (a->tag != b->tag)
-		return false;
-	if (a->tag == JINST_VT_OBJECT)
-		return a->name_length == b->name_length && memcmp(a->name, b->name, a->name_length) == 0;
-	if (a->tag == JINST_VT_UNINITIALIZED)
-		return a->value == b->value;
-	return true;
+	return jinst_ftype_same(a, b);
 }
 
 static void resolve(const jinst_class *c, const jinst_vtype *v, jinst_ftype *t)

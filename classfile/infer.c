@@ -54,6 +54,11 @@ typedef struct infer {
 	uint32_t nblocks;
 	int32_t *insn_at;    /* pc -> instruction index, -1 inside an instruction */
 	state *in;           /* entry state per block */
+	bool *covered;       /* instruction index -> some exception range covers it */
+	vt *ex_type;         /* exception entry -> the caught type */
+	uint32_t *ex_block;  /* exception entry -> its handler's block */
+	uint32_t *ex_epoch;  /* exception entry -> the locals epoch last merged into its handler */
+	uint32_t epoch;      /* counts the locals states a block walk goes through */
 	uint32_t *work;
 	bool *queued;
 	uint32_t nwork;
@@ -212,7 +217,7 @@ static int merge_refs(infer *I, const vt *a, const vt *b, vt *out)
 /* Merges `from` into `into`; sets *changed. */
 static int merge_vt(infer *I, vt *into, const vt *from, bool *changed)
 {
-	if (jinst_ftype_equal(into, from))
+	if (jinst_ftype_same(into, from))
 		return 0;
 	vt m;
 	if (is_ref(into) && is_ref(from)) {
@@ -222,7 +227,7 @@ static int merge_vt(infer *I, vt *into, const vt *from, bool *changed)
 	} else {
 		m = I->top;
 	}
-	if (!jinst_ftype_equal(into, &m)) {
+	if (!jinst_ftype_same(into, &m)) {
 		*into = m;
 		*changed = true;
 	}
@@ -260,7 +265,7 @@ static int flow_into(infer *I, uint32_t block, const vt *locals, const vt *stack
 	}
 	for (uint16_t i = 0; i < nstack; i++) {
 		if (!is_ref(&s->stack[i]) || !is_ref(&stack[i])) {
-			if (!jinst_ftype_equal(&s->stack[i], &stack[i]))
+			if (!jinst_ftype_same(&s->stack[i], &stack[i]))
 				return jinst_fail(I->diag, JINST_EMALFORMED, JINST_NO_OFFSET, "stack types conflict at pc %u",
 				                  (unsigned)I->insns[I->block_start[block]].offset);
 			continue;
@@ -310,6 +315,15 @@ static vt desc_vt(infer *I, const uint8_t **p, const uint8_t *end)
 	return t;
 }
 
+/* Whether an instruction jumps (BRANCH2 or BRANCH4 operands, JVMS 6.5):
+ * if<cond>, if_<x>cmp<cond>, goto, jsr, ifnull, ifnonnull, goto_w, jsr_w.
+ * Tested inline in the loops that visit every instruction. */
+static inline bool jumps(const jinst_insn *in)
+{
+	uint8_t op = in->opcode;
+	return !in->wide && ((op >= 0x99 && op <= 0xa8) || (op >= 0xc6 && op <= 0xc9));
+}
+
 static bool is_cat2(const vt *v)
 {
 	return v->tag == JINST_VT_LONG || v->tag == JINST_VT_DOUBLE;
@@ -344,10 +358,10 @@ static int set_local(infer *I, frame *f, uint32_t i, vt v, bool wide)
 static void init_object(frame *f, uint16_t n_locals, const vt *uninit, vt inited)
 {
 	for (uint16_t i = 0; i < n_locals; i++)
-		if (jinst_ftype_equal(&f->locals[i], uninit))
+		if (jinst_ftype_same(&f->locals[i], uninit))
 			f->locals[i] = inited;
 	for (uint16_t i = 0; i < f->sp; i++)
-		if (jinst_ftype_equal(&f->stack[i], uninit))
+		if (jinst_ftype_same(&f->stack[i], uninit))
 			f->stack[i] = inited;
 }
 
@@ -387,21 +401,42 @@ static int arg_slots(const uint8_t *d, uint16_t len)
 	return p < end ? n : -1;
 }
 
-static void member_ref(infer *I, uint16_t index, const uint8_t **owner_name, uint16_t *owner_len, const uint8_t **name,
-                       uint16_t *nlen, const uint8_t **desc, uint16_t *dlen)
+/* The name and descriptor of a field, method or call-site reference. The
+ * references of the original pool are read straight from the class bytes
+ * (both kinds keep their NameAndType index at the same place, JVMS 4.4.2,
+ * 4.4.10); appended ones go through the pool's decoder. The owner class is
+ * not asked for: typing an instruction never needs it. */
+static void member_ref(infer *I, uint16_t index, const uint8_t **name, uint16_t *nlen, const uint8_t **desc,
+                       uint16_t *dlen)
 {
-	jinst_cp_entry e, nat;
-	*desc = *name = *owner_name = NULL;
-	*dlen = *nlen = *owner_len = 0;
-	if (jinst_cp_get(I->c, index, &e))
-		return;
-	uint16_t nat_index = e.tag == JINST_CP_INVOKE_DYNAMIC ? e.u.dyn.name_and_type_index : e.u.ref.name_and_type_index;
-	if (e.tag != JINST_CP_INVOKE_DYNAMIC)
-		*owner_name = jinst_cp_name(I->c, e.u.ref.class_index, owner_len);
-	if (jinst_cp_get(I->c, nat_index, &nat))
-		return;
-	*name = jinst_cp_utf8(I->c, nat.u.nat.name_index, nlen);
-	*desc = jinst_cp_utf8(I->c, nat.u.nat.descriptor_index, dlen);
+	const jinst_class *c = I->c;
+	*desc = *name = NULL;
+	*dlen = *nlen = 0;
+	uint16_t nat_index;
+	if (index < c->cp_count && (c->cp_tags[index] == JINST_CP_FIELDREF || c->cp_tags[index] == JINST_CP_METHODREF ||
+	                            c->cp_tags[index] == JINST_CP_INTERFACE_METHODREF ||
+	                            c->cp_tags[index] == JINST_CP_INVOKE_DYNAMIC)) {
+		nat_index = jinst_be16(c->bytes + c->cp_offsets[index] + 3);
+	} else {
+		jinst_cp_entry e;
+		if (jinst_cp_get(c, index, &e))
+			return;
+		nat_index = e.tag == JINST_CP_INVOKE_DYNAMIC ? e.u.dyn.name_and_type_index : e.u.ref.name_and_type_index;
+	}
+	uint16_t name_index, desc_index;
+	if (nat_index < c->cp_count && c->cp_tags[nat_index] == JINST_CP_NAME_AND_TYPE) {
+		const uint8_t *q = c->bytes + c->cp_offsets[nat_index];
+		name_index = jinst_be16(q + 1);
+		desc_index = jinst_be16(q + 3);
+	} else {
+		jinst_cp_entry nat;
+		if (jinst_cp_get(c, nat_index, &nat))
+			return;
+		name_index = nat.u.nat.name_index;
+		desc_index = nat.u.nat.descriptor_index;
+	}
+	*name = jinst_cp_utf8(c, name_index, nlen);
+	*desc = jinst_cp_utf8(c, desc_index, dlen);
 }
 
 /* Runs one instruction. Returns 0, or a negative error code. */
@@ -542,9 +577,9 @@ static int step_insn(infer *I, frame *f, const jinst_insn *in)
 	case 0xad: case 0xaf: POP(2); break;
 	case 0xb1: break;
 	case 0xb2: case 0xb4: { /* getstatic getfield */
-		const uint8_t *on, *nm, *d;
-		uint16_t ol, nl, dl;
-		member_ref(I, (uint16_t)in->operand, &on, &ol, &nm, &nl, &d, &dl);
+		const uint8_t *nm, *d;
+		uint16_t nl, dl;
+		member_ref(I, (uint16_t)in->operand, &nm, &nl, &d, &dl);
 		if (!d)
 			return JINST_EMALFORMED;
 		if (op == 0xb4)
@@ -560,9 +595,9 @@ static int step_insn(infer *I, frame *f, const jinst_insn *in)
 		break;
 	}
 	case 0xb3: case 0xb5: {
-		const uint8_t *on, *nm, *d;
-		uint16_t ol, nl, dl;
-		member_ref(I, (uint16_t)in->operand, &on, &ol, &nm, &nl, &d, &dl);
+		const uint8_t *nm, *d;
+		uint16_t nl, dl;
+		member_ref(I, (uint16_t)in->operand, &nm, &nl, &d, &dl);
 		if (!d)
 			return JINST_EMALFORMED;
 		const uint8_t *p = d;
@@ -573,9 +608,9 @@ static int step_insn(infer *I, frame *f, const jinst_insn *in)
 		break;
 	}
 	case 0xb6: case 0xb7: case 0xb8: case 0xb9: case 0xba: {
-		const uint8_t *on, *nm, *d;
-		uint16_t ol, nl, dl;
-		member_ref(I, (uint16_t)in->operand, &on, &ol, &nm, &nl, &d, &dl);
+		const uint8_t *nm, *d;
+		uint16_t nl, dl;
+		member_ref(I, (uint16_t)in->operand, &nm, &nl, &d, &dl);
 		if (!d || !nm)
 			return JINST_EMALFORMED;
 		int slots = arg_slots(d, dl);
@@ -679,17 +714,28 @@ static bool falls_through(uint8_t op)
 	return !(op == 0xa7 || op == 0xc8 || (op >= 0xaa && op <= 0xb1) || op == 0xbf || op == 0xa9);
 }
 
-static int handlers(infer *I, const frame *f, uint32_t pc)
+/* Flows the state into the handler of every exception entry covering the
+ * instruction at index i. Most instructions are covered by none, which the
+ * covered table says at once; the caught type and the handler's block of
+ * each entry are worked out once per method, not once per instruction.
+ *
+ * Within a block walk the locals change only at a store or an invokespecial
+ * <init>, and the walk starts a new epoch there (and at the block's start).
+ * Merging the same locals into a handler a second time changes nothing
+ * (a merge only climbs to a join, and the handler's state has stayed at or
+ * above it since), so an entry already merged in this epoch is passed by:
+ * a try block of n instructions costs a merge per store, not n of them. */
+static int handlers(infer *I, const frame *f, uint32_t i)
 {
+	if (!I->covered[i])
+		return 0;
+	uint32_t pc = I->insns[i].offset;
 	for (uint16_t k = 0; k < I->code->exception_count; k++) {
 		const jinst_exception_entry *e = &I->code->exceptions[k];
-		if (pc < e->start_pc || pc >= e->end_pc)
+		if (pc < e->start_pc || pc >= e->end_pc || I->ex_epoch[k] == I->epoch)
 			continue;
-		vt ex = e->catch_type ? class_vt(I, e->catch_type) : I->throwable;
-		if (I->malformed)
-			return jinst_fail(I->diag, JINST_EMALFORMED, JINST_NO_OFFSET, "handler %u catches a malformed class name",
-			                  (unsigned)k);
-		int rc = flow_into(I, block_at(I, e->handler_pc), f->locals, &ex, 1);
+		I->ex_epoch[k] = I->epoch;
+		int rc = flow_into(I, I->ex_block[k], f->locals, &I->ex_type[k], 1);
 		if (rc)
 			return rc;
 	}
@@ -768,10 +814,9 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 	leader[0] = true;
 	for (uint32_t i = 0; i < I.n; i++) {
 		const jinst_insn *in = &I.insns[i];
-		enum jinst_operand_kind k = in->wide ? JINST_OPND_LOCAL : jinst_opcode_operands(in->opcode);
 		if (in->opcode == 0xa8 || in->opcode == 0xa9 || in->opcode == 0xc9)
 			return jinst_fail(diag, JINST_EUNSUPPORTED, JINST_NO_OFFSET, "jsr/ret: subroutines must be inlined first");
-		if (k == JINST_OPND_BRANCH2 || k == JINST_OPND_BRANCH4)
+		if (jumps(in))
 			leader[I.insn_at[in->operand]] = target[I.insn_at[in->operand]] = true;
 		if (in->sw) {
 			leader[I.insn_at[in->sw->default_target]] = target[I.insn_at[in->sw->default_target]] = true;
@@ -810,6 +855,22 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 		I.in[b].stack = I.in[b].locals + I.max_locals;
 	}
 	frame f = {pool + I.nblocks * per, pool + I.nblocks * per + I.max_locals, 0};
+	I.covered = jinst_arena_zalloc(A, (size_t)I.n + 1);
+	I.ex_type = jinst_arena_alloc(A, ((size_t)code->exception_count + 1) * sizeof(vt));
+	I.ex_block = jinst_arena_alloc(A, ((size_t)code->exception_count + 1) * sizeof(uint32_t));
+	I.ex_epoch = jinst_arena_zalloc(A, ((size_t)code->exception_count + 1) * sizeof(uint32_t));
+	if (!I.covered || !I.ex_type || !I.ex_block || !I.ex_epoch)
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+	for (uint16_t k = 0; k < code->exception_count; k++) {
+		const jinst_exception_entry *e = &code->exceptions[k];
+		I.ex_type[k] = e->catch_type ? class_vt(&I, e->catch_type) : I.throwable;
+		if (I.malformed)
+			return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "handler %u catches a malformed class name",
+			                  (unsigned)k);
+		I.ex_block[k] = block_at(&I, e->handler_pc);
+		for (uint32_t i = (uint32_t)I.insn_at[e->start_pc]; i < I.n && I.insns[i].offset < e->end_pc; i++)
+			I.covered[i] = true;
+	}
 
 	/* The entry state from the descriptor. */
 	jinst_full_frame *init;
@@ -833,10 +894,11 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 		memcpy(f.locals, I.in[b].locals, I.max_locals * sizeof(vt));
 		memcpy(f.stack, I.in[b].stack, I.in[b].nstack * sizeof(vt));
 		f.sp = I.in[b].nstack;
+		I.epoch++; /* new locals */
 		uint32_t i = I.block_start[b];
 		for (;; i++) {
 			const jinst_insn *in = &I.insns[i];
-			rc = handlers(&I, &f, in->offset);
+			rc = handlers(&I, &f, i);
 			if (rc)
 				break;
 			rc = step(&I, &f, in);
@@ -849,12 +911,12 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 			 * changes locals, replacing an uninitialized type. Merging both
 			 * states keeps the handler's frame right for either reading. */
 			if ((op >= 0x36 && op <= 0x4e) || op == 0xb7) {
-				rc = handlers(&I, &f, in->offset);
+				I.epoch++; /* the locals may have changed */
+				rc = handlers(&I, &f, i);
 				if (rc)
 					break;
 			}
-			enum jinst_operand_kind k = in->wide ? JINST_OPND_LOCAL : jinst_opcode_operands(op);
-			if (k == JINST_OPND_BRANCH2 || k == JINST_OPND_BRANCH4)
+			if (jumps(in))
 				rc = flow_into(&I, block_at(&I, in->operand), f.locals, f.stack, f.sp);
 			if (!rc && in->sw) {
 				rc = flow_into(&I, block_at(&I, in->sw->default_target), f.locals, f.stack, f.sp);

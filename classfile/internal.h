@@ -44,6 +44,14 @@ struct jinst_class {
 	uint32_t *cp_offsets;
 	uint32_t cp_end;          /* offset just past the constant pool */
 	jinst_pool *pool;         /* NULL until the first jinst_cp_add */
+	/* The original Class constants by name (jinst_cp_find_class): hash
+	 * slots holding indices, 0 = empty; NULL until the first lookup. */
+	uint16_t *class_names;
+	uint32_t class_names_mask;
+	/* By original pool index: the stack words of a field or method
+	 * reference, as the editor's depth flow reads them (edit.c, ref_words);
+	 * NULL until the first lookup. */
+	uint16_t *ref_words;
 	/* By Utf8 index: 1 + the attribute kind that name has in some context,
 	 * 0 when not looked up yet; NULL until an attribute list is built. */
 	uint8_t *attr_kinds;
@@ -60,6 +68,52 @@ struct jinst_class {
 	bool header_modified;     /* access_flags/this/super/interfaces changed */
 	bool old_code_layout;     /* version 45.0-45.2: Code uses u1 max_stack/max_locals, u2 code_length */
 };
+
+/* ---- the arena's fast path --------------------------------------------------------- */
+
+/* The arena (arena.c) as the library sees it, so the common allocation, a
+ * few bytes that fit the current block, is a bump inlined at the call: the
+ * editor and the inference allocate a few dozen times per method, and the
+ * call alone cost more than the bump. Anything else (a new block, a size
+ * near the limit, the one-malloc-per-allocation debug arena) goes to the
+ * function. */
+typedef struct jinst_arena_block {
+	struct jinst_arena_block *next;
+	size_t size, used;
+	/* data follows, 8-aligned */
+} jinst_arena_block;
+
+struct jinst_arena {
+	jinst_arena_block *head; /* current block; older ones follow through next */
+	size_t total;            /* bytes of all blocks */
+};
+
+#define JINST_ARENA_HEADER ((sizeof(jinst_arena_block) + 7) & ~(size_t)7)
+
+#ifndef JINST_DEBUG_ARENA
+static inline void *jinst_arena_bump(jinst_arena *a, size_t size)
+{
+	jinst_arena_block *b = a->head;
+	size_t need = (size + 7) & ~(size_t)7;
+	if (size <= 65536 && b->size - b->used >= need) {
+		void *p = (uint8_t *)b + JINST_ARENA_HEADER + b->used;
+		b->used += need;
+		return p;
+	}
+	return (jinst_arena_alloc)(a, size);
+}
+
+static inline void *jinst_arena_zbump(jinst_arena *a, size_t size)
+{
+	void *p = jinst_arena_bump(a, size);
+	if (p)
+		memset(p, 0, size);
+	return p;
+}
+
+#define jinst_arena_alloc(a, size) jinst_arena_bump((a), (size))
+#define jinst_arena_zalloc(a, size) jinst_arena_zbump((a), (size))
+#endif
 
 /* ---- bounds-checked reader with a sticky error flag --------------------------- */
 
@@ -360,6 +414,26 @@ static inline uint8_t jinst_cp_tag_fast(const jinst_class *c, uint16_t index)
 {
 	return index < c->cp_count ? c->cp_tags[index] : jinst_cp_tag(c, index);
 }
+
+/* jinst_ftype_equal inlined for the inner loops of inference and
+ * compression, with the pointer test first: types copied from one another
+ * share their name bytes, so most equal names need no memcmp. */
+static inline bool jinst_ftype_same(const jinst_ftype *a, const jinst_ftype *b)
+{
+	if (a->tag != b->tag)
+		return false;
+	if (a->tag == JINST_VT_OBJECT)
+		return a->name_length == b->name_length && (a->name == b->name || memcmp(a->name, b->name, a->name_length) == 0);
+	if (a->tag == JINST_VT_UNINITIALIZED)
+		return a->value == b->value;
+	return true;
+}
+
+/* The first Class constant of the original pool whose name is name[0..len),
+ * or 0. Frame compression names most object types by their descriptor
+ * text, and this finds their constant without building the pool builder's
+ * table over every entry; a miss goes to jinst_cp_add as before. */
+uint16_t jinst_cp_find_class(jinst_class *c, const uint8_t *name, uint16_t len);
 
 /* Constant-pool entries as bytes: one entry; all appended entries in index order. */
 void jinst_cp_write_entry(const jinst_cp_entry *e, jinst_buf *out);

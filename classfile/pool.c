@@ -286,6 +286,63 @@ static int pool_init(jinst_class *c)
 	return rc;
 }
 
+/* The Class-name table holds only the original pool's Class constants (a
+ * tenth to a fifth of a pool), keyed by the bytes of their names; appended
+ * constants are not in it, which only means a later jinst_cp_add finds them. */
+static const uint8_t *class_name_at(const jinst_class *c, uint16_t index, uint16_t *len)
+{
+	const uint8_t *p = c->bytes + c->cp_offsets[index];
+	return jinst_cp_utf8(c, jinst_be16(p + 1), len);
+}
+
+static int class_names_build(jinst_class *c)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 1; i < c->cp_count; i++)
+		n += c->cp_tags[i] == JINST_CP_CLASS;
+	uint32_t size = 16;
+	while (size < n * 2)
+		size *= 2;
+	uint16_t *t = jinst_arena_zalloc(c->arena, size * sizeof(uint16_t));
+	if (!t)
+		return JINST_ENOMEM;
+	uint32_t mask = size - 1;
+	for (uint32_t i = 1; i < c->cp_count; i++) {
+		if (c->cp_tags[i] != JINST_CP_CLASS)
+			continue;
+		uint16_t len;
+		const uint8_t *name = class_name_at(c, (uint16_t)i, &len);
+		if (!name)
+			continue;
+		uint32_t s = (uint32_t)XXH3_64bits(name, len) & mask;
+		bool dup = false;
+		for (; t[s] && !dup; s = (s + 1) & mask) {
+			uint16_t ol;
+			const uint8_t *o = class_name_at(c, t[s], &ol);
+			dup = ol == len && memcmp(o, name, len) == 0; /* keep the first */
+		}
+		if (!dup)
+			t[s] = (uint16_t)i;
+	}
+	c->class_names = t;
+	c->class_names_mask = mask;
+	return 0;
+}
+
+uint16_t jinst_cp_find_class(jinst_class *c, const uint8_t *name, uint16_t len)
+{
+	if (!c->class_names && class_names_build(c))
+		return 0;
+	uint32_t mask = c->class_names_mask;
+	for (uint32_t s = (uint32_t)XXH3_64bits(name, len) & mask; c->class_names[s]; s = (s + 1) & mask) {
+		uint16_t ol;
+		const uint8_t *o = class_name_at(c, c->class_names[s], &ol);
+		if (ol == len && memcmp(o, name, len) == 0)
+			return c->class_names[s];
+	}
+	return 0;
+}
+
 /* An appended entry may only refer to existing entries of the kinds JVMS 4.4 names. */
 static bool refs_valid(const jinst_class *c, const jinst_cp_entry *e)
 {

@@ -14,8 +14,11 @@
  * also how chop and append count (JVMS 4.7.4, "k" verification types).
  *
  * Object types that carry no constant (value 0: a name taken from a
- * descriptor or computed by a merge) get a Class constant through the pool
- * builder, which finds an existing one before it appends.
+ * descriptor or computed by a merge) get a Class constant: first looked up
+ * by name among the original pool's Class constants (a small table built
+ * once per class), else through the pool builder, which finds an appended
+ * one before it appends. Nearly every such name is already in the pool, so
+ * most classes never build the builder's table over their whole pool.
  */
 #include "internal.h"
 
@@ -24,7 +27,7 @@
 static bool ftypes_equal(const jinst_ftype *a, const jinst_ftype *b, uint16_t n)
 {
 	for (uint16_t i = 0; i < n; i++)
-		if (!jinst_ftype_equal(&a[i], &b[i]))
+		if (!jinst_ftype_same(&a[i], &b[i]))
 			return false;
 	return true;
 }
@@ -42,6 +45,8 @@ static int to_vtype(jinst_class *c, const jinst_ftype *t, jinst_vtype *v, jinst_
 		}
 		if (!t->name || !t->name_length)
 			return jinst_fail(diag, JINST_EINVAL, JINST_NO_OFFSET, "object type with neither a constant nor a name");
+		if ((v->value = jinst_cp_find_class(c, t->name, t->name_length)) != 0)
+			return 0;
 		uint16_t utf8;
 		int rc = jinst_cp_add_utf8(c, (const char *)t->name, t->name_length, &utf8);
 		if (rc)
