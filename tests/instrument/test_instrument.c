@@ -725,10 +725,12 @@ static void check_count_class(const char *path)
 			CHECK(!a == !b, "%s: method %u: code on one side only", path, i);
 			if (!a || !b || a->code_length > 65000)
 				continue; /* Huge.huge: left alone */
-			jinst_insn *ia, *ib;
-			uint32_t na, nb;
-			CHECK(!jinst_code_decode(ci, a, &ia, &na, NULL) && !jinst_code_decode(co, b, &ib, &nb, NULL),
-			      "%s: decode", path);
+			jinst_insn *ia = NULL, *ib = NULL;
+			uint32_t na = 0, nb = 0;
+			bool decoded = !jinst_code_decode(ci, a, &ia, &na, NULL) && !jinst_code_decode(co, b, &ib, &nb, NULL);
+			CHECK(decoded, "%s: method %u: decode", path, i);
+			if (!decoded)
+				continue;
 			CHECK(nb == na + 2 && pushed_int(co, &ib[0]) >= 0 && hook_of(co, &ib[1]) == JINST_HOOK_ENTER,
 			      "%s: method %u: %u instructions became %u, entry call first?", path, i, na, nb);
 			for (uint32_t k = 0; k < na && k + 2 < nb; k++)
