@@ -149,6 +149,9 @@ static void sb_str(sbuf *s, const char *text)
 }
 
 #define FOLD_NONE UINT32_MAX
+/* The method id a call tree gives the node that holds the calls of a caller
+ * whose thread's tree was full (runtime-java's Ctx.FULL, -1 there). */
+#define FOLD_FULL (UINT32_MAX - 1)
 
 typedef struct fold_stack {
 	uint32_t parent, frame;
@@ -264,14 +267,20 @@ static int fold_frame(folder *fo, uint32_t id, jinst_trace_names names, void *ct
 	}
 	uint32_t fr = FOLD_NONE;
 	const char *cls, *name, *desc;
-	if (names(ctx, id, &cls, &name, &desc) == 0) {
-		size_t lc = strlen(cls), ln = strlen(name);
+	if (id == FOLD_FULL) {
+		cls = "(tree full)";
+		name = NULL;
+	}
+	if (id == FOLD_FULL || names(ctx, id, &cls, &name, &desc) == 0) {
+		size_t lc = strlen(cls), ln = name ? strlen(name) : 0;
 		char *t = malloc(lc + ln + 2);
 		if (!t)
 			return JINST_ENOMEM;
-		memcpy(t, cls, lc);
-		t[lc] = '.';
-		memcpy(t + lc + 1, name, ln + 1);
+		memcpy(t, cls, lc + 1);
+		if (name) {
+			t[lc] = '.';
+			memcpy(t + lc + 1, name, ln + 1);
+		}
 		if (2 * (fo->nframes + 1) > fo->fhcap && fold_regrow(&fo->fhash, &fo->fhcap, fold_frame_rehash, fo)) {
 			free(t);
 			return JINST_ENOMEM;
@@ -358,9 +367,9 @@ static int fold_thread(folder *fo, const int64_t *node, int64_t nodes, jinst_tra
 		if (parent > 0)
 			self[parent] -= e[3];
 		uint32_t frame;
-		if (e[1] < 0 || e[1] > UINT32_MAX)
+		if (e[1] != -1 && (e[1] < 0 || e[1] >= FOLD_FULL))
 			continue;
-		if ((err = fold_frame(fo, (uint32_t)e[1], names, ctx, &frame)) != 0)
+		if ((err = fold_frame(fo, e[1] == -1 ? FOLD_FULL : (uint32_t)e[1], names, ctx, &frame)) != 0)
 			goto out;
 		if (frame == FOLD_NONE)
 			continue;

@@ -29,7 +29,8 @@ int jinst_trace_write_profile(FILE *f, const int64_t *times, size_t n, jinst_tra
  * method, calls, inclusive ns per node, node 0 being the root). Folded
  * stacks, one line per distinct stack over all threads: "frame;frame N"
  * with frame = class.method and N the self nanoseconds of the stack's last
- * frame; equal stacks merged; in tree order: each stack before its
+ * frame; method -1 is the frame "(tree full)", the calls a full tree kept
+ * under their caller; equal stacks merged; in tree order: each stack before its
  * callees, callees by frame text (bytewise), so every subtree is contiguous.
  * Memory grows with the distinct stacks, not with their printed length. */
 int jinst_trace_write_folded(FILE *f, const int64_t *tree, size_t len, jinst_trace_names names, void *ctx);

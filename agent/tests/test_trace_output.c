@@ -110,6 +110,18 @@ int main(int argc, char **argv)
 	s = contents(f);
 	CHECK(!strcmp(s, "p/B.run 60\np/B.run;p/A.b 10\np/B.run;p/A.b;p/A.c 20\np/B.run;p/A.b1 10\n"), "folded order:\n%s", s);
 	free(s);
+	/* folded, a full tree: the node of method -1 (the runtime's Ctx.FULL)
+	 * holds the calls a caller made once its thread's tree was full; it
+	 * prints as "(tree full)" under that caller, and its time is not the
+	 * caller's own: run 100 = work 30 + (tree full) 45 + 25 self */
+	int64_t ftree[] = {1, 3, 0, 0, 1, 100, /* 1: run */
+	                   1, 1, 2, 30,        /* 2: run -> work(I) */
+	                   1, -1, 7, 45};      /* 3: run -> (tree full) */
+	f = tmpfile();
+	CHECK(jinst_trace_write_folded(f, ftree, sizeof ftree / sizeof ftree[0], names, NULL) == 0, "folded full");
+	s = contents(f);
+	CHECK(!strcmp(s, "p/B.run 25\np/B.run;(tree full) 45\np/B.run;p/A.work 30\n"), "folded full:\n%s", s);
+	free(s);
 	/* folded, deep and wide: 500 threads, each a chain 400 calls deep with
 	 * its time in the leaf, make one line (the same stack everywhere);
 	 * stacks are shared, not copied per node (200000 nodes of paths up to

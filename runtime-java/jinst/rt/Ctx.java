@@ -40,9 +40,13 @@ final class Ctx {
 	 * (0 = none, as the root is nobody's child). At most MAX_NODES: a
 	 * program that recurses through many methods (javac, with the JDK
 	 * traced) has tens of millions of distinct call paths, gigabytes of
-	 * tree and of folded stacks; past the bound a new path is not added
-	 * and its calls count in the caller's node. */
-	static final int MAX_NODES = 1 << 20;
+	 * tree and of folded stacks. Past MAX_NODES - FULL_NODES a new path is
+	 * not added: its calls count in a child of the caller with the method
+	 * FULL, one per caller, which the folded stacks print as "(tree full)",
+	 * so that time is neither lost nor taken for the caller's own; calls
+	 * under it stay in it. When even those run out, the caller's node
+	 * keeps them. */
+	static final int MAX_NODES = 1 << 20, FULL_NODES = 1 << 12, FULL = -1;
 	int nodes = 1;
 	int[] nParent, nMethod, nFirst, nNext;
 	long[] nCalls, nTime;
@@ -211,9 +215,13 @@ final class Ctx {
 	private int child(int parent, int id) {
 		if (nMethod == null && !growTree())
 			return 0;
+		if (parent != 0 && nMethod[parent] == FULL)
+			return parent;
 		for (int n = nFirst[parent]; n != 0; n = nNext[n])
 			if (nMethod[n] == id)
 				return n;
+		if (id != FULL && nodes >= MAX_NODES - FULL_NODES)
+			return child(parent, FULL);
 		if (nodes == nMethod.length && !growTree())
 			return parent;
 		int n = nodes;
