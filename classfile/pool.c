@@ -232,12 +232,21 @@ static void table_insert(jinst_pool *p, uint64_t h, uint16_t index)
 	p->used++;
 }
 
+/* An open-addressing table of pool indexes, zeroed: a power of two at least
+ * `least` slots and twice `entries`, so probes stay short. */
+static uint16_t *index_table(jinst_class *c, uint32_t least, uint32_t entries, uint32_t *size_out)
+{
+	uint32_t size = least;
+	while (size < entries * 2)
+		size *= 2;
+	*size_out = size;
+	return jinst_arena_zalloc(c->arena, size * sizeof(uint16_t));
+}
+
 static int table_alloc(jinst_class *c, jinst_pool *p, uint32_t min_entries)
 {
-	uint32_t size = 64;
-	while (size < min_entries * 2)
-		size *= 2;
-	uint16_t *t = jinst_arena_zalloc(c->arena, size * sizeof(uint16_t));
+	uint32_t size;
+	uint16_t *t = index_table(c, 64, min_entries, &size);
 	if (!t)
 		return JINST_ENOMEM;
 	p->table = t;
@@ -300,10 +309,8 @@ static int class_names_build(jinst_class *c)
 	uint32_t n = 0;
 	for (uint32_t i = 1; i < c->cp_count; i++)
 		n += c->cp_tags[i] == JINST_CP_CLASS;
-	uint32_t size = 16;
-	while (size < n * 2)
-		size *= 2;
-	uint16_t *t = jinst_arena_zalloc(c->arena, size * sizeof(uint16_t));
+	uint32_t size;
+	uint16_t *t = index_table(c, 16, n, &size);
 	if (!t)
 		return JINST_ENOMEM;
 	uint32_t mask = size - 1;
