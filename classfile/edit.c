@@ -447,6 +447,17 @@ static int open_attr(jinst_edit *ed, jinst_attr *a, jinst_diag *diag)
 	return rc;
 }
 
+/* Makes ln the node of label l (ln zeroed or fresh from the arena). */
+static jinst_node *label_node(jinst_edit *ed, jinst_node *ln, jinst_label l)
+{
+	ln->kind = NODE_LABEL;
+	ln->label = l;
+	ln->orig = JINST_NO_OFFSET;
+	ln->key = NO_KEY;
+	ed->labels[l].node = ln;
+	return ln;
+}
+
 int jinst_edit_open(jinst_edit **out, jinst_class *c, jinst_member *m, const jinst_edit_options *opts,
                     jinst_diag *diag)
 {
@@ -582,12 +593,7 @@ int jinst_edit_open(jinst_edit **out, jinst_class *c, jinst_member *m, const jin
 		uint32_t off = i < n ? ed->nodes[i].orig : len;
 		jinst_label l = ed->lab_at[off];
 		if (l != JINST_NO_LABEL) {
-			jinst_node *ln = &lnodes[nl++];
-			ln->kind = NODE_LABEL;
-			ln->label = l;
-			ln->orig = JINST_NO_OFFSET;
-			ln->key = NO_KEY;
-			ed->labels[l].node = ln;
+			jinst_node *ln = label_node(ed, &lnodes[nl++], l);
 			ln->prev = prev;
 			if (prev)
 				prev->next = ln;
@@ -684,11 +690,7 @@ int jinst_edit_label_at(jinst_edit *ed, uint32_t off, jinst_label *out)
 		jinst_node *ln = jinst_arena_zalloc(ed->A, sizeof(*ln));
 		if (!ln || new_label(ed, &l))
 			return JINST_ENOMEM;
-		ln->kind = NODE_LABEL;
-		ln->label = l;
-		ln->orig = JINST_NO_OFFSET;
-		ln->key = NO_KEY;
-		ed->labels[l].node = ln;
+		label_node(ed, ln, l);
 		/* A removed instruction's position is whatever followed it. */
 		if (at->removed) {
 			uint32_t i = (uint32_t)ed->idx_at[off];
@@ -715,12 +717,7 @@ static int boundary(jinst_edit *ed, jinst_node *at)
 	jinst_node *ln = jinst_arena_zalloc(ed->A, sizeof(*ln));
 	if (!ln || new_label(ed, &l))
 		return JINST_ENOMEM;
-	ln->kind = NODE_LABEL;
-	ln->label = l;
-	ln->orig = JINST_NO_OFFSET;
-	ln->key = NO_KEY;
-	ed->labels[l].node = ln;
-	link_before(ed, at, ln, ln);
+	link_before(ed, at, label_node(ed, ln, l), ln);
 	return 0;
 }
 
@@ -731,12 +728,7 @@ int jinst_edit_place(jinst_edit *ed, jinst_label label, jinst_node *at, enum jin
 	jinst_node *ln = jinst_arena_zalloc(ed->A, sizeof(*ln));
 	if (!ln)
 		return JINST_ENOMEM;
-	ln->kind = NODE_LABEL;
-	ln->label = label;
-	ln->orig = JINST_NO_OFFSET;
-	ln->key = NO_KEY;
-	ed->labels[label].node = ln;
-	link_before(ed, insertion_point(ed, at, where), ln, ln);
+	link_before(ed, insertion_point(ed, at, where), label_node(ed, ln, label), ln);
 	ed->dirty = true;
 	return 0;
 }
