@@ -14,7 +14,6 @@
  * never by constant-pool index: a pass may append to the pool, and a wrong
  * pass may well point an index at an equal string.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,19 +41,8 @@ static bool same_utf8_at(jinst_class *a, uint16_t ia, jinst_class *b, uint16_t i
 	return na && nb && same(na, la, nb, lb);
 }
 
-static int differ(jinst_diag *diag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int differ(jinst_diag *diag, const char *fmt, ...)
-{
-	if (diag) {
-		diag->code = JINST_ERULES;
-		diag->offset = JINST_NO_OFFSET;
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(diag->message, sizeof(diag->message), fmt, ap);
-		va_end(ap);
-	}
-	return JINST_ERULES;
-}
+/* A difference the VM would refuse: JINST_ERULES, saying which. */
+#define differ(diag, ...) jinst_ins_fail(diag, JINST_ERULES, __VA_ARGS__)
 
 static int members(jinst_class *a, jinst_class *b, bool methods, jinst_diag *diag)
 {
