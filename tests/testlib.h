@@ -64,4 +64,24 @@ static inline uint8_t *test_load(const char *dir, const char *rel, size_t *len)
 	return buf;
 }
 
+#ifdef JINST_CLASSFILE_H
+#include <string.h>
+
+/* The method name with descriptor desc (NULL: any) of c; a test without it
+ * cannot go on, so its absence ends the program. */
+static inline jinst_member *test_method(jinst_class *c, const char *name, const char *desc)
+{
+	for (uint16_t i = 0; i < jinst_class_method_count(c); i++) {
+		jinst_member *m = jinst_class_method(c, i);
+		uint16_t nl, dl;
+		const uint8_t *n = jinst_cp_utf8(c, jinst_member_name_index(m), &nl);
+		const uint8_t *d = jinst_cp_utf8(c, jinst_member_descriptor_index(m), &dl);
+		if (nl == strlen(name) && !memcmp(n, name, nl) && (!desc || (dl == strlen(desc) && !memcmp(d, desc, dl))))
+			return m;
+	}
+	printf("FAIL no method %s%s\n", name, desc ? desc : "");
+	exit(1);
+}
+#endif
+
 #endif

@@ -47,20 +47,6 @@ static void unload(loaded *l)
 	free(l->bytes);
 }
 
-static jinst_member *method(jinst_class *c, const char *name, const char *desc)
-{
-	for (uint16_t i = 0; i < jinst_class_method_count(c); i++) {
-		jinst_member *m = jinst_class_method(c, i);
-		uint16_t nl, dl;
-		const uint8_t *n = jinst_cp_utf8(c, jinst_member_name_index(m), &nl);
-		const uint8_t *d = jinst_cp_utf8(c, jinst_member_descriptor_index(m), &dl);
-		if (nl == strlen(name) && !memcmp(n, name, nl) && (!desc || (dl == strlen(desc) && !memcmp(d, desc, dl))))
-			return m;
-	}
-	printf("FAIL no method %s%s\n", name, desc ? desc : "");
-	exit(1);
-}
-
 static jinst_code *code_of(jinst_class *c, jinst_member *m)
 {
 	jinst_code *code;
@@ -209,7 +195,7 @@ static unsigned paddings_seen;
 static void relocate(const char *name, const char *desc, enum jinst_where where, uint32_t shift)
 {
 	loaded l = load();
-	jinst_member *m = method(l.c, name, desc);
+	jinst_member *m = test_method(l.c, name, desc);
 	orig_state o = snapshot(l.c, m);
 	uint32_t *k = calloc(o.n + 1, sizeof(*k));
 	jinst_edit *ed;
@@ -399,7 +385,7 @@ static uint32_t count_op(const jinst_insn *in, uint32_t n, uint8_t op)
 static void test_widening(void)
 {
 	loaded l = load();
-	jinst_member *m = method(l.c, "loop", "(I)I");
+	jinst_member *m = test_method(l.c, "loop", "(I)I");
 	orig_state o = snapshot(l.c, m);
 	uint32_t cond = UINT32_MAX, jump = UINT32_MAX, body = UINT32_MAX;
 	for (uint32_t i = 0; i < o.n; i++) {
@@ -584,7 +570,7 @@ static void test_errors(void)
 	/* Code over 65,535 bytes. */
 	{
 		loaded l = load();
-		jinst_member *m = method(l.c, "loop", "(I)I");
+		jinst_member *m = test_method(l.c, "loop", "(I)I");
 		jinst_edit_open(&ed, l.c, m, NULL, &d);
 		CHECK(jinst_edit_insert(ed, jinst_edit_first_insn(ed), JINST_BEFORE_OUTSIDE, big, 70000, NULL) == 0, "insert");
 		int rc = jinst_edit_commit(ed, &d);
@@ -596,7 +582,7 @@ static void test_errors(void)
 	/* max_stack over 65,535: 32,768 dconst_0 left on the stack before a return. */
 	{
 		loaded l = load();
-		jinst_member *m = method(l.c, "guard", "(I)V");
+		jinst_member *m = test_method(l.c, "guard", "(I)V");
 		jinst_edit_open(&ed, l.c, m, NULL, &d);
 		for (int i = 0; i < 32768; i++)
 			big[i].opcode = 0x0e;
@@ -613,7 +599,7 @@ static void test_errors(void)
 	/* max_locals: the allocator refuses past 65,535. */
 	{
 		loaded l = load();
-		jinst_edit_open(&ed, l.c, method(l.c, "loop", "(I)I"), NULL, &d);
+		jinst_edit_open(&ed, l.c, test_method(l.c, "loop", "(I)I"), NULL, &d);
 		uint16_t idx = 0;
 		int rc = 0;
 		while (!rc)
@@ -627,7 +613,7 @@ static void test_errors(void)
 	/* A branch to a label never placed. */
 	{
 		loaded l = load();
-		jinst_edit_open(&ed, l.c, method(l.c, "loop", "(I)I"), NULL, &d);
+		jinst_edit_open(&ed, l.c, test_method(l.c, "loop", "(I)I"), NULL, &d);
 		jinst_label nowhere;
 		jinst_edit_new_label(ed, &nowhere);
 		jinst_insn g = {.opcode = 0xa7, .operand = (int32_t)nowhere};
@@ -640,7 +626,7 @@ static void test_errors(void)
 	/* Unbalanced: a pop on an empty stack; a push before a loop's back edge. */
 	{
 		loaded l = load();
-		jinst_edit_open(&ed, l.c, method(l.c, "loop", "(I)I"), NULL, &d);
+		jinst_edit_open(&ed, l.c, test_method(l.c, "loop", "(I)I"), NULL, &d);
 		jinst_insn pop = {.opcode = 0x57};
 		jinst_edit_insert(ed, jinst_edit_first_insn(ed), JINST_BEFORE_OUTSIDE, &pop, 1, NULL);
 		int rc = jinst_edit_commit(ed, &d);
@@ -651,7 +637,7 @@ static void test_errors(void)
 	}
 	{
 		loaded l = load();
-		jinst_member *m = method(l.c, "loop", "(I)I");
+		jinst_member *m = test_method(l.c, "loop", "(I)I");
 		jinst_edit_open(&ed, l.c, m, NULL, &d);
 		jinst_node *g = NULL;
 		for (jinst_node *n = jinst_edit_first(ed); n; n = jinst_node_next(n))
@@ -667,7 +653,7 @@ static void test_errors(void)
 	/* A handler label at the very end of the code. */
 	{
 		loaded l = load();
-		jinst_edit_open(&ed, l.c, method(l.c, "loop", "(I)I"), NULL, &d);
+		jinst_edit_open(&ed, l.c, test_method(l.c, "loop", "(I)I"), NULL, &d);
 		jinst_label s;
 		jinst_edit_label_at(ed, 0, &s);
 		jinst_edit_add_handler(ed, s, jinst_edit_end_label(ed), jinst_edit_end_label(ed), 0);
@@ -679,7 +665,7 @@ static void test_errors(void)
 	/* Over 65,535 exception entries. */
 	{
 		loaded l = load();
-		jinst_edit_open(&ed, l.c, method(l.c, "loop", "(I)I"), NULL, &d);
+		jinst_edit_open(&ed, l.c, test_method(l.c, "loop", "(I)I"), NULL, &d);
 		jinst_label s, h;
 		jinst_edit_label_at(ed, 0, &s);
 		jinst_edit_new_label(ed, &h);
@@ -697,7 +683,7 @@ static void test_errors(void)
 	/* Refused insertions: an invalid opcode, a label placed twice, a bad label. */
 	{
 		loaded l = load();
-		jinst_edit_open(&ed, l.c, method(l.c, "loop", "(I)I"), NULL, &d);
+		jinst_edit_open(&ed, l.c, test_method(l.c, "loop", "(I)I"), NULL, &d);
 		jinst_insn bad = {.opcode = 0xcb};
 		CHECK(jinst_edit_insert(ed, jinst_edit_first_insn(ed), JINST_AFTER, &bad, 1, NULL) == JINST_EINVAL,
 		      "opcode 0xcb refused");
@@ -718,7 +704,7 @@ static void test_errors(void)
 	/* No change: nothing is re-encoded. */
 	{
 		loaded l = load();
-		jinst_edit_open(&ed, l.c, method(l.c, "tryCatch", NULL), NULL, &d);
+		jinst_edit_open(&ed, l.c, test_method(l.c, "tryCatch", NULL), NULL, &d);
 		CHECK(jinst_edit_commit(ed, &d) == 0, "empty commit");
 		unchanged(&l, "no edit");
 		unload(&l);
@@ -733,7 +719,7 @@ static void hooks(const char *name, const char *desc, bool times)
 {
 	loaded l = load();
 	jinst_class *c = l.c;
-	jinst_member *m = method(c, name, desc);
+	jinst_member *m = test_method(c, name, desc);
 	orig_state o = snapshot(c, m);
 	uint16_t enter = 0, exit_ = 0, exit_throw = 0, nano = 0;
 	const char *xd = times ? "(IJ)V" : "(I)V";
@@ -900,7 +886,7 @@ static void test_encodings(void)
 {
 	loaded l = load();
 	jinst_class *c = l.c;
-	jinst_member *m = method(c, "loop", "(I)I");
+	jinst_member *m = test_method(c, "loop", "(I)I");
 	uint16_t idx = 0;
 	for (int v = 1000; jinst_cp_count(c) < 300; v++)
 		jinst_cp_add_integer(c, v, &idx);
@@ -935,7 +921,7 @@ static void test_encodings(void)
 static void test_replace(void)
 {
 	loaded l = load();
-	jinst_member *m = method(l.c, "loop", "(I)I");
+	jinst_member *m = test_method(l.c, "loop", "(I)I");
 	orig_state o = snapshot(l.c, m);
 	uint32_t iinc = UINT32_MAX;
 	for (uint32_t i = 0; i < o.n; i++)
@@ -973,7 +959,7 @@ static void test_replace(void)
 static void test_frame_before(void)
 {
 	loaded l = load();
-	jinst_member *m = method(l.c, "loop", "(I)I");
+	jinst_member *m = test_method(l.c, "loop", "(I)I");
 	orig_state o = snapshot(l.c, m);
 	jinst_edit *ed;
 	jinst_diag d;
@@ -999,7 +985,7 @@ static void test_frame_before(void)
 	}
 	/* In a constructor, before the super call: uninitializedThis. */
 	jinst_edit_free(ed);
-	jinst_member *ctor = method(l.c, "<init>", "(I)V");
+	jinst_member *ctor = test_method(l.c, "<init>", "(I)V");
 	jinst_edit_open(&ed, l.c, ctor, NULL, &d);
 	jinst_node *call = NULL;
 	for (jinst_node *n = jinst_edit_first(ed); n && !call; n = jinst_node_next(n))
@@ -1022,7 +1008,7 @@ static void test_untouched(void)
 	loaded l = load();
 	jinst_edit *ed;
 	jinst_diag d;
-	jinst_edit_open(&ed, l.c, method(l.c, "loop", "(I)I"), NULL, &d);
+	jinst_edit_open(&ed, l.c, test_method(l.c, "loop", "(I)I"), NULL, &d);
 	jinst_insn nop = {.opcode = 0x00};
 	jinst_edit_insert(ed, jinst_edit_first_insn(ed), JINST_BEFORE_OUTSIDE, &nop, 1, NULL);
 	CHECK(jinst_edit_commit(ed, &d) == 0, "commit: %s", d.message);
@@ -1059,7 +1045,7 @@ static void test_untouched(void)
 static void test_sides(void)
 {
 	loaded l = load();
-	jinst_member *m = method(l.c, "loop", "(I)I");
+	jinst_member *m = test_method(l.c, "loop", "(I)I");
 	jinst_edit *ed;
 	jinst_diag d;
 	jinst_edit_open(&ed, l.c, m, NULL, &d);
@@ -1091,7 +1077,7 @@ static void test_sides(void)
 static void test_two_passes(void)
 {
 	loaded l = load();
-	jinst_member *m = method(l.c, "tryCatch", NULL);
+	jinst_member *m = test_method(l.c, "tryCatch", NULL);
 	orig_state o = snapshot(l.c, m);
 	jinst_diag d;
 	for (int pass = 0; pass < 2; pass++) {
@@ -1160,7 +1146,7 @@ static void test_frames_all(void)
 		uint32_t offsets[2][64], counts[2] = {0, 0};
 		for (int mode = 0; mode < 2; mode++) {
 			loaded l = load();
-			jinst_member *m = method(l.c, methods[i][0], methods[i][1]);
+			jinst_member *m = test_method(l.c, methods[i][0], methods[i][1]);
 			jinst_edit_options opts = JINST_EDIT_OPTIONS_INIT;
 			opts.frames = mode ? JINST_EDIT_FRAMES_ALL : JINST_EDIT_FRAMES_KEEP;
 			opts.hierarchy = &h;

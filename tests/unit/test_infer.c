@@ -101,20 +101,6 @@ static void unload(loaded *l)
 	free(l->bytes);
 }
 
-static jinst_member *method(jinst_class *c, const char *name, const char *desc)
-{
-	for (uint16_t i = 0; i < jinst_class_method_count(c); i++) {
-		jinst_member *m = jinst_class_method(c, i);
-		uint16_t nl, dl;
-		const uint8_t *n = jinst_cp_utf8(c, jinst_member_name_index(m), &nl);
-		const uint8_t *d = jinst_cp_utf8(c, jinst_member_descriptor_index(m), &dl);
-		if (nl == strlen(name) && memcmp(n, name, nl) == 0 && dl == strlen(desc) && memcmp(d, desc, dl) == 0)
-			return m;
-	}
-	printf("FAIL no method %s%s\n", name, desc);
-	exit(1);
-}
-
 static jinst_code *code_of(jinst_class *c, jinst_member *m)
 {
 	jinst_attr *a = jinst_attr_find(jinst_member_attrs(m), JINST_ATTR_CODE);
@@ -136,7 +122,7 @@ typedef struct frames {
 static frames infer(jinst_class *c, const char *name, const char *desc, const jinst_hierarchy *h)
 {
 	frames r = {0};
-	jinst_member *m = method(c, name, desc);
+	jinst_member *m = test_method(c, name, desc);
 	r.rc = jinst_frames_infer(c, m, code_of(c, m), h, &r.f, &r.n, &r.diag);
 	return r;
 }
@@ -145,7 +131,7 @@ static frames infer(jinst_class *c, const char *name, const char *desc, const ji
 static frames written(jinst_class *c, const char *name, const char *desc)
 {
 	frames r = {0};
-	jinst_member *m = method(c, name, desc);
+	jinst_member *m = test_method(c, name, desc);
 	jinst_attr *a = jinst_attr_find(&code_of(c, m)->attrs, JINST_ATTR_STACK_MAP_TABLE);
 	jinst_stack_map *map = NULL;
 	if (a && (r.rc = jinst_attr_decode(c, a, (void **)&map, &r.diag)) == 0) {
@@ -371,7 +357,7 @@ static void test_unreachable(void)
 {
 	loaded l = load("infer/Gen.class");
 	jinst_class *c = l.cls;
-	jinst_member *m = method(c, "dead", "(I)I");
+	jinst_member *m = test_method(c, "dead", "(I)I");
 	jinst_code *code = code_of(c, m);
 	const uint8_t *before = code->code;
 
@@ -410,7 +396,7 @@ static void test_unreachable(void)
 	CHECK(rc == 0 && runs == 0 && code->code == patched, "patch again: %d, %u runs", rc, (unsigned)runs);
 
 	/* max_stack 0 grows to 1 for the Throwable of the dead run's frame. */
-	m = method(c, "m", "()V");
+	m = test_method(c, "m", "()V");
 	code = code_of(c, m);
 	CHECK(code->max_stack == 0, "m: max_stack %u before", code->max_stack);
 	rc = jinst_code_patch_unreachable(c, code, &runs, &d);
@@ -432,7 +418,7 @@ static void test_jsr(void)
 
 	/* try { r = x; } finally { x++; }: the body (0-6), the handler (7-12)
 	 * and the subroutine (13-17) that both jsr to. */
-	jinst_code *code = code_of(c, method(c, "f", "(I)I"));
+	jinst_code *code = code_of(c, test_method(c, "f", "(I)I"));
 	CHECK(code->code_length == 19 && code->exception_count == 1, "jsr: %u bytes", (unsigned)code->code_length);
 	uint32_t copies = 0;
 	jinst_diag d = {0};
@@ -466,7 +452,7 @@ static void test_jsr(void)
 
 	/* A subroutine calling another: two copies of each, the inner ones
 	 * returning into the outer copies; the range over the body stays one. */
-	jinst_member *g = method(c, "g", "(I)I");
+	jinst_member *g = test_method(c, "g", "(I)I");
 	code = code_of(c, g);
 	rc = jinst_code_inline_subroutines(c, code, &copies, &d);
 	CHECK(rc == 0 && copies == 4, "inline g: %d, %u copies (%s)", rc, (unsigned)copies, d.message);
@@ -488,7 +474,7 @@ static void test_jsr(void)
 
 	/* Switches in the body and in the subroutine: the copies move them to
 	 * offsets with other padding. */
-	jinst_member *h = method(c, "h", "(I)I");
+	jinst_member *h = test_method(c, "h", "(I)I");
 	code = code_of(c, h);
 	rc = jinst_code_inline_subroutines(c, code, &copies, &d);
 	CHECK(rc == 0 && copies == 3, "inline h: %d, %u copies (%s)", rc, (unsigned)copies, d.message);
@@ -502,7 +488,7 @@ static void test_jsr(void)
 
 	/* Written out, the JVM runs it (tests/unit/jvm_infer.sh): version 49
 	 * needs no frames, so this checks the inlined code itself. */
-	jinst_attr_find(jinst_member_attrs(method(c, "f", "(I)I")), JINST_ATTR_CODE)->modified = true;
+	jinst_attr_find(jinst_member_attrs(test_method(c, "f", "(I)I")), JINST_ATTR_CODE)->modified = true;
 	jinst_attr_find(jinst_member_attrs(g), JINST_ATTR_CODE)->modified = true;
 	jinst_attr_find(jinst_member_attrs(h), JINST_ATTR_CODE)->modified = true;
 	write_class(c, "infer/Jsr.class");
@@ -522,7 +508,7 @@ static void test_recompute(void)
 		int rc = jinst_frames_recompute(c, m, &small, &d);
 		CHECK(rc == 0, "recompute method %u: %s", i, d.message);
 	}
-	jinst_member *dead = method(c, "dead", "(I)I");
+	jinst_member *dead = test_method(c, "dead", "(I)I");
 	jinst_attr *a = jinst_attr_find(jinst_member_attrs(dead), JINST_ATTR_CODE);
 	jinst_code *code = code_of(c, dead);
 	CHECK(a->modified && code->code[14] == 0xbf && code->exception_count == 2, "recompute: dead code patched");
@@ -540,7 +526,7 @@ static void test_recompute(void)
 		int rc = jinst_frames_recompute(c, m, &small, &d);
 		CHECK(rc == 0, "recompute Jsr method %u: %s", i, d.message);
 	}
-	code = code_of(c, method(c, "g", "(I)I"));
+	code = code_of(c, test_method(c, "g", "(I)I"));
 	smt = jinst_attr_find(&code->attrs, JINST_ATTR_STACK_MAP_TABLE);
 	CHECK(code->code_length == 52 && smt && smt->model, "recompute Jsr: g inlined (%u bytes) with frames",
 	      (unsigned)code->code_length);
@@ -553,7 +539,7 @@ static void test_recompute(void)
 	/* A method that cannot be done is left as it was. */
 	l = load("infer/Cases.class");
 	c = l.cls;
-	jinst_member *m = method(c, "unknown", "(Z)Ljava/lang/Object;");
+	jinst_member *m = test_method(c, "unknown", "(Z)Ljava/lang/Object;");
 	jinst_diag d = {0};
 	int rc = jinst_frames_recompute(c, m, &small, &d);
 	CHECK(rc == JINST_EHIERARCHY, "recompute unknown: %d", rc);
