@@ -82,6 +82,19 @@ static inline jinst_member *test_method(jinst_class *c, const char *name, const 
 	printf("FAIL no method %s%s\n", name, desc ? desc : "");
 	exit(1);
 }
+
+/* A verification type as a failure message shows it. */
+static inline void test_ftype_text(const jinst_ftype *t, char *buf, size_t size)
+{
+	static const char *const tags[] = {"top", "int", "float", "double", "long", "null", "uninitializedThis",
+	                                   "object", "uninitialized"};
+	if (t->tag == JINST_VT_OBJECT)
+		snprintf(buf, size, "%.*s", t->name_length, (const char *)t->name);
+	else if (t->tag == JINST_VT_UNINITIALIZED)
+		snprintf(buf, size, "uninitialized(%u)", t->value);
+	else
+		snprintf(buf, size, "%s", t->tag <= 8 ? tags[t->tag] : "?");
+}
 #endif
 
 #endif

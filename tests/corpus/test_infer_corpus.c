@@ -36,6 +36,7 @@
 #include "jinst/infer.h"
 
 #include "cli.h"
+#include "../testlib.h"
 
 /* ---- the hierarchy: an open-addressing map over the corpus's class headers ---- */
 
@@ -243,24 +244,11 @@ static uint32_t slots(const jinst_full_frame *f, const jinst_ftype **out, uint32
 	return n;
 }
 
-/* Compares two full frames; returns the worst category. */
-static void describe(const jinst_ftype *t, char *buf, size_t size)
-{
-	static const char *const tags[] = {"top", "int", "float", "double", "long", "null", "uninitializedThis",
-	                                   "", "uninitialized"};
-	if (t->tag == JINST_VT_OBJECT)
-		snprintf(buf, size, "%.*s", t->name_length, (const char *)t->name);
-	else if (t->tag == JINST_VT_UNINITIALIZED)
-		snprintf(buf, size, "uninitialized(%u)", t->value);
-	else
-		snprintf(buf, size, "%s", t->tag <= 8 ? tags[t->tag] : "?");
-}
-
 static void note_suspect(stats *S, const char *where, uint32_t i, const jinst_ftype *o, const jinst_ftype *t)
 {
 	char a[80], b[80];
-	describe(o, a, sizeof(a));
-	describe(t, b, sizeof(b));
+	test_ftype_text(o, a, sizeof(a));
+	test_ftype_text(t, b, sizeof(b));
 	snprintf(S->why, sizeof(S->why), "%s %u: ours %s, theirs %s", where, (unsigned)i, a, b);
 }
 

@@ -141,19 +141,7 @@ static frames written(jinst_class *c, const char *name, const char *desc)
 	return r;
 }
 
-static void show_type(const jinst_ftype *t, char *buf, size_t size)
-{
-	static const char *const tags[] = {"top", "int", "float", "double", "long", "null", "uninitializedThis",
-	                                   "object", "uninitialized"};
-	if (t->tag == JINST_VT_OBJECT)
-		snprintf(buf, size, "%.*s", t->name_length, (const char *)t->name);
-	else if (t->tag == JINST_VT_UNINITIALIZED)
-		snprintf(buf, size, "uninitialized(%u)", t->value);
-	else
-		snprintf(buf, size, "%s", t->tag <= 8 ? tags[t->tag] : "?");
-}
-
-/* "pc [locals] [stack]" of a frame, types by the names show_type gives. */
+/* "pc [locals] [stack]" of a frame, types by the names test_ftype_text gives. */
 static const char *show(const jinst_full_frame *f)
 {
 	static char buf[1024];
@@ -165,7 +153,7 @@ static const char *show(const jinst_full_frame *f)
 		}
 		const jinst_ftype *t = i < f->nlocals ? &f->locals[i] : &f->stack[i - f->nlocals - 1];
 		char one[200];
-		show_type(t, one, sizeof(one));
+		test_ftype_text(t, one, sizeof(one));
 		k += (size_t)snprintf(buf + k, sizeof(buf) - k, "%s%s", one,
 		                      i + 1 == f->nlocals || i == f->nlocals + f->nstack ? "" : ", ");
 	}
