@@ -346,14 +346,17 @@ static void write_format(JNIEnv *jni, unsigned format)
 	char prefix[1024], path[1100];
 	jinst_agent_expand_path(g.opts.out, g.pid, prefix, sizeof prefix);
 	snprintf(path, sizeof path, "%s%s", prefix, jinst_agent_format_ext(format));
-	size_t len = 0;
-	int64_t *data = NULL;
+	size_t len = 0, counts_len = 0;
+	int64_t *data = NULL, *counts = NULL;
 	const char **names = NULL;
 	size_t name_count = 0;
 	jobjectArray tn = NULL;
 	switch (format) {
 	case JINST_FORMAT_COUNTS: data = snapshot(jni, g.snap_counts, "Hooks.snapshotCounts", &len); break;
-	case JINST_FORMAT_PROFILE: data = snapshot(jni, g.snap_times, "Hooks.snapshotTimes", &len); break;
+	case JINST_FORMAT_PROFILE:
+		data = snapshot(jni, g.snap_times, "Hooks.snapshotTimes", &len);
+		counts = snapshot(jni, g.snap_counts, "Hooks.snapshotCounts", &counts_len);
+		break;
 	case JINST_FORMAT_FOLDED: data = snapshot(jni, g.snap_tree, "Hooks.snapshotTree", &len); break;
 	case JINST_FORMAT_CHROME:
 		data = snapshot(jni, g.snap_events, "Hooks.snapshotEvents", &len);
@@ -383,7 +386,9 @@ static void write_format(JNIEnv *jni, unsigned format)
 		if (f) {
 			switch (format) {
 			case JINST_FORMAT_COUNTS: r = jinst_trace_write_counts(f, data, len, method_names, NULL); break;
-			case JINST_FORMAT_PROFILE: r = jinst_trace_write_profile(f, data, len / 3, method_names, NULL); break;
+			case JINST_FORMAT_PROFILE:
+				r = jinst_trace_write_profile(f, data, len / 3, counts, counts_len, method_names, NULL);
+				break;
 			case JINST_FORMAT_FOLDED: r = jinst_trace_write_folded(f, data, len, method_names, NULL); break;
 			case JINST_FORMAT_CHROME:
 				r = jinst_trace_write_chrome(f, data, len, names, name_count, g.pid, method_names, NULL);
@@ -404,6 +409,7 @@ static void write_format(JNIEnv *jni, unsigned format)
 	if (tn)
 		(*jni)->DeleteLocalRef(jni, tn);
 	free(data);
+	free(counts);
 }
 
 static void dump(JNIEnv *jni)
@@ -662,8 +668,12 @@ static int setup(JavaVM *vm, bool attach)
 		exclude[k] = NULL;
 		jinst_instrument_options io = JINST_INSTRUMENT_OPTIONS_INIT;
 		/* Counts need the entry hook alone (exit does nothing in that
-		 * mode, and the mode never changes): less code to JIT. */
+		 * mode, and the mode never changes): less code to JIT. Times
+		 * count leaves only unless leaves=time; an events timeline
+		 * shows every call. */
 		io.passes = g.opts.mode == JINST_TRACE_COUNTS ? JINST_PASS_COUNT : JINST_PASS_TRACE;
+		if (g.opts.mode == JINST_TRACE_TIMES && !g.opts.time_leaves)
+			io.passes |= JINST_PASS_COUNT_LEAVES;
 		io.include = g.opts.include_count ? g.opts.include : NULL;
 		io.exclude = exclude;
 		jinst_diag diag;

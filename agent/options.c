@@ -151,6 +151,13 @@ int jinst_agent_options_parse(jinst_agent_options *o, const char *options, char 
 				return fail(err, esize, "%.*s=: path too long", (int)kn, s);
 			memcpy(dst, v, vn);
 			dst[vn] = 0;
+		} else if (is(s, kn, "leaves")) {
+			if (is(v, vn, "count"))
+				o->time_leaves = false;
+			else if (is(v, vn, "time"))
+				o->time_leaves = true;
+			else
+				return fail(err, esize, "leaves=%.*s: expected count or time", (int)vn, v);
 		} else if (is(s, kn, "maxevents")) {
 			long x = 0;
 			size_t i = 0;
@@ -225,6 +232,9 @@ void jinst_agent_usage(FILE *f)
 	      "                                          and speedscope (trace=times)\n"
 	      "                     chrome   OUT.json    Chrome/Perfetto trace-event JSON\n"
 	      "                                          (trace=events)\n"
+	      "  leaves=WHAT      trace=times: count or time the calls of leaf methods [count]\n"
+	      "                   (a leaf calls nothing and has no loop; its run is shorter\n"
+	      "                   than timing it: counted, its time is its caller's self time)\n"
 	      "  out=PATH         output path prefix, %p the process id [jinst-%p]\n"
 	      "  maxevents=N      events kept per thread, trace=events [100000]\n"
 	      "  log=PATH|stderr  where diagnostics go, %p the process id [stderr]\n"

@@ -41,6 +41,7 @@ typedef struct jinst_agent_options {
 	char out[1024];              /* output prefix, %p expanded later */
 	char log[1024];              /* "stderr" or a path */
 	long max_events;             /* per thread, trace=events */
+	bool time_leaves;            /* leaves=time: trace=times times leaves too */
 	char buf[4096];              /* the strings the pointers above point into */
 	size_t buf_used;
 } jinst_agent_options;

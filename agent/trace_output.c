@@ -50,43 +50,65 @@ int jinst_trace_write_counts(FILE *f, const int64_t *counts, size_t n, jinst_tra
 	return ferror(f) ? JINST_EIO : 0;
 }
 
-/* By self time, largest first; equal times by name, so the output is stable. */
+/* Timed methods by self time, largest first, then the untimed (c < 0) by
+ * count; equal ones by name, so the output is stable. */
 static int by_self(const void *pa, const void *pb)
 {
 	const named *x = pa, *y = pb;
-	if (x->c != y->c)
+	if (x->c != y->c && (x->c >= 0 || y->c >= 0))
 		return x->c > y->c ? -1 : 1;
+	if (x->c < 0 && x->a != y->a)
+		return x->a > y->a ? -1 : 1;
 	return named_cmp(pa, pb);
 }
 
-int jinst_trace_write_profile(FILE *f, const int64_t *times, size_t n, jinst_trace_names names, void *ctx)
+int jinst_trace_write_profile(FILE *f, const int64_t *times, size_t n, const int64_t *counts, size_t ncounts,
+                              jinst_trace_names names, void *ctx)
 {
-	named *v = malloc((n ? n : 1) * sizeof *v);
+	size_t all = n > ncounts ? n : ncounts;
+	named *v = malloc((all ? all : 1) * sizeof *v);
 	if (!v)
 		return JINST_ENOMEM;
-	size_t k = 0;
+	size_t k = 0, untimed = 0;
 	double sum = 0;
-	for (size_t i = 0; i < n; i++) {
-		const int64_t *t = times + 3 * i;
-		if (t[0] <= 0 || i > UINT32_MAX)
+	for (size_t i = 0; i < all && i <= UINT32_MAX; i++) {
+		const int64_t *t = i < n ? times + 3 * i : NULL;
+		int64_t entered = i < ncounts ? counts[i] : 0;
+		if ((!t || t[0] <= 0) && entered <= 0)
 			continue;
 		named e = {0};
 		if (names(ctx, (uint32_t)i, &e.cls, &e.name, &e.desc) < 0)
 			continue;
-		e.a = t[0];
-		e.b = t[1] > 0 ? t[1] : 0;
-		e.c = t[2] > 0 ? t[2] : 0;
-		sum += (double)e.c;
+		if (t && t[0] > 0) {
+			e.a = t[0];
+			e.b = t[1] > 0 ? t[1] : 0;
+			e.c = t[2] > 0 ? t[2] : 0;
+			sum += (double)e.c;
+		} else {
+			e.a = entered;
+			e.b = e.c = -1;
+			untimed++;
+		}
 		v[k++] = e;
 	}
 	qsort(v, k, sizeof *v, by_self);
 	/* HPROF cpu=times prints rank, self %, accumulated %, count and the
 	 * method; times in milliseconds are added, as it has no trace column. */
 	fprintf(f, "CPU TIME (ms) BEGIN (total = %.3f) wall time, self and inclusive, per method\n", sum / 1e6);
+	if (untimed)
+		fprintf(f, "(%zu methods counted, not timed, are marked -: leaves, which call nothing and have no loop,\n"
+		           " their time being their callers' self time (leaves=time times them), or methods none of whose\n"
+		           " calls had returned)\n",
+		        untimed);
 	fprintf(f, "%5s %7s %7s %10s %12s %12s  %s\n", "rank", "self", "accum", "count", "self ms", "total ms",
 	        "method");
 	double acc = 0;
 	for (size_t i = 0; i < k; i++) {
+		if (v[i].c < 0) {
+			fprintf(f, "%5zu %7s %7s %10" PRId64 " %12s %12s  %s.%s%s\n", i + 1, "-", "-", v[i].a, "-", "-",
+			        v[i].cls, v[i].name, v[i].desc);
+			continue;
+		}
 		double pct = sum > 0 ? 100.0 * (double)v[i].c / sum : 0;
 		acc += pct;
 		fprintf(f, "%5zu %6.2f%% %6.2f%% %10" PRId64 " %12.3f %12.3f  %s.%s%s\n", i + 1, pct, acc, v[i].a,

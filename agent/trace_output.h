@@ -21,9 +21,13 @@ typedef int (*jinst_trace_names)(void *ctx, uint32_t id, const char **class_name
  * names (bytewise). */
 int jinst_trace_write_counts(FILE *f, const int64_t *counts, size_t n, jinst_trace_names names, void *ctx);
 
-/* times: 3n longs (calls, inclusive ns, self ns) per id. A ranked profile in
- * the manner of HPROF's cpu=times, by self time. */
-int jinst_trace_write_profile(FILE *f, const int64_t *times, size_t n, jinst_trace_names names, void *ctx);
+/* times: 3n longs (calls, inclusive ns, self ns) per id; counts: ncounts
+ * entry counts per id (may be NULL with 0). A ranked profile in the manner
+ * of HPROF's cpu=times, by self time; then, marked "-", the methods that
+ * were entered and have no time (counted only, or no call returned), by
+ * entry count. */
+int jinst_trace_write_profile(FILE *f, const int64_t *times, size_t n, const int64_t *counts, size_t ncounts,
+                              jinst_trace_names names, void *ctx);
 
 /* tree: the call trees (thread count; per thread: node count, then parent,
  * method, calls, inclusive ns per node, node 0 being the root). Folded

@@ -4,7 +4,7 @@
  */
 #include "jinst/instrument.h"
 
-static const jinst_hook hooks[JINST_HOOK_COUNT] = {{"jinst/rt/Hooks","enter","(I)V"},{"jinst/rt/Hooks","exit","(I)V"},{"jinst/rt/Hooks","exitThrow","(I)V"}};
+static const jinst_hook hooks[JINST_HOOK_COUNT] = {{"jinst/rt/Hooks","enter","(I)V"},{"jinst/rt/Hooks","exit","(I)V"},{"jinst/rt/Hooks","exitThrow","(I)V"},{"jinst/rt/Hooks","called","(I)V"}};
 
 const jinst_hook *jinst_hooks(void)
 {

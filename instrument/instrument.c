@@ -220,6 +220,7 @@ typedef struct cand {
 	const char *name, *descriptor; /* NUL-terminated copies in the arena */
 	size_t name_len, desc_len;
 	uint32_t first_line;
+	bool timed;
 	uint32_t id;
 } cand;
 
@@ -284,6 +285,7 @@ static int assign_ids(jinst_instrument *ins, const char *cls, const char *source
 			j = (j + 1) & (ins->nslots - 1);
 		if (s) {
 			k->id = s - 1;
+			ins->entries[k->id].info.timed = k->timed;
 			continue;
 		}
 		if (ins->count == INT32_MAX || !table_grow(ins)) {
@@ -307,6 +309,7 @@ static int assign_ids(jinst_instrument *ins, const char *cls, const char *source
 		e->info.descriptor = block + clen + k->name_len + 2;
 		e->info.source_file = source ? block + key_len : NULL;
 		e->info.first_line = k->first_line;
+		e->info.timed = k->timed;
 		e->hash = h;
 		e->key_len = key_len;
 		/* slots was sized in table_grow; find the free slot again */
@@ -355,11 +358,8 @@ static const char *cstr(jinst_arena *A, const uint8_t *s, uint16_t len, size_t *
 }
 
 /* The lowest line of the method's LineNumberTable(s), 0 without one. */
-static uint32_t first_line(jinst_class *c, jinst_attr *code_attr)
+static uint32_t first_line(jinst_class *c, const jinst_code *code)
 {
-	jinst_code *code;
-	if (jinst_attr_decode(c, code_attr, (void **)&code, NULL) || !code)
-		return 0;
 	uint32_t line = 0;
 	for (uint16_t i = 0; i < code->attrs.count; i++) {
 		jinst_attr *a = &code->attrs.items[i];
@@ -445,9 +445,12 @@ static int instrument_class(jinst_instrument *ins, jinst_arena *arena, const uin
 		jinst_member *m = jinst_class_method(c, i);
 		if (jinst_member_access_flags(m) & (JINST_ACC_ABSTRACT | JINST_ACC_NATIVE))
 			continue;
-		jinst_attr *code = jinst_attr_find(jinst_member_attrs(m), JINST_ATTR_CODE);
-		if (!code)
+		jinst_attr *code_attr = jinst_attr_find(jinst_member_attrs(m), JINST_ATTR_CODE);
+		jinst_code *code;
+		if (!code_attr)
 			continue;
+		if (jinst_attr_decode(c, code_attr, (void **)&code, NULL) || !code)
+			code = NULL;
 		uint16_t l1, l2;
 		const uint8_t *name = jinst_cp_utf8(c, jinst_member_name_index(m), &l1);
 		const uint8_t *desc = jinst_cp_utf8(c, jinst_member_descriptor_index(m), &l2);
@@ -463,7 +466,9 @@ static int instrument_class(jinst_instrument *ins, jinst_arena *arena, const uin
 			jinst_class_free(c);
 			return jinst_ins_fail(diag, JINST_ENOMEM, "out of memory");
 		}
-		k->first_line = first_line(c, code);
+		k->first_line = code ? first_line(c, code) : 0;
+		k->timed = (ins->passes & JINST_PASS_TRACE) &&
+		           !(code && (ins->passes & JINST_PASS_COUNT_LEAVES) && jinst_trace_is_leaf(c, m, code));
 	}
 	if (!n) {
 		jinst_class_free(c);
@@ -490,7 +495,7 @@ static int instrument_class(jinst_instrument *ins, jinst_arena *arena, const uin
 	for (uint32_t i = 0; i < n; i++) {
 		jinst_diag why;
 		diag_clear(&why);
-		int mrc = jinst_trace_method(c, cs[i].m, cs[i].id, refs, !(ins->passes & JINST_PASS_TRACE), &why);
+		int mrc = jinst_trace_method(c, cs[i].m, cs[i].id, refs, !cs[i].timed, &why);
 		if (!mrc) {
 			(*done)++;
 			continue;

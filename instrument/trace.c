@@ -44,7 +44,8 @@
 enum {
 	OP_ICONST_0 = 0x03, OP_BIPUSH = 0x10, OP_SIPUSH = 0x11, OP_LDC = 0x12, OP_ALOAD = 0x19,
 	OP_ALOAD_0 = 0x2a, OP_ASTORE = 0x3a, OP_ASTORE_0 = 0x4b, OP_IRETURN = 0xac, OP_RETURN = 0xb1,
-	OP_INVOKESPECIAL = 0xb7, OP_INVOKESTATIC = 0xb8, OP_ATHROW = 0xbf
+	OP_INVOKESPECIAL = 0xb7, OP_INVOKESTATIC = 0xb8, OP_ATHROW = 0xbf, OP_JSR = 0xa8, OP_RET = 0xa9,
+	OP_JSR_W = 0xc9, OP_INVOKEVIRTUAL = 0xb6, OP_ANEWARRAY = 0xbd, OP_MONITORENTER = 0xc2
 };
 
 /* ---- stack effects ---- */
@@ -405,6 +406,46 @@ static int ctor_ranges(jinst_class *c, jinst_member *m, range **out, uint32_t *n
 	return 0;
 }
 
+/* ---- leaves ---- */
+
+bool jinst_trace_is_leaf(jinst_class *c, const jinst_member *m, const jinst_code *code)
+{
+	if (jinst_member_access_flags(m) & JINST_ACC_SYNCHRONIZED)
+		return false;
+	jinst_insn *in;
+	uint32_t n;
+	if (jinst_code_decode(c, code, &in, &n, NULL))
+		return false;
+	for (uint32_t i = 0; i < n; i++) {
+		switch (jinst_opcode_operands(in[i].opcode)) {
+		case JINST_OPND_BRANCH2:
+		case JINST_OPND_BRANCH4:
+			/* a loop has a backward branch */
+			if (in[i].operand <= (int32_t)in[i].offset || in[i].opcode == OP_JSR || in[i].opcode == OP_JSR_W)
+				return false;
+			break;
+		case JINST_OPND_TABLESWITCH:
+		case JINST_OPND_LOOKUPSWITCH:
+			if (in[i].sw->default_target <= (int32_t)in[i].offset)
+				return false;
+			for (uint32_t k = 0; k < in[i].sw->count; k++)
+				if (in[i].sw->targets[k] <= (int32_t)in[i].offset)
+					return false;
+			break;
+		case JINST_OPND_INVOKEINTERFACE:
+		case JINST_OPND_INVOKEDYNAMIC:
+		case JINST_OPND_NEWARRAY:
+		case JINST_OPND_MULTIANEWARRAY:
+			return false;
+		default:
+			if ((in[i].opcode >= OP_INVOKEVIRTUAL && in[i].opcode <= OP_INVOKESTATIC) || in[i].opcode == OP_RET ||
+			    in[i].opcode == OP_ANEWARRAY || in[i].opcode == OP_MONITORENTER)
+				return false;
+		}
+	}
+	return true;
+}
+
 /* ---- the pass ---- */
 
 static int push_id(jinst_class *c, uint32_t id, jinst_insn *in)
@@ -460,7 +501,7 @@ static int edit(jinst_class *c, jinst_edit *ed, uint32_t id, const uint16_t *ref
 		if ((rc = jinst_edit_label_at(ed, rs[i].start, &ls[2 * i])) ||
 		    (rc = jinst_edit_label_at(ed, rs[i].end, &ls[2 * i + 1])))
 			return rc;
-	seq[1] = op_cp(OP_INVOKESTATIC, refs[JINST_HOOK_ENTER]);
+	seq[1] = op_cp(OP_INVOKESTATIC, refs[entry_only ? JINST_HOOK_CALLED : JINST_HOOK_ENTER]);
 	if ((rc = jinst_edit_insert(ed, first, JINST_BEFORE_OUTSIDE, seq, 2, NULL)))
 		return rc;
 	if (entry_only)

@@ -184,11 +184,24 @@ compare)
 			fail "$p: counts differ from MethodEntry's:"
 			diff $p.ref.tsv $p.tsv | head -20
 		fi
-		# trace=times counts the same, and every entry has its exit, normal
-		# or exceptional: the profile's completed calls equal the counts.
-		"$java" -Xverify:all -agentpath:"$lib"=trace=times,format=counts+profile,include=jinsttest.**,out="$work"/$p-t,log="$work"/$p-t.log \
+		# trace=times counts the same, leaves counted and the rest timed;
+		# with leaves=time every entry has its exit, normal or
+		# exceptional: the profile's completed calls equal the counts.
+		"$java" -Xverify:all -agentpath:"$lib"=trace=times,format=counts+profile,include=jinsttest.**,out="$work"/$p-l,log="$work"/$p-l.log \
 			-cp "$programs" jinsttest.$p >/dev/null 2>&1 || fail "$p fails under trace=times"
-		cmp -s $p.ref.tsv $p-t.tsv || fail "$p: trace=times counts differ from MethodEntry's: $(diff $p.ref.tsv $p-t.tsv | head -5)"
+		cmp -s $p.ref.tsv $p-l.tsv || fail "$p: trace=times counts differ from MethodEntry's: $(diff $p.ref.tsv $p-l.tsv | head -5)"
+		if [[ $p == Interfaces ]]; then
+			# Rect.area() (return w * h) is a leaf: counted, marked -;
+			# Shape.describe() calls and is timed.
+			grep -qE '^ +[0-9]+ +- +- +22 +- +-  jinsttest/Interfaces\$Rect\.area\(\)D$' $p-l.txt ||
+				fail "$p: Rect.area() is not a counted leaf: $(grep -F 'Rect.area' $p-l.txt)"
+			grep -qE '^ +[0-9]+ +[0-9.]+% +[0-9.]+% +4 .* jinsttest/Interfaces\$Shape\.describe\(\)' $p-l.txt ||
+				fail "$p: Shape.describe() is not timed: $(grep -F 'describe' $p-l.txt)"
+		fi
+		"$java" -Xverify:all -agentpath:"$lib"=trace=times,leaves=time,format=counts+profile,include=jinsttest.**,out="$work"/$p-t,log="$work"/$p-t.log \
+			-cp "$programs" jinsttest.$p >/dev/null 2>&1 || fail "$p fails under trace=times,leaves=time"
+		cmp -s $p.ref.tsv $p-t.tsv || fail "$p: trace=times,leaves=time counts differ from MethodEntry's: $(diff $p.ref.tsv $p-t.tsv | head -5)"
+		! grep -q "not timed" $p-t.txt || fail "$p: trace=times,leaves=time left methods untimed"
 		python3 - $p-t.tsv $p-t.txt <<'PY' || fail "$p: completed calls differ from entries"
 import sys
 counts = {}

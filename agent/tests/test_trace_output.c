@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 	                        0, 0, 0,
 	                        2, 3000000, 3000000}; /* work(J): 3 ms */
 	f = tmpfile();
-	CHECK(jinst_trace_write_profile(f, times, 4, names, NULL) == 0, "profile");
+	CHECK(jinst_trace_write_profile(f, times, 4, NULL, 0, names, NULL) == 0, "profile");
 	s = contents(f);
 	CHECK(strstr(s, "total = 10.000") != NULL, "total:\n%s", s);
 	char *r1 = strstr(s, "    1  60.00%  60.00%          4        6.000        6.000  p/A.work(I)J");
@@ -78,6 +78,24 @@ int main(int argc, char **argv)
 	char *r3 = strstr(s, "    3  10.00% 100.00%          1        1.000       10.000  p/B.run()V");
 	CHECK(r1 && r2 && r3 && r1 < r2 && r2 < r3, "ranks:\n%s", s);
 	CHECK(!strstr(s, "<init>"), "a method without calls is listed:\n%s", s);
+	CHECK(!strstr(s, "not timed"), "a note on untimed methods without any:\n%s", s);
+	free(s);
+
+	/* profile with counts: methods entered without a time (<init>, a leaf
+	 * counted 7 times; odd\name, 2 entries and no time) follow the timed
+	 * ones, by count, marked "-"; ids beyond the times (4) count too; a
+	 * timed method's count is its completed calls, not its entries */
+	int64_t entered[5] = {1, 5, 7, 2, 2};
+	f = tmpfile();
+	CHECK(jinst_trace_write_profile(f, times, 4, entered, 5, names, NULL) == 0, "profile with counts");
+	s = contents(f);
+	CHECK(strstr(s, "total = 10.000") != NULL, "total with counts:\n%s", s);
+	r1 = strstr(s, "    1  60.00%  60.00%          4        6.000        6.000  p/A.work(I)J");
+	r3 = strstr(s, "    3  10.00% 100.00%          1        1.000       10.000  p/B.run()V");
+	char *r4 = strstr(s, "    4       -       -          7            -            -  p/A.<init>()V");
+	char *r5 = strstr(s, "    5       -       -          2            -            -  q/Q\"x.odd\\name(Ljava/lang/String;)V");
+	CHECK(r1 && r3 && r4 && r5 && r1 < r3 && r3 < r4 && r4 < r5, "untimed ranks:\n%s", s);
+	CHECK(strstr(s, "(2 methods counted, not timed") != NULL, "untimed note:\n%s", s);
 	free(s);
 
 	/* folded: two threads with the same stack run;work(I) merge; self time

@@ -37,6 +37,7 @@ enum jinst_hook_id {
 	JINST_HOOK_ENTER,       /* method entry (method id) */
 	JINST_HOOK_EXIT,        /* normal exit, before every return (method id) */
 	JINST_HOOK_EXIT_THROW,  /* exceptional exit, from a catch-all that rethrows (method id) */
+	JINST_HOOK_CALLED,      /* method entry, counted and not timed (method id): no exit hooks pair with it */
 	JINST_HOOK_COUNT
 };
 
@@ -45,12 +46,19 @@ const jinst_hook *jinst_hooks(void);
 
 enum {
 	JINST_PASS_TRACE = 0x1,     /* entry, exit and exceptional exit hooks in every method with code */
-	/* The entry hook alone in every method with code, no exit hooks and no
-	 * handler: all that exact call counts need, and smaller code for the
-	 * JIT (javac, every class traced, 44 files: 3.97 s against 3.20 s with
-	 * the full trace pass, 2.05 s plain). Ignored when JINST_PASS_TRACE is
-	 * set too. */
-	JINST_PASS_COUNT = 0x2
+	/* The counting hook (JINST_HOOK_CALLED) alone in every method with
+	 * code, no exit hooks and no handler: all that exact call counts need,
+	 * and smaller code for the JIT (javac, every class traced, 44 files:
+	 * 3.97 s against 3.20 s with the full trace pass, 2.05 s plain).
+	 * Ignored when JINST_PASS_TRACE is set too. */
+	JINST_PASS_COUNT = 0x2,
+	/* With JINST_PASS_TRACE: leaves (jinst_method_info.timed) get the
+	 * counting hook alone, like JINST_PASS_COUNT, and the rest the whole
+	 * trace shape. A leaf's run is a few instructions, shorter than the
+	 * two clock reads that would time it, and leaves take a large share
+	 * of the calls of most programs; counted only, they cost an array
+	 * increment, and their time is their caller's self time. */
+	JINST_PASS_COUNT_LEAVES = 0x4
 };
 
 typedef struct jinst_instrument_options {
@@ -132,6 +140,14 @@ typedef struct jinst_method_info {
 	const char *descriptor;
 	const char *source_file;  /* NULL when the class has no SourceFile */
 	uint32_t first_line;      /* 0 when the method has no LineNumberTable */
+	/* Whether its calls are timed (the whole trace shape), or only counted
+	 * (JINST_PASS_COUNT, or a leaf under JINST_PASS_COUNT_LEAVES). A leaf
+	 * is a method whose code can run only briefly and alone: no invoke
+	 * instruction, no backward branch (so no loop), no jsr/ret, no
+	 * monitorenter, no array allocation, not synchronized. Its run may
+	 * still initialize a class (new, getstatic...): the <clinit> is timed
+	 * and shows under the leaf's caller. */
+	bool timed;
 } jinst_method_info;
 
 uint32_t jinst_instrument_method_count(const jinst_instrument *ins);

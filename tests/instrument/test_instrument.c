@@ -699,10 +699,14 @@ static void check_rules(const char *data)
 }
 
 /* JINST_PASS_COUNT: every method with code gets `push id; invokestatic
- * enter` first and nothing else: the original instructions follow, in the
- * same order, with the same exception table; no exit hook anywhere. */
+ * called` first and nothing else: the original instructions follow, in the
+ * same order, with the same exception table; no exit hook anywhere. Under
+ * JINST_PASS_TRACE | JINST_PASS_COUNT_LEAVES the methods the metadata says
+ * are not timed (the leaves) get just that, and the others the entry hook
+ * of the whole trace shape (check_method checks the rest of that shape). */
 static jinst_instrument *count_ins;
-static unsigned n_count_methods;
+static unsigned n_count_methods, n_timed_methods;
+static char untimed[8192];
 
 static void check_count_class(const char *path)
 {
@@ -728,10 +732,21 @@ static void check_count_class(const char *path)
 			jinst_insn *ia = NULL, *ib = NULL;
 			uint32_t na = 0, nb = 0;
 			bool decoded = !jinst_code_decode(ci, a, &ia, &na, NULL) && !jinst_code_decode(co, b, &ib, &nb, NULL);
-			CHECK(decoded, "%s: method %u: decode", path, i);
-			if (!decoded)
+			CHECK(decoded && nb >= 2, "%s: method %u: decode", path, i);
+			if (!decoded || nb < 2)
 				continue;
-			CHECK(nb == na + 2 && pushed_int(co, &ib[0]) >= 0 && hook_of(co, &ib[1]) == JINST_HOOK_ENTER,
+			int64_t id = pushed_int(co, &ib[0]);
+			jinst_method_info mi;
+			CHECK(id >= 0 && !jinst_instrument_method_info(count_ins, (uint32_t)id, &mi), "%s: method %u: id",
+			      path, i);
+			if (id < 0 || jinst_instrument_method_info(count_ins, (uint32_t)id, &mi))
+				continue;
+			if (mi.timed) {
+				CHECK(hook_of(co, &ib[1]) == JINST_HOOK_ENTER, "%s: method %u: timed, no entry hook", path, i);
+				n_timed_methods++;
+				continue;
+			}
+			CHECK(nb == na + 2 && hook_of(co, &ib[1]) == JINST_HOOK_CALLED,
 			      "%s: method %u: %u instructions became %u, entry call first?", path, i, na, nb);
 			for (uint32_t k = 0; k < na && k + 2 < nb; k++)
 				CHECK(ia[k].opcode == ib[k + 2].opcode && hook_of(co, &ib[k + 2]) < 0,
@@ -739,6 +754,8 @@ static void check_count_class(const char *path)
 			CHECK(a->exception_count == b->exception_count, "%s: method %u: %u handlers became %u", path, i,
 			      a->exception_count, b->exception_count);
 			n_count_methods++;
+			size_t u = strlen(untimed);
+			snprintf(untimed + u, sizeof untimed - u, "%s.%s%s\n", mi.class_name, mi.name, mi.descriptor);
 		}
 	} else {
 		CHECK(!out, "%s: output does not parse", path);
@@ -758,8 +775,27 @@ static void check_count_pass(const char *data, const char *trace)
 	CHECK(!jinst_instrument_new(&count_ins, &o, NULL), "new (count pass)");
 	walk(data, check_count_class);
 	walk(trace, check_count_class);
-	CHECK(n_count_methods > 80, "count pass: %u methods checked", n_count_methods);
+	CHECK(n_count_methods > 80 && !n_timed_methods, "count pass: %u methods checked, %u timed", n_count_methods,
+	      n_timed_methods);
 	printf("count pass: %u methods checked\n", n_count_methods);
+	jinst_instrument_free(count_ins);
+
+	/* Leaves of jinsttrace/Main.java: the lambda `() -> n` (it returns
+	 * its argument) is one; spin (a loop, no call), syncMethod
+	 * (synchronized), fib (calls) and Version.compareTo (calls) are not. */
+	o.passes = JINST_PASS_TRACE | JINST_PASS_COUNT_LEAVES;
+	CHECK(!jinst_instrument_new(&count_ins, &o, NULL), "new (trace pass, leaves counted)");
+	n_count_methods = n_timed_methods = 0;
+	untimed[0] = 0;
+	walk(trace, check_count_class);
+	CHECK(strstr(untimed, "jinsttrace/Main$Greeter.lambda$of$0(Ljava/lang/String;)Ljava/lang/String;\n") != NULL,
+	      "the lambda is timed; untimed:\n%s", untimed);
+	CHECK(!strstr(untimed, ".spin(") && !strstr(untimed, ".syncMethod(") && !strstr(untimed, ".fib(") &&
+	          !strstr(untimed, "compareTo("),
+	      "a method that loops, locks or calls is counted only:\n%s", untimed);
+	CHECK(n_count_methods >= 3 && n_timed_methods > 20, "leaves: %u counted, %u timed", n_count_methods,
+	      n_timed_methods);
+	printf("trace pass, leaves counted: %u leaves, %u timed\n", n_count_methods, n_timed_methods);
 	jinst_instrument_free(count_ins);
 }
 

@@ -36,8 +36,11 @@ final class Ctx {
 	long[] sStart, sChild;
 	boolean[] sRec;
 
-	/* Call tree: node 0 is the root; children linked through nFirst/nNext
-	 * (0 = none, as the root is nobody's child). At most MAX_NODES: a
+	/* Call tree: node 0 is the root. A node's child for a method is found
+	 * in nSlot, an open-addressing table of node numbers keyed by (parent,
+	 * method) (0 = empty, as the root is nobody's child), at most half
+	 * full: one probe or two per call, where walking a list of siblings
+	 * cost a step per sibling (a visitor's accept() has dozens). At most MAX_NODES: a
 	 * program that recurses through many methods (javac, with the JDK
 	 * traced) has tens of millions of distinct call paths, gigabytes of
 	 * tree and of folded stacks. Past MAX_NODES - FULL_NODES a new path is
@@ -48,7 +51,7 @@ final class Ctx {
 	 * keeps them. */
 	static final int MAX_NODES = 1 << 20, FULL_NODES = 1 << 12, FULL = -1;
 	int nodes = 1;
-	int[] nParent, nMethod, nFirst, nNext;
+	int[] nParent, nMethod, nSlot;
 	long[] nCalls, nTime;
 
 	long[] evTs;
@@ -217,20 +220,28 @@ final class Ctx {
 			return 0;
 		if (parent != 0 && nMethod[parent] == FULL)
 			return parent;
-		for (int n = nFirst[parent]; n != 0; n = nNext[n])
-			if (nMethod[n] == id)
+		int[] slot = nSlot;
+		int mask = slot.length - 1, h = slotOf(parent, id, mask), n;
+		while ((n = slot[h]) != 0) {
+			if (nParent[n] == parent && nMethod[n] == id)
 				return n;
+			h = (h + 1) & mask;
+		}
 		if (id != FULL && nodes >= MAX_NODES - FULL_NODES)
 			return child(parent, FULL);
-		if (nodes == nMethod.length && !growTree())
-			return parent;
-		int n = nodes;
+		if (nodes == nMethod.length)
+			return growTree() ? child(parent, id) : parent;
+		n = nodes;
 		nParent[n] = parent;
 		nMethod[n] = id;
-		nNext[n] = nFirst[parent];
-		nFirst[parent] = n;
+		slot[h] = n;
 		nodes = n + 1;
 		return n;
+	}
+
+	private static int slotOf(int parent, int id, int mask) {
+		int x = parent * 0x9E3779B1 + id;
+		return (x ^ (x >>> 16)) & mask;
 	}
 
 	/* ---- slow paths: arrays only, busy set ---------------------------- */
@@ -294,20 +305,24 @@ final class Ctx {
 			if (old >= MAX_NODES)
 				return false;
 			int n = old == 0 ? 256 : old * 2 < MAX_NODES ? old * 2 : MAX_NODES;
-			int[] p = new int[n], m = new int[n], f = new int[n], x = new int[n];
+			int[] p = new int[n], m = new int[n], slot = new int[2 * n];
 			long[] c = new long[n], t = new long[n];
 			if (old > 0) {
 				System.arraycopy(nParent, 0, p, 0, old);
 				System.arraycopy(nMethod, 0, m, 0, old);
-				System.arraycopy(nFirst, 0, f, 0, old);
-				System.arraycopy(nNext, 0, x, 0, old);
 				System.arraycopy(nCalls, 0, c, 0, old);
 				System.arraycopy(nTime, 0, t, 0, old);
 			}
+			int mask = slot.length - 1;
+			for (int j = 1; j < nodes && j < old; j++) {
+				int h = slotOf(p[j], m[j], mask);
+				while (slot[h] != 0)
+					h = (h + 1) & mask;
+				slot[h] = j;
+			}
 			nParent = p;
 			nMethod = m;
-			nFirst = f;
-			nNext = x;
+			nSlot = slot;
 			nCalls = c;
 			nTime = t;
 			return true;

@@ -3,7 +3,9 @@ package jinst.rt;
 /**
  * The hooks instrumented code calls: {@code enter(id)} at method entry,
  * {@code exit(id)} before every return, {@code exitThrow(id)} in a catch-all
- * that rethrows. Ids are the small ints the instrumentation pass hands out
+ * that rethrows; {@code called(id)} alone at the entry of a method that is
+ * counted and not timed (every method under trace=counts, leaves under
+ * trace=times). Ids are the small ints the instrumentation pass hands out
  * (include/jinst/instrument.h); the three public methods must match the hook
  * table in instrument/hooks.c (a test compares them).
  *
@@ -80,14 +82,24 @@ public final class Hooks {
 		if (m == 0)
 			return;
 		Ctx c = ctx();
-		if (m == COUNTS) {
-			long[] a = c.counts;
-			if (id >= 0 && id < a.length) {
-				a[id]++;
-				return;
-			}
-		}
-		c.enter(id, m);
+		if (m == COUNTS)
+			count(c, id);
+		else
+			c.enter(id, m);
+	}
+
+	/** Entry of a method that is counted, never timed: no exit hook follows. */
+	public static void called(int id) {
+		if (mode != 0)
+			count(ctx(), id);
+	}
+
+	private static void count(Ctx c, int id) {
+		long[] a = c.counts;
+		if (id >= 0 && id < a.length)
+			a[id]++;
+		else
+			c.enter(id, COUNTS);
 	}
 
 	public static void exit(int id) {

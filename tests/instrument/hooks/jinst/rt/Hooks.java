@@ -27,6 +27,10 @@ public final class Hooks {
 		THROW[id]++;
 	}
 
+	public static void called(int id) {
+		ENTER[id]++;
+	}
+
 	private static synchronized void dump() {
 		StringBuilder sb = new StringBuilder();
 		for (int i = 0; i < ENTER.length; i++)
