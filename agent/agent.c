@@ -389,7 +389,7 @@ static void write_format(JNIEnv *jni, unsigned format)
 			case JINST_FORMAT_PROFILE:
 				r = jinst_trace_write_profile(f, data, len / 3, counts, counts_len, method_names, NULL);
 				break;
-			case JINST_FORMAT_FOLDED: r = jinst_trace_write_folded(f, data, len, method_names, NULL); break;
+			case JINST_FORMAT_FOLDED: r = jinst_trace_write_folded(f, data, len, g.opts.fold_min, method_names, NULL); break;
 			case JINST_FORMAT_CHROME:
 				r = jinst_trace_write_chrome(f, data, len, names, name_count, g.pid, method_names, NULL);
 				break;

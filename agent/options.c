@@ -7,6 +7,7 @@
 #include "options.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "jinst/classfile.h"
@@ -99,6 +100,7 @@ int jinst_agent_options_parse(jinst_agent_options *o, const char *options, char 
 	o->action = JINST_ACTION_START;
 	o->mode = JINST_TRACE_COUNTS;
 	o->max_events = 100000;
+	o->fold_min = 0.00001;
 	snprintf(o->out, sizeof o->out, "jinst-%%p");
 	snprintf(o->log, sizeof o->log, "stderr");
 	if (err && esize)
@@ -158,6 +160,17 @@ int jinst_agent_options_parse(jinst_agent_options *o, const char *options, char 
 				o->time_leaves = true;
 			else
 				return fail(err, esize, "leaves=%.*s: expected count or time", (int)vn, v);
+		} else if (is(s, kn, "foldmin")) {
+			char num[32], *rest = NULL;
+			double x = -1;
+			if (vn > 0 && vn < sizeof num && strspn(v, "0123456789.") >= vn) {
+				memcpy(num, v, vn);
+				num[vn] = 0;
+				x = strtod(num, &rest);
+			}
+			if (!rest || *rest || x < 0 || x > 100)
+				return fail(err, esize, "foldmin=%.*s: expected a percentage from 0 to 100", (int)vn, v);
+			o->fold_min = x / 100;
 		} else if (is(s, kn, "maxevents")) {
 			long x = 0;
 			size_t i = 0;
@@ -232,6 +245,9 @@ void jinst_agent_usage(FILE *f)
 	      "                                          and speedscope (trace=times)\n"
 	      "                     chrome   OUT.json    Chrome/Perfetto trace-event JSON\n"
 	      "                                          (trace=events)\n"
+	      "  foldmin=PERCENT  folded stacks: a stack under this share of the total time\n"
+	      "                   is merged with its callees into one \"(small stacks)\" frame\n"
+	      "                   under its caller; 0 keeps every stack [0.001]\n"
 	      "  leaves=WHAT      trace=times: count or time the calls of leaf methods [count]\n"
 	      "                   (a leaf calls nothing and has no loop; its run is shorter\n"
 	      "                   than timing it: counted, its time is its caller's self time)\n"

@@ -42,6 +42,7 @@ typedef struct jinst_agent_options {
 	char log[1024];              /* "stderr" or a path */
 	long max_events;             /* per thread, trace=events */
 	bool time_leaves;            /* leaves=time: trace=times times leaves too */
+	double fold_min;             /* foldmin=, a fraction of the whole (0 to 1) */
 	char buf[4096];              /* the strings the pointers above point into */
 	size_t buf_used;
 } jinst_agent_options;

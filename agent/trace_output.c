@@ -7,6 +7,7 @@
 #include "trace_output.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -420,20 +421,32 @@ static int fold_child_cmp(const void *pa, const void *pb)
 	return strcmp(x->text, y->text);
 }
 
-/* Prints every stack with self time, depth first (see above). */
-static int fold_print(FILE *f, const folder *fo)
+/* Prints every stack with self time, depth first (see above). A stack
+ * whose inclusive time is below min (and its callees) is not printed: its
+ * time goes to one SMALL frame under its caller, printed right after the
+ * caller (SMALL sorts before class names). */
+static const char SMALL[] = "(small stacks)";
+
+static int fold_print(FILE *f, const folder *fo, double min_share)
 {
 	size_t n = fo->nst - 1; /* the stacks but the root */
 	fold_child *ch = malloc((n ? n : 1) * sizeof *ch);
 	size_t *first = calloc(fo->nst + 1, sizeof *first);
 	size_t *pos = malloc(fo->nst * sizeof *pos), *len = malloc(fo->nst * sizeof *len);
 	uint32_t *at = malloc(fo->nst * sizeof *at);
+	int64_t *incl = malloc(fo->nst * sizeof *incl);
 	sbuf path = {0};
 	int err = 0;
-	if (!ch || !first || !pos || !len || !at) {
+	if (!ch || !first || !pos || !len || !at || !incl) {
 		err = JINST_ENOMEM;
 		goto out;
 	}
+	/* inclusive times: a stack's parent was interned before it */
+	for (size_t i = 0; i < fo->nst; i++)
+		incl[i] = fo->st[i].self > 0 ? fo->st[i].self : 0;
+	for (size_t i = fo->nst - 1; i > 0; i--)
+		incl[fo->st[i].parent] += incl[i];
+	int64_t min = (int64_t)(min_share * (double)incl[0]);
 	for (size_t i = 0; i < n; i++)
 		ch[i] = (fold_child){fo->st[i + 1].parent, (uint32_t)(i + 1), fo->text[fo->st[i + 1].frame]};
 	qsort(ch, n, sizeof *ch, fold_child_cmp);
@@ -448,7 +461,26 @@ static int fold_print(FILE *f, const folder *fo)
 	at[0] = 0;
 	pos[0] = first[0];
 	len[0] = 0;
+	bool entered = true;
 	while (!path.err) {
+		if (entered) {
+			entered = false;
+			/* the small callees of the stack just entered, as one */
+			int64_t small = 0;
+			for (size_t i = first[at[d]]; i < first[at[d] + 1]; i++)
+				if (incl[ch[i].stack] < min)
+					small += incl[ch[i].stack];
+			if (small > 0) {
+				path.len = len[d];
+				if (d > 0)
+					sb_add(&path, ";", 1);
+				sb_add(&path, SMALL, sizeof SMALL - 1);
+				if (path.err)
+					break;
+				fwrite(path.p, 1, path.len, f);
+				fprintf(f, " %" PRId64 "\n", small);
+			}
+		}
 		if (pos[d] == first[at[d] + 1]) {
 			if (d == 0)
 				break;
@@ -456,6 +488,8 @@ static int fold_print(FILE *f, const folder *fo)
 			continue;
 		}
 		const fold_child *c = &ch[pos[d]++];
+		if (incl[c->stack] < min || incl[c->stack] == 0)
+			continue;
 		path.len = len[d];
 		if (d > 0)
 			sb_add(&path, ";", 1);
@@ -471,6 +505,7 @@ static int fold_print(FILE *f, const folder *fo)
 		at[d] = c->stack;
 		pos[d] = first[c->stack];
 		len[d] = path.len;
+		entered = true;
 	}
 	err = path.err;
 out:
@@ -479,11 +514,13 @@ out:
 	free(pos);
 	free(len);
 	free(at);
+	free(incl);
 	free(path.p);
 	return err;
 }
 
-int jinst_trace_write_folded(FILE *f, const int64_t *tree, size_t len, jinst_trace_names names, void *ctx)
+int jinst_trace_write_folded(FILE *f, const int64_t *tree, size_t len, double min_share, jinst_trace_names names,
+                             void *ctx)
 {
 	folder fo = {0};
 	int err = 0;
@@ -502,7 +539,7 @@ int jinst_trace_write_folded(FILE *f, const int64_t *tree, size_t len, jinst_tra
 		k += 4 * (size_t)nodes;
 	}
 	if (!err)
-		err = fold_print(f, &fo);
+		err = fold_print(f, &fo, min_share);
 	for (size_t i = 0; i < fo.nframes; i++)
 		free(fo.text[i]);
 	free(fo.text);

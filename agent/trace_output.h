@@ -36,8 +36,14 @@ int jinst_trace_write_profile(FILE *f, const int64_t *times, size_t n, const int
  * frame; method -1 is the frame "(tree full)", the calls a full tree kept
  * under their caller; equal stacks merged; in tree order: each stack before its
  * callees, callees by frame text (bytewise), so every subtree is contiguous.
- * Memory grows with the distinct stacks, not with their printed length. */
-int jinst_trace_write_folded(FILE *f, const int64_t *tree, size_t len, jinst_trace_names names, void *ctx);
+ * A stack whose inclusive time is below min_share of the whole (0 to 1)
+ * is left out with its callees: their time is printed as one frame
+ * "(small stacks)" under its caller, right after the caller's line. (A
+ * flame graph cannot show them: 0.00001 of the whole is a hundredth of a
+ * pixel of a 1000-pixel graph; javac with the JDK traced has millions of
+ * them.) Memory grows with the distinct stacks, not with their printed length. */
+int jinst_trace_write_folded(FILE *f, const int64_t *tree, size_t len, double min_share, jinst_trace_names names,
+                             void *ctx);
 
 /* events: the timelines (thread count; per thread: thread id, event count,
  * dropped, then nanoTime and word per event, word = id << 1 | is_exit);

@@ -68,6 +68,15 @@ int main(void)
 	refused("format=svg", "unknown format 'svg'");
 	refused("format=chrome", "chrome");         /* not with trace=counts */
 	refused("trace=events,format=profile", "profile");
+	CHECK(parse("trace=times") == 0 && !o.time_leaves && o.fold_min > 0.0000099 && o.fold_min < 0.0000101,
+	      "times defaults: leaves %d, foldmin %g", o.time_leaves, o.fold_min);
+	CHECK(parse("trace=times,leaves=time,foldmin=0") == 0 && o.time_leaves && o.fold_min == 0, "%s", err);
+	CHECK(parse("foldmin=2.5") == 0 && o.fold_min > 0.0249 && o.fold_min < 0.0251, "%s", err);
+	refused("leaves=some", "leaves=some");
+	refused("foldmin=-1", "foldmin=-1");
+	refused("foldmin=101", "foldmin=101");
+	refused("foldmin=1e3", "foldmin=1e3");
+	refused("foldmin=", "foldmin=");
 	refused("maxevents=0", "maxevents=0");
 	refused("maxevents=12x", "maxevents=12x");
 	refused("include=", "empty pattern");

@@ -106,13 +106,13 @@ int main(int argc, char **argv)
 	                  /* thread 2: run (50) -> work(I) (50); a node with a bad parent is ignored */
 	                  3, 0, 0, 1, 50, 1, 1, 1, 50, 9, 1, 1, 5};
 	f = tmpfile();
-	CHECK(jinst_trace_write_folded(f, tree, sizeof tree / sizeof tree[0], names, NULL) == 0, "folded");
+	CHECK(jinst_trace_write_folded(f, tree, sizeof tree / sizeof tree[0], 0, names, NULL) == 0, "folded");
 	s = contents(f);
 	CHECK(!strcmp(s, "p/B.run 50\np/B.run;p/A.work 100\n"), "folded:\n%s", s);
 	free(s);
 	/* A truncated snapshot is not read past its end. */
 	f = tmpfile();
-	CHECK(jinst_trace_write_folded(f, tree, 7, names, NULL) == 0, "truncated folded");
+	CHECK(jinst_trace_write_folded(f, tree, 7, 0, names, NULL) == 0, "truncated folded");
 	free(contents(f));
 
 	/* folded, order: each stack before its callees, callees by frame text,
@@ -124,9 +124,25 @@ int main(int argc, char **argv)
 	                   1, 5, 1, 30,         /* 3: run -> b */
 	                   3, 7, 1, 20};        /* 4: run -> b -> c */
 	f = tmpfile();
-	CHECK(jinst_trace_write_folded(f, otree, sizeof otree / sizeof otree[0], names2, NULL) == 0, "folded order");
+	CHECK(jinst_trace_write_folded(f, otree, sizeof otree / sizeof otree[0], 0, names2, NULL) == 0, "folded order");
 	s = contents(f);
 	CHECK(!strcmp(s, "p/B.run 60\np/B.run;p/A.b 10\np/B.run;p/A.b;p/A.c 20\np/B.run;p/A.b1 10\n"), "folded order:\n%s", s);
+	free(s);
+	/* folded, pruned at 0.35 of the whole (35 of 100 ns): b1 (10) and b
+	 * (30 with its callee c) are under it; their 40 ns print as one
+	 * "(small stacks)" frame right after run, and the total stays 100 */
+	f = tmpfile();
+	CHECK(jinst_trace_write_folded(f, otree, sizeof otree / sizeof otree[0], 0.35, names2, NULL) == 0, "folded min");
+	s = contents(f);
+	CHECK(!strcmp(s, "p/B.run 60\np/B.run;(small stacks) 40\n"), "folded min:\n%s", s);
+	free(s);
+	/* at 0.25 (25 ns): b (30 inclusive) stays, its callee c (20) and b1
+	 * (10) are small, each under its own caller */
+	f = tmpfile();
+	CHECK(jinst_trace_write_folded(f, otree, sizeof otree / sizeof otree[0], 0.25, names2, NULL) == 0, "folded min 2");
+	s = contents(f);
+	CHECK(!strcmp(s, "p/B.run 60\np/B.run;(small stacks) 10\np/B.run;p/A.b 10\np/B.run;p/A.b;(small stacks) 20\n"),
+	      "folded min 2:\n%s", s);
 	free(s);
 	/* folded, a full tree: the node of method -1 (the runtime's Ctx.FULL)
 	 * holds the calls a caller made once its thread's tree was full; it
@@ -136,7 +152,7 @@ int main(int argc, char **argv)
 	                   1, 1, 2, 30,        /* 2: run -> work(I) */
 	                   1, -1, 7, 45};      /* 3: run -> (tree full) */
 	f = tmpfile();
-	CHECK(jinst_trace_write_folded(f, ftree, sizeof ftree / sizeof ftree[0], names, NULL) == 0, "folded full");
+	CHECK(jinst_trace_write_folded(f, ftree, sizeof ftree / sizeof ftree[0], 0, names, NULL) == 0, "folded full");
 	s = contents(f);
 	CHECK(!strcmp(s, "p/B.run 25\np/B.run;(tree full) 45\np/B.run;p/A.work 30\n"), "folded full:\n%s", s);
 	free(s);
@@ -160,7 +176,7 @@ int main(int argc, char **argv)
 		}
 	}
 	f = tmpfile();
-	CHECK(jinst_trace_write_folded(f, deep, dlen, names2, NULL) == 0, "folded deep");
+	CHECK(jinst_trace_write_folded(f, deep, dlen, 0, names2, NULL) == 0, "folded deep");
 	s = contents(f);
 	size_t lines = 0;
 	for (char *c = s; *c; c++)
