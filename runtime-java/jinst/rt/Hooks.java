@@ -290,18 +290,17 @@ public final class Hooks {
 			for (int i = 0; i < t.length; i++) {
 				Ctx c = t[i];
 				int n = counts[i];
-				int[] parent = c.nParent, method = c.nMethod;
-				long[] calls = c.nCalls, time = c.nTime;
-				if (parent == null || method == null || calls == null || time == null)
+				long[] key = c.nKey, stat = c.nStat;
+				if (key == null || stat == null)
 					n = 0;
 				else
-					n = min(n, min(min(parent.length, method.length), min(calls.length, time.length)) - 1);
+					n = min(n, min(key.length, stat.length / 2) - 1);
 				r[k++] = n;
 				for (int j = 1; j <= n; j++) {
-					r[k++] = parent[j];
-					r[k++] = method[j];
-					r[k++] = calls[j];
-					r[k++] = time[j];
+					r[k++] = key[j] >>> 32;
+					r[k++] = Ctx.methodOf(key[j]);
+					r[k++] = stat[2 * j];
+					r[k++] = stat[2 * j + 1];
 				}
 			}
 			long[] out = new long[k];
