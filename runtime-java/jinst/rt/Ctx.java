@@ -26,10 +26,15 @@ final class Ctx {
 	/* A slow path is running: hooks reached from it record nothing. */
 	boolean busy;
 
-	long[] counts, calls, total, self;
-	/* Activations of each method on the stack: inclusive time is added only
-	 * when the outermost one of a recursion returns, so it is not counted twice. */
-	int[] active;
+	/* Entries per method id. */
+	long[] counts;
+	/* Per method id, STATS longs from STATS * id: completed calls,
+	 * inclusive and self nanoseconds, and the activations on the stack
+	 * (inclusive time is added only when the outermost one of a recursion
+	 * returns, so it is not counted twice). One record, so that a timed
+	 * call touches one or two cache lines here, not four. */
+	long[] stats;
+	static final int STATS = 4, CALLS = 0, TOTAL = 1, SELF = 2, ACTIVE = 3;
 
 	int depth;
 	int[] sId, sNode;
@@ -78,10 +83,7 @@ final class Ctx {
 		this.tid = tid;
 		this.name = name;
 		counts = new long[methods];
-		calls = new long[methods];
-		total = new long[methods];
-		self = new long[methods];
-		active = new int[methods];
+		stats = new long[STATS * methods];
 		sId = new int[stack];
 		sNode = new int[stack];
 		sStart = new long[stack];
@@ -93,18 +95,18 @@ final class Ctx {
 	 * its call tree node by node (parents come before children, so each
 	 * node's parent is already mapped). Under Hooks' registry lock. */
 	void fold(Ctx c) {
-		long[] cc = c.counts, ca = c.calls, ct = c.total, cs = c.self;
+		long[] cc = c.counts, cs = c.stats;
 		int n = cc.length;
-		if (ca.length < n) n = ca.length;
-		if (ct.length < n) n = ct.length;
-		if (cs.length < n) n = cs.length;
+		if (cs.length / STATS < n)
+			n = cs.length / STATS;
 		if (n > counts.length && !growMethods(n - 1))
 			return;
-		for (int j = 0; j < n; j++) {
+		for (int j = 0; j < n; j++)
 			counts[j] += cc[j];
-			calls[j] += ca[j];
-			total[j] += ct[j];
-			self[j] += cs[j];
+		for (int j = 0; j < STATS * n; j += STATS) {
+			stats[j + CALLS] += cs[j + CALLS];
+			stats[j + TOTAL] += cs[j + TOTAL];
+			stats[j + SELF] += cs[j + SELF];
 		}
 		if (c.nKey == null || c.nodes <= 1)
 			return;
@@ -136,7 +138,7 @@ final class Ctx {
 		sId[d] = id;
 		sStart[d] = now;
 		sChild[d] = 0;
-		active[id]++;
+		stats[STATS * id + ACTIVE]++;
 		if ((m & Hooks.TREE) != 0)
 			sNode[d] = child(d == 0 ? 0 : sNode[d - 1], id);
 		if ((m & Hooks.EVENTS) != 0)
@@ -166,10 +168,12 @@ final class Ctx {
 	private void pop(int d, long now, int m) {
 		int id = sId[d];
 		long dur = now - sStart[d];
-		calls[id]++;
-		self[id] += dur - sChild[d];
-		if (--active[id] == 0)
-			total[id] += dur;
+		long[] ms = stats;
+		int i = STATS * id;
+		ms[i + CALLS]++;
+		ms[i + SELF] += dur - sChild[d];
+		if (--ms[i + ACTIVE] == 0)
+			ms[i + TOTAL] += dur;
 		if (d > 0)
 			sChild[d - 1] += dur;
 		/* (a frame that found the tree full shares its caller's node:
@@ -261,18 +265,11 @@ final class Ctx {
 			int n = counts.length;
 			while (n <= id)
 				n *= 2;
-			long[] c = new long[n], ca = new long[n], t = new long[n], s = new long[n];
-			int[] a = new int[n];
+			long[] c = new long[n], st = new long[STATS * n];
 			System.arraycopy(counts, 0, c, 0, counts.length);
-			System.arraycopy(calls, 0, ca, 0, calls.length);
-			System.arraycopy(total, 0, t, 0, total.length);
-			System.arraycopy(self, 0, s, 0, self.length);
-			System.arraycopy(active, 0, a, 0, active.length);
-			/* The per-method time arrays first: a snapshot sizes by calls. */
-			active = a;
-			self = s;
-			total = t;
-			calls = ca;
+			System.arraycopy(stats, 0, st, 0, stats.length);
+			/* The stats first: a snapshot sizes by them. */
+			stats = st;
 			counts = c;
 			return true;
 		} catch (Throwable e) {

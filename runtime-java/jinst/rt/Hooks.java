@@ -252,16 +252,15 @@ public final class Hooks {
 			Ctx[] t = contexts();
 			int len = 0;
 			for (int i = 0; i < t.length; i++)
-				len = max(len, t[i].calls.length);
+				len = max(len, t[i].stats.length / Ctx.STATS);
 			long[] r = new long[3 * len];
 			for (int i = 0; i < t.length; i++) {
-				Ctx c = t[i];
-				long[] calls = c.calls, total = c.total, self = c.self;
-				int n = min(len, min(calls.length, min(total.length, self.length)));
+				long[] s = t[i].stats; /* may have grown since len was taken */
+				int n = min(len, s.length / Ctx.STATS);
 				for (int j = 0; j < n; j++) {
-					r[3 * j] += calls[j];
-					r[3 * j + 1] += total[j];
-					r[3 * j + 2] += self[j];
+					r[3 * j] += s[Ctx.STATS * j + Ctx.CALLS];
+					r[3 * j + 1] += s[Ctx.STATS * j + Ctx.TOTAL];
+					r[3 * j + 2] += s[Ctx.STATS * j + Ctx.SELF];
 				}
 			}
 			return r;
