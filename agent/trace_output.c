@@ -97,9 +97,9 @@ int jinst_trace_write_profile(FILE *f, const int64_t *times, size_t n, const int
 	 * method; times in milliseconds are added, as it has no trace column. */
 	fprintf(f, "CPU TIME (ms) BEGIN (total = %.3f) wall time, self and inclusive, per method\n", sum / 1e6);
 	if (untimed)
-		fprintf(f, "(%zu methods counted, not timed, are marked -: leaves, which call nothing and have no loop,\n"
-		           " their time being their callers' self time (leaves=time times them), or methods none of whose\n"
-		           " calls had returned)\n",
+		fprintf(f, "(%zu methods counted, not timed, are marked -: leaves, which have no loop and call nothing\n"
+		           " but on the way to a throw, their time being their callers' self time (leaves=time times\n"
+		           " them), or methods none of whose calls had returned)\n",
 		        untimed);
 	fprintf(f, "%5s %7s %7s %10s %12s %12s  %s\n", "rank", "self", "accum", "count", "self ms", "total ms",
 	        "method");

@@ -408,20 +408,55 @@ static int ctor_ranges(jinst_class *c, jinst_member *m, range **out, uint32_t *n
 
 /* ---- leaves ---- */
 
+/* Whether a call is java/lang/Object.<init>()V, which does nothing and is
+ * never instrumented (the super(...) call of a class that extends Object). */
+static bool object_init(jinst_class *c, const jinst_insn *in)
+{
+	jinst_cp_entry e;
+	const uint8_t *name, *desc, *owner;
+	uint16_t nl, dl, ol;
+	if (in->opcode != OP_INVOKESPECIAL || jinst_cp_get(c, (uint16_t)in->operand, &e) ||
+	    e.tag != JINST_CP_METHODREF || member_ref(c, (uint16_t)in->operand, &name, &nl, &desc, &dl) ||
+	    !(owner = jinst_cp_name(c, e.u.ref.class_index, &ol)))
+		return false;
+	return ol == 16 && !memcmp(owner, "java/lang/Object", 16) && nl == 6 && !memcmp(name, "<init>", 6) && dl == 3 &&
+	       !memcmp(desc, "()V", 3);
+}
+
+/* Whether the code from instruction i on reaches an athrow before any
+ * branch, switch or return: a call there is on the way to a throw (javac's
+ * `throw new X(...)`, `throw fail(...)`), not part of the method's run. */
+static bool throws_after(const jinst_insn *in, uint32_t i, uint32_t n)
+{
+	for (; i < n; i++) {
+		if (in[i].opcode == OP_ATHROW)
+			return true;
+		enum jinst_operand_kind k = jinst_opcode_operands(in[i].opcode);
+		if (k == JINST_OPND_BRANCH2 || k == JINST_OPND_BRANCH4 || k == JINST_OPND_TABLESWITCH ||
+		    k == JINST_OPND_LOOKUPSWITCH || (in[i].opcode >= OP_IRETURN && in[i].opcode <= OP_RETURN) ||
+		    in[i].opcode == OP_RET)
+			return false;
+	}
+	return false;
+}
+
 bool jinst_trace_is_leaf(jinst_class *c, const jinst_member *m, const jinst_code *code)
 {
-	if (jinst_member_access_flags(m) & JINST_ACC_SYNCHRONIZED)
+	/* (a handler could run code twice: a try block's throw caught by a
+	 * handler placed before it is a loop) */
+	if ((jinst_member_access_flags(m) & JINST_ACC_SYNCHRONIZED) || code->exception_count)
 		return false;
 	jinst_insn *in;
 	uint32_t n;
 	if (jinst_code_decode(c, code, &in, &n, NULL))
 		return false;
 	for (uint32_t i = 0; i < n; i++) {
-		switch (jinst_opcode_operands(in[i].opcode)) {
+		uint8_t op = in[i].opcode;
+		switch (jinst_opcode_operands(op)) {
 		case JINST_OPND_BRANCH2:
 		case JINST_OPND_BRANCH4:
 			/* a loop has a backward branch */
-			if (in[i].operand <= (int32_t)in[i].offset || in[i].opcode == OP_JSR || in[i].opcode == OP_JSR_W)
+			if (in[i].operand <= (int32_t)in[i].offset || op == OP_JSR || op == OP_JSR_W)
 				return false;
 			break;
 		case JINST_OPND_TABLESWITCH:
@@ -432,14 +467,19 @@ bool jinst_trace_is_leaf(jinst_class *c, const jinst_member *m, const jinst_code
 				if (in[i].sw->targets[k] <= (int32_t)in[i].offset)
 					return false;
 			break;
-		case JINST_OPND_INVOKEINTERFACE:
-		case JINST_OPND_INVOKEDYNAMIC:
 		case JINST_OPND_NEWARRAY:
 		case JINST_OPND_MULTIANEWARRAY:
 			return false;
+		case JINST_OPND_INVOKEINTERFACE:
+		case JINST_OPND_INVOKEDYNAMIC:
+			if (!throws_after(in, i + 1, n))
+				return false;
+			break;
 		default:
-			if ((in[i].opcode >= OP_INVOKEVIRTUAL && in[i].opcode <= OP_INVOKESTATIC) || in[i].opcode == OP_RET ||
-			    in[i].opcode == OP_ANEWARRAY || in[i].opcode == OP_MONITORENTER)
+			if (op == OP_RET || op == OP_ANEWARRAY || op == OP_MONITORENTER)
+				return false;
+			if (op >= OP_INVOKEVIRTUAL && op <= OP_INVOKESTATIC && !object_init(c, &in[i]) &&
+			    !throws_after(in, i + 1, n))
 				return false;
 		}
 	}

@@ -142,10 +142,12 @@ typedef struct jinst_method_info {
 	uint32_t first_line;      /* 0 when the method has no LineNumberTable */
 	/* Whether its calls are timed (the whole trace shape), or only counted
 	 * (JINST_PASS_COUNT, or a leaf under JINST_PASS_COUNT_LEAVES). A leaf
-	 * is a method whose code can run only briefly and alone: no invoke
-	 * instruction, no backward branch (so no loop), no jsr/ret, no
-	 * monitorenter, no array allocation, not synchronized. Its run may
-	 * still initialize a class (new, getstatic...): the <clinit> is timed
+	 * is a method whose code can run only briefly and alone: no call but
+	 * java/lang/Object.<init>() (empty, never instrumented) or on the way
+	 * to an athrow (`throw new X(...)`), no backward branch (so no loop),
+	 * no exception handler, no jsr/ret, no monitorenter, no array
+	 * allocation, not synchronized. What it still runs (the constructor of
+	 * what it throws, a <clinit> that new or getstatic starts) is timed
 	 * and shows under the leaf's caller. */
 	bool timed;
 } jinst_method_info;
