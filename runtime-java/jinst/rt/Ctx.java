@@ -56,10 +56,13 @@ final class Ctx {
 	 * keeps them. */
 	static final int MAX_NODES = 1 << 20, FULL_NODES = 1 << 12, FULL = -1;
 	int nodes = 1;
-	/* Per node: nKey[n] = parent << 32 | method (methodOf), and nStat[2n]
-	 * its calls, nStat[2n + 1] its inclusive nanoseconds; packed so that
-	 * a call touches two cache lines of a tree of megabytes, not four. */
-	long[] nKey, nStat;
+	/* Per node n, NODE longs from NODE * n: N_KEY = parent << 32 | method
+	 * (methodOf), its calls (N_CALLS) and inclusive nanoseconds (N_TIME). One
+	 * record, so that an entry's lookup brings into the cache what its
+	 * exit updates: a call misses the cache at most twice in a tree of
+	 * megabytes (nSlot, the node), where four arrays missed four times. */
+	long[] nData;
+	static final int NODE = 4, N_KEY = 0, N_CALLS = 1, N_TIME = 2;
 	int[] nSlot;
 
 	long[] evTs;
@@ -108,17 +111,19 @@ final class Ctx {
 			stats[j + TOTAL] += cs[j + TOTAL];
 			stats[j + SELF] += cs[j + SELF];
 		}
-		if (c.nKey == null || c.nodes <= 1)
+		long[] cd = c.nData;
+		if (cd == null || c.nodes <= 1)
 			return;
 		int[] map = new int[c.nodes];
 		for (int j = 1; j < c.nodes; j++) {
-			int p = map[(int) (c.nKey[j] >>> 32)];
-			int m = child(p, methodOf(c.nKey[j]));
+			long k = cd[NODE * j + N_KEY];
+			int p = map[(int) (k >>> 32)];
+			int m = child(p, methodOf(k));
 			map[j] = m;
 			/* (a node that found this tree full stays in its parent's time) */
-			if (nStat != null && m != p) {
-				nStat[2 * m] += c.nStat[2 * j];
-				nStat[2 * m + 1] += c.nStat[2 * j + 1];
+			if (nData != null && m != p) {
+				nData[NODE * m + N_CALLS] += cd[NODE * j + N_CALLS];
+				nData[NODE * m + N_TIME] += cd[NODE * j + N_TIME];
 			}
 		}
 	}
@@ -178,11 +183,11 @@ final class Ctx {
 			sChild[d - 1] += dur;
 		/* (a frame that found the tree full shares its caller's node:
 		 * its time stays in the caller's, as self time) */
-		long[] st = nStat;
-		if ((m & Hooks.TREE) != 0 && st != null && (d == 0 || sNode[d] != sNode[d - 1])) {
-			int n = 2 * sNode[d];
-			st[n]++;
-			st[n + 1] += dur;
+		long[] nd = nData;
+		if ((m & Hooks.TREE) != 0 && nd != null && (d == 0 || sNode[d] != sNode[d - 1])) {
+			int n = NODE * sNode[d];
+			nd[n + N_CALLS]++;
+			nd[n + N_TIME] += dur;
 		}
 		if ((m & Hooks.EVENTS) != 0 && sRec[d]) {
 			evOpen--;
@@ -224,25 +229,25 @@ final class Ctx {
 	}
 
 	private int child(int parent, int id) {
-		if (nKey == null && !growTree())
+		if (nData == null && !growTree())
 			return 0;
-		long[] key = nKey;
-		if (parent != 0 && methodOf(key[parent]) == FULL)
+		long[] nd = nData;
+		if (parent != 0 && methodOf(nd[NODE * parent + N_KEY]) == FULL)
 			return parent;
 		long k = (long) parent << 32 | (id & 0xffffffffL);
 		int[] slot = nSlot;
 		int mask = slot.length - 1, h = slotOf(k, mask), n;
 		while ((n = slot[h]) != 0) {
-			if (key[n] == k)
+			if (nd[NODE * n + N_KEY] == k)
 				return n;
 			h = (h + 1) & mask;
 		}
 		if (id != FULL && nodes >= MAX_NODES - FULL_NODES)
 			return child(parent, FULL);
-		if (nodes == key.length)
+		if (NODE * nodes == nd.length)
 			return growTree() ? child(parent, id) : parent;
 		n = nodes;
-		key[n] = k;
+		nd[NODE * n + N_KEY] = k;
 		slot[h] = n;
 		nodes = n + 1;
 		return n;
@@ -307,27 +312,23 @@ final class Ctx {
 	private boolean growTree() {
 		busy = true;
 		try {
-			int old = nKey == null ? 0 : nKey.length;
+			int old = nData == null ? 0 : nData.length / NODE;
 			if (old >= MAX_NODES)
 				return false;
 			int n = old == 0 ? 256 : old * 2 < MAX_NODES ? old * 2 : MAX_NODES;
-			long[] key = new long[n], stat = new long[2 * n];
+			long[] nd = new long[NODE * n];
 			int[] slot = new int[2 * n];
-			if (old > 0) {
-				System.arraycopy(nKey, 0, key, 0, old);
-				System.arraycopy(nStat, 0, stat, 0, 2 * old);
-			}
+			if (old > 0)
+				System.arraycopy(nData, 0, nd, 0, NODE * old);
 			int mask = slot.length - 1;
 			for (int j = 1; j < nodes && j < old; j++) {
-				int h = slotOf(key[j], mask);
+				int h = slotOf(nd[NODE * j + N_KEY], mask);
 				while (slot[h] != 0)
 					h = (h + 1) & mask;
 				slot[h] = j;
 			}
-			/* nStat first: a snapshot sizes by nKey */
-			nStat = stat;
 			nSlot = slot;
-			nKey = key;
+			nData = nd;
 			return true;
 		} catch (Throwable e) {
 			return false;

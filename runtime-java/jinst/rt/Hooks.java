@@ -289,17 +289,15 @@ public final class Hooks {
 			for (int i = 0; i < t.length; i++) {
 				Ctx c = t[i];
 				int n = counts[i];
-				long[] key = c.nKey, stat = c.nStat;
-				if (key == null || stat == null)
-					n = 0;
-				else
-					n = min(n, min(key.length, stat.length / 2) - 1);
+				long[] nd = c.nData;
+				n = nd == null ? 0 : min(n, nd.length / Ctx.NODE - 1);
 				r[k++] = n;
 				for (int j = 1; j <= n; j++) {
-					r[k++] = key[j] >>> 32;
-					r[k++] = Ctx.methodOf(key[j]);
-					r[k++] = stat[2 * j];
-					r[k++] = stat[2 * j + 1];
+					long key = nd[Ctx.NODE * j + Ctx.N_KEY];
+					r[k++] = key >>> 32;
+					r[k++] = Ctx.methodOf(key);
+					r[k++] = nd[Ctx.NODE * j + Ctx.N_CALLS];
+					r[k++] = nd[Ctx.NODE * j + Ctx.N_TIME];
 				}
 			}
 			long[] out = new long[k];
