@@ -147,9 +147,7 @@ enum jinst_operand_kind jinst_opcode_operands(uint8_t opcode)
 	return operand_kind(opcode);
 }
 
-/* Length of the instruction at pc, or 0 when it is malformed or runs past
- * the end. Switches are measured from their padding and counts. */
-static uint32_t insn_length(const uint8_t *code, uint32_t len, uint32_t pc)
+uint32_t jinst_insn_length(const uint8_t *code, uint32_t len, uint32_t pc)
 {
 	uint8_t op = code[pc];
 	uint32_t n = op_length[op];
@@ -218,7 +216,7 @@ int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns
 		uint8_t op = b[pc];
 		uint32_t l = op_length[op];
 		if (!l || pc + l > len)
-			l = insn_length(b, len, pc);
+			l = jinst_insn_length(b, len, pc);
 		if (!l) {
 			if (operand_kind(op) == JINST_OPND_INVALID)
 				return jinst_fail(diag, JINST_EMALFORMED, base + pc, "invalid opcode 0x%02x at pc %u", op,
