@@ -90,6 +90,8 @@ struct jinst_patch {
 	uint16_t *starts;          /* instruction offsets */
 	uint32_t count;
 	uint8_t *is_start;         /* bitmap over code_length + 1 */
+	uint8_t *dead;             /* instructions after an unconditional transfer */
+	uint8_t *need;             /* at commit (50+): positions that need a frame, cleared by the frames */
 	uint16_t *fix;             /* offsets of branches and switches */
 	uint32_t nfix;
 	insertion *ins;
@@ -118,6 +120,18 @@ static inline bool is_branch(uint8_t op)
 static inline bool has_offsets(uint8_t op)
 {
 	return is_branch(op) || op == 0xaa || op == 0xab;
+}
+
+/* goto, goto_w, the switches, ret, *return, athrow: no fall-through. */
+static inline bool is_transfer(uint8_t op)
+{
+	return op == 0xa7 || op == 0xc8 || op == 0xaa || op == 0xab || op == 0xa9 || (op >= 0xac && op <= 0xb1) ||
+	       op == 0xbf;
+}
+
+static inline void set_bit(uint8_t *map, uint32_t off)
+{
+	map[off >> 3] |= (uint8_t)(1u << (off & 7));
 }
 
 int jinst_patch_open(jinst_patch **out, jinst_class *c, jinst_member *m, jinst_diag *diag)
@@ -186,7 +200,8 @@ int jinst_patch_open(jinst_patch **out, jinst_class *c, jinst_member *m, jinst_d
 
 	p->starts = jinst_arena_alloc(arena, (size_t)len * sizeof(uint16_t));
 	p->is_start = jinst_arena_zalloc(arena, len / 8 + 1);
-	if (!p->starts || !p->is_start)
+	p->dead = jinst_arena_zalloc(arena, len / 8 + 1);
+	if (!p->starts || !p->is_start || !p->dead)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
 	/* The offsets of branches and switches go in the same array from its
 	 * end down: there are at most as many of them as instructions, and
@@ -200,7 +215,10 @@ int jinst_patch_open(jinst_patch **out, jinst_class *c, jinst_member *m, jinst_d
 		if (&p->starts[n] == fix)
 			return jinst_fail(diag, JINST_EMALFORMED, a->offset, "Code: too many instructions");
 		p->starts[n++] = (uint16_t)pc;
-		p->is_start[pc >> 3] |= (uint8_t)(1u << (pc & 7));
+		set_bit(p->is_start, pc);
+		uint8_t op = code[pc] == 0xc4 ? code[pc + 1] : code[pc];
+		if (is_transfer(op) && pc + l < len)
+			set_bit(p->dead, pc + l);
 		if (has_offsets(code[pc])) {
 			/* A branch is 3 or 5 bytes and a switch at least 16: the
 			 * two arrays never meet, but say so to the reader. */
@@ -290,6 +308,11 @@ int jinst_patch_insert(jinst_patch *p, uint32_t offset, enum jinst_where where, 
 	}
 	if (!is_start(p, offset) || (where != JINST_BEFORE_INSIDE && where != JINST_BEFORE_OUTSIDE))
 		return JINST_EINVAL;
+	/* Outside code after an unconditional transfer is reached by nothing
+	 * and starts where the verifier wants a frame (JVMS 4.10.1.6): the
+	 * editor derives one; here that is declined. */
+	if (where == JINST_BEFORE_OUTSIDE && (p->dead[offset >> 3] >> (offset & 7) & 1))
+		return JINST_EUNSUPPORTED;
 	if (p->nins == p->cap) {
 		uint32_t cap = p->cap ? p->cap * 2 : 8;
 		insertion *n = jinst_arena_alloc(p->cls->arena, (size_t)cap * sizeof(*n));
@@ -498,6 +521,8 @@ static int relocate(jinst_patch *p, uint32_t at, uint32_t now, out *o, jinst_dia
 			if (t < 0 || !is_start(p, (uint32_t)t))
 				return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "switch at %u: target %lld not an instruction",
 				                  (unsigned)at, (long long)t);
+			if (p->need)
+				set_bit(p->need, (uint32_t)t);
 			put_u4(o, (uint32_t)((int64_t)map_pos(p, (uint32_t)t) - now));
 		}
 		return 0;
@@ -508,6 +533,9 @@ static int relocate(jinst_patch *p, uint32_t at, uint32_t now, out *o, jinst_dia
 	if (t < 0 || !is_start(p, (uint32_t)t))
 		return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "branch at %u: target %lld not an instruction",
 		                  (unsigned)at, (long long)t);
+	/* jsr's target is a subroutine: no frame there (and none before 51). */
+	if (p->need && op != 0xa8 && op != 0xc9)
+		set_bit(p->need, (uint32_t)t);
 	int64_t nrel = (int64_t)map_pos(p, (uint32_t)t) - now;
 	put_u1(o, op);
 	if (wide) {
@@ -677,6 +705,8 @@ static int emit_frames(jinst_patch *p, rd *r, out *o, uint32_t handler_at, uint1
 		int64_t old = prev_old + delta + 1;
 		if (old >= p->code_length || !is_start(p, (uint32_t)old))
 			return JINST_EMALFORMED;
+		if (p->need)
+			p->need[old >> 3] &= (uint8_t)~(1u << (old & 7));
 		uint32_t now = map_pos(p, (uint32_t)old);
 		uint32_t nd = (uint32_t)(now - prev_new - 1);
 		prev_old = old;
@@ -775,6 +805,15 @@ int jinst_patch_commit(jinst_patch *p, jinst_diag *diag)
 	uint8_t *buf = jinst_arena_alloc(c->arena, cap);
 	if (!buf)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+	/* Kept frames only move: every position that needs one must have one
+	 * already (a class without them, say, is left to the editor, which
+	 * derives them). */
+	if (c->major_version >= 50) {
+		p->need = jinst_arena_alloc(c->arena, p->code_length / 8 + 1);
+		if (!p->need)
+			return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+		memcpy(p->need, p->dead, p->code_length / 8 + 1);
+	}
 	out o = {buf};
 	put_u2(&o, (uint16_t)max_stack);
 	put_u2(&o, p->max_locals);
@@ -798,6 +837,8 @@ int jinst_patch_commit(jinst_patch *p, jinst_diag *diag)
 		if (!position_ok(p, s, false) || !position_ok(p, e, true) || !position_ok(p, h, false) || s >= e)
 			return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET,
 			                  "exception_table[%u]: %u-%u -> %u not on instructions", (unsigned)i, s, e, h);
+		if (p->need)
+			set_bit(p->need, h);
 		put_u2(&o, (uint16_t)map_pos(p, s));
 		put_u2(&o, (uint16_t)map_pos(p, e));
 		put_u2(&o, (uint16_t)map_pos(p, h));
@@ -870,6 +911,15 @@ int jinst_patch_commit(jinst_patch *p, jinst_diag *diag)
 	}
 	if (r.bad || r.p != r.end)
 		return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "Code attribute malformed");
+	if (p->need)
+		for (uint32_t i = 0; i <= p->code_length / 8; i++)
+			if (p->need[i]) {
+				uint32_t at = i * 8;
+				while (!(p->need[i] >> (at & 7) & 1))
+					at++;
+				return jinst_fail(diag, JINST_EUNSUPPORTED, JINST_NO_OFFSET,
+				                  "offset %u needs a frame and has none: left to the editor", (unsigned)at);
+			}
 	if ((size_t)(o.p - buf) > cap)
 		abort(); /* the bound above is wrong: memory is already overwritten */
 
