@@ -598,13 +598,19 @@ static int initial_locals(jinst_patch *p)
 	if (!d || !len || d[0] != '(')
 		return -1;
 	const uint8_t *q = d + 1, *end = d + len;
+	jinst_ftype t;
 	while (q < end && *q != ')') {
-		jinst_ftype t;
 		if (!jinst_descriptor_type(&q, end, &t))
 			return -1;
 		n++;
 	}
-	return n;
+	if (q == end || ++q == end) /* no ')', or nothing after it */
+		return -1;
+	if (*q == 'V')
+		q++;
+	else if (!jinst_descriptor_type(&q, end, &t))
+		return -1;
+	return q == end ? n : -1;
 }
 
 typedef struct rd {
@@ -789,6 +795,9 @@ int jinst_patch_commit(jinst_patch *p, jinst_diag *diag)
 	uint16_t handler_cls = p->catch_type, smt_name = 0;
 	bool new_smt = false;
 	if (p->handler && c->major_version >= 50) {
+		/* The handler's frame follows from the method's initial one. */
+		if (initial_locals(p) < 0)
+			return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "method descriptor malformed");
 		if (!handler_cls && (rc = jinst_cp_add_class(c, "java/lang/Throwable", &handler_cls)))
 			return jinst_fail(diag, rc, JINST_NO_OFFSET, "adding java/lang/Throwable: %s", jinst_strerror(rc));
 		if (!p->has_frames) {

@@ -16,14 +16,20 @@
  * instruction (its frame moves onto the inserted code). At one position
  * outside code precedes inside code whatever the order of the calls.
  *
- * Declines. jinst_patch_open and jinst_patch_commit return JINST_EUNSUPPORTED
+ * Declines. jinst_patch_open, _insert and _commit return JINST_EUNSUPPORTED
  * when the method is outside the fast path: the old (45.0-45.2) Code
  * layout, a Code attribute other than LineNumberTable, LocalVariableTable,
  * LocalVariableTypeTable and StackMapTable (type annotations in code name
  * offsets this module does not remap), a StackMapTable before version 50,
- * a Code model already edited through the model, or a 16-bit branch whose
- * new offset would overflow. The caller then uses the code editor, which
- * handles all of these (it widens branches). Malformed code gives
+ * a Code model already edited through the model, a 16-bit branch whose
+ * new offset would overflow, code inserted outside an instruction that
+ * follows an unconditional transfer (it would need a frame of its own), or
+ * (version 50 and later) a branch target, handler or instruction after an
+ * unconditional transfer without a frame in the StackMapTable (the
+ * patcher keeps frames, it derives none). The caller then uses the code
+ * editor, which handles all of these (it widens branches, derives frames).
+ * The patcher does not check stack depths (the editor refuses code whose
+ * depths do not balance); it trusts the method's max_stack. Malformed code gives
  * JINST_EMALFORMED, a JVMS 4.11 limit JINST_ETOOLARGE. Any error leaves the
  * method exactly as it was.
  *

@@ -83,21 +83,33 @@ static void pick(choice *c, uint32_t r, uint16_t probe, bool have_probe)
 
 static bool patched[65536], compare[65536], orig_ok[65536];
 
+static bool method_sound_d(jinst_class *c, jinst_member *m, jinst_diag *dd);
+
 static bool method_sound(jinst_class *c, jinst_member *m)
+{
+	bool ok = false;
+	jinst_diag d;
+	d.message[0] = 0;
+	ok = method_sound_d(c, m, &d);
+	if (!ok && getenv("FUZZ_PATCH_DEBUG"))
+		fprintf(stderr, "unsound: %s (%s)\n", d.message, d.where);
+	return ok;
+}
+static bool method_sound_d(jinst_class *c, jinst_member *m, jinst_diag *dd)
 {
 	jinst_attr *a = jinst_attr_find(jinst_member_attrs(m), JINST_ATTR_CODE);
 	void *model;
-	jinst_diag d;
-	if (!a || jinst_attr_decode(c, a, &model, &d))
+	jinst_diag *d = dd;
+	if (!a || jinst_attr_decode(c, a, &model, d))
 		return false;
 	jinst_code *code = model;
 	jinst_insn *insns;
 	uint32_t count;
-	if (jinst_code_decode(c, code, &insns, &count, &d))
+	if (jinst_code_decode(c, code, &insns, &count, d))
 		return false;
 	jinst_attr *sa = jinst_attr_find(&code->attrs, JINST_ATTR_STACK_MAP_TABLE);
 	jinst_full_frame *frames;
-	if (sa && (jinst_attr_decode(c, sa, &model, &d) || jinst_stack_map_expand(c, m, model, &frames, &d)))
+	if (sa && (jinst_attr_decode(c, sa, &model, d) || jinst_stack_map_expand(c, m, model, &frames, d)))
 		return false;
 	return true;
 }
