@@ -795,9 +795,14 @@ int jinst_patch_commit(jinst_patch *p, jinst_diag *diag)
 	uint16_t handler_cls = p->catch_type, smt_name = 0;
 	bool new_smt = false;
 	if (p->handler && c->major_version >= 50) {
-		/* The handler's frame follows from the method's initial one. */
+		/* The handler's frame follows from the method's initial one,
+		 * which must make sense (a descriptor, this_class) even when the
+		 * method had no frames before. */
+		jinst_full_frame *init;
 		if (initial_locals(p) < 0)
 			return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "method descriptor malformed");
+		if ((rc = jinst_stack_map_expand(c, p->method, NULL, &init, diag)))
+			return rc;
 		if (!handler_cls && (rc = jinst_cp_add_class(c, "java/lang/Throwable", &handler_cls)))
 			return jinst_fail(diag, rc, JINST_NO_OFFSET, "adding java/lang/Throwable: %s", jinst_strerror(rc));
 		if (!p->has_frames) {
