@@ -287,7 +287,7 @@ int main(int argc, char **argv)
 		long failed = check_pass(m, k == 0);
 		counting = false;
 		if (k == 1)
-			printf("jinst insert: %ld methods declined by the patcher, done by the editor\n", fallbacks);
+			printf("jinst insert (patcher): %ld methods declined by the patcher, done by the editor\n", fallbacks);
 		if (failed < 0 || m->classes == 0) {
 			fprintf(stderr, "jinst %s: nothing to time\n", m->name);
 			rc = 1;
