@@ -209,7 +209,9 @@ int jinst_patch_open(jinst_patch **out, jinst_class *c, jinst_member *m, jinst_d
 	uint16_t *fix_end = p->starts + len, *fix = fix_end;
 	uint32_t n = 0;
 	for (uint32_t pc = 0; pc < len;) {
-		uint32_t l = jinst_insn_length(code, len, pc);
+		uint32_t l = jinst_op_length[code[pc]];
+		if (!l || pc + l > len)
+			l = jinst_insn_length(code, len, pc);
 		if (!l)
 			return jinst_fail(diag, JINST_EMALFORMED, a->offset, "Code: bad instruction at %u", (unsigned)pc);
 		if (&p->starts[n] == fix)
