@@ -10,7 +10,7 @@
  * patcher's at least the editor's (the editor's is exact, the patcher's
  * conservative). Methods the patcher declines are counted by reason.
  *
- *   patch_check [--everywhere] [--pop] [--out DIR] [--limit N] FOLDER...
+ *   patch_check [--everywhere|--handler] [--pop] [--out DIR] [--limit N] FOLDER...
  *
  * Default: the tracing shape of bench/frames: `sipush id; invokestatic
  * enter(I)V` outside the first instruction, `sipush id; invokestatic
@@ -19,6 +19,11 @@
  * pseudo-random draw (outside for the first one), 1 to 4 bytes of `nop`s
  * or `iconst_0; pop`, so that every switch meets every padding and every
  * branch, table entry and frame moves by varied amounts.
+ * --handler: the tracing shape plus the trace pass's catch-all: a handler
+ * appended after the code (`sipush id; invokestatic exitThrow(I)V;
+ * athrow`, with --pop `nop; athrow`) over the whole original code, its
+ * frame locals [] and stack [Throwable]; constructors get none (their
+ * range starts after the super() call, which the trace pass finds).
  * --pop: `iconst_0; pop` instead of the hook calls (nothing to resolve:
  * a JDK's own boot classes can run it).
  * --out DIR: writes the patched classes under DIR (for tests/jvm/verify.sh).
@@ -40,7 +45,7 @@ static struct {
 	unsigned long classes, class_failed, identical, methods, patched, declined, both_failed, mismatched, insertions;
 } st;
 
-static bool everywhere, pop_mode;
+static bool everywhere, pop_mode, handler_mode;
 static const char *out_dir;
 static unsigned long limit;
 
@@ -158,26 +163,78 @@ static uint32_t make_plan(const uint16_t *offs, uint32_t n, const uint8_t *code,
 	return k;
 }
 
-static int run_patch(jinst_class *c, jinst_member *m, const plan_item *plan, uint32_t k, jinst_diag *d)
+/* The catch-all of --handler: its code as bytes and as instructions. */
+typedef struct handler {
+	bool on;
+	uint8_t bytes[8];
+	uint32_t len;
+	jinst_insn insns[4];
+	uint32_t n;
+} handler;
+
+static handler make_handler(int32_t id, uint16_t exit_throw)
+{
+	handler h = {true, {0x11, (uint8_t)(id >> 8), (uint8_t)id, 0xb8, (uint8_t)(exit_throw >> 8), (uint8_t)exit_throw, 0xbf},
+	             7, {{0}}, 3};
+	h.insns[0] = (jinst_insn){.opcode = 0x11, .operand = id};
+	h.insns[1] = (jinst_insn){.opcode = 0xb8, .operand = exit_throw};
+	h.insns[2] = (jinst_insn){.opcode = 0xbf};
+	if (pop_mode) {
+		h = (handler){true, {0x00, 0xbf}, 2, {{0}}, 2};
+		h.insns[0] = (jinst_insn){.opcode = 0x00};
+		h.insns[1] = (jinst_insn){.opcode = 0xbf};
+	}
+	return h;
+}
+
+static int run_patch(jinst_class *c, jinst_member *m, const plan_item *plan, uint32_t k, const handler *h,
+                     jinst_diag *d)
 {
 	jinst_patch *p;
 	int rc = jinst_patch_open(&p, c, m, d);
 	for (uint32_t i = 0; !rc && i < k; i++)
 		rc = jinst_patch_insert(p, plan[i].offset, plan[i].where, plan[i].s.bytes, plan[i].s.len, plan[i].s.depth);
+	if (!rc && h->on) {
+		uint32_t len;
+		jinst_patch_code(p, &len);
+		rc = jinst_patch_set_handler(p, h->bytes, h->len, 1, 0);
+		if (!rc)
+			rc = jinst_patch_add_range(p, 0, len);
+	}
 	if (!rc)
 		rc = jinst_patch_commit(p, d);
 	return rc;
 }
 
-static int run_edit(jinst_class *c, jinst_member *m, const plan_item *plan, uint32_t k, jinst_diag *d)
+static int run_edit(jinst_class *c, jinst_member *m, const plan_item *plan, uint32_t k, const handler *h,
+                    jinst_diag *d)
 {
 	jinst_edit *ed;
 	int rc = jinst_edit_open(&ed, c, m, NULL, d);
 	if (rc)
 		return rc;
+	/* As the trace pass does it (instrument/trace.c): the range's labels first. */
+	jinst_label start = JINST_NO_LABEL, hl = JINST_NO_LABEL;
+	if (h->on)
+		rc = jinst_edit_label_at(ed, 0, &start);
 	for (uint32_t i = 0; !rc && i < k; i++)
 		rc = jinst_edit_insert(ed, jinst_edit_at(ed, plan[i].offset), plan[i].where, plan[i].s.insns, plan[i].s.n,
 		                       NULL);
+	if (!rc && h->on) {
+		jinst_insn hs[5] = {{.opcode = JINST_OP_LABEL}};
+		rc = jinst_edit_new_label(ed, &hl);
+		hs[0].operand = (int32_t)hl;
+		memcpy(&hs[1], h->insns, h->n * sizeof(*h->insns));
+		if (!rc)
+			rc = jinst_edit_insert(ed, NULL, JINST_AFTER, hs, h->n + 1, NULL);
+		static const char throwable[] = "java/lang/Throwable";
+		jinst_ftype t = {JINST_VT_OBJECT, 0, sizeof(throwable) - 1, (const uint8_t *)throwable};
+		jinst_full_frame fr = {0, 0, 1, NULL, &t};
+		if (!rc)
+			rc = jinst_edit_set_frame(ed, hl, &fr);
+		if (!rc)
+			rc = jinst_edit_add_handler(ed, start, jinst_edit_end_label(ed), hl, 0);
+	}
 	if (!rc)
 		rc = jinst_edit_commit(ed, d);
 	jinst_edit_free(ed);
@@ -301,13 +358,16 @@ static void check_class(const uint8_t *bytes, size_t len, const char *name)
 		jinst_arena_free(ea);
 		return; /* not a class this library reads: nothing to compare */
 	}
-	uint16_t penter = 0, pexit = 0, eenter = 0, eexit = 0;
+	uint16_t penter = 0, pexit = 0, eenter = 0, eexit = 0, pthrow = 0, ethrow = 0;
 	if (!everywhere && !pop_mode &&
 	    (jinst_cp_add_methodref(pc, "jinst/rt/Hooks", "enter", "(I)V", &penter) ||
 	     jinst_cp_add_methodref(pc, "jinst/rt/Hooks", "exit", "(I)V", &pexit) ||
 	     jinst_cp_add_methodref(ec, "jinst/rt/Hooks", "enter", "(I)V", &eenter) ||
 	     jinst_cp_add_methodref(ec, "jinst/rt/Hooks", "exit", "(I)V", &eexit) || penter != eenter ||
-	     pexit != eexit)) {
+	     pexit != eexit ||
+	     (handler_mode && (jinst_cp_add_methodref(pc, "jinst/rt/Hooks", "exitThrow", "(I)V", &pthrow) ||
+	                       jinst_cp_add_methodref(ec, "jinst/rt/Hooks", "exitThrow", "(I)V", &ethrow) ||
+	                       pthrow != ethrow)))) {
 		st.class_failed++;
 		count_reason("class", "hook constants differ or fail", name);
 		goto done;
@@ -328,8 +388,13 @@ static void check_class(const uint8_t *bytes, size_t len, const char *name)
 		const uint8_t *code = prc ? NULL : jinst_patch_code(probe, &code_len);
 		plan_item *plan = malloc((n + 1) * sizeof(*plan));
 		uint32_t k = prc ? 0 : make_plan(offs, n, code, (uint32_t)st.methods, penter, pexit, plan);
+		handler h = {0};
+		uint16_t nl;
+		const uint8_t *mn = jinst_cp_utf8(pc, jinst_member_name_index(pm), &nl);
+		if (handler_mode && !(mn && nl == 6 && memcmp(mn, "<init>", 6) == 0))
+			h = make_handler((int32_t)(st.methods & 0x7fff), pthrow);
 		if (!prc)
-			prc = run_patch(pc, pm, plan, k, &pd);
+			prc = run_patch(pc, pm, plan, k, &h, &pd);
 		if (prc) {
 			/* declined: the editor does it, as every user of the patcher does */
 			st.declined++;
@@ -340,7 +405,7 @@ static void check_class(const uint8_t *bytes, size_t len, const char *name)
 			continue;
 		}
 		st.insertions += k;
-		int erc = run_edit(ec, em, plan, k, &ed);
+		int erc = run_edit(ec, em, plan, k, &h, &ed);
 		free(plan);
 		if (erc) {
 			/* The editor refuses what the patcher did (a limit it meets
@@ -521,6 +586,8 @@ int main(int argc, char **argv)
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (strcmp(argv[i], "--everywhere") == 0)
 			everywhere = true;
+		else if (strcmp(argv[i], "--handler") == 0)
+			handler_mode = true;
 		else if (strcmp(argv[i], "--pop") == 0)
 			pop_mode = true;
 		else if (strcmp(argv[i], "--out") == 0 && i + 1 < argc)
@@ -531,7 +598,7 @@ int main(int argc, char **argv)
 			break;
 	}
 	if (i >= argc || argv[i][0] == '-') {
-		fprintf(stderr, "usage: patch_check [--everywhere] [--pop] [--out DIR] [--limit N] FOLDER...\n");
+		fprintf(stderr, "usage: patch_check [--everywhere|--handler] [--pop] [--out DIR] [--limit N] FOLDER...\n");
 		return 2;
 	}
 	for (; i < argc; i++)
