@@ -29,14 +29,14 @@
  * patcher keeps frames, it derives none). The caller then uses the code
  * editor, which handles all of these (it widens branches, derives frames).
  * The patcher does not check stack depths (the editor refuses code whose
- * depths do not balance); it trusts the method's max_stack. Malformed code gives
- * JINST_EMALFORMED, a JVMS 4.11 limit JINST_ETOOLARGE. Any error leaves the
- * method exactly as it was.
+ * depths do not balance); it trusts the method's max_stack. Malformed code
+ * gives JINST_EMALFORMED, a JVMS 4.11 limit JINST_ETOOLARGE. Any error
+ * leaves the method exactly as it was.
  *
  * max_stack grows conservatively: code inserted outside offset 0 runs on
  * an empty stack and needs its own depth; anywhere else it needs the old
  * max_stack plus its depth. The editor computes the exact figure, so the
- * two may differ there (ours is never smaller).
+ * two may differ there (ours is never smaller, given a right max_stack).
  *
  * Memory: everything comes from the class's arena. After a successful
  * commit the method's Code attribute holds the new bytes (decode it again
