@@ -17,6 +17,7 @@
  */
 #include <string.h>
 
+#include "jinst/edit.h"
 #include "jinst/patch.h"
 #include "../testlib.h"
 
@@ -68,6 +69,7 @@ typedef struct method_spec {
 	const uint16_t *lvt; /* start_pc, length, index */
 	uint32_t nlvt;
 	bool type_annotations; /* an (empty) RuntimeVisibleTypeAnnotations in the code */
+	uint16_t minor;        /* with major 45 and minor < 3: the old Code layout */
 } method_spec;
 
 /* A class T with one method `static m(I)V` built from spec. */
@@ -75,7 +77,7 @@ static void build(buf *o, const method_spec *s)
 {
 	o->n = 0;
 	u4(o, 0xCAFEBABE);
-	u2(o, 0);
+	u2(o, s->minor);
 	u2(o, s->major);
 	u2(o, CP_COUNT);
 	utf8(o, "T");                  /* 1 */
@@ -97,7 +99,10 @@ static void build(buf *o, const method_spec *s)
 	u2(o, CP_CODE);
 	size_t len_at = o->n;
 	u4(o, 0);
-	u2(o, 8), u2(o, 4), u4(o, s->code_length);
+	if (s->major == 45 && s->minor < 3)
+		u1(o, 8), u1(o, 4), u2(o, s->code_length);
+	else
+		u2(o, 8), u2(o, 4), u4(o, s->code_length);
 	memcpy(o->b + o->n, s->code, s->code_length);
 	o->n += s->code_length;
 	u2(o, s->nexc);
@@ -432,7 +437,7 @@ static const uint8_t uninit_smt[] = {
 
 static void test_relocation(void)
 {
-	method_spec b = {49, branches, sizeof branches, branches_exc, 2, NULL, 0, branches_lnt, 4, branches_lvt, 2, false};
+	method_spec b = {49, branches, sizeof branches, branches_exc, 2, NULL, 0, branches_lnt, 4, branches_lvt, 2, false, 0};
 	static plan pl[70000];
 	for (uint32_t seed = 1; seed <= 40; seed++) {
 		uint32_t n = plan_everywhere(&b, seed, pl);
@@ -449,7 +454,7 @@ static void test_relocation(void)
 				uint8_t code[64], smt[16];
 				uint32_t len, sl;
 				switch_method(table, k, code, &len, smt, &sl);
-				method_spec s = {50, code, len, NULL, 0, smt, sl, NULL, 0, NULL, 0, false};
+				method_spec s = {50, code, len, NULL, 0, smt, sl, NULL, 0, NULL, 0, false, 0};
 				char what[64];
 				snprintf(what, sizeof what, "%s at padding %u, %u inserted before", table ? "tableswitch" : "lookupswitch",
 				         3 - k, ins);
@@ -464,7 +469,7 @@ static void test_relocation(void)
 	uint8_t straight[201];
 	memset(straight, 0x1a, 200);
 	straight[200] = 0xb1;
-	method_spec f = {50, straight, sizeof straight, NULL, 0, frames_smt, sizeof frames_smt, NULL, 0, NULL, 0, false};
+	method_spec f = {50, straight, sizeof straight, NULL, 0, frames_smt, sizeof frames_smt, NULL, 0, NULL, 0, false, 0};
 	check_relocation("frames, nothing moves past them", &f, (plan[]){{195, JINST_BEFORE_INSIDE, 2}}, 1);
 	check_relocation("frames, deltas grow past 63", &f,
 	                 (plan[]){{5, JINST_BEFORE_INSIDE, 4}, {15, JINST_BEFORE_INSIDE, 4}, {150, JINST_BEFORE_OUTSIDE, 3}}, 3);
@@ -475,7 +480,7 @@ static void test_relocation(void)
 	for (uint32_t seed = 1; seed <= 10; seed++)
 		check_relocation("frames everywhere", &f, fp, plan_everywhere(&f, seed, fp));
 
-	method_spec u = {52, uninit_code, sizeof uninit_code, NULL, 0, uninit_smt, sizeof uninit_smt, NULL, 0, NULL, 0, false};
+	method_spec u = {52, uninit_code, sizeof uninit_code, NULL, 0, uninit_smt, sizeof uninit_smt, NULL, 0, NULL, 0, false, 0};
 	check_relocation("uninitialized, inside before the new", &u, (plan[]){{2, JINST_BEFORE_INSIDE, 3}}, 1);
 	check_relocation("uninitialized, outside before the new", &u, (plan[]){{2, JINST_BEFORE_OUTSIDE, 2}}, 1);
 	static plan up[32];
@@ -494,7 +499,7 @@ static void test_declines(void)
 	static uint8_t big[70000];
 
 	/* Type annotations in the code: declined at open. */
-	method_spec ta = {52, uninit_code, sizeof uninit_code, NULL, 0, uninit_smt, sizeof uninit_smt, NULL, 0, NULL, 0, true};
+	method_spec ta = {52, uninit_code, sizeof uninit_code, NULL, 0, uninit_smt, sizeof uninit_smt, NULL, 0, NULL, 0, true, 0};
 	build(&in, &ta);
 	CHECK(jinst_class_parse(&c, in.b, in.n, NULL, NULL, NULL) == 0, "type annotations: parses");
 	CHECK(jinst_patch_open(&p, c, jinst_class_method(c, 0), &d) == JINST_EUNSUPPORTED && d.code == JINST_EUNSUPPORTED,
@@ -502,14 +507,14 @@ static void test_declines(void)
 	jinst_class_free(c);
 
 	/* A StackMapTable before version 50: declined. */
-	method_spec old = {49, uninit_code, sizeof uninit_code, NULL, 0, uninit_smt, sizeof uninit_smt, NULL, 0, NULL, 0, false};
+	method_spec old = {49, uninit_code, sizeof uninit_code, NULL, 0, uninit_smt, sizeof uninit_smt, NULL, 0, NULL, 0, false, 0};
 	build(&in, &old);
 	CHECK(jinst_class_parse(&c, in.b, in.n, NULL, NULL, NULL) == 0, "old: parses");
 	CHECK(jinst_patch_open(&p, c, jinst_class_method(c, 0), &d) == JINST_EUNSUPPORTED, "StackMapTable before 50: declined");
 	jinst_class_free(c);
 
 	/* Version 50 without the frames the branches need: declined at commit, method untouched. */
-	method_spec nof = {52, uninit_code, sizeof uninit_code, NULL, 0, NULL, 0, NULL, 0, NULL, 0, false};
+	method_spec nof = {52, uninit_code, sizeof uninit_code, NULL, 0, NULL, 0, NULL, 0, NULL, 0, false, 0};
 	build(&in, &nof);
 	CHECK(jinst_class_parse(&c, in.b, in.n, NULL, NULL, NULL) == 0, "no frames: parses");
 	CHECK(jinst_patch_open(&p, c, jinst_class_method(c, 0), &d) == 0, "no frames: opens");
@@ -523,7 +528,7 @@ static void test_declines(void)
 	jinst_class_free(c);
 
 	/* Outside after an unconditional transfer; API misuse. */
-	method_spec u = {52, uninit_code, sizeof uninit_code, NULL, 0, uninit_smt, sizeof uninit_smt, NULL, 0, NULL, 0, false};
+	method_spec u = {52, uninit_code, sizeof uninit_code, NULL, 0, uninit_smt, sizeof uninit_smt, NULL, 0, NULL, 0, false, 0};
 	build(&in, &u);
 	CHECK(jinst_class_parse(&c, in.b, in.n, NULL, NULL, NULL) == 0, "parses");
 	CHECK(jinst_patch_open(&p, c, jinst_class_method(c, 0), &d) == 0, "opens");
@@ -545,7 +550,7 @@ static void test_declines(void)
 	jinst_class_free(c);
 
 	/* A 16-bit branch that no longer reaches: declined; too long: ETOOLARGE. */
-	method_spec b = {49, branches, sizeof branches, branches_exc, 2, NULL, 0, branches_lnt, 4, branches_lvt, 2, false};
+	method_spec b = {49, branches, sizeof branches, branches_exc, 2, NULL, 0, branches_lnt, 4, branches_lvt, 2, false, 0};
 	build(&in, &b);
 	CHECK(jinst_class_parse(&c, in.b, in.n, NULL, NULL, NULL) == 0, "parses");
 	CHECK(jinst_patch_open(&p, c, jinst_class_method(c, 0), &d) == 0, "opens");
@@ -561,13 +566,72 @@ static void test_declines(void)
 	jinst_class_free(c);
 	plan pl[1] = {{19, JINST_BEFORE_INSIDE, 8}};
 	check_relocation("branches, a few bytes", &b, pl, 1);
+
+	/* The Code layout of 45.0-45.2 (u1 max_stack and max_locals, u2 code_length). */
+	method_spec oldest = {45, branches, sizeof branches, NULL, 0, NULL, 0, NULL, 0, NULL, 0, false, 2};
+	build(&in, &oldest);
+	CHECK(jinst_class_parse(&c, in.b, in.n, NULL, NULL, &d) == 0, "45.2: parses: %s", d.message);
+	CHECK(jinst_patch_open(&p, c, jinst_class_method(c, 0), &d) == JINST_EUNSUPPORTED, "45.2: declined");
+	jinst_class_free(c);
+
+	/* A method already edited through the Code model (the editor): declined. */
+	build(&in, &u);
+	CHECK(jinst_class_parse(&c, in.b, in.n, NULL, NULL, NULL) == 0, "parses");
+	jinst_edit *ed;
+	CHECK(jinst_edit_open(&ed, c, jinst_class_method(c, 0), NULL, &d) == 0, "the editor opens");
+	jinst_insn nop = {.opcode = 0x00};
+	CHECK(jinst_edit_insert(ed, jinst_edit_first_insn(ed), JINST_BEFORE_OUTSIDE, &nop, 1, NULL) == 0 &&
+	      jinst_edit_commit(ed, &d) == 0, "the editor commits");
+	jinst_edit_free(ed);
+	CHECK(jinst_patch_open(&p, c, jinst_class_method(c, 0), &d) == JINST_EUNSUPPORTED, "edited code: declined");
+	jinst_class_free(c);
+}
+
+/* A method patched twice: the second patcher reads the first one's Code,
+ * which lives outside the class bytes, and so does every later decode. */
+static void test_twice(void)
+{
+	static buf in;
+	method_spec u = {52, uninit_code, sizeof uninit_code, NULL, 0, uninit_smt, sizeof uninit_smt, NULL, 0, NULL, 0, false, 0};
+	build(&in, &u);
+	jinst_class *c;
+	jinst_patch *p;
+	jinst_diag d;
+	CHECK(jinst_class_parse(&c, in.b, in.n, NULL, NULL, NULL) == 0, "parses");
+	CHECK(jinst_patch_open(&p, c, jinst_class_method(c, 0), &d) == 0 &&
+	      jinst_patch_insert(p, 2, JINST_BEFORE_INSIDE, nops, 3, 0) == 0 && jinst_patch_commit(p, &d) == 0,
+	      "first patch");
+	jinst_code *mid = code_of(c);
+	CHECK(mid && mid->code_length == 22 && mid->code[5] == 0xbb, "the first patch's code decodes in place");
+	CHECK(jinst_patch_open(&p, c, jinst_class_method(c, 0), &d) == 0, "second open: %s", d.message);
+	uint32_t len;
+	const uint8_t *code = jinst_patch_code(p, &len);
+	CHECK(len == 22 && code[5] == 0xbb, "the second patcher sees the first one's code");
+	CHECK(jinst_patch_insert(p, 5, JINST_BEFORE_OUTSIDE, nops, 1, 0) == 0 && jinst_patch_commit(p, &d) == 0,
+	      "second patch: %s", d.message);
+	uint8_t *w;
+	size_t wl;
+	CHECK(jinst_class_write(c, NULL, &w, &wl, &d) == 0, "writes");
+	jinst_class *n;
+	CHECK(jinst_class_parse(&n, w, wl, NULL, NULL, &d) == 0, "output parses");
+	jinst_code *nc = code_of(n);
+	const jinst_stack_map *m = nc ? sub(n, nc, JINST_ATTR_STACK_MAP_TABLE) : NULL;
+	jinst_full_frame *f;
+	CHECK(nc && nc->code_length == 23 && nc->code[6] == 0xbb, "4 nops before the new");
+	CHECK(m && m->count == 2 && jinst_stack_map_expand(n, jinst_class_method(n, 0), m, &f, &d) == 0, "frames");
+	if (m && m->count == 2)
+		CHECK(f[0].offset == 18 && f[0].stack[0].tag == JINST_VT_UNINITIALIZED && f[0].stack[0].value == 6,
+		      "uninitialized(6), the frame at 18");
+	free(w);
+	jinst_class_free(n);
+	jinst_class_free(c);
 }
 
 /* The appended handler: its entry after the method's own, its frame. */
 static void test_handler(void)
 {
 	static buf in;
-	method_spec u = {52, uninit_code, sizeof uninit_code, NULL, 0, uninit_smt, sizeof uninit_smt, NULL, 0, NULL, 0, false};
+	method_spec u = {52, uninit_code, sizeof uninit_code, NULL, 0, uninit_smt, sizeof uninit_smt, NULL, 0, NULL, 0, false, 0};
 	build(&in, &u);
 	jinst_class *c;
 	jinst_patch *p;
@@ -609,5 +673,6 @@ int main(void)
 	test_relocation();
 	test_declines();
 	test_handler();
+	test_twice();
 	return check_report();
 }
