@@ -8,10 +8,12 @@
  *              pass, as ASM's peer builds its map before timing); classes
  *              older than version 50 carry no frames and are left out, as
  *              on the ASM side;
- *   insert     the tracing shape through the code editor with frames kept:
- *              `sipush id; invokestatic enter(I)V` at entry and
- *              `sipush id; invokestatic exit(I)V` before every return, as
- *              ASM's AdviceAdapter peer inserts them.
+ *   insert     the tracing shape with frames kept: `sipush id;
+ *              invokestatic enter(I)V` at entry and `sipush id;
+ *              invokestatic exit(I)V` before every return, as ASM's
+ *              AdviceAdapter peer inserts them, through the code patcher
+ *              (jinst/patch.h) and, for the methods it declines, the code
+ *              editor (their number is printed).
  *
  *   jinst-bench-frames [--iterations N] [--mode recompute|insert] DIR
  *
@@ -24,6 +26,7 @@
 #include "jinst/edit.h"
 #include "jinst/hierarchy.h"
 #include "jinst/infer.h"
+#include "jinst/patch.h"
 #include "benchlib.h"
 
 typedef struct named {
@@ -93,6 +96,33 @@ static int recompute_one(mode *m, jinst_class *c, jinst_diag *diag)
 	return 0;
 }
 
+/* The general path: the code editor, for methods the patcher declines. */
+static int insert_edit(jinst_class *c, jinst_member *meth, int32_t mid, uint16_t enter, uint16_t exit_,
+                       jinst_diag *diag)
+{
+	jinst_edit *ed;
+	int rc = jinst_edit_open(&ed, c, meth, NULL, diag);
+	if (rc)
+		return rc;
+	jinst_insn call[2] = {{.opcode = 0x11, .operand = mid}, {.opcode = 0xb8, .operand = enter}};
+	rc = jinst_edit_insert(ed, jinst_edit_first_insn(ed), JINST_BEFORE_OUTSIDE, call, 2, NULL);
+	call[1].operand = exit_;
+	for (jinst_node *n = jinst_edit_first(ed); !rc && n; n = jinst_node_next(n)) {
+		const jinst_insn *in = jinst_node_insn(n);
+		if (in && in->opcode >= 0xac && in->opcode <= 0xb1)
+			rc = jinst_edit_insert(ed, n, JINST_BEFORE_INSIDE, call, 2, NULL);
+	}
+	if (!rc)
+		rc = jinst_edit_commit(ed, diag);
+	jinst_edit_free(ed);
+	return rc;
+}
+
+/* Methods the patcher declined (counted in the check pass). */
+static long fallbacks;
+static bool counting;
+
+/* The fast path: the patcher (include/jinst/patch.h), the editor when it declines. */
 static int insert_one(mode *m, jinst_class *c, jinst_diag *diag)
 {
 	(void)m;
@@ -105,22 +135,29 @@ static int insert_one(mode *m, jinst_class *c, jinst_diag *diag)
 		jinst_member *meth = jinst_class_method(c, i);
 		if (!jinst_attr_find(jinst_member_attrs(meth), JINST_ATTR_CODE))
 			continue;
-		jinst_edit *ed;
-		rc = jinst_edit_open(&ed, c, meth, NULL, diag);
-		if (rc)
-			break;
 		int32_t mid = id++ & 0x7fff;
-		jinst_insn call[2] = {{.opcode = 0x11, .operand = mid}, {.opcode = 0xb8, .operand = enter}};
-		rc = jinst_edit_insert(ed, jinst_edit_first_insn(ed), JINST_BEFORE_OUTSIDE, call, 2, NULL);
-		call[1].operand = exit_;
-		for (jinst_node *n = jinst_edit_first(ed); !rc && n; n = jinst_node_next(n)) {
-			const jinst_insn *in = jinst_node_insn(n);
-			if (in && in->opcode >= 0xac && in->opcode <= 0xb1)
-				rc = jinst_edit_insert(ed, n, JINST_BEFORE_INSIDE, call, 2, NULL);
+		uint8_t call[6] = {0x11, (uint8_t)(mid >> 8), (uint8_t)mid, 0xb8, (uint8_t)(enter >> 8), (uint8_t)enter};
+		jinst_patch *p;
+		rc = jinst_patch_open(&p, c, meth, diag);
+		if (!rc)
+			rc = jinst_patch_insert(p, 0, JINST_BEFORE_OUTSIDE, call, 6, 1);
+		call[4] = (uint8_t)(exit_ >> 8);
+		call[5] = (uint8_t)exit_;
+		if (!rc) {
+			uint32_t n;
+			const uint16_t *at = jinst_patch_offsets(p, &n);
+			const uint8_t *code = jinst_patch_code(p, &(uint32_t){0});
+			for (uint32_t k = 0; !rc && k < n; k++)
+				if (code[at[k]] >= 0xac && code[at[k]] <= 0xb1)
+					rc = jinst_patch_insert(p, at[k], JINST_BEFORE_INSIDE, call, 6, 1);
 		}
 		if (!rc)
-			rc = jinst_edit_commit(ed, diag);
-		jinst_edit_free(ed);
+			rc = jinst_patch_commit(p, diag);
+		if (rc && rc != JINST_ENOMEM) {
+			if (counting)
+				fallbacks++;
+			rc = insert_edit(c, meth, mid, enter, exit_, diag);
+		}
 	}
 	return rc;
 }
@@ -246,7 +283,11 @@ int main(int argc, char **argv)
 		mode *m = &modes[k];
 		if (which && strcmp(which, m->name) != 0)
 			continue;
+		counting = true;
 		long failed = check_pass(m, k == 0);
+		counting = false;
+		if (k == 1)
+			printf("jinst insert (patcher): %ld methods declined by the patcher, done by the editor\n", fallbacks);
 		if (failed < 0 || m->classes == 0) {
 			fprintf(stderr, "jinst %s: nothing to time\n", m->name);
 			rc = 1;

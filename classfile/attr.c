@@ -399,8 +399,16 @@ int jinst_attr_decode(jinst_class *c, jinst_attr *a, void **model, jinst_diag *d
 		diag->where[0] = diag->message[0] = '\0';
 	}
 	dec d = {.c = c, .diag = diag, .what = a->kind ? kinds[a->kind].name : "attribute"};
-	uint32_t start = (uint32_t)(a->info - c->bytes);
-	jinst_reader_init(&d.r, c->bytes, start, start + a->length);
+	/* An attribute rebuilt by the patcher (patch.c) holds info outside the
+	 * class bytes: read it from its own start (its offsets are then
+	 * relative to it in diagnostics). */
+	uintptr_t base = (uintptr_t)c->bytes, info_at = (uintptr_t)a->info;
+	if (info_at >= base && info_at - base <= c->len && a->length <= c->len - (info_at - base)) {
+		uint32_t start = (uint32_t)(info_at - base);
+		jinst_reader_init(&d.r, c->bytes, start, start + a->length);
+	} else {
+		jinst_reader_init(&d.r, a->info, 0, a->length);
+	}
 	void *m = NULL;
 #define MODEL(type) type *x = jinst_arena_zalloc(c->arena, sizeof(type)); if (!x) return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory"); m = x
 	switch ((enum jinst_attr_kind)a->kind) {

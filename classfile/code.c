@@ -77,7 +77,7 @@ static const uint8_t op_kind[256] = {
 #undef K
 
 /* Length of each fixed-size instruction; 0 for wide, switches and invalid bytes. */
-static const uint8_t op_length[256] = {
+const uint8_t jinst_op_length[256] = {
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 	2, 3, 2, 3, 3, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1,
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
@@ -147,12 +147,10 @@ enum jinst_operand_kind jinst_opcode_operands(uint8_t opcode)
 	return operand_kind(opcode);
 }
 
-/* Length of the instruction at pc, or 0 when it is malformed or runs past
- * the end. Switches are measured from their padding and counts. */
-static uint32_t insn_length(const uint8_t *code, uint32_t len, uint32_t pc)
+uint32_t jinst_insn_length(const uint8_t *code, uint32_t len, uint32_t pc)
 {
 	uint8_t op = code[pc];
-	uint32_t n = op_length[op];
+	uint32_t n = jinst_op_length[op];
 	if (n)
 		return pc + n <= len ? n : 0;
 	switch (operand_kind(op)) {
@@ -216,9 +214,9 @@ int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns
 	bool branches = false;
 	for (uint32_t pc = 0; pc < len; i++) {
 		uint8_t op = b[pc];
-		uint32_t l = op_length[op];
+		uint32_t l = jinst_op_length[op];
 		if (!l || pc + l > len)
-			l = insn_length(b, len, pc);
+			l = jinst_insn_length(b, len, pc);
 		if (!l) {
 			if (operand_kind(op) == JINST_OPND_INVALID)
 				return jinst_fail(diag, JINST_EMALFORMED, base + pc, "invalid opcode 0x%02x at pc %u", op,
@@ -461,7 +459,7 @@ int jinst_code_encode(jinst_class *c, const jinst_insn *insns, uint32_t count, j
 			q[2] = (uint8_t)(word >> 16);
 			q[3] = (uint8_t)(word >> 8);
 			q[4] = (uint8_t)word;
-			at += op_length[op];
+			at += jinst_op_length[op];
 			continue;
 		}
 		out->len = at;

@@ -312,6 +312,15 @@ enum jinst_attr_kind jinst_attr_kind_of(const uint8_t *name, uint16_t len, enum 
  * per name and class (cls->attr_kinds); UNKNOWN when it is no Utf8. */
 enum jinst_attr_kind jinst_attr_kind_at(jinst_class *cls, uint16_t name_index, enum jinst_attr_context ctx);
 
+/* Length of each opcode whose length is fixed, 0 for the others (wide,
+ * the switches, invalid bytes): the common case of jinst_insn_length,
+ * for loops that walk code and call the function only on a 0. */
+extern const uint8_t jinst_op_length[256];
+/* Length of the instruction at code[pc] (pc < len), or 0 when it is
+ * malformed or runs past the end. Switches are measured from their padding
+ * and counts. */
+uint32_t jinst_insn_length(const uint8_t *code, uint32_t len, uint32_t pc);
+
 /* Encodes instructions back into code bytes (deep mode: same layout as decoded). */
 int jinst_code_encode(jinst_class *cls, const jinst_insn *insns, uint32_t count, jinst_buf *out,
                       jinst_diag *diag);

@@ -4,9 +4,15 @@
  * Entries of the parsed class are decoded on demand from their offsets. The
  * builder appends: existing indices never move (invariant 3 of DESIGN.md), so
  * every copied attribute and method stays valid. Appended entries are
- * deduplicated against all entries through an open-addressing hash table
- * keyed by the xxhash of (tag, contents); the table is built on the first
- * addition only, so classes that are just read or copied never pay for it.
+ * deduplicated against all entries. The first few additions to a class
+ * (a pass adding its hook references: a dozen entries) look their entry up
+ * through the few appended entries and, unless it names one of those, by
+ * its encoded bytes in the pool's bytes (memchr on its rarest byte, then a
+ * check that the hit starts an entry): hashing every entry of the pool for
+ * them cost more than the rest of the pass. From
+ * the seventeenth addition on, an open-addressing hash table keyed by the
+ * xxhash of (tag, contents) answers, built then over every entry. Both
+ * find the lowest index of equal entries, so the output is the same.
  */
 #include "internal.h"
 
@@ -19,7 +25,8 @@ struct jinst_pool {
 	uint16_t added;          /* number of appended entries (slots, long/double count 2) */
 	jinst_cp_entry *entries; /* appended entries by index - original count */
 	uint32_t entries_cap;
-	uint16_t *table;         /* hash slots holding indices; 0 = empty */
+	uint16_t *table;         /* hash slots holding indices; 0 = empty; NULL until built */
+	uint32_t unhashed;       /* additions looked up without the table */
 	uint32_t table_mask;
 	uint32_t used;
 };
@@ -289,10 +296,98 @@ static int pool_init(jinst_class *c)
 		return JINST_ENOMEM;
 	p->count = c->cp_count;
 	c->pool = p;
-	int rc = table_rebuild(c, p, c->cp_count + 64u);
-	if (rc)
-		c->pool = NULL;
-	return rc;
+	return 0;
+}
+
+/* Lookups before the table: additions up to this many, Utf8 up to this long. */
+#define UNHASHED_ADDS 16
+#define UNHASHED_UTF8 250
+
+/* How common a byte is in a constant pool, roughly: the search below
+ * anchors on the rarest byte of what it looks for. */
+static int byte_commonness(uint8_t b)
+{
+	if (b <= 0x01 || (b >= 'a' && b <= 'z') || b == '/' || b == ';' || b == 'L' || b == '(' || b == ')')
+		return 2;
+	if (b >= 'A' && b <= 'Z')
+		return 1;
+	return 0;
+}
+
+/* The lowest index of an original entry whose encoding is key[0..n), or
+ * 0. Original entries lie in index order in the bytes (the slot after a
+ * Long or Double has offset 0 and sorts with its entry), so a hit is an
+ * entry when the index search finds one starting there. */
+static uint16_t find_original(const jinst_class *c, const uint8_t *key, size_t n)
+{
+	size_t k = n - 1; /* the anchor: the rarest byte, the last of equals */
+	for (size_t i = n - 1; i-- > 0;)
+		if (byte_commonness(key[i]) < byte_commonness(key[k]))
+			k = i;
+	const uint8_t *base = c->bytes, *from = base + 10 + k, *end = base + c->cp_end;
+	const uint32_t *off = c->cp_offsets;
+	while (from < end) {
+		const uint8_t *hit = memchr(from, key[k], (size_t)(end - from));
+		if (!hit)
+			return 0;
+		from = hit + 1;
+		const uint8_t *at = hit - k;
+		if ((size_t)(end - at) < n || memcmp(at, key, n) != 0)
+			continue;
+		uint32_t h = (uint32_t)(at - base);
+		uint32_t lo = 1, hi = c->cp_count;
+		while (lo < hi) { /* the first index whose offset is >= h */
+			uint32_t mid = (lo + hi) / 2;
+			uint32_t o = off[mid] ? off[mid] : off[mid - 1];
+			if (o < h)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < c->cp_count && off[lo] == h && c->cp_tags[lo] == key[0])
+			return (uint16_t)lo;
+	}
+	return 0;
+}
+
+static size_t encode_entry(const jinst_cp_entry *e, uint8_t *q);
+
+/* Whether e names an appended entry: no original entry can equal it. */
+static bool names_added(const jinst_class *c, const jinst_cp_entry *e)
+{
+	switch (e->tag) {
+	case JINST_CP_CLASS:
+	case JINST_CP_STRING:
+	case JINST_CP_METHOD_TYPE:
+	case JINST_CP_MODULE:
+	case JINST_CP_PACKAGE:
+		return e->u.index >= c->cp_count;
+	case JINST_CP_METHOD_HANDLE:
+		return e->u.handle.reference_index >= c->cp_count;
+	case JINST_CP_FIELDREF:
+	case JINST_CP_METHODREF:
+	case JINST_CP_INTERFACE_METHODREF:
+	case JINST_CP_NAME_AND_TYPE:
+	case JINST_CP_DYNAMIC:
+	case JINST_CP_INVOKE_DYNAMIC: /* the two-index forms share one layout */
+		return e->u.ref.class_index >= c->cp_count || e->u.ref.name_and_type_index >= c->cp_count;
+	default:
+		return false;
+	}
+}
+
+/* jinst_cp_add's lookup without the table: 0 when there is no equal
+ * entry. The appended entries are looked at first: one exists only when
+ * no original entry equals it, so the lowest index is the same. */
+static uint16_t find_unhashed(const jinst_class *c, const jinst_pool *p, const jinst_cp_entry *e)
+{
+	for (uint32_t i = 0; i < p->added; i++)
+		if (p->entries[i].tag == e->tag && jinst_cp_entry_equal(&p->entries[i], e))
+			return (uint16_t)(c->cp_count + i);
+	if (names_added(c, e))
+		return 0;
+	uint8_t key[3 + UNHASHED_UTF8];
+	return find_original(c, key, encode_entry(e, key));
 }
 
 /* The Class-name table holds only the original pool's Class constants (a
@@ -397,13 +492,28 @@ int jinst_cp_add(jinst_class *c, const jinst_cp_entry *entry, uint16_t *index)
 			return rc;
 	}
 	jinst_pool *p = c->pool;
-	uint64_t h = entry_hash(entry);
-	for (uint32_t s = (uint32_t)h & p->table_mask; p->table[s]; s = (s + 1) & p->table_mask) {
-		jinst_cp_entry o;
-		jinst_cp_get(c, p->table[s], &o);
-		if (jinst_cp_entry_equal(&o, entry)) {
-			*index = p->table[s];
+	if (!p->table && (++p->unhashed > UNHASHED_ADDS ||
+	                  (entry->tag == JINST_CP_UTF8 && entry->u.utf8.length > UNHASHED_UTF8))) {
+		int rc = table_rebuild(c, p, (uint32_t)p->count + 64u);
+		if (rc)
+			return rc;
+	}
+	uint64_t h = 0;
+	if (!p->table) {
+		uint16_t found = find_unhashed(c, p, entry);
+		if (found) {
+			*index = found;
 			return 0;
+		}
+	} else {
+		h = entry_hash(entry);
+		for (uint32_t s = (uint32_t)h & p->table_mask; p->table[s]; s = (s + 1) & p->table_mask) {
+			jinst_cp_entry o;
+			jinst_cp_get(c, p->table[s], &o);
+			if (jinst_cp_entry_equal(&o, entry)) {
+				*index = p->table[s];
+				return 0;
+			}
 		}
 	}
 	unsigned slots = entry->tag == JINST_CP_LONG || entry->tag == JINST_CP_DOUBLE ? 2 : 1;
@@ -436,7 +546,9 @@ int jinst_cp_add(jinst_class *c, const jinst_cp_entry *entry, uint16_t *index)
 		memset(&p->entries[p->added + 1], 0, sizeof(e));
 	p->added = (uint16_t)(p->added + slots);
 	p->count = (uint16_t)(p->count + slots);
-	if ((p->used + 1) * 2 > p->table_mask + 1) {
+	if (!p->table) {
+		/* looked up by find_unhashed */
+	} else if ((p->used + 1) * 2 > p->table_mask + 1) {
 		int rc = table_rebuild(c, p, (uint32_t)p->count * 2);
 		if (rc)
 			return rc;

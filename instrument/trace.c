@@ -36,10 +36,19 @@
  * be covered; each maximal run of them in code order becomes one range
  * (for javac's code, one range from after super(...) to the end). Code the
  * flow never reaches is not covered: its frame, if any, is unknown here.
+ *
+ * Two paths, one result. The code patcher (include/jinst/patch.h) does all
+ * of the above while streaming over the code; the code editor does it for
+ * what the patcher declines (type annotations in the code, frames missing
+ * where they are needed, branches that outgrow 16 bits, the oldest Code
+ * layout) and reports what is wrong. The code, tables and frames are the
+ * same either way; only max_stack may be larger through the patcher, which
+ * adds the hook's depth to the old one instead of computing it.
  */
 #include <string.h>
 
 #include "internal.h"
+#include "jinst/patch.h"
 
 enum {
 	OP_ICONST_0 = 0x03, OP_BIPUSH = 0x10, OP_SIPUSH = 0x11, OP_LDC = 0x12, OP_ALOAD = 0x19,
@@ -583,6 +592,86 @@ static int edit(jinst_class *c, jinst_edit *ed, uint32_t id, const uint16_t *ref
 	return 0;
 }
 
+/* The id push of push_id as bytes; their length, 0 on error (*rc set). */
+static uint32_t push_id_bytes(jinst_class *c, uint32_t id, uint8_t *b, int *rc)
+{
+	jinst_insn in;
+	if ((*rc = push_id(c, id, &in)))
+		return 0;
+	b[0] = in.opcode;
+	switch (in.opcode) {
+	case OP_BIPUSH:
+		b[1] = (uint8_t)in.operand;
+		return 2;
+	case OP_SIPUSH:
+		b[1] = (uint8_t)(in.operand >> 8);
+		b[2] = (uint8_t)in.operand;
+		return 3;
+	case OP_LDC:
+		if (in.operand > 255) { /* ldc_w */
+			b[0] = 0x13;
+			b[1] = (uint8_t)(in.operand >> 8);
+			b[2] = (uint8_t)in.operand;
+			return 3;
+		}
+		b[1] = (uint8_t)in.operand;
+		return 2;
+	default: /* iconst_<n> */
+		return 1;
+	}
+}
+
+/* The same edit through the code patcher (include/jinst/patch.h), which
+ * streams over the code instead of building the editor's nodes: the same
+ * code at the same places, the same handler, range and frame. It declines
+ * (JINST_EUNSUPPORTED, nothing changed) what it does not do, and the
+ * caller then takes the editor. */
+static int patch(jinst_class *c, jinst_member *m, uint32_t id, const uint16_t *refs, const range *rs, uint32_t nr,
+                 bool whole, bool entry_only, jinst_diag *diag)
+{
+	jinst_patch *p;
+	int rc = jinst_patch_open(&p, c, m, diag);
+	if (rc)
+		return rc;
+	uint8_t seq[6];
+	uint32_t n = push_id_bytes(c, id, seq, &rc);
+	if (!n)
+		return rc;
+	seq[n] = OP_INVOKESTATIC;
+	seq[n + 1] = (uint8_t)(refs[JINST_HOOK_ENTER] >> 8);
+	seq[n + 2] = (uint8_t)refs[JINST_HOOK_ENTER];
+	if ((rc = jinst_patch_insert(p, 0, JINST_BEFORE_OUTSIDE, seq, n + 3, 1)))
+		return rc;
+	if (!entry_only) {
+		seq[n + 1] = (uint8_t)(refs[JINST_HOOK_EXIT] >> 8);
+		seq[n + 2] = (uint8_t)refs[JINST_HOOK_EXIT];
+		uint32_t count, len;
+		const uint16_t *at = jinst_patch_offsets(p, &count);
+		const uint8_t *code = jinst_patch_code(p, &len);
+		for (uint32_t i = 0; i < count; i++)
+			if (code[at[i]] >= OP_IRETURN && code[at[i]] <= OP_RETURN &&
+			    (rc = jinst_patch_insert(p, at[i], JINST_BEFORE_INSIDE, seq, n + 3, 1)))
+				return rc;
+		if (whole || nr) {
+			uint8_t h[7];
+			memcpy(h, seq, n);
+			h[n] = OP_INVOKESTATIC;
+			h[n + 1] = (uint8_t)(refs[JINST_HOOK_EXIT_THROW] >> 8);
+			h[n + 2] = (uint8_t)refs[JINST_HOOK_EXIT_THROW];
+			h[n + 3] = OP_ATHROW;
+			if ((rc = jinst_patch_set_handler(p, h, n + 4, 1, 0)))
+				return rc;
+			if (whole)
+				rc = jinst_patch_add_range(p, 0, len);
+			for (uint32_t i = 0; !rc && i < nr; i++)
+				rc = jinst_patch_add_range(p, rs[i].start, rs[i].end);
+			if (rc)
+				return rc;
+		}
+	}
+	return jinst_patch_commit(p, diag);
+}
+
 int jinst_trace_method(jinst_class *c, jinst_member *m, uint32_t id, const uint16_t *refs, bool entry_only,
                        jinst_diag *diag)
 {
@@ -594,6 +683,11 @@ int jinst_trace_method(jinst_class *c, jinst_member *m, uint32_t id, const uint1
 	int rc;
 	/* The entry hook alone needs no handler, so no ranges either. */
 	if (ctor && !entry_only && (rc = ctor_ranges(c, m, &rs, &nr, diag)))
+		return rc;
+	/* The fast path first; whatever it declines or fails on (it changed
+	 * nothing then), the editor does or reports. */
+	rc = patch(c, m, id, refs, rs, nr, !ctor, entry_only, diag);
+	if (rc == 0 || rc == JINST_ENOMEM)
 		return rc;
 	/* Before 50 the verifier infers types (JVMS 4.10.2) and reads no
 	 * StackMapTable: derive none (such code may hold jsr/ret). */
