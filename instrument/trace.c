@@ -637,9 +637,10 @@ static int patch(jinst_class *c, jinst_member *m, uint32_t id, const uint16_t *r
 	uint32_t n = push_id_bytes(c, id, seq, &rc);
 	if (!n)
 		return rc;
+	uint16_t enter = refs[entry_only ? JINST_HOOK_CALLED : JINST_HOOK_ENTER];
 	seq[n] = OP_INVOKESTATIC;
-	seq[n + 1] = (uint8_t)(refs[JINST_HOOK_ENTER] >> 8);
-	seq[n + 2] = (uint8_t)refs[JINST_HOOK_ENTER];
+	seq[n + 1] = (uint8_t)(enter >> 8);
+	seq[n + 2] = (uint8_t)enter;
 	if ((rc = jinst_patch_insert(p, 0, JINST_BEFORE_OUTSIDE, seq, n + 3, 1)))
 		return rc;
 	if (!entry_only) {
