@@ -199,19 +199,29 @@ static uint32_t insn_length(const uint8_t *code, uint32_t len, uint32_t pc)
 
 int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns, uint32_t *count, jinst_diag *diag)
 {
+	int32_t *insn_at;
+	return jinst_code_decode_at(c, code, insns, count, &insn_at, diag);
+}
+
+int jinst_code_decode_at(jinst_class *c, const jinst_code *code, jinst_insn **insns, uint32_t *count,
+                         int32_t **insn_at, jinst_diag *diag)
+{
 	const uint8_t *b = code->code;
 	uint32_t len = code->code_length;
 	uint32_t base = (uint32_t)(b - c->bytes); /* offset of the code in the class file, for diagnostics */
 	*insns = NULL;
 	*count = 0;
+	*insn_at = NULL;
 	/* One pass decodes: the instruction count is not known before, so the
 	 * array is sized for the worst case (one instruction per byte); the
 	 * arena makes that cheap. Branch targets are checked afterwards, once
-	 * every instruction start is known. */
-	uint8_t *start = jinst_arena_zalloc(c->arena, (size_t)len + 1);
+	 * every instruction start is known: index_at[pc] is the index of the
+	 * instruction starting at pc, -1 (all bits set) inside one. */
+	int32_t *index_at = jinst_arena_alloc(c->arena, ((size_t)len + 1) * sizeof(*index_at));
 	jinst_insn *out = jinst_arena_alloc(c->arena, (size_t)len * sizeof(*out));
-	if (!start || !out)
+	if (!index_at || !out)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory decoding code");
+	memset(index_at, 0xff, ((size_t)len + 1) * sizeof(*index_at));
 	uint32_t i = 0;
 	bool branches = false;
 	for (uint32_t pc = 0; pc < len; i++) {
@@ -226,7 +236,7 @@ int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns
 			return jinst_fail(diag, JINST_EMALFORMED, base + pc, "malformed or truncated %s at pc %u",
 			                  opnames[op], (unsigned)pc);
 		}
-		start[pc] = 1;
+		index_at[pc] = (int32_t)i;
 		jinst_insn *in = &out[i];
 		in->offset = pc;
 		in->opcode = op;
@@ -342,14 +352,14 @@ int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns
 		enum jinst_operand_kind k = operand_kind(in->wide ? 0xc4 : in->opcode);
 		int64_t bad = -2;
 		if (k == JINST_OPND_BRANCH2 || k == JINST_OPND_BRANCH4) {
-			if (in->operand < 0 || (uint32_t)in->operand >= len || !start[in->operand])
+			if (in->operand < 0 || (uint32_t)in->operand >= len || index_at[in->operand] < 0)
 				bad = in->operand;
 		} else if (k == JINST_OPND_TABLESWITCH || k == JINST_OPND_LOOKUPSWITCH) {
 			const jinst_switch *sw = in->sw;
-			if (sw->default_target < 0 || !start[sw->default_target])
+			if (sw->default_target < 0 || index_at[sw->default_target] < 0)
 				bad = sw->default_target;
 			for (uint32_t t = 0; t < sw->count && bad == -2; t++)
-				if (sw->targets[t] < 0 || !start[sw->targets[t]])
+				if (sw->targets[t] < 0 || index_at[sw->targets[t]] < 0)
 					bad = sw->targets[t];
 		}
 		if (bad != -2)
@@ -358,6 +368,7 @@ int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns
 	}
 	*insns = out;
 	*count = n;
+	*insn_at = index_at;
 	return 0;
 }
 

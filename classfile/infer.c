@@ -315,14 +315,35 @@ static vt desc_vt(infer *I, const uint8_t **p, const uint8_t *end)
 	return t;
 }
 
-/* Whether an instruction jumps (BRANCH2 or BRANCH4 operands, JVMS 6.5):
- * if<cond>, if_<x>cmp<cond>, goto, jsr, ifnull, ifnonnull, goto_w, jsr_w.
- * Tested inline in the loops that visit every instruction. */
-static inline bool jumps(const jinst_insn *in)
-{
-	uint8_t op = in->opcode;
-	return !in->wide && ((op >= 0x99 && op <= 0xa8) || (op >= 0xc6 && op <= 0xc9));
-}
+/* What the block structure needs to know of each opcode (JVMS 6.5), one
+ * load in the loops that visit every instruction instead of a chain of
+ * range tests:
+ *   J  jumps (BRANCH2 or BRANCH4 operands): if<cond>, if_<x>cmp<cond>,
+ *      goto, jsr, ifnull, ifnonnull, goto_w, jsr_w; a wide instruction is
+ *      never one of them (the decoder lets wide take only loads, stores,
+ *      iinc and ret), so its opcode byte says enough;
+ *   E  ends a block: branches that do not fall through, jsr, ret,
+ *      switches, returns, athrow;
+ *   X  never falls through to the next instruction;
+ *   S  jsr or ret, which the inference refuses;
+ *   L  may change the locals: a store, or invokespecial (<init>). */
+enum { J = 1, E = 2, X = 4, S = 8, L = 16 };
+static const uint8_t op_flags[256] = {
+	/* 00 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	/* 10 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	/* 20 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	/* 30 */ 0, 0, 0, 0, 0, 0, L, L, L, L, L, L, L, L, L, L,
+	/* 40 */ L, L, L, L, L, L, L, L, L, L, L, L, L, L, L, 0,
+	/* 50 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	/* 60 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	/* 70 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	/* 80 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	/* 90 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, J, J, J, J, J, J, J,
+	/* a0 */ J, J, J, J, J, J, J, J | E | X, J | E | S, E | X | S, E | X, E | X, E | X, E | X, E | X, E | X,
+	/* b0 */ E | X, E | X, 0, 0, 0, 0, 0, L, 0, 0, 0, 0, 0, 0, 0, E | X,
+	/* c0 */ 0, 0, 0, 0, 0, 0, J, J, J | E | X, J | E | S,
+	/* the rest: 0 */
+};
 
 static bool is_cat2(const vt *v)
 {
@@ -704,20 +725,17 @@ static int step(infer *I, frame *f, const jinst_insn *in)
 	return rc;
 }
 
-static bool ends_block(uint8_t op)
-{
-	return (op >= 0xa7 && op <= 0xb1) || op == 0xbf || op == 0xc8 || op == 0xc9;
-}
-
 static bool falls_through(uint8_t op)
 {
-	return !(op == 0xa7 || op == 0xc8 || (op >= 0xaa && op <= 0xb1) || op == 0xbf || op == 0xa9);
+	return !(op_flags[op] & X);
 }
 
 /* Flows the state into the handler of every exception entry covering the
  * instruction at index i. Most instructions are covered by none, which the
- * covered table says at once; the caught type and the handler's block of
- * each entry are worked out once per method, not once per instruction.
+ * covered table says at once (the callers ask it before the call, so an
+ * instruction outside every range costs a load, not a call); the caught
+ * type and the handler's block of each entry are worked out once per
+ * method, not once per instruction.
  *
  * Within a block walk the locals change only at a store or an invokespecial
  * <init>, and the walk starts a new epoch there (and at the block's start).
@@ -727,8 +745,6 @@ static bool falls_through(uint8_t op)
  * a try block of n instructions costs a merge per store, not n of them. */
 static int handlers(infer *I, const frame *f, uint32_t i)
 {
-	if (!I->covered[i])
-		return 0;
 	uint32_t pc = I->insns[i].offset;
 	for (uint16_t k = 0; k < I->code->exception_count; k++) {
 		const jinst_exception_entry *e = &I->code->exceptions[k];
@@ -795,37 +811,35 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 	I.throwable = obj_str("java/lang/Throwable");
 	*frames = NULL;
 	*count = 0;
-	int rc = jinst_code_decode(c, code, &I.insns, &I.n, diag);
+	int rc = jinst_code_decode_at(c, code, &I.insns, &I.n, &I.insn_at, diag);
 	if (rc)
 		return rc;
 	jinst_arena *A = c->arena;
-	uint32_t len = code->code_length;
-	I.insn_at = jinst_arena_alloc(A, (size_t)len * sizeof(int32_t));
 	I.block_of = jinst_arena_alloc(A, (size_t)I.n * sizeof(uint32_t));
 	bool *leader = jinst_arena_zalloc(A, (size_t)I.n + 1);
 	bool *target = jinst_arena_zalloc(A, (size_t)I.n + 1); /* jumped to or a handler: needs a frame */
-	if (!I.insn_at || !I.block_of || !leader || !target)
+	if (!I.block_of || !leader || !target)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-	for (uint32_t i = 0; i < len; i++)
-		I.insn_at[i] = -1;
-	for (uint32_t i = 0; i < I.n; i++)
-		I.insn_at[I.insns[i].offset] = (int32_t)i;
-	/* Block leaders: the first instruction, targets, handlers, and what follows a block end. */
+	/* Block leaders: the first instruction, targets, handlers, and what
+	 * follows a block end. leader[n] stands past the last instruction, so
+	 * the walk below ends a block there without a test of its own. */
 	leader[0] = true;
 	for (uint32_t i = 0; i < I.n; i++) {
 		const jinst_insn *in = &I.insns[i];
-		if (in->opcode == 0xa8 || in->opcode == 0xa9 || in->opcode == 0xc9)
+		uint8_t flags = op_flags[in->opcode];
+		if (flags & S)
 			return jinst_fail(diag, JINST_EUNSUPPORTED, JINST_NO_OFFSET, "jsr/ret: subroutines must be inlined first");
-		if (jumps(in))
+		if (flags & J)
 			leader[I.insn_at[in->operand]] = target[I.insn_at[in->operand]] = true;
 		if (in->sw) {
 			leader[I.insn_at[in->sw->default_target]] = target[I.insn_at[in->sw->default_target]] = true;
 			for (uint32_t t = 0; t < in->sw->count; t++)
 				leader[I.insn_at[in->sw->targets[t]]] = target[I.insn_at[in->sw->targets[t]]] = true;
 		}
-		if (ends_block(in->opcode) && i + 1 < I.n)
+		if (flags & E)
 			leader[i + 1] = true;
 	}
+	leader[I.n] = true;
 	for (uint16_t k = 0; k < code->exception_count; k++) {
 		const jinst_exception_entry *e = &code->exceptions[k];
 		if (I.insn_at[e->handler_pc] < 0 || I.insn_at[e->start_pc] < 0)
@@ -834,21 +848,25 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 		/* Range starts too, so a handler sees the locals at the range's first instruction. */
 		leader[I.insn_at[e->start_pc]] = true;
 	}
+	/* Blocks in one pass without a branch: each instruction is written as
+	 * the start of the block after the last one begun, and the next leader
+	 * overwrites that unless it is this one (the last write may land one
+	 * past the blocks, hence n + 1 entries). leader[0] is set, so block_of
+	 * is never -1. */
+	I.block_start = jinst_arena_alloc(A, ((size_t)I.n + 1) * sizeof(uint32_t));
+	if (!I.block_start)
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
 	for (uint32_t i = 0; i < I.n; i++) {
-		if (leader[i])
-			I.nblocks++;
+		I.block_start[I.nblocks] = i;
+		I.nblocks += leader[i];
 		I.block_of[i] = I.nblocks - 1;
 	}
-	I.block_start = jinst_arena_alloc(A, (size_t)I.nblocks * sizeof(uint32_t));
 	I.in = jinst_arena_zalloc(A, (size_t)I.nblocks * sizeof(state));
 	I.work = jinst_arena_alloc(A, (size_t)I.nblocks * sizeof(uint32_t));
 	I.queued = jinst_arena_zalloc(A, I.nblocks);
 	vt *pool = jinst_arena_alloc(A, ((size_t)I.nblocks + 1) * ((size_t)I.max_locals + I.max_stack + 1) * sizeof(vt));
-	if (!I.block_start || !I.in || !I.work || !I.queued || !pool)
+	if (!I.in || !I.work || !I.queued || !pool)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-	for (uint32_t i = 0, b = 0; i < I.n; i++)
-		if (leader[i])
-			I.block_start[b++] = i;
 	size_t per = (size_t)I.max_locals + I.max_stack + 1;
 	for (uint32_t b = 0; b < I.nblocks; b++) {
 		I.in[b].locals = pool + b * per;
@@ -898,25 +916,23 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 		uint32_t i = I.block_start[b];
 		for (;; i++) {
 			const jinst_insn *in = &I.insns[i];
-			rc = handlers(&I, &f, i);
-			if (rc)
+			if (I.covered[i] && (rc = handlers(&I, &f, i)) != 0)
 				break;
 			rc = step(&I, &f, in);
 			if (rc)
 				break;
-			uint8_t op = in->opcode;
+			uint8_t op = in->opcode, flags = op_flags[op];
 			/* Handlers see the locals after an instruction too: HotSpot checks
 			 * them after every instruction but a store (and before a store, as
 			 * JVMS 4.10.1.4 says); besides stores only invokespecial <init>
 			 * changes locals, replacing an uninitialized type. Merging both
 			 * states keeps the handler's frame right for either reading. */
-			if ((op >= 0x36 && op <= 0x4e) || op == 0xb7) {
+			if (flags & L) {
 				I.epoch++; /* the locals may have changed */
-				rc = handlers(&I, &f, i);
-				if (rc)
+				if (I.covered[i] && (rc = handlers(&I, &f, i)) != 0)
 					break;
 			}
-			if (jumps(in))
+			if (flags & J)
 				rc = flow_into(&I, block_at(&I, in->operand), f.locals, f.stack, f.sp);
 			if (!rc && in->sw) {
 				rc = flow_into(&I, block_at(&I, in->sw->default_target), f.locals, f.stack, f.sp);
@@ -925,8 +941,8 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 			}
 			if (rc)
 				break;
-			if (i + 1 >= I.n || leader[i + 1]) {
-				if (falls_through(op)) {
+			if (leader[i + 1]) {
+				if (!(flags & X)) {
 					if (i + 1 >= I.n)
 						rc = jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "code falls off its end");
 					else
