@@ -460,6 +460,64 @@ static void member_ref(infer *I, uint16_t index, const uint8_t **name, uint16_t 
 	*desc = jinst_cp_utf8(c, desc_index, dlen);
 }
 
+/* How a field or method reference of the original pool types its
+ * instructions, worked out once per class: a reference is typed again at
+ * each of its uses and each time the data flow walks its block again, and
+ * reading its descriptor costs more than all the rest of the instruction.
+ * Only well-formed references are kept; a malformed one takes the slow
+ * path at every use, so its diagnostics stay those of that path. */
+enum { REF_UNKNOWN, REF_FIELD, REF_METHOD, REF_SLOW };
+struct jinst_ref_type {
+	vt type;      /* a field's type; a method's return type, top for void */
+	int32_t slots; /* a method's argument slots */
+	bool init;    /* a method named <init> */
+};
+
+/* The reference at index typed as kind (REF_FIELD: a field descriptor;
+ * REF_METHOD: arguments and return type), or NULL when the slow path must
+ * answer: an appended entry, a malformed one, or no memory. */
+static const struct jinst_ref_type *ref_typed(infer *I, int32_t index, uint8_t kind)
+{
+	jinst_class *c = I->c;
+	if (index <= 0 || index >= c->cp_count)
+		return NULL;
+	if (!c->ref_kinds) {
+		c->ref_types = jinst_arena_alloc(c->arena, (size_t)c->cp_count * sizeof(*c->ref_types));
+		c->ref_kinds = jinst_arena_zalloc(c->arena, c->cp_count);
+		if (!c->ref_types || !c->ref_kinds) {
+			c->ref_kinds = NULL;
+			return NULL;
+		}
+	}
+	struct jinst_ref_type *r = &c->ref_types[index];
+	if (c->ref_kinds[index] != REF_UNKNOWN)
+		return c->ref_kinds[index] == kind ? r : NULL;
+	c->ref_kinds[index] = REF_SLOW;
+	const uint8_t *nm, *d;
+	uint16_t nl, dl;
+	member_ref(I, (uint16_t)index, &nm, &nl, &d, &dl);
+	if (!d)
+		return NULL;
+	const uint8_t *p = d, *end = d + dl;
+	r->init = false;
+	r->slots = 0;
+	if (kind == REF_FIELD) {
+		if (!jinst_descriptor_type(&p, end, &r->type) || p != end)
+			return NULL;
+	} else {
+		if (!nm || (r->slots = arg_slots(d, dl)) < 0)
+			return NULL;
+		p = memchr(d, ')', dl) + 1; /* there: arg_slots found it */
+		if (p + 1 == end && *p == 'V')
+			r->type = I->top;
+		else if (!jinst_descriptor_type(&p, end, &r->type) || p != end)
+			return NULL;
+		r->init = nl == 6 && memcmp(nm, "<init>", 6) == 0;
+	}
+	c->ref_kinds[index] = kind;
+	return r;
+}
+
 /* Runs one instruction. Returns 0, or a negative error code. */
 static int step_insn(infer *I, frame *f, const jinst_insn *in)
 {
@@ -598,6 +656,16 @@ static int step_insn(infer *I, frame *f, const jinst_insn *in)
 	case 0xad: case 0xaf: POP(2); break;
 	case 0xb1: break;
 	case 0xb2: case 0xb4: { /* getstatic getfield */
+		const struct jinst_ref_type *r = ref_typed(I, in->operand, REF_FIELD);
+		if (r) {
+			if (op == 0xb4)
+				POP(1);
+			if (is_cat2(&r->type))
+				PUSH2(r->type);
+			else
+				PUSH(r->type);
+			break;
+		}
 		const uint8_t *nm, *d;
 		uint16_t nl, dl;
 		member_ref(I, (uint16_t)in->operand, &nm, &nl, &d, &dl);
@@ -616,6 +684,11 @@ static int step_insn(infer *I, frame *f, const jinst_insn *in)
 		break;
 	}
 	case 0xb3: case 0xb5: {
+		const struct jinst_ref_type *r = ref_typed(I, in->operand, REF_FIELD);
+		if (r) {
+			POP((is_cat2(&r->type) ? 2 : 1) + (op == 0xb5 ? 1 : 0));
+			break;
+		}
 		const uint8_t *nm, *d;
 		uint16_t nl, dl;
 		member_ref(I, (uint16_t)in->operand, &nm, &nl, &d, &dl);
@@ -629,19 +702,28 @@ static int step_insn(infer *I, frame *f, const jinst_insn *in)
 		break;
 	}
 	case 0xb6: case 0xb7: case 0xb8: case 0xb9: case 0xba: {
-		const uint8_t *nm, *d;
-		uint16_t nl, dl;
-		member_ref(I, (uint16_t)in->operand, &nm, &nl, &d, &dl);
-		if (!d || !nm)
-			return JINST_EMALFORMED;
-		int slots = arg_slots(d, dl);
-		if (slots < 0)
-			return JINST_EMALFORMED;
+		const struct jinst_ref_type *r = ref_typed(I, in->operand, REF_METHOD);
+		const uint8_t *nm = NULL, *d = NULL;
+		uint16_t nl = 0, dl = 0;
+		int slots;
+		bool init;
+		if (r) {
+			slots = r->slots;
+			init = r->init;
+		} else {
+			member_ref(I, (uint16_t)in->operand, &nm, &nl, &d, &dl);
+			if (!d || !nm)
+				return JINST_EMALFORMED;
+			slots = arg_slots(d, dl);
+			if (slots < 0)
+				return JINST_EMALFORMED;
+			init = nl == 6 && memcmp(nm, "<init>", 6) == 0;
+		}
 		POP(slots);
 		if (op != 0xb8 && op != 0xba) {
 			POP(1);
 			vt recv = f->stack[f->sp];
-			if (op == 0xb7 && nl == 6 && memcmp(nm, "<init>", 6) == 0) {
+			if (op == 0xb7 && init) {
 				vt inited;
 				if (recv.tag == JINST_VT_UNINITIALIZED_THIS) {
 					uint16_t cl;
@@ -661,8 +743,16 @@ static int step_insn(infer *I, frame *f, const jinst_insn *in)
 				init_object(f, I->max_locals, &recv, inited);
 			}
 		}
-		if (push_return(I, f, d, dl))
-			goto overflow;
+		if (!r) {
+			if (push_return(I, f, d, dl))
+				goto overflow;
+		} else if (r->type.tag == JINST_VT_TOP) {
+			/* void */
+		} else if (is_cat2(&r->type)) {
+			PUSH2(r->type);
+		} else {
+			PUSH(r->type);
+		}
 		break;
 	}
 	case 0xbb: { /* new */

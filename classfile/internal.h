@@ -52,6 +52,11 @@ struct jinst_class {
 	 * reference, as the editor's depth flow reads them (edit.c, ref_words);
 	 * NULL until the first lookup. */
 	uint16_t *ref_words;
+	/* By original pool index: how the inference types a field or method
+	 * reference (infer.c, ref_typed), known when ref_kinds[index] says so;
+	 * both NULL until the first lookup. */
+	struct jinst_ref_type *ref_types;
+	uint8_t *ref_kinds;
 	/* By Utf8 index: 1 + the attribute kind that name has in some context,
 	 * 0 when not looked up yet; NULL until an attribute list is built. */
 	uint8_t *attr_kinds;
