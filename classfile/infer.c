@@ -983,18 +983,19 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 	}
 
 	/* The entry state from the descriptor. */
-	jinst_full_frame *init;
-	rc = jinst_stack_map_expand(c, m, NULL, &init, diag);
+	const vt *init;
+	uint16_t ninit;
+	rc = jinst_initial_frame(c, m, &init, &ninit, diag);
 	if (rc)
 		return rc;
 	for (uint16_t i = 0; i < I.max_locals; i++)
 		f.locals[i] = I.top;
 	uint32_t slot = 0;
-	for (uint16_t i = 0; i < init->nlocals; i++) {
+	for (uint16_t i = 0; i < ninit; i++) {
 		if (slot >= I.max_locals)
 			return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "arguments need more than max_locals %u", I.max_locals);
-		f.locals[slot++] = init->locals[i];
-		if (is_cat2(&init->locals[i]))
+		f.locals[slot++] = init[i];
+		if (is_cat2(&init[i]))
 			slot++;
 	}
 	rc = flow_into(&I, 0, f.locals, f.stack, 0);

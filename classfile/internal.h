@@ -57,6 +57,13 @@ struct jinst_class {
 	 * both NULL until the first lookup. */
 	struct jinst_ref_type *ref_types;
 	uint8_t *ref_kinds;
+	/* The locals of the last method's implicit first frame
+	 * (jinst_initial_frame), for init_member with access flags, name and
+	 * descriptor init_key; init_member NULL until the first one. */
+	const jinst_member *init_member;
+	uint64_t init_key;
+	const jinst_ftype *init_locals;
+	uint16_t init_count;
 	/* By Utf8 index: 1 + the attribute kind that name has in some context,
 	 * 0 when not looked up yet; NULL until an attribute list is built. */
 	uint8_t *attr_kinds;
@@ -341,6 +348,14 @@ typedef struct jinst_sim {
 	void *ctx;
 } jinst_sim;
 int jinst_sim_step(jinst_class *cls, jinst_sim *s, const jinst_insn *in, jinst_diag *diag);
+
+/* The locals of a method's implicit first frame (JVMS 4.10.1.6), as
+ * jinst_stack_map_expand gives them with no map, but kept in the class for
+ * the method last asked about: the inference starts from them and frame
+ * compression writes the first frame against them, one method after the
+ * other. Read-only; they live as long as the class. */
+int jinst_initial_frame(jinst_class *cls, const jinst_member *m, const jinst_ftype **locals, uint16_t *count,
+                        jinst_diag *diag);
 
 /* Parses one field type of a descriptor at *p into t and advances *p past
  * it; false when it is malformed (JVMS 4.3.2: a base type, L name ; with a
