@@ -326,8 +326,9 @@ static vt desc_vt(infer *I, const uint8_t **p, const uint8_t *end)
  *      switches, returns, athrow;
  *   X  never falls through to the next instruction;
  *   S  jsr or ret, which the inference refuses;
- *   L  may change the locals: a store, or invokespecial (<init>). */
-enum { J = 1, E = 2, X = 4, S = 8, L = 16 };
+ *   L  may change the locals: a store, or invokespecial (<init>);
+ *   W  a switch. */
+enum { J = 1, E = 2, X = 4, S = 8, L = 16, W = 32 };
 static const uint8_t op_flags[256] = {
 	/* 00 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	/* 10 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
@@ -339,7 +340,7 @@ static const uint8_t op_flags[256] = {
 	/* 70 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	/* 80 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 	/* 90 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, J, J, J, J, J, J, J,
-	/* a0 */ J, J, J, J, J, J, J, J | E | X, J | E | S, E | X | S, E | X, E | X, E | X, E | X, E | X, E | X,
+	/* a0 */ J, J, J, J, J, J, J, J | E | X, J | E | S, E | X | S, E | X | W, E | X | W, E | X, E | X, E | X, E | X,
 	/* b0 */ E | X, E | X, 0, 0, 0, 0, 0, L, 0, 0, 0, 0, 0, 0, 0, E | X,
 	/* c0 */ 0, 0, 0, 0, 0, 0, J, J, J | E | X, J | E | S,
 	/* the rest: 0 */
@@ -915,23 +916,29 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 	/* Block leaders: the first instruction, targets, handlers, and what
 	 * follows a block end. leader[n] stands past the last instruction, so
 	 * the walk below ends a block there without a test of its own. */
+	/* (The loops over every instruction read the arrays through locals:
+	 * their stores to bool arrays may alias anything, which would make the
+	 * compiler load each of I's fields again after every store.) */
+	const jinst_insn *insns = I.insns;
+	const int32_t *at = I.insn_at;
+	uint32_t n = I.n;
 	leader[0] = true;
-	for (uint32_t i = 0; i < I.n; i++) {
-		const jinst_insn *in = &I.insns[i];
+	for (uint32_t i = 0; i < n; i++) {
+		const jinst_insn *in = &insns[i];
 		uint8_t flags = op_flags[in->opcode];
 		if (flags & S)
 			return jinst_fail(diag, JINST_EUNSUPPORTED, JINST_NO_OFFSET, "jsr/ret: subroutines must be inlined first");
 		if (flags & J)
-			leader[I.insn_at[in->operand]] = target[I.insn_at[in->operand]] = true;
-		if (in->sw) {
-			leader[I.insn_at[in->sw->default_target]] = target[I.insn_at[in->sw->default_target]] = true;
+			leader[at[in->operand]] = target[at[in->operand]] = true;
+		if (flags & W) {
+			leader[at[in->sw->default_target]] = target[at[in->sw->default_target]] = true;
 			for (uint32_t t = 0; t < in->sw->count; t++)
-				leader[I.insn_at[in->sw->targets[t]]] = target[I.insn_at[in->sw->targets[t]]] = true;
+				leader[at[in->sw->targets[t]]] = target[at[in->sw->targets[t]]] = true;
 		}
 		if (flags & E)
 			leader[i + 1] = true;
 	}
-	leader[I.n] = true;
+	leader[n] = true;
 	for (uint16_t k = 0; k < code->exception_count; k++) {
 		const jinst_exception_entry *e = &code->exceptions[k];
 		if (I.insn_at[e->handler_pc] < 0 || I.insn_at[e->start_pc] < 0)
@@ -948,11 +955,13 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 	I.block_start = jinst_arena_alloc(A, ((size_t)I.n + 1) * sizeof(uint32_t));
 	if (!I.block_start)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-	for (uint32_t i = 0; i < I.n; i++) {
-		I.block_start[I.nblocks] = i;
-		I.nblocks += leader[i];
-		I.block_of[i] = I.nblocks - 1;
+	uint32_t *block_start = I.block_start, *block_of = I.block_of, nblocks = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		block_start[nblocks] = i;
+		nblocks += leader[i];
+		block_of[i] = nblocks - 1;
 	}
+	I.nblocks = nblocks;
 	I.in = jinst_arena_zalloc(A, (size_t)I.nblocks * sizeof(state));
 	I.work = jinst_arena_alloc(A, (size_t)I.nblocks * sizeof(uint32_t));
 	I.queued = jinst_arena_zalloc(A, I.nblocks);
@@ -998,6 +1007,7 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 		if (is_cat2(&init[i]))
 			slot++;
 	}
+	const bool *covered = I.covered;
 	rc = flow_into(&I, 0, f.locals, f.stack, 0);
 	while (!rc && I.nwork) {
 		uint32_t b = I.work[--I.nwork];
@@ -1008,8 +1018,8 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 		I.epoch++; /* new locals */
 		uint32_t i = I.block_start[b];
 		for (;; i++) {
-			const jinst_insn *in = &I.insns[i];
-			if (I.covered[i] && (rc = handlers(&I, &f, i)) != 0)
+			const jinst_insn *in = &insns[i];
+			if (covered[i] && (rc = handlers(&I, &f, i)) != 0)
 				break;
 			rc = step(&I, &f, in);
 			if (rc)
@@ -1022,12 +1032,12 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 			 * states keeps the handler's frame right for either reading. */
 			if (flags & L) {
 				I.epoch++; /* the locals may have changed */
-				if (I.covered[i] && (rc = handlers(&I, &f, i)) != 0)
+				if (covered[i] && (rc = handlers(&I, &f, i)) != 0)
 					break;
 			}
 			if (flags & J)
 				rc = flow_into(&I, block_at(&I, in->operand), f.locals, f.stack, f.sp);
-			if (!rc && in->sw) {
+			if (!rc && (flags & W)) {
 				rc = flow_into(&I, block_at(&I, in->sw->default_target), f.locals, f.stack, f.sp);
 				for (uint32_t t = 0; !rc && t < in->sw->count; t++)
 					rc = flow_into(&I, block_at(&I, in->sw->targets[t]), f.locals, f.stack, f.sp);
