@@ -289,8 +289,19 @@ static uint32_t block_at(infer *I, int32_t pc)
  * whole field descriptor (JVMS 4.4.1). */
 static vt class_vt(infer *I, uint16_t index)
 {
+	const jinst_class *c = I->c;
 	uint16_t len = 0;
-	const uint8_t *name = jinst_cp_name(I->c, index, &len);
+	const uint8_t *name;
+	/* A Class constant of the original pool straight from the class bytes
+	 * (its name is a Utf8 there, as the parser checked), as member_ref
+	 * reads references; others through the pool's decoder. */
+	if (index < c->cp_count && c->cp_tags[index] == JINST_CP_CLASS) {
+		const uint8_t *u = c->bytes + c->cp_offsets[jinst_be16(c->bytes + c->cp_offsets[index] + 1)];
+		len = jinst_be16(u + 1);
+		name = u + 3;
+	} else {
+		name = jinst_cp_name(c, index, &len);
+	}
 	if (name && len && name[0] == '[') {
 		const uint8_t *p = name;
 		jinst_ftype t;
@@ -535,10 +546,9 @@ static inline __attribute__((always_inline)) int step_insn(infer *I, frame *f, c
 	case 0x0b: case 0x0c: case 0x0d: PUSH(I->flt); break;
 	case 0x0e: case 0x0f: PUSH2(I->dbl); break;
 	case 0x12: case 0x13: case 0x14: { /* ldc */
-		jinst_cp_entry e;
-		if (jinst_cp_get(I->c, (uint16_t)in->operand, &e))
-			return JINST_EMALFORMED;
-		switch (e.tag) {
+		/* The tag says all but for a Dynamic constant, and costs a load
+		 * where the entry would be decoded (tag 0: no entry there). */
+		switch (jinst_cp_tag_fast(I->c, (uint16_t)in->operand)) {
 		case JINST_CP_INTEGER: PUSH(I->integer); break;
 		case JINST_CP_FLOAT: PUSH(I->flt); break;
 		case JINST_CP_LONG: PUSH2(I->lng); break;
@@ -548,9 +558,10 @@ static inline __attribute__((always_inline)) int step_insn(infer *I, frame *f, c
 		case JINST_CP_METHOD_TYPE: PUSH(obj_str("java/lang/invoke/MethodType")); break;
 		case JINST_CP_METHOD_HANDLE: PUSH(obj_str("java/lang/invoke/MethodHandle")); break;
 		case JINST_CP_DYNAMIC: {
-			jinst_cp_entry nat;
+			jinst_cp_entry e, nat;
 			uint16_t dl;
-			if (jinst_cp_get(I->c, e.u.dyn.name_and_type_index, &nat))
+			if (jinst_cp_get(I->c, (uint16_t)in->operand, &e) ||
+			    jinst_cp_get(I->c, e.u.dyn.name_and_type_index, &nat))
 				return JINST_EMALFORMED;
 			const uint8_t *d = jinst_cp_utf8(I->c, nat.u.nat.descriptor_index, &dl);
 			if (!d)
