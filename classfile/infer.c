@@ -480,9 +480,9 @@ static void member_ref(infer *I, uint16_t index, const uint8_t **name, uint16_t 
  * path at every use, so its diagnostics stay those of that path. */
 enum { REF_UNKNOWN, REF_FIELD, REF_METHOD, REF_SLOW };
 struct jinst_ref_type {
-	vt type;      /* a field's type; a method's return type, top for void */
+	vt type;       /* a field's type; a method's return type, top for void */
 	int32_t slots; /* a method's argument slots */
-	bool init;    /* a method named <init> */
+	bool init;     /* a method named <init> */
 };
 
 /* The reference at index typed as kind (REF_FIELD: a field descriptor;
