@@ -200,11 +200,12 @@ static uint32_t insn_length(const uint8_t *code, uint32_t len, uint32_t pc)
 int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns, uint32_t *count, jinst_diag *diag)
 {
 	int32_t *insn_at;
-	return jinst_code_decode_at(c, code, insns, count, &insn_at, diag);
+	uint32_t *jumps, njumps;
+	return jinst_code_decode_at(c, code, insns, count, &insn_at, &jumps, &njumps, diag);
 }
 
 int jinst_code_decode_at(jinst_class *c, const jinst_code *code, jinst_insn **insns, uint32_t *count,
-                         int32_t **insn_at, jinst_diag *diag)
+                         int32_t **insn_at, uint32_t **jump_list, uint32_t *jump_count, jinst_diag *diag)
 {
 	const uint8_t *b = code->code;
 	uint32_t len = code->code_length;
@@ -212,6 +213,8 @@ int jinst_code_decode_at(jinst_class *c, const jinst_code *code, jinst_insn **in
 	*insns = NULL;
 	*count = 0;
 	*insn_at = NULL;
+	*jump_list = NULL;
+	*jump_count = 0;
 	/* One pass decodes: the instruction count is not known before, so the
 	 * array is sized for the worst case (one instruction per byte); the
 	 * arena makes that cheap. Branch targets are checked afterwards, once
@@ -381,6 +384,8 @@ int jinst_code_decode_at(jinst_class *c, const jinst_code *code, jinst_insn **in
 	*insns = out;
 	*count = n;
 	*insn_at = index_at;
+	*jump_list = jumps;
+	*jump_count = njumps;
 	return 0;
 }
 

@@ -915,7 +915,8 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 	I.throwable = obj_str("java/lang/Throwable");
 	*frames = NULL;
 	*count = 0;
-	int rc = jinst_code_decode_at(c, code, &I.insns, &I.n, &I.insn_at, diag);
+	uint32_t *jumps, njumps;
+	int rc = jinst_code_decode_at(c, code, &I.insns, &I.n, &I.insn_at, &jumps, &njumps, diag);
 	if (rc)
 		return rc;
 	jinst_arena *A = c->arena;
@@ -925,40 +926,45 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 	if (!I.block_of || !leader || !target)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
 	/* Block leaders: the first instruction, targets, handlers, and what
-	 * follows a block end. leader[n] stands past the last instruction, so
-	 * the walk below ends a block there without a test of its own. */
-	/* (The loops over every instruction read the arrays through locals:
-	 * their stores to bool arrays may alias anything, which would make the
-	 * compiler load each of I's fields again after every store.) */
+	 * follows a block end. Targets come from the decoder's list of jumps,
+	 * handlers and range starts from the exception table; the instructions
+	 * after a block end are marked in the one pass over every instruction
+	 * below, which numbers the blocks as it goes (leader[i] is complete
+	 * when it gets there). leader[n] stands past the last instruction, so
+	 * the walk further below ends a block there without a test of its own.
+	 * (The loops read the arrays through locals: their stores to bool
+	 * arrays may alias anything, which would make the compiler load each of
+	 * I's fields again after every store.) */
 	const jinst_insn *insns = I.insns;
 	const int32_t *at = I.insn_at;
 	uint32_t n = I.n;
 	leader[0] = true;
-	for (uint32_t i = 0; i < n; i++) {
-		const jinst_insn *in = &insns[i];
-		uint8_t flags = op_flags[in->opcode];
-		if (flags & S)
-			return jinst_fail(diag, JINST_EUNSUPPORTED, JINST_NO_OFFSET, "jsr/ret: subroutines must be inlined first");
-		if (flags & J)
-			leader[at[in->operand]] = target[at[in->operand]] = true;
-		if (flags & W) {
+	for (uint32_t j = 0; j < njumps; j++) {
+		const jinst_insn *in = &insns[jumps[j]];
+		if (in->sw) {
 			leader[at[in->sw->default_target]] = target[at[in->sw->default_target]] = true;
 			for (uint32_t t = 0; t < in->sw->count; t++)
 				leader[at[in->sw->targets[t]]] = target[at[in->sw->targets[t]]] = true;
+		} else {
+			leader[at[in->operand]] = target[at[in->operand]] = true;
 		}
-		if (flags & E)
-			leader[i + 1] = true;
 	}
-	leader[n] = true;
+	/* An entry off an instruction is reported after the pass below, which
+	 * refuses jsr and ret first, as the refusal that leads the caller to
+	 * inline subroutines must come before any other complaint. */
+	uint32_t bad_entry = UINT32_MAX;
 	for (uint16_t k = 0; k < code->exception_count; k++) {
 		const jinst_exception_entry *e = &code->exceptions[k];
-		if (I.insn_at[e->handler_pc] < 0 || I.insn_at[e->start_pc] < 0)
-			return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "exception table entry %u is off an instruction", k);
-		leader[I.insn_at[e->handler_pc]] = target[I.insn_at[e->handler_pc]] = true;
+		if (at[e->handler_pc] < 0 || at[e->start_pc] < 0) {
+			if (bad_entry == UINT32_MAX)
+				bad_entry = k;
+			continue;
+		}
+		leader[at[e->handler_pc]] = target[at[e->handler_pc]] = true;
 		/* Range starts too, so a handler sees the locals at the range's first instruction. */
-		leader[I.insn_at[e->start_pc]] = true;
+		leader[at[e->start_pc]] = true;
 	}
-	/* Blocks in one pass without a branch: each instruction is written as
+	/* Blocks are numbered without a branch: each instruction is written as
 	 * the start of the block after the last one begun, and the next leader
 	 * overwrites that unless it is this one (the last write may land one
 	 * past the blocks, hence n + 1 entries). leader[0] is set, so block_of
@@ -968,10 +974,19 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
 	uint32_t *block_start = I.block_start, *block_of = I.block_of, nblocks = 0;
 	for (uint32_t i = 0; i < n; i++) {
+		uint8_t flags = op_flags[insns[i].opcode];
+		if (flags & S)
+			return jinst_fail(diag, JINST_EUNSUPPORTED, JINST_NO_OFFSET, "jsr/ret: subroutines must be inlined first");
+		if (flags & E)
+			leader[i + 1] = true;
 		block_start[nblocks] = i;
 		nblocks += leader[i];
 		block_of[i] = nblocks - 1;
 	}
+	if (bad_entry != UINT32_MAX)
+		return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "exception table entry %u is off an instruction",
+		                  (unsigned)bad_entry);
+	leader[n] = true;
 	I.nblocks = nblocks;
 	I.in = jinst_arena_zalloc(A, (size_t)I.nblocks * sizeof(state));
 	I.work = jinst_arena_alloc(A, (size_t)I.nblocks * sizeof(uint32_t));

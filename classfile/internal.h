@@ -324,11 +324,13 @@ enum jinst_attr_kind jinst_attr_kind_of(const uint8_t *name, uint16_t len, enum 
  * per name and class (cls->attr_kinds); UNKNOWN when it is no Utf8. */
 enum jinst_attr_kind jinst_attr_kind_at(jinst_class *cls, uint16_t name_index, enum jinst_attr_context ctx);
 
-/* jinst_code_decode, also giving the index of the instruction at each pc
- * (-1 inside an instruction; code_length + 1 entries, the last -1), which
- * the decoder builds anyway to check branch targets. Arena-allocated. */
+/* jinst_code_decode, also giving what the decoder builds anyway to check
+ * branch targets: the index of the instruction at each pc (-1 inside an
+ * instruction; code_length + 1 entries, the last -1) and the indices of
+ * the instructions that jump (branches, jsr, switches), in code order.
+ * Arena-allocated. */
 int jinst_code_decode_at(jinst_class *cls, const jinst_code *code, jinst_insn **insns, uint32_t *count,
-                         int32_t **insn_at, jinst_diag *diag);
+                         int32_t **insn_at, uint32_t **jumps, uint32_t *njumps, jinst_diag *diag);
 
 /* Encodes instructions back into code bytes (deep mode: same layout as decoded). */
 int jinst_code_encode(jinst_class *cls, const jinst_insn *insns, uint32_t count, jinst_buf *out,
