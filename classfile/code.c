@@ -197,21 +197,44 @@ uint32_t jinst_insn_length(const uint8_t *code, uint32_t len, uint32_t pc)
 
 int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns, uint32_t *count, jinst_diag *diag)
 {
+	int32_t *insn_at;
+	uint32_t *jumps, njumps;
+	return jinst_code_decode_at(c, code, insns, count, &insn_at, &jumps, &njumps, diag);
+}
+
+int jinst_code_decode_at(jinst_class *c, const jinst_code *code, jinst_insn **insns, uint32_t *count,
+                         int32_t **insn_at, uint32_t **jump_list, uint32_t *jump_count, jinst_diag *diag)
+{
 	const uint8_t *b = code->code;
 	uint32_t len = code->code_length;
 	uint32_t base = (uint32_t)(b - c->bytes); /* offset of the code in the class file, for diagnostics */
 	*insns = NULL;
 	*count = 0;
+	*insn_at = NULL;
+	*jump_list = NULL;
+	*jump_count = 0;
 	/* One pass decodes: the instruction count is not known before, so the
 	 * array is sized for the worst case (one instruction per byte); the
 	 * arena makes that cheap. Branch targets are checked afterwards, once
-	 * every instruction start is known. */
-	uint8_t *start = jinst_arena_zalloc(c->arena, (size_t)len + 1);
+	 * every instruction start is known: index_at[pc] is the index of the
+	 * instruction starting at pc, -1 (all bits set) inside one. */
+	int32_t *index_at = jinst_arena_alloc(c->arena, ((size_t)len + 1) * sizeof(*index_at));
 	jinst_insn *out = jinst_arena_alloc(c->arena, (size_t)len * sizeof(*out));
-	if (!start || !out)
+	/* The instructions that jump, by index, so that the check afterwards
+	 * visits only them: each instruction writes its index at the end of
+	 * the list, and only a jump moves the end on. */
+	uint32_t *jumps = jinst_arena_alloc(c->arena, ((size_t)len + 1) * sizeof(*jumps));
+	if (!index_at || !out || !jumps)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory decoding code");
-	uint32_t i = 0;
-	bool branches = false;
+	memset(index_at, 0xff, ((size_t)len + 1) * sizeof(*index_at));
+	uint32_t i = 0, njumps = 0;
+	/* The fast path reads the four bytes after an opcode at once. Past the
+	 * code's end they are still there when the code lies in the class file,
+	 * where a Code attribute holds at least exception_table_length and
+	 * attributes_count after it (JVMS 4.7.3); code from elsewhere (an
+	 * arena copy) has its last instructions' operands read zero-padded. */
+	uintptr_t from = (uintptr_t)b, file = (uintptr_t)c->bytes;
+	uint32_t readable = from >= file && from - file + len + 4 <= c->len ? len + 4 : len;
 	for (uint32_t pc = 0; pc < len; i++) {
 		uint8_t op = b[pc];
 		uint32_t l = jinst_op_length[op];
@@ -224,7 +247,7 @@ int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns
 			return jinst_fail(diag, JINST_EMALFORMED, base + pc, "malformed or truncated %s at pc %u",
 			                  opnames[op], (unsigned)pc);
 		}
-		start[pc] = 1;
+		index_at[pc] = (int32_t)i;
 		jinst_insn *in = &out[i];
 		in->offset = pc;
 		in->opcode = op;
@@ -242,20 +265,22 @@ int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns
 			static const uint32_t sign[7] = {0, 0, 0, 0x80, 0, 0x8000, 0x8000};
 			uint8_t padded[4] = {0};
 			const uint8_t *q = p;
-			if (pc + 5 > len) {
+			if (pc + 5 > readable) {
 				memcpy(padded, p, l - 1);
 				q = padded;
 			}
 			uint32_t field = (uint32_t)((uint64_t)jinst_be32(q) >> shift[form]);
 			int32_t value = (int32_t)((field ^ sign[form]) - sign[form]);
 			in->operand = value + (form == B2 ? (int32_t)pc : 0);
-			in->operand2 = op == 0x84 ? (int8_t)q[1] : 0;
-			branches |= form == B2;
+			if (op == 0x84)
+				in->operand2 = (int8_t)q[1];
+			jumps[njumps] = i;
+			njumps += form == B2;
 		} else switch (operand_kind(op)) {
 		case JINST_OPND_BRANCH4: {
 			int64_t t = (int64_t)pc + (int32_t)jinst_be32(p);
 			in->operand = t < 0 || t >= len ? -1 : (int32_t)t;
-			branches = true;
+			jumps[njumps++] = i;
 			break;
 		}
 		case JINST_OPND_INVOKEINTERFACE:
@@ -318,7 +343,7 @@ int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns
 				sw->targets[k] = t < 0 || t >= len ? -1 : (int32_t)t;
 			}
 			in->sw = sw;
-			branches = true;
+			jumps[njumps++] = i;
 			break;
 		}
 		default:
@@ -335,19 +360,19 @@ int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns
 	}
 	uint32_t n = i;
 	/* Every branch must land on an instruction start inside the code (JVMS 4.9.1). */
-	for (i = 0; branches && i < n; i++) {
-		const jinst_insn *in = &out[i];
+	for (uint32_t j = 0; j < njumps; j++) {
+		const jinst_insn *in = &out[jumps[j]];
 		enum jinst_operand_kind k = operand_kind(in->wide ? 0xc4 : in->opcode);
 		int64_t bad = -2;
 		if (k == JINST_OPND_BRANCH2 || k == JINST_OPND_BRANCH4) {
-			if (in->operand < 0 || (uint32_t)in->operand >= len || !start[in->operand])
+			if (in->operand < 0 || (uint32_t)in->operand >= len || index_at[in->operand] < 0)
 				bad = in->operand;
 		} else if (k == JINST_OPND_TABLESWITCH || k == JINST_OPND_LOOKUPSWITCH) {
 			const jinst_switch *sw = in->sw;
-			if (sw->default_target < 0 || !start[sw->default_target])
+			if (sw->default_target < 0 || index_at[sw->default_target] < 0)
 				bad = sw->default_target;
 			for (uint32_t t = 0; t < sw->count && bad == -2; t++)
-				if (sw->targets[t] < 0 || !start[sw->targets[t]])
+				if (sw->targets[t] < 0 || index_at[sw->targets[t]] < 0)
 					bad = sw->targets[t];
 		}
 		if (bad != -2)
@@ -356,6 +381,9 @@ int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns
 	}
 	*insns = out;
 	*count = n;
+	*insn_at = index_at;
+	*jump_list = jumps;
+	*jump_count = njumps;
 	return 0;
 }
 

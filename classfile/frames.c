@@ -66,10 +66,10 @@ static void resolve(const jinst_class *c, const jinst_vtype *v, jinst_ftype *t)
 		t->name = jinst_cp_name(c, v->value, &t->name_length);
 }
 
-int jinst_stack_map_expand(jinst_class *c, const jinst_member *m, const jinst_stack_map *map,
-                           jinst_full_frame **frames, jinst_diag *diag)
+/* The locals of the implicit first frame, from the method descriptor. */
+static int initial_locals(jinst_class *c, const jinst_member *m, jinst_ftype **locals, uint16_t *count,
+                          jinst_diag *diag)
 {
-	*frames = NULL;
 	uint16_t dlen, nlen;
 	const uint8_t *desc = jinst_cp_utf8(c, m->descriptor_index, &dlen);
 	const uint8_t *name = jinst_cp_utf8(c, m->name_index, &nlen);
@@ -108,7 +108,40 @@ int jinst_stack_map_expand(jinst_class *c, const jinst_member *m, const jinst_st
 	}
 	if (p >= end)
 		return jinst_fail(diag, JINST_EMALFORMED, m->offset + 4, "malformed method descriptor");
+	*locals = init;
+	*count = n;
+	return 0;
+}
 
+int jinst_initial_frame(jinst_class *c, const jinst_member *m, const jinst_ftype **locals, uint16_t *count,
+                        jinst_diag *diag)
+{
+	if (c->init_member != m || c->init_key != ((uint64_t)m->access_flags << 32 | (uint32_t)m->name_index << 16 |
+	                                            m->descriptor_index)) {
+		jinst_ftype *l;
+		uint16_t n;
+		int rc = initial_locals(c, m, &l, &n, diag);
+		if (rc)
+			return rc;
+		c->init_member = m;
+		c->init_key = (uint64_t)m->access_flags << 32 | (uint32_t)m->name_index << 16 | m->descriptor_index;
+		c->init_locals = l;
+		c->init_count = n;
+	}
+	*locals = c->init_locals;
+	*count = c->init_count;
+	return 0;
+}
+
+int jinst_stack_map_expand(jinst_class *c, const jinst_member *m, const jinst_stack_map *map,
+                           jinst_full_frame **frames, jinst_diag *diag)
+{
+	*frames = NULL;
+	jinst_ftype *init;
+	uint16_t n;
+	int rc = initial_locals(c, m, &init, &n, diag);
+	if (rc)
+		return rc;
 	uint32_t count = map ? map->count : 0;
 	jinst_full_frame *out = jinst_arena_alloc(c->arena, (count ? count : 1) * sizeof(*out));
 	if (!out)

@@ -289,8 +289,19 @@ static uint32_t block_at(infer *I, int32_t pc)
  * whole field descriptor (JVMS 4.4.1). */
 static vt class_vt(infer *I, uint16_t index)
 {
+	const jinst_class *c = I->c;
 	uint16_t len = 0;
-	const uint8_t *name = jinst_cp_name(I->c, index, &len);
+	const uint8_t *name;
+	/* A Class constant of the original pool straight from the class bytes
+	 * (its name is a Utf8 there, as the parser checked), as member_ref
+	 * reads references; others through the pool's decoder. */
+	if (index < c->cp_count && c->cp_tags[index] == JINST_CP_CLASS) {
+		const uint8_t *u = c->bytes + c->cp_offsets[jinst_be16(c->bytes + c->cp_offsets[index] + 1)];
+		len = jinst_be16(u + 1);
+		name = u + 3;
+	} else {
+		name = jinst_cp_name(c, index, &len);
+	}
 	if (name && len && name[0] == '[') {
 		const uint8_t *p = name;
 		jinst_ftype t;
@@ -315,14 +326,36 @@ static vt desc_vt(infer *I, const uint8_t **p, const uint8_t *end)
 	return t;
 }
 
-/* Whether an instruction jumps (BRANCH2 or BRANCH4 operands, JVMS 6.5):
- * if<cond>, if_<x>cmp<cond>, goto, jsr, ifnull, ifnonnull, goto_w, jsr_w.
- * Tested inline in the loops that visit every instruction. */
-static inline bool jumps(const jinst_insn *in)
-{
-	uint8_t op = in->opcode;
-	return !in->wide && ((op >= 0x99 && op <= 0xa8) || (op >= 0xc6 && op <= 0xc9));
-}
+/* What the block structure needs to know of each opcode (JVMS 6.5), one
+ * load in the loops that visit every instruction instead of a chain of
+ * range tests:
+ *   J  jumps (BRANCH2 or BRANCH4 operands): if<cond>, if_<x>cmp<cond>,
+ *      goto, jsr, ifnull, ifnonnull, goto_w, jsr_w; a wide instruction is
+ *      never one of them (the decoder lets wide take only loads, stores,
+ *      iinc and ret), so its opcode byte says enough;
+ *   E  ends a block: branches that do not fall through, jsr, ret,
+ *      switches, returns, athrow;
+ *   X  never falls through to the next instruction;
+ *   S  jsr or ret, which the inference refuses;
+ *   L  may change the locals: a store, or invokespecial (<init>);
+ *   W  a switch. */
+enum { J = 1, E = 2, X = 4, S = 8, L = 16, W = 32 };
+static const uint8_t op_flags[256] = {
+	/* 00 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	/* 10 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	/* 20 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	/* 30 */ 0, 0, 0, 0, 0, 0, L, L, L, L, L, L, L, L, L, L,
+	/* 40 */ L, L, L, L, L, L, L, L, L, L, L, L, L, L, L, 0,
+	/* 50 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	/* 60 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	/* 70 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	/* 80 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	/* 90 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, J, J, J, J, J, J, J,
+	/* a0 */ J, J, J, J, J, J, J, J | E | X, J | E | S, E | X | S, E | X | W, E | X | W, E | X, E | X, E | X, E | X,
+	/* b0 */ E | X, E | X, 0, 0, 0, 0, 0, L, 0, 0, 0, 0, 0, 0, 0, E | X,
+	/* c0 */ 0, 0, 0, 0, 0, 0, J, J, J | E | X, J | E | S,
+	/* the rest: 0 */
+};
 
 static bool is_cat2(const vt *v)
 {
@@ -439,8 +472,68 @@ static void member_ref(infer *I, uint16_t index, const uint8_t **name, uint16_t 
 	*desc = jinst_cp_utf8(c, desc_index, dlen);
 }
 
-/* Runs one instruction. Returns 0, or a negative error code. */
-static int step_insn(infer *I, frame *f, const jinst_insn *in)
+/* How a field or method reference of the original pool types its
+ * instructions, worked out once per class: a reference is typed again at
+ * each of its uses and each time the data flow walks its block again, and
+ * reading its descriptor costs more than all the rest of the instruction.
+ * Only well-formed references are kept; a malformed one takes the slow
+ * path at every use, so its diagnostics stay those of that path. */
+enum { REF_UNKNOWN, REF_FIELD, REF_METHOD, REF_SLOW };
+struct jinst_ref_type {
+	vt type;       /* a field's type; a method's return type, top for void */
+	int32_t slots; /* a method's argument slots */
+	bool init;     /* a method named <init> */
+};
+
+/* The reference at index typed as kind (REF_FIELD: a field descriptor;
+ * REF_METHOD: arguments and return type), or NULL when the slow path must
+ * answer: an appended entry, a malformed one, or no memory. */
+static const struct jinst_ref_type *ref_typed(infer *I, int32_t index, uint8_t kind)
+{
+	jinst_class *c = I->c;
+	if (index <= 0 || index >= c->cp_count)
+		return NULL;
+	if (!c->ref_kinds) {
+		c->ref_types = jinst_arena_alloc(c->arena, (size_t)c->cp_count * sizeof(*c->ref_types));
+		c->ref_kinds = jinst_arena_zalloc(c->arena, c->cp_count);
+		if (!c->ref_types || !c->ref_kinds) {
+			c->ref_kinds = NULL;
+			return NULL;
+		}
+	}
+	struct jinst_ref_type *r = &c->ref_types[index];
+	if (c->ref_kinds[index] != REF_UNKNOWN)
+		return c->ref_kinds[index] == kind ? r : NULL;
+	c->ref_kinds[index] = REF_SLOW;
+	const uint8_t *nm, *d;
+	uint16_t nl, dl;
+	member_ref(I, (uint16_t)index, &nm, &nl, &d, &dl);
+	if (!d)
+		return NULL;
+	const uint8_t *p = d, *end = d + dl;
+	r->init = false;
+	r->slots = 0;
+	if (kind == REF_FIELD) {
+		if (!jinst_descriptor_type(&p, end, &r->type) || p != end)
+			return NULL;
+	} else {
+		if (!nm || (r->slots = arg_slots(d, dl)) < 0)
+			return NULL;
+		p = memchr(d, ')', dl) + 1; /* there: arg_slots found it */
+		if (p + 1 == end && *p == 'V')
+			r->type = I->top;
+		else if (!jinst_descriptor_type(&p, end, &r->type) || p != end)
+			return NULL;
+		r->init = nl == 6 && memcmp(nm, "<init>", 6) == 0;
+	}
+	c->ref_kinds[index] = kind;
+	return r;
+}
+
+/* Runs one instruction. Returns 0, or a negative error code. Inlined, with
+ * step() below, into the walk of jinst_frames_infer: the call's saves and
+ * restores of registers cost about as much as typing a common instruction. */
+static inline __attribute__((always_inline)) int step_insn(infer *I, frame *f, const jinst_insn *in)
 {
 	uint8_t op = in->opcode;
 	vt a, b2;
@@ -453,10 +546,9 @@ static int step_insn(infer *I, frame *f, const jinst_insn *in)
 	case 0x0b: case 0x0c: case 0x0d: PUSH(I->flt); break;
 	case 0x0e: case 0x0f: PUSH2(I->dbl); break;
 	case 0x12: case 0x13: case 0x14: { /* ldc */
-		jinst_cp_entry e;
-		if (jinst_cp_get(I->c, (uint16_t)in->operand, &e))
-			return JINST_EMALFORMED;
-		switch (e.tag) {
+		/* The tag says all but for a Dynamic constant, and costs a load
+		 * where the entry would be decoded (tag 0: no entry there). */
+		switch (jinst_cp_tag_fast(I->c, (uint16_t)in->operand)) {
 		case JINST_CP_INTEGER: PUSH(I->integer); break;
 		case JINST_CP_FLOAT: PUSH(I->flt); break;
 		case JINST_CP_LONG: PUSH2(I->lng); break;
@@ -466,9 +558,10 @@ static int step_insn(infer *I, frame *f, const jinst_insn *in)
 		case JINST_CP_METHOD_TYPE: PUSH(obj_str("java/lang/invoke/MethodType")); break;
 		case JINST_CP_METHOD_HANDLE: PUSH(obj_str("java/lang/invoke/MethodHandle")); break;
 		case JINST_CP_DYNAMIC: {
-			jinst_cp_entry nat;
+			jinst_cp_entry e, nat;
 			uint16_t dl;
-			if (jinst_cp_get(I->c, e.u.dyn.name_and_type_index, &nat))
+			if (jinst_cp_get(I->c, (uint16_t)in->operand, &e) ||
+			    jinst_cp_get(I->c, e.u.dyn.name_and_type_index, &nat))
 				return JINST_EMALFORMED;
 			const uint8_t *d = jinst_cp_utf8(I->c, nat.u.nat.descriptor_index, &dl);
 			if (!d)
@@ -577,6 +670,16 @@ static int step_insn(infer *I, frame *f, const jinst_insn *in)
 	case 0xad: case 0xaf: POP(2); break;
 	case 0xb1: break;
 	case 0xb2: case 0xb4: { /* getstatic getfield */
+		const struct jinst_ref_type *r = ref_typed(I, in->operand, REF_FIELD);
+		if (r) {
+			if (op == 0xb4)
+				POP(1);
+			if (is_cat2(&r->type))
+				PUSH2(r->type);
+			else
+				PUSH(r->type);
+			break;
+		}
 		const uint8_t *nm, *d;
 		uint16_t nl, dl;
 		member_ref(I, (uint16_t)in->operand, &nm, &nl, &d, &dl);
@@ -595,6 +698,11 @@ static int step_insn(infer *I, frame *f, const jinst_insn *in)
 		break;
 	}
 	case 0xb3: case 0xb5: {
+		const struct jinst_ref_type *r = ref_typed(I, in->operand, REF_FIELD);
+		if (r) {
+			POP((is_cat2(&r->type) ? 2 : 1) + (op == 0xb5 ? 1 : 0));
+			break;
+		}
 		const uint8_t *nm, *d;
 		uint16_t nl, dl;
 		member_ref(I, (uint16_t)in->operand, &nm, &nl, &d, &dl);
@@ -608,19 +716,28 @@ static int step_insn(infer *I, frame *f, const jinst_insn *in)
 		break;
 	}
 	case 0xb6: case 0xb7: case 0xb8: case 0xb9: case 0xba: {
-		const uint8_t *nm, *d;
-		uint16_t nl, dl;
-		member_ref(I, (uint16_t)in->operand, &nm, &nl, &d, &dl);
-		if (!d || !nm)
-			return JINST_EMALFORMED;
-		int slots = arg_slots(d, dl);
-		if (slots < 0)
-			return JINST_EMALFORMED;
+		const struct jinst_ref_type *r = ref_typed(I, in->operand, REF_METHOD);
+		const uint8_t *nm = NULL, *d = NULL;
+		uint16_t nl = 0, dl = 0;
+		int slots;
+		bool init;
+		if (r) {
+			slots = r->slots;
+			init = r->init;
+		} else {
+			member_ref(I, (uint16_t)in->operand, &nm, &nl, &d, &dl);
+			if (!d || !nm)
+				return JINST_EMALFORMED;
+			slots = arg_slots(d, dl);
+			if (slots < 0)
+				return JINST_EMALFORMED;
+			init = nl == 6 && memcmp(nm, "<init>", 6) == 0;
+		}
 		POP(slots);
 		if (op != 0xb8 && op != 0xba) {
 			POP(1);
 			vt recv = f->stack[f->sp];
-			if (op == 0xb7 && nl == 6 && memcmp(nm, "<init>", 6) == 0) {
+			if (op == 0xb7 && init) {
 				vt inited;
 				if (recv.tag == JINST_VT_UNINITIALIZED_THIS) {
 					uint16_t cl;
@@ -640,8 +757,16 @@ static int step_insn(infer *I, frame *f, const jinst_insn *in)
 				init_object(f, I->max_locals, &recv, inited);
 			}
 		}
-		if (push_return(I, f, d, dl))
-			goto overflow;
+		if (!r) {
+			if (push_return(I, f, d, dl))
+				goto overflow;
+		} else if (r->type.tag == JINST_VT_TOP) {
+			/* void */
+		} else if (is_cat2(&r->type)) {
+			PUSH2(r->type);
+		} else {
+			PUSH(r->type);
+		}
 		break;
 	}
 	case 0xbb: { /* new */
@@ -695,7 +820,7 @@ underflow:
 	return jinst_fail(I->diag, JINST_EMALFORMED, JINST_NO_OFFSET, "stack underflow at pc %u", (unsigned)in->offset);
 }
 
-static int step(infer *I, frame *f, const jinst_insn *in)
+static inline __attribute__((always_inline)) int step(infer *I, frame *f, const jinst_insn *in)
 {
 	int rc = step_insn(I, f, in);
 	if (!rc && I->malformed)
@@ -704,20 +829,17 @@ static int step(infer *I, frame *f, const jinst_insn *in)
 	return rc;
 }
 
-static bool ends_block(uint8_t op)
-{
-	return (op >= 0xa7 && op <= 0xb1) || op == 0xbf || op == 0xc8 || op == 0xc9;
-}
-
 static bool falls_through(uint8_t op)
 {
-	return !(op == 0xa7 || op == 0xc8 || (op >= 0xaa && op <= 0xb1) || op == 0xbf || op == 0xa9);
+	return !(op_flags[op] & X);
 }
 
 /* Flows the state into the handler of every exception entry covering the
  * instruction at index i. Most instructions are covered by none, which the
- * covered table says at once; the caught type and the handler's block of
- * each entry are worked out once per method, not once per instruction.
+ * covered table says at once (the callers ask it before the call, so an
+ * instruction outside every range costs a load, not a call); the caught
+ * type and the handler's block of each entry are worked out once per
+ * method, not once per instruction.
  *
  * Within a block walk the locals change only at a store or an invokespecial
  * <init>, and the walk starts a new epoch there (and at the block's start).
@@ -727,8 +849,6 @@ static bool falls_through(uint8_t op)
  * a try block of n instructions costs a merge per store, not n of them. */
 static int handlers(infer *I, const frame *f, uint32_t i)
 {
-	if (!I->covered[i])
-		return 0;
 	uint32_t pc = I->insns[i].offset;
 	for (uint16_t k = 0; k < I->code->exception_count; k++) {
 		const jinst_exception_entry *e = &I->code->exceptions[k];
@@ -795,60 +915,85 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 	I.throwable = obj_str("java/lang/Throwable");
 	*frames = NULL;
 	*count = 0;
-	int rc = jinst_code_decode(c, code, &I.insns, &I.n, diag);
+	uint32_t *jumps, njumps;
+	int rc = jinst_code_decode_at(c, code, &I.insns, &I.n, &I.insn_at, &jumps, &njumps, diag);
 	if (rc)
 		return rc;
 	jinst_arena *A = c->arena;
-	uint32_t len = code->code_length;
-	I.insn_at = jinst_arena_alloc(A, (size_t)len * sizeof(int32_t));
 	I.block_of = jinst_arena_alloc(A, (size_t)I.n * sizeof(uint32_t));
 	bool *leader = jinst_arena_zalloc(A, (size_t)I.n + 1);
 	bool *target = jinst_arena_zalloc(A, (size_t)I.n + 1); /* jumped to or a handler: needs a frame */
-	if (!I.insn_at || !I.block_of || !leader || !target)
+	if (!I.block_of || !leader || !target)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-	for (uint32_t i = 0; i < len; i++)
-		I.insn_at[i] = -1;
-	for (uint32_t i = 0; i < I.n; i++)
-		I.insn_at[I.insns[i].offset] = (int32_t)i;
-	/* Block leaders: the first instruction, targets, handlers, and what follows a block end. */
+	/* Block leaders: the first instruction, targets, handlers, and what
+	 * follows a block end. Targets come from the decoder's list of jumps,
+	 * handlers and range starts from the exception table; the instructions
+	 * after a block end are marked in the one pass over every instruction
+	 * below, which numbers the blocks as it goes (leader[i] is complete
+	 * when it gets there). leader[n] stands past the last instruction, so
+	 * the walk further below ends a block there without a test of its own.
+	 * (The loops read the arrays through locals: their stores to bool
+	 * arrays may alias anything, which would make the compiler load each of
+	 * I's fields again after every store.) */
+	const jinst_insn *insns = I.insns;
+	const int32_t *at = I.insn_at;
+	uint32_t n = I.n;
 	leader[0] = true;
-	for (uint32_t i = 0; i < I.n; i++) {
-		const jinst_insn *in = &I.insns[i];
-		if (in->opcode == 0xa8 || in->opcode == 0xa9 || in->opcode == 0xc9)
-			return jinst_fail(diag, JINST_EUNSUPPORTED, JINST_NO_OFFSET, "jsr/ret: subroutines must be inlined first");
-		if (jumps(in))
-			leader[I.insn_at[in->operand]] = target[I.insn_at[in->operand]] = true;
+	for (uint32_t j = 0; j < njumps; j++) {
+		const jinst_insn *in = &insns[jumps[j]];
 		if (in->sw) {
-			leader[I.insn_at[in->sw->default_target]] = target[I.insn_at[in->sw->default_target]] = true;
+			leader[at[in->sw->default_target]] = target[at[in->sw->default_target]] = true;
 			for (uint32_t t = 0; t < in->sw->count; t++)
-				leader[I.insn_at[in->sw->targets[t]]] = target[I.insn_at[in->sw->targets[t]]] = true;
+				leader[at[in->sw->targets[t]]] = target[at[in->sw->targets[t]]] = true;
+		} else {
+			leader[at[in->operand]] = target[at[in->operand]] = true;
 		}
-		if (ends_block(in->opcode) && i + 1 < I.n)
-			leader[i + 1] = true;
 	}
+	/* An entry off an instruction is reported after the pass below, which
+	 * refuses jsr and ret first, as the refusal that leads the caller to
+	 * inline subroutines must come before any other complaint. */
+	uint32_t bad_entry = UINT32_MAX;
 	for (uint16_t k = 0; k < code->exception_count; k++) {
 		const jinst_exception_entry *e = &code->exceptions[k];
-		if (I.insn_at[e->handler_pc] < 0 || I.insn_at[e->start_pc] < 0)
-			return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "exception table entry %u is off an instruction", k);
-		leader[I.insn_at[e->handler_pc]] = target[I.insn_at[e->handler_pc]] = true;
+		if (at[e->handler_pc] < 0 || at[e->start_pc] < 0) {
+			if (bad_entry == UINT32_MAX)
+				bad_entry = k;
+			continue;
+		}
+		leader[at[e->handler_pc]] = target[at[e->handler_pc]] = true;
 		/* Range starts too, so a handler sees the locals at the range's first instruction. */
-		leader[I.insn_at[e->start_pc]] = true;
+		leader[at[e->start_pc]] = true;
 	}
-	for (uint32_t i = 0; i < I.n; i++) {
-		if (leader[i])
-			I.nblocks++;
-		I.block_of[i] = I.nblocks - 1;
+	/* Blocks are numbered without a branch: each instruction is written as
+	 * the start of the block after the last one begun, and the next leader
+	 * overwrites that unless it is this one (the last write may land one
+	 * past the blocks, hence n + 1 entries). leader[0] is set, so block_of
+	 * is never -1. */
+	I.block_start = jinst_arena_alloc(A, ((size_t)I.n + 1) * sizeof(uint32_t));
+	if (!I.block_start)
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+	uint32_t *block_start = I.block_start, *block_of = I.block_of, nblocks = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t flags = op_flags[insns[i].opcode];
+		if (flags & S)
+			return jinst_fail(diag, JINST_EUNSUPPORTED, JINST_NO_OFFSET, "jsr/ret: subroutines must be inlined first");
+		if (flags & E)
+			leader[i + 1] = true;
+		block_start[nblocks] = i;
+		nblocks += leader[i];
+		block_of[i] = nblocks - 1;
 	}
-	I.block_start = jinst_arena_alloc(A, (size_t)I.nblocks * sizeof(uint32_t));
+	if (bad_entry != UINT32_MAX)
+		return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "exception table entry %u is off an instruction",
+		                  (unsigned)bad_entry);
+	leader[n] = true;
+	I.nblocks = nblocks;
 	I.in = jinst_arena_zalloc(A, (size_t)I.nblocks * sizeof(state));
 	I.work = jinst_arena_alloc(A, (size_t)I.nblocks * sizeof(uint32_t));
 	I.queued = jinst_arena_zalloc(A, I.nblocks);
 	vt *pool = jinst_arena_alloc(A, ((size_t)I.nblocks + 1) * ((size_t)I.max_locals + I.max_stack + 1) * sizeof(vt));
-	if (!I.block_start || !I.in || !I.work || !I.queued || !pool)
+	if (!I.in || !I.work || !I.queued || !pool)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-	for (uint32_t i = 0, b = 0; i < I.n; i++)
-		if (leader[i])
-			I.block_start[b++] = i;
 	size_t per = (size_t)I.max_locals + I.max_stack + 1;
 	for (uint32_t b = 0; b < I.nblocks; b++) {
 		I.in[b].locals = pool + b * per;
@@ -873,20 +1018,22 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 	}
 
 	/* The entry state from the descriptor. */
-	jinst_full_frame *init;
-	rc = jinst_stack_map_expand(c, m, NULL, &init, diag);
+	const vt *init;
+	uint16_t ninit;
+	rc = jinst_initial_frame(c, m, &init, &ninit, diag);
 	if (rc)
 		return rc;
 	for (uint16_t i = 0; i < I.max_locals; i++)
 		f.locals[i] = I.top;
 	uint32_t slot = 0;
-	for (uint16_t i = 0; i < init->nlocals; i++) {
+	for (uint16_t i = 0; i < ninit; i++) {
 		if (slot >= I.max_locals)
 			return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "arguments need more than max_locals %u", I.max_locals);
-		f.locals[slot++] = init->locals[i];
-		if (is_cat2(&init->locals[i]))
+		f.locals[slot++] = init[i];
+		if (is_cat2(&init[i]))
 			slot++;
 	}
+	const bool *covered = I.covered;
 	rc = flow_into(&I, 0, f.locals, f.stack, 0);
 	while (!rc && I.nwork) {
 		uint32_t b = I.work[--I.nwork];
@@ -897,36 +1044,34 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 		I.epoch++; /* new locals */
 		uint32_t i = I.block_start[b];
 		for (;; i++) {
-			const jinst_insn *in = &I.insns[i];
-			rc = handlers(&I, &f, i);
-			if (rc)
+			const jinst_insn *in = &insns[i];
+			if (covered[i] && (rc = handlers(&I, &f, i)) != 0)
 				break;
 			rc = step(&I, &f, in);
 			if (rc)
 				break;
-			uint8_t op = in->opcode;
+			uint8_t op = in->opcode, flags = op_flags[op];
 			/* Handlers see the locals after an instruction too: HotSpot checks
 			 * them after every instruction but a store (and before a store, as
 			 * JVMS 4.10.1.4 says); besides stores only invokespecial <init>
 			 * changes locals, replacing an uninitialized type. Merging both
 			 * states keeps the handler's frame right for either reading. */
-			if ((op >= 0x36 && op <= 0x4e) || op == 0xb7) {
+			if (flags & L) {
 				I.epoch++; /* the locals may have changed */
-				rc = handlers(&I, &f, i);
-				if (rc)
+				if (covered[i] && (rc = handlers(&I, &f, i)) != 0)
 					break;
 			}
-			if (jumps(in))
+			if (flags & J)
 				rc = flow_into(&I, block_at(&I, in->operand), f.locals, f.stack, f.sp);
-			if (!rc && in->sw) {
+			if (!rc && (flags & W)) {
 				rc = flow_into(&I, block_at(&I, in->sw->default_target), f.locals, f.stack, f.sp);
 				for (uint32_t t = 0; !rc && t < in->sw->count; t++)
 					rc = flow_into(&I, block_at(&I, in->sw->targets[t]), f.locals, f.stack, f.sp);
 			}
 			if (rc)
 				break;
-			if (i + 1 >= I.n || leader[i + 1]) {
-				if (falls_through(op)) {
+			if (leader[i + 1]) {
+				if (!(flags & X)) {
 					if (i + 1 >= I.n)
 						rc = jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "code falls off its end");
 					else

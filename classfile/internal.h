@@ -52,6 +52,18 @@ struct jinst_class {
 	 * reference, as the editor's depth flow reads them (edit.c, ref_words);
 	 * NULL until the first lookup. */
 	uint16_t *ref_words;
+	/* By original pool index: how the inference types a field or method
+	 * reference (infer.c, ref_typed), known when ref_kinds[index] says so;
+	 * both NULL until the first lookup. */
+	struct jinst_ref_type *ref_types;
+	uint8_t *ref_kinds;
+	/* The locals of the last method's implicit first frame
+	 * (jinst_initial_frame), for init_member with access flags, name and
+	 * descriptor init_key; init_member NULL until the first one. */
+	const jinst_member *init_member;
+	uint64_t init_key;
+	const jinst_ftype *init_locals;
+	uint16_t init_count;
 	/* By Utf8 index: 1 + the attribute kind that name has in some context,
 	 * 0 when not looked up yet; NULL until an attribute list is built. */
 	uint8_t *attr_kinds;
@@ -321,6 +333,14 @@ extern const uint8_t jinst_op_length[256];
  * and counts. */
 uint32_t jinst_insn_length(const uint8_t *code, uint32_t len, uint32_t pc);
 
+/* jinst_code_decode, also giving what the decoder builds anyway to check
+ * branch targets: the index of the instruction at each pc (-1 inside an
+ * instruction; code_length + 1 entries, the last -1) and the indices of
+ * the instructions that jump (branches, jsr, switches), in code order.
+ * Arena-allocated. */
+int jinst_code_decode_at(jinst_class *cls, const jinst_code *code, jinst_insn **insns, uint32_t *count,
+                         int32_t **insn_at, uint32_t **jumps, uint32_t *njumps, jinst_diag *diag);
+
 /* Encodes instructions back into code bytes (deep mode: same layout as decoded). */
 int jinst_code_encode(jinst_class *cls, const jinst_insn *insns, uint32_t count, jinst_buf *out,
                       jinst_diag *diag);
@@ -339,6 +359,14 @@ typedef struct jinst_sim {
 	void *ctx;
 } jinst_sim;
 int jinst_sim_step(jinst_class *cls, jinst_sim *s, const jinst_insn *in, jinst_diag *diag);
+
+/* The locals of a method's implicit first frame (JVMS 4.10.1.6), as
+ * jinst_stack_map_expand gives them with no map, but kept in the class for
+ * the method last asked about: the inference starts from them and frame
+ * compression writes the first frame against them, one method after the
+ * other. Read-only; they live as long as the class. */
+int jinst_initial_frame(jinst_class *cls, const jinst_member *m, const jinst_ftype **locals, uint16_t *count,
+                        jinst_diag *diag);
 
 /* Parses one field type of a descriptor at *p into t and advances *p past
  * it; false when it is malformed (JVMS 4.3.2: a base type, L name ; with a

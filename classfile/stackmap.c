@@ -87,16 +87,15 @@ int jinst_stack_map_compress(jinst_class *c, const jinst_member *m, const jinst_
 	if (count > UINT16_MAX)
 		return jinst_fail(diag, JINST_ETOOLARGE, JINST_NO_OFFSET, "%u frames, a StackMapTable holds at most 65535",
 		                  (unsigned)count);
-	jinst_full_frame *init;
-	int rc = jinst_stack_map_expand(c, m, NULL, &init, diag);
+	const jinst_ftype *prev;
+	uint16_t nprev;
+	int rc = jinst_initial_frame(c, m, &prev, &nprev, diag);
 	if (rc)
 		return rc;
 	jinst_stack_map *map = jinst_arena_zalloc(c->arena, sizeof(*map));
 	jinst_frame *fs = jinst_arena_zalloc(c->arena, (count ? count : 1) * sizeof(*fs));
 	if (!map || !fs)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-	const jinst_ftype *prev = init->locals;
-	uint16_t nprev = init->nlocals;
 	int64_t last = -1;
 	for (uint32_t i = 0; i < count; i++) {
 		const jinst_full_frame *f = &frames[i];
