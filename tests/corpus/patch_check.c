@@ -31,15 +31,14 @@
  * Exit status: 0 when every method agrees, 1 otherwise, 77 without classes.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <zip.h>
 
 #include "jinst/edit.h"
 #include "jinst/patch.h"
+#include "check_walk.h"
 
 static struct {
 	unsigned long classes, class_failed, identical, methods, patched, declined, both_failed, mismatched, insertions;
@@ -59,19 +58,19 @@ static int nreasons;
 
 static void count_reason(const char *what, const char *message, const char *where)
 {
-	char text[96];
-	snprintf(text, sizeof(text), "%s: %.70s", what, message);
-	for (char *p = text; *p; p++)
+	char key[96];
+	snprintf(key, sizeof(key), "%s: %.70s", what, message);
+	for (char *p = key; *p; p++)
 		if (*p >= '0' && *p <= '9')
 			*p = '#';
 	for (int i = 0; i < nreasons; i++)
-		if (strcmp(reasons[i].text, text) == 0) {
+		if (strcmp(reasons[i].text, key) == 0) {
 			reasons[i].count++;
 			return;
 		}
 	if (nreasons < 128) {
 		reason *r = &reasons[nreasons++];
-		snprintf(r->text, sizeof(r->text), "%s", text);
+		snprintf(r->text, sizeof(r->text), "%s", key);
 		r->count = 1;
 		snprintf(r->example, sizeof(r->example), "%s", where);
 	}
@@ -481,105 +480,6 @@ done:
 	jinst_arena_free(ea);
 }
 
-static void check_jar(const char *path)
-{
-	int err;
-	zip_t *z = zip_open(path, ZIP_RDONLY, &err);
-	if (!z)
-		return;
-	zip_int64_t n = zip_get_num_entries(z, 0);
-	for (zip_int64_t i = 0; i < n; i++) {
-		const char *name = zip_get_name(z, (zip_uint64_t)i, 0);
-		size_t nl = name ? strlen(name) : 0;
-		if (nl < 7 || strcmp(name + nl - 6, ".class") != 0)
-			continue;
-		zip_stat_t zs;
-		if (zip_stat_index(z, (zip_uint64_t)i, 0, &zs) || !(zs.valid & ZIP_STAT_SIZE))
-			continue;
-		uint8_t *buf = malloc(zs.size ? zs.size : 1);
-		zip_file_t *f = zip_fopen_index(z, (zip_uint64_t)i, 0);
-		const char *base = strrchr(path, '/');
-		char full[4096];
-		snprintf(full, sizeof(full), "%s/%s", base ? base + 1 : path, name);
-		if (f && buf && zip_fread(f, buf, zs.size) == (zip_int64_t)zs.size)
-			check_class(buf, zs.size, full);
-		if (f)
-			zip_fclose(f);
-		free(buf);
-	}
-	zip_close(z);
-}
-
-static uint8_t *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	uint8_t *b = malloc(n > 0 ? (size_t)n : 1);
-	if (b && n > 0 && fread(b, 1, (size_t)n, f) != (size_t)n) {
-		free(b);
-		b = NULL;
-	}
-	fclose(f);
-	*len = (size_t)n;
-	return b;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void walk(const char *dir, const char *rel)
-{
-	char path[4096];
-	snprintf(path, sizeof(path), "%s%s%s", dir, *rel ? "/" : "", rel);
-	struct stat sb;
-	if (stat(path, &sb))
-		return;
-	size_t pl = strlen(path);
-	if (!S_ISDIR(sb.st_mode)) {
-		if (pl > 4 && strcmp(path + pl - 4, ".jar") == 0) {
-			check_jar(path);
-		} else if (pl > 6 && strcmp(path + pl - 6, ".class") == 0) {
-			size_t len;
-			uint8_t *b = read_file(path, &len);
-			if (b)
-				check_class(b, len, *rel ? rel : path);
-			free(b);
-		}
-		return;
-	}
-	DIR *d = opendir(path);
-	if (!d)
-		return;
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			names = realloc(names, cap * sizeof(*names));
-		}
-		names[n++] = strdup(e->d_name);
-	}
-	closedir(d);
-	if (n)
-		qsort(names, n, sizeof(*names), cmp_str);
-	for (size_t i = 0; i < n; i++) {
-		char sub[4096];
-		snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "", names[i]);
-		walk(dir, sub);
-		free(names[i]);
-	}
-	free(names);
-}
-
 int main(int argc, char **argv)
 {
 	int i = 1;
@@ -602,7 +502,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (; i < argc; i++)
-		walk(argv[i], "");
+		check_walk(argv[i], check_class);
 	for (int r = 0; r < nreasons; r++)
 		printf("  %6lu  %s  e.g. %s\n", reasons[r].count, reasons[r].text, reasons[r].example);
 	printf("%lu classes, %lu identical to the editor's, %lu failed; %lu methods: %lu patched and compared, "

@@ -1,0 +1,58 @@
+/*
+ * The corpus walk of edit_check and patch_check: cli/walk.c's walk_path
+ * over one argument (a folder, a .class or a jar), each class handed on
+ * with the name it takes in an --out folder: its path under the folder
+ * walked, or JAR.jar/ENTRY for a jar's entry (one folder per jar, the
+ * layout tests/jvm/verify.sh reads). Files that cannot be read are
+ * reported on stderr and skipped.
+ */
+#ifndef JINST_TESTS_CHECK_WALK_H
+#define JINST_TESTS_CHECK_WALK_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef void (*check_class_fn)(const uint8_t *bytes, size_t len, const char *name);
+
+typedef struct check_walk_ctx {
+	const char *root;
+	check_class_fn fn;
+} check_walk_ctx;
+
+static inline int check_walk_class(void *ctx, const char *name, const uint8_t *bytes, size_t len)
+{
+	const check_walk_ctx *w = ctx;
+	size_t rl = strlen(w->root);
+	const char *rel = name;
+	if (!strncmp(name, w->root, rl) && name[rl] == '/')
+		rel = name + rl + 1;
+	const char *bang = strchr(rel, '!');
+	char out[4096];
+	if (bang) {
+		/* .../x.jar!p/C.class: x.jar/p/C.class */
+		const char *base = rel;
+		for (const char *p = rel; p < bang; p++)
+			if (*p == '/')
+				base = p + 1;
+		snprintf(out, sizeof(out), "%.*s/%s", (int)(bang - base), base, bang + 1);
+		rel = out;
+	}
+	w->fn(bytes, len, rel);
+	return 0;
+}
+
+static inline void check_walk_error(void *ctx, const char *name, const char *message)
+{
+	(void)ctx;
+	fprintf(stderr, "%s: %s\n", name, message);
+}
+
+static inline void check_walk(const char *root, check_class_fn fn)
+{
+	check_walk_ctx w = {root, fn};
+	walk_path(root, NULL, 0, check_walk_class, check_walk_error, &w);
+}
+
+#endif
