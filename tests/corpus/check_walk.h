@@ -4,13 +4,15 @@
  * with the name it takes in an --out folder: its path under the folder
  * walked, or JAR.jar/ENTRY for a jar's entry (one folder per jar, the
  * layout tests/jvm/verify.sh reads). Files that cannot be read are
- * reported on stderr and skipped.
+ * reported on stderr and skipped. check_write_out writes a class there.
  */
 #ifndef JINST_TESTS_CHECK_WALK_H
 #define JINST_TESTS_CHECK_WALK_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 
@@ -53,6 +55,25 @@ static inline void check_walk(const char *root, check_class_fn fn)
 {
 	check_walk_ctx w = {root, fn};
 	walk_path(root, NULL, 0, check_walk_class, check_walk_error, &w);
+}
+
+/* Writes bytes to DIR/NAME, making the folders on the way; exits on failure. */
+static inline void check_write_out(const char *dir, const char *name, const uint8_t *b, size_t len)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	for (char *p = path + 1; *p; p++)
+		if (*p == '/') {
+			*p = 0;
+			mkdir(path, 0777);
+			*p = '/';
+		}
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(b, 1, len, f) != len) {
+		fprintf(stderr, "cannot write %s\n", path);
+		exit(1);
+	}
+	fclose(f);
 }
 
 #endif

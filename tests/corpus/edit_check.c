@@ -264,24 +264,6 @@ static int edit_hooks(jinst_class *c, jinst_member *m, jinst_edit *ed, uint16_t 
 	return rc;
 }
 
-static void write_out(const char *name, const uint8_t *b, size_t len)
-{
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/%s", out_dir, name);
-	for (char *p = path + 1; *p; p++)
-		if (*p == '/') {
-			*p = 0;
-			mkdir(path, 0777);
-			*p = '/';
-		}
-	FILE *f = fopen(path, "wb");
-	if (!f || fwrite(b, 1, len, f) != len) {
-		fprintf(stderr, "edit_check: cannot write %s\n", path);
-		exit(1);
-	}
-	fclose(f);
-}
-
 static void check_class(const uint8_t *bytes, size_t len, const char *name)
 {
 	if (limit && st.classes >= limit)
@@ -304,7 +286,7 @@ static void check_class(const uint8_t *bytes, size_t len, const char *name)
 	const uint8_t *cn = jinst_class_name(c, &cn_len);
 	if (cn && cn_len == 16 && memcmp(cn, "java/lang/Object", 16) == 0) {
 		if (out_dir)
-			write_out(name, bytes, len);
+			check_write_out(out_dir, name, bytes, len);
 		jinst_class_free(c);
 		return;
 	}
@@ -389,7 +371,7 @@ static void check_class(const uint8_t *bytes, size_t len, const char *name)
 		return;
 	}
 	if (out_dir)
-		write_out(name, out, olen);
+		check_write_out(out_dir, name, out, olen);
 	/* Parse again; every edited method's code decodes and its frames expand. */
 	jinst_class *c2;
 	if (jinst_class_parse(&c2, out, olen, NULL, NULL, &d)) {

@@ -240,24 +240,6 @@ static int run_edit(jinst_class *c, jinst_member *m, const plan_item *plan, uint
 	return rc;
 }
 
-static void write_out(const char *name, const uint8_t *b, size_t len)
-{
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/%s", out_dir, name);
-	for (char *p = path + 1; *p; p++)
-		if (*p == '/') {
-			*p = 0;
-			mkdir(path, 0777);
-			*p = '/';
-		}
-	FILE *f = fopen(path, "wb");
-	if (!f || fwrite(b, 1, len, f) != len) {
-		fprintf(stderr, "patch_check: cannot write %s\n", path);
-		exit(1);
-	}
-	fclose(f);
-}
-
 static jinst_code *code_of(jinst_class *c, jinst_member *m)
 {
 	jinst_attr *a = jinst_attr_find(jinst_member_attrs(m), JINST_ATTR_CODE);
@@ -442,9 +424,9 @@ static void check_class(const uint8_t *bytes, size_t len, const char *name)
 		uint16_t cn_len;
 		const uint8_t *cn = jinst_class_name(pc, &cn_len);
 		if (cn && cn_len == 16 && memcmp(cn, "java/lang/Object", 16) == 0)
-			write_out(name, bytes, len);
+			check_write_out(out_dir, name, bytes, len);
 		else
-			write_out(name, pout, plen);
+			check_write_out(out_dir, name, pout, plen);
 	}
 	if (plen == elen && memcmp(pout, eout, plen) == 0) {
 		st.identical++;
