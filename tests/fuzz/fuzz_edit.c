@@ -21,21 +21,6 @@
 #include "jinst/classfile.h"
 #include "jinst/edit.h"
 
-/* FNV-1a over the input: the source of every choice. */
-static uint64_t seed_of(const uint8_t *data, size_t size)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < size; i++)
-		h = (h ^ data[i]) * 1099511628211ull;
-	return h;
-}
-
-static uint32_t next(uint64_t *s)
-{
-	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
-	return (uint32_t)(*s >> 33);
-}
-
 /* Which methods an edit was committed to, by index. */
 static bool edited[65536];
 
@@ -48,7 +33,7 @@ static uint8_t *edit_all(const uint8_t *data, size_t size, size_t *len)
 	*len = 0;
 	if (jinst_class_parse(&c, data, size, NULL, NULL, &d))
 		return NULL;
-	uint64_t s = seed_of(data, size);
+	uint64_t s = fuzz_seed(data, size);
 	uint16_t probe = 0;
 	bool have_probe = jinst_cp_add_methodref(c, "jinst/Probe", "probe", "(I)V", &probe) == 0;
 	for (uint16_t i = 0; i < jinst_class_method_count(c); i++) {
@@ -68,7 +53,7 @@ static uint8_t *edit_all(const uint8_t *data, size_t size, size_t *len)
 		uint32_t n = 0;
 		for (jinst_node *k = jinst_edit_first(ed); k; k = jinst_node_next(k))
 			n += jinst_node_insn(k) != NULL;
-		uint32_t pick = n ? next(&s) % n : 0, r = next(&s);
+		uint32_t pick = n ? fuzz_next(&s) % n : 0, r = fuzz_next(&s);
 		jinst_node *at = NULL;
 		for (jinst_node *k = jinst_edit_first(ed); k; k = jinst_node_next(k))
 			if (jinst_node_insn(k) && pick-- == 0) {

@@ -25,20 +25,6 @@
 #include "jinst/edit.h"
 #include "jinst/patch.h"
 
-static uint64_t seed_of(const uint8_t *data, size_t size)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (size_t i = 0; i < size; i++)
-		h = (h ^ data[i]) * 1099511628211ull;
-	return h;
-}
-
-static uint32_t next(uint64_t *s)
-{
-	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
-	return (uint32_t)(*s >> 33);
-}
-
 typedef struct choice {
 	uint32_t offset;
 	enum jinst_where where;
@@ -178,7 +164,7 @@ static uint8_t *patch_all(const uint8_t *data, size_t size, size_t *len, jinst_c
 	*len = 0;
 	if (jinst_class_parse(&c, data, size, NULL, NULL, &d))
 		return NULL;
-	uint64_t s = seed_of(data, size);
+	uint64_t s = fuzz_seed(data, size);
 	uint16_t probe = 0, eprobe = 0, thr = 0;
 	bool have_probe = jinst_cp_add_methodref(c, "jinst/Probe", "probe", "(I)V", &probe) == 0;
 	if (ec && have_probe)
@@ -205,17 +191,17 @@ static uint8_t *patch_all(const uint8_t *data, size_t size, size_t *len, jinst_c
 		CHECK(n > 0, "code without instructions");
 		uint32_t code_len;
 		jinst_patch_code(p, &code_len);
-		plan pl = {.count = 1 + next(&s) % 4};
+		plan pl = {.count = 1 + fuzz_next(&s) % 4};
 		for (uint32_t k = 0; k < pl.count; k++) {
-			uint32_t r = next(&s);
+			uint32_t r = fuzz_next(&s);
 			pick(&pl.c[k], r, probe, have_probe);
-			pl.c[k].offset = offs[next(&s) % n];
+			pl.c[k].offset = offs[fuzz_next(&s) % n];
 			pl.c[k].where = (r & 8) ? JINST_BEFORE_OUTSIDE : JINST_BEFORE_INSIDE;
 		}
-		uint32_t hr = next(&s);
+		uint32_t hr = fuzz_next(&s);
 		if (hr % 3 == 0) {
 			pl.handler = true;
-			uint32_t a0 = next(&s) % n, a1 = next(&s) % (n + 1);
+			uint32_t a0 = fuzz_next(&s) % n, a1 = fuzz_next(&s) % (n + 1);
 			if (a1 <= a0)
 				a1 = a0 + 1;
 			pl.start = offs[a0];
