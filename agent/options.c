@@ -65,6 +65,16 @@ static int add_patterns(jinst_agent_options *o, const char **list, size_t *count
 	return 0;
 }
 
+/* The decimal number v[0..vn), or -1 when it is not one or exceeds max. */
+static long number(const char *v, size_t vn, long max)
+{
+	long x = 0;
+	size_t i = 0;
+	for (; i < vn && v[i] >= '0' && v[i] <= '9' && x <= max; i++)
+		x = x * 10 + (v[i] - '0');
+	return vn == 0 || i < vn || x > max ? -1 : x;
+}
+
 static bool is(const char *s, size_t n, const char *word)
 {
 	return strlen(word) == n && !memcmp(s, word, n);
@@ -101,6 +111,7 @@ int jinst_agent_options_parse(jinst_agent_options *o, const char *options, char 
 	o->mode = JINST_TRACE_COUNTS;
 	o->max_events = 100000;
 	o->fold_min = 0.00001;
+	o->tick_us = 1000;
 	snprintf(o->out, sizeof o->out, "jinst-%%p");
 	snprintf(o->log, sizeof o->log, "stderr");
 	if (err && esize)
@@ -172,13 +183,15 @@ int jinst_agent_options_parse(jinst_agent_options *o, const char *options, char 
 				return fail(err, esize, "foldmin=%.*s: expected a percentage from 0 to 100", (int)vn, v);
 			o->fold_min = x / 100;
 		} else if (is(s, kn, "maxevents")) {
-			long x = 0;
-			size_t i = 0;
-			for (; i < vn && v[i] >= '0' && v[i] <= '9' && x <= 100000000; i++)
-				x = x * 10 + (v[i] - '0');
-			if (vn == 0 || i < vn || x < 2 || x > 100000000)
+			long x = number(v, vn, 100000000);
+			if (x < 2)
 				return fail(err, esize, "maxevents=%.*s: expected a number from 2 to 100000000", (int)vn, v);
 			o->max_events = x;
+		} else if (is(s, kn, "tick")) {
+			long x = number(v, vn, 1000000);
+			if (x < 0 || (x > 0 && x < 10))
+				return fail(err, esize, "tick=%.*s: expected microseconds from 10 to 1000000, or 0", (int)vn, v);
+			o->tick_us = x;
 		} else {
 			return fail(err, esize, "unknown option '%.*s'", (int)kn, s);
 		}
@@ -227,8 +240,8 @@ void jinst_agent_usage(FILE *f)
 	      "  help             print these options and exit\n"
 	      "  trace=MODE       what to record [counts]\n"
 	      "                     counts   exact call counts per method\n"
-	      "                     times    calls, inclusive and self wall time per method,\n"
-	      "                              and the call tree\n"
+	      "                     times    exact calls, and inclusive and self wall time per\n"
+	      "                              method and the call tree, from a clock (tick=)\n"
 	      "                     events   a bounded enter/exit timeline per thread\n"
 	      "  include=GLOBS    classes to trace [all]: patterns separated by + or :,\n"
 	      "                   . or / between packages, * within a package, ** across\n"
@@ -250,8 +263,11 @@ void jinst_agent_usage(FILE *f)
 	      "                   under its caller; 0 keeps every stack [0.001]\n"
 	      "  leaves=WHAT      trace=times: count or time the calls of leaf methods [count]\n"
 	      "                   (a leaf has no loop and calls nothing but on the way to a\n"
-	      "                   throw; its run is shorter than timing it: counted, its\n"
-	      "                   time is its caller's self time)\n"
+	      "                   throw: counted, its time is its caller's self time)\n"
+	      "  tick=USEC        trace=times: how often the clock advances, in microseconds,\n"
+	      "                   10 to 1000000 [1000]; each advance is given to the stack of\n"
+	      "                   every thread where it falls; a shorter tick gives finer\n"
+	      "                   times for more CPU; 0: no clock, no times\n"
 	      "  out=PATH         output path prefix, %p the process id [jinst-%p]\n"
 	      "  maxevents=N      events kept per thread, trace=events [100000]\n"
 	      "  log=PATH|stderr  where diagnostics go, %p the process id [stderr]\n"

@@ -43,6 +43,7 @@ typedef struct jinst_agent_options {
 	long max_events;             /* per thread, trace=events */
 	bool time_leaves;            /* leaves=time: trace=times times leaves too */
 	double fold_min;             /* foldmin=, a fraction of the whole (0 to 1) */
+	long tick_us;                /* tick=, the clock's period for trace=times; 0: no clock */
 	char buf[4096];              /* the strings the pointers above point into */
 	size_t buf_used;
 } jinst_agent_options;

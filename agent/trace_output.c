@@ -64,7 +64,7 @@ static int by_self(const void *pa, const void *pb)
 }
 
 int jinst_trace_write_profile(FILE *f, const int64_t *times, size_t n, const int64_t *counts, size_t ncounts,
-                              jinst_trace_names names, void *ctx)
+                              long tick_us, jinst_trace_names names, void *ctx)
 {
 	size_t all = n > ncounts ? n : ncounts;
 	named *v = malloc((all ? all : 1) * sizeof *v);
@@ -96,10 +96,13 @@ int jinst_trace_write_profile(FILE *f, const int64_t *times, size_t n, const int
 	/* HPROF cpu=times prints rank, self %, accumulated %, count and the
 	 * method; times in milliseconds are added, as it has no trace column. */
 	fprintf(f, "CPU TIME (ms) BEGIN (total = %.3f) wall time, self and inclusive, per method\n", sum / 1e6);
+	if (tick_us > 0)
+		fprintf(f, "(times from a clock that advances every %ld us, each advance given to the stack where it\n"
+		           " falls: self to the method on top, inclusive to each method on the stack; counts exact)\n",
+		        tick_us);
 	if (untimed)
 		fprintf(f, "(%zu methods counted, not timed, are marked -: leaves, which have no loop and call nothing\n"
-		           " but on the way to a throw, their time being their callers' self time (leaves=time times\n"
-		           " them), or methods none of whose calls had returned)\n",
+		           " but on the way to a throw; their time is their callers' self time (leaves=time times them))\n",
 		        untimed);
 	fprintf(f, "%5s %7s %7s %10s %12s %12s  %s\n", "rank", "self", "accum", "count", "self ms", "total ms",
 	        "method");
@@ -367,43 +370,33 @@ static int fold_stack_of(folder *fo, uint32_t parent, uint32_t frame, uint32_t *
 	return 0;
 }
 
-/* Adds one thread's tree (nodes records of parent, method, calls,
- * inclusive ns; node j at node[4 * (j - 1)]). */
+/* Adds one thread's tree (nodes records of parent, method, self ns; node
+ * j at node[3 * (j - 1)]). */
 static int fold_thread(folder *fo, const int64_t *node, int64_t nodes, jinst_trace_names names, void *ctx)
 {
-	/* self = inclusive minus the children's inclusive */
-	int64_t *self = calloc((size_t)nodes + 1, sizeof *self);
 	uint32_t *map = malloc(((size_t)nodes + 1) * sizeof *map);
 	int err = 0;
-	if (!self || !map) {
-		err = JINST_ENOMEM;
-		goto out;
-	}
+	if (!map)
+		return JINST_ENOMEM;
 	map[0] = 0;
 	for (int64_t j = 1; j <= nodes; j++) {
-		const int64_t *e = node + 4 * (j - 1);
+		const int64_t *e = node + 3 * (j - 1);
 		int64_t parent = e[0];
 		map[j] = FOLD_NONE;
-		self[j] += e[3];
 		if (parent < 0 || parent >= j || map[parent] == FOLD_NONE)
 			continue;
-		if (parent > 0)
-			self[parent] -= e[3];
 		uint32_t frame;
 		if (e[1] != -1 && (e[1] < 0 || e[1] >= FOLD_FULL))
 			continue;
 		if ((err = fold_frame(fo, e[1] == -1 ? FOLD_FULL : (uint32_t)e[1], names, ctx, &frame)) != 0)
-			goto out;
+			break;
 		if (frame == FOLD_NONE)
 			continue;
 		if ((err = fold_stack_of(fo, map[parent], frame, &map[j])) != 0)
-			goto out;
+			break;
+		if (e[2] > 0)
+			fo->st[map[j]].self += e[2];
 	}
-	for (int64_t j = 1; j <= nodes; j++)
-		if (map[j] != FOLD_NONE && self[j] > 0)
-			fo->st[map[j]].self += self[j];
-out:
-	free(self);
 	free(map);
 	return err;
 }
@@ -533,10 +526,10 @@ int jinst_trace_write_folded(FILE *f, const int64_t *tree, size_t len, double mi
 	int64_t threads = len > 0 ? tree[k++] : 0;
 	for (int64_t t = 0; t < threads && k < len && !err; t++) {
 		int64_t nodes = tree[k++];
-		if (nodes < 0 || (uint64_t)nodes > (len - k) / 4)
+		if (nodes < 0 || (uint64_t)nodes > (len - k) / 3)
 			break;
 		err = fold_thread(&fo, tree + k, nodes, names, ctx);
-		k += 4 * (size_t)nodes;
+		k += 3 * (size_t)nodes;
 	}
 	if (!err)
 		err = fold_print(f, &fo, min_share);

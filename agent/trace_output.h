@@ -21,20 +21,21 @@ typedef int (*jinst_trace_names)(void *ctx, uint32_t id, const char **class_name
  * names (bytewise). */
 int jinst_trace_write_counts(FILE *f, const int64_t *counts, size_t n, jinst_trace_names names, void *ctx);
 
-/* times: 3n longs (calls, inclusive ns, self ns) per id; counts: ncounts
- * entry counts per id (may be NULL with 0). A ranked profile in the manner
- * of HPROF's cpu=times, by self time; then, marked "-", the methods that
- * were entered and have no time (counted only, or no call returned), by
- * entry count. */
+/* times: 3n longs (calls, inclusive ns, self ns) per id, calls 0 for a
+ * method that is not timed; counts: ncounts entry counts per id (may be
+ * NULL with 0); tick_us: the clock's period, said in the header when
+ * positive. A ranked profile in the manner of HPROF's cpu=times, by self
+ * time; then, marked "-", the methods that were entered and are not timed
+ * (counted only), by entry count. */
 int jinst_trace_write_profile(FILE *f, const int64_t *times, size_t n, const int64_t *counts, size_t ncounts,
-                              jinst_trace_names names, void *ctx);
+                              long tick_us, jinst_trace_names names, void *ctx);
 
 /* tree: the call trees (thread count; per thread: node count, then parent,
- * method, calls, inclusive ns per node, node 0 being the root). Folded
- * stacks, one line per distinct stack over all threads: "frame;frame N"
- * with frame = class.method and N the self nanoseconds of the stack's last
- * frame; method -1 is the frame "(tree full)", the calls a full tree kept
- * under their caller; equal stacks merged; in tree order: each stack before its
+ * method, self ns per node, node 0 being the root). Folded stacks, one line
+ * per distinct stack over all threads: "frame;frame N" with frame =
+ * class.method and N the self nanoseconds of the stack's last frame;
+ * method -1 is the frame "(tree full)", the time a full tree kept under
+ * the caller; equal stacks merged; in tree order: each stack before its
  * callees, callees by frame text (bytewise), so every subtree is contiguous.
  * A stack whose inclusive time is below min_share of the whole (0 to 1)
  * is left out with its callees: their time is printed as one frame

@@ -70,7 +70,7 @@ int main(int argc, char **argv)
 	                        0, 0, 0,
 	                        2, 3000000, 3000000}; /* work(J): 3 ms */
 	f = tmpfile();
-	CHECK(jinst_trace_write_profile(f, times, 4, NULL, 0, names, NULL) == 0, "profile");
+	CHECK(jinst_trace_write_profile(f, times, 4, NULL, 0, 0, names, NULL) == 0, "profile");
 	s = contents(f);
 	CHECK(strstr(s, "total = 10.000") != NULL, "total:\n%s", s);
 	char *r1 = strstr(s, "    1  60.00%  60.00%          4        6.000        6.000  p/A.work(I)J");
@@ -79,15 +79,17 @@ int main(int argc, char **argv)
 	CHECK(r1 && r2 && r3 && r1 < r2 && r2 < r3, "ranks:\n%s", s);
 	CHECK(!strstr(s, "<init>"), "a method without calls is listed:\n%s", s);
 	CHECK(!strstr(s, "not timed"), "a note on untimed methods without any:\n%s", s);
+	CHECK(!strstr(s, "clock"), "a note on the clock without one:\n%s", s);
 	free(s);
 
 	/* profile with counts: methods entered without a time (<init>, a leaf
 	 * counted 7 times; odd\name, 2 entries and no time) follow the timed
 	 * ones, by count, marked "-"; ids beyond the times (4) count too; a
-	 * timed method's count is its completed calls, not its entries */
+	 * timed method's count is the one of the times; the clock's period
+	 * is said */
 	int64_t entered[5] = {1, 5, 7, 2, 2};
 	f = tmpfile();
-	CHECK(jinst_trace_write_profile(f, times, 4, entered, 5, names, NULL) == 0, "profile with counts");
+	CHECK(jinst_trace_write_profile(f, times, 4, entered, 5, 250, names, NULL) == 0, "profile with counts");
 	s = contents(f);
 	CHECK(strstr(s, "total = 10.000") != NULL, "total with counts:\n%s", s);
 	r1 = strstr(s, "    1  60.00%  60.00%          4        6.000        6.000  p/A.work(I)J");
@@ -96,15 +98,17 @@ int main(int argc, char **argv)
 	char *r5 = strstr(s, "    5       -       -          2            -            -  q/Q\"x.odd\\name(Ljava/lang/String;)V");
 	CHECK(r1 && r3 && r4 && r5 && r1 < r3 && r3 < r4 && r4 < r5, "untimed ranks:\n%s", s);
 	CHECK(strstr(s, "(2 methods counted, not timed") != NULL, "untimed note:\n%s", s);
+	CHECK(strstr(s, "(times from a clock that advances every 250 us") != NULL, "clock note:\n%s", s);
 	free(s);
 
-	/* folded: two threads with the same stack run;work(I) merge; self time
-	 * of run is its inclusive time minus its children's */
+	/* folded: two threads with the same stack run;work(I) merge, and the
+	 * overloads work(I) and work(J) print as one frame; nodes are parent,
+	 * method, self ns */
 	int64_t tree[] = {2,
-	                  /* thread 1: run (100) -> work(I) (30), run -> work(J) (20) */
-	                  3, 0, 0, 1, 100, 1, 1, 4, 30, 1, 3, 2, 20,
-	                  /* thread 2: run (50) -> work(I) (50); a node with a bad parent is ignored */
-	                  3, 0, 0, 1, 50, 1, 1, 1, 50, 9, 1, 1, 5};
+	                  /* thread 1: run (50 self) -> work(I) (30), run -> work(J) (20) */
+	                  3, 0, 0, 50, 1, 1, 30, 1, 3, 20,
+	                  /* thread 2: run (0) -> work(I) (50); a node with a bad parent is ignored */
+	                  3, 0, 0, 0, 1, 1, 50, 9, 1, 5};
 	f = tmpfile();
 	CHECK(jinst_trace_write_folded(f, tree, sizeof tree / sizeof tree[0], 0, names, NULL) == 0, "folded");
 	s = contents(f);
@@ -119,10 +123,10 @@ int main(int argc, char **argv)
 	 * a subtree kept together even where a frame is a prefix of a
 	 * sibling's ("p/A.b" then its callee, then "p/A.b1", where sort(1)
 	 * would put "p/A.b1" between them) */
-	int64_t otree[] = {1, 4, 0, 0, 1, 100,  /* 1: run */
-	                   1, 6, 1, 10,         /* 2: run -> b1 */
-	                   1, 5, 1, 30,         /* 3: run -> b */
-	                   3, 7, 1, 20};        /* 4: run -> b -> c */
+	int64_t otree[] = {1, 4, 0, 0, 60, /* 1: run, 100 inclusive */
+	                   1, 6, 10,       /* 2: run -> b1 */
+	                   1, 5, 10,       /* 3: run -> b, 30 inclusive */
+	                   3, 7, 20};      /* 4: run -> b -> c */
 	f = tmpfile();
 	CHECK(jinst_trace_write_folded(f, otree, sizeof otree / sizeof otree[0], 0, names2, NULL) == 0, "folded order");
 	s = contents(f);
@@ -148,9 +152,9 @@ int main(int argc, char **argv)
 	 * holds the calls a caller made once its thread's tree was full; it
 	 * prints as "(tree full)" under that caller, and its time is not the
 	 * caller's own: run 100 = work 30 + (tree full) 45 + 25 self */
-	int64_t ftree[] = {1, 3, 0, 0, 1, 100, /* 1: run */
-	                   1, 1, 2, 30,        /* 2: run -> work(I) */
-	                   1, -1, 7, 45};      /* 3: run -> (tree full) */
+	int64_t ftree[] = {1, 3, 0, 0, 25, /* 1: run */
+	                   1, 1, 30,       /* 2: run -> work(I) */
+	                   1, -1, 45};     /* 3: run -> (tree full) */
 	f = tmpfile();
 	CHECK(jinst_trace_write_folded(f, ftree, sizeof ftree / sizeof ftree[0], 0, names, NULL) == 0, "folded full");
 	s = contents(f);
@@ -161,7 +165,7 @@ int main(int argc, char **argv)
 	 * stacks are shared, not copied per node (200000 nodes of paths up to
 	 * 400 frames would take gigabytes) */
 	enum { DEEP_THREADS = 500, DEEP = 400 };
-	size_t dlen = 1 + (size_t)DEEP_THREADS * (1 + 4 * DEEP);
+	size_t dlen = 1 + (size_t)DEEP_THREADS * (1 + 3 * DEEP);
 	int64_t *deep = malloc(dlen * sizeof *deep);
 	CHECK(deep != NULL, "memory");
 	size_t k = 0;
@@ -171,8 +175,7 @@ int main(int argc, char **argv)
 		for (int j = 1; j <= DEEP; j++) {
 			deep[k++] = j - 1;
 			deep[k++] = j == DEEP ? 7 : 5 + (j % 2); /* b, b1, b, ..., c */
-			deep[k++] = 1;
-			deep[k++] = 3; /* inclusive 3 ns all along: self 3 in the leaf only */
+			deep[k++] = j == DEEP ? 3 : 0;           /* self 3 ns in the leaf only */
 		}
 	}
 	f = tmpfile();

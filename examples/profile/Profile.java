@@ -53,7 +53,7 @@ public class Profile {
 	}
 
 	public static void main(String[] args) {
-		System.out.println("primes in [10^9, 10^9 + 20000): " + countPrimes(1000000000, 1000020000));
-		System.out.println("sorted 20000 numbers, checksum " + sortChecksum(20000));
+		System.out.println("primes in [10^9, 10^9 + 100000): " + countPrimes(1000000000, 1000100000));
+		System.out.println("sorted 200000 numbers, checksum " + sortChecksum(200000));
 	}
 }

@@ -4,14 +4,20 @@ package jinst.rt;
  * One thread's records: entry counts, per-method times, the shadow stack,
  * the call tree and the event timeline. Only its own thread writes it; the
  * agent's snapshots read it (a snapshot taken while the thread runs may miss
- * its latest calls, never count one twice).
+ * its latest calls, never count one twice). The thread that owns the fast
+ * path (Hooks) keeps its stack in Hooks' static array instead of its own
+ * (adopt), and counts most calls there.
  *
- * The shadow stack holds, per active instrumented frame, the method id, its
- * start time, the time spent in its instrumented callees, its call-tree node
- * and whether its entry event was recorded. An exit whose id is not on top
- * pops every frame above the matching one (they were left without an exit
- * hook, e.g. entered in code instrumented later); an exit whose id is not on
- * the stack at all (entered before the hooks were engaged) is ignored.
+ * The shadow stack holds the method id of every active timed frame. An exit
+ * whose id is not on top pops every frame above the matching one (they were
+ * left without an exit hook, e.g. entered in code instrumented later); an
+ * exit whose id is not on the stack at all (entered before the hooks were
+ * engaged) is ignored.
+ *
+ * Times come from the clock (Hooks.tick): when a hook finds that it has
+ * advanced since this thread last looked (seen), the time in between goes
+ * to the stack as it stood (advance): self time to the frame on top and its
+ * call-tree node, inclusive time once to each method on the stack.
  */
 final class Ctx {
 	final long tid;
@@ -28,41 +34,45 @@ final class Ctx {
 
 	/* Entries per method id. */
 	long[] counts;
-	/* Per method id, STATS longs from STATS * id: completed calls,
-	 * inclusive and self nanoseconds, and the activations on the stack
-	 * (inclusive time is added only when the outermost one of a recursion
-	 * returns, so it is not counted twice). One record, so that a timed
-	 * call touches one or two cache lines here, not four. */
-	long[] stats;
-	static final int STATS = 4, CALLS = 0, TOTAL = 1, SELF = 2, ACTIVE = 3;
+	/* Per method id, TIMED longs from TIMED * id: self and inclusive
+	 * nanoseconds of the clock. */
+	long[] times;
+	static final int TIMED = 2, SELF = 0, TOTAL = 1;
+	/* Per method id: the last advance that gave it inclusive time (epoch),
+	 * so that a method on the stack more than once gets it once. */
+	int[] mark;
+	int epoch;
+	/* The clock as this thread saw it last. */
+	long seen;
 
-	int depth;
-	int[] sId, sNode;
-	long[] sStart, sChild;
+	/* The shadow stack: sId[0, depth). At most limit frames; the entries
+	 * past them are counted in overflow and their exits pop nothing. */
+	int[] sId;
+	int depth, overflow;
+	int limit = Integer.MAX_VALUE;
+	/* The call-tree node of each frame, as last resolved (resolve). */
+	int[] sNode;
+	/* trace=events: whether each frame's entry event was recorded. */
 	boolean[] sRec;
 
 	/* Call tree: node 0 is the root. A node's child for a method is found
 	 * in nSlot, an open-addressing table of node numbers keyed by (parent,
 	 * method) (0 = empty, as the root is nobody's child), at most half
-	 * full: one probe or two per call, where walking a list of siblings
-	 * cost a step per sibling (a visitor's accept() has dozens). At most MAX_NODES: a
-	 * program that recurses through many methods (javac, with the JDK
-	 * traced) has tens of millions of distinct call paths, gigabytes of
-	 * tree and of folded stacks. Past MAX_NODES - FULL_NODES a new path is
-	 * not added: its calls count in a child of the caller with the method
+	 * full. Nodes are made only for the stacks the clock finds (advance),
+	 * but a long run finds many, and a program that recurses through many
+	 * methods (javac, with the JDK traced) has millions of distinct call
+	 * paths: at most MAX_NODES. Past MAX_NODES - FULL_NODES a new path is
+	 * not added: its time goes to a child of the caller with the method
 	 * FULL, one per caller, which the folded stacks print as "(tree full)",
-	 * so that time is neither lost nor taken for the caller's own; calls
-	 * under it stay in it. When even those run out, the caller's node
-	 * keeps them. */
+	 * so that time is neither lost nor taken for the caller's own; time
+	 * under it stays in it. When even those run out, the caller's node
+	 * keeps it. */
 	static final int MAX_NODES = 1 << 20, FULL_NODES = 1 << 12, FULL = -1;
 	int nodes = 1;
 	/* Per node n, NODE longs from NODE * n: N_KEY = parent << 32 | method
-	 * (methodOf), its calls (N_CALLS) and inclusive nanoseconds (N_TIME). One
-	 * record, so that an entry's lookup brings into the cache what its
-	 * exit updates: a call misses the cache at most twice in a tree of
-	 * megabytes (nSlot, the node), where four arrays missed four times. */
+	 * (methodOf) and its self nanoseconds (N_SELF). */
 	long[] nData;
-	static final int NODE = 4, N_KEY = 0, N_CALLS = 1, N_TIME = 2;
+	static final int NODE = 2, N_KEY = 0, N_SELF = 1;
 	int[] nSlot;
 
 	long[] evTs;
@@ -86,114 +96,165 @@ final class Ctx {
 		this.tid = tid;
 		this.name = name;
 		counts = new long[methods];
-		stats = new long[STATS * methods];
+		times = new long[TIMED * methods];
+		mark = new int[methods];
 		sId = new int[stack];
-		sNode = new int[stack];
-		sStart = new long[stack];
-		sChild = new long[stack];
 		sRec = new boolean[stack];
+		seen = Hooks.tick;
 	}
 
-	/* Adds what an ended thread recorded: counts and times per method, and
-	 * its call tree node by node (parents come before children, so each
-	 * node's parent is already mapped). Under Hooks' registry lock. */
-	void fold(Ctx c) {
-		long[] cc = c.counts, cs = c.stats;
-		int n = cc.length;
-		if (cs.length / STATS < n)
-			n = cs.length / STATS;
-		if (n > counts.length && !growMethods(n - 1))
-			return;
-		for (int j = 0; j < n; j++)
-			counts[j] += cc[j];
-		for (int j = 0; j < STATS * n; j += STATS) {
-			stats[j + CALLS] += cs[j + CALLS];
-			stats[j + TOTAL] += cs[j + TOTAL];
-			stats[j + SELF] += cs[j + SELF];
+	/* Takes stack (of which cap entries may be used) as the shadow stack,
+	 * with the frames it has now: the thread becomes the fast path's owner. */
+	void adopt(int[] stack, int cap) {
+		int d = depth;
+		if (d > cap) {
+			overflow += d - cap;
+			d = cap;
 		}
-		long[] cd = c.nData;
-		if (cd == null || c.nodes <= 1)
+		System.arraycopy(sId, 0, stack, 0, d);
+		sId = stack;
+		limit = cap;
+		depth = d;
+	}
+
+	void count(int id) {
+		if (busy || id < 0)
 			return;
-		int[] map = new int[c.nodes];
-		for (int j = 1; j < c.nodes; j++) {
-			long k = cd[NODE * j + N_KEY];
-			int p = map[(int) (k >>> 32)];
-			int m = child(p, methodOf(k));
-			map[j] = m;
-			/* (a node that found this tree full stays in its parent's time) */
-			if (nData != null && m != p) {
-				nData[NODE * m + N_CALLS] += cd[NODE * j + N_CALLS];
-				nData[NODE * m + N_TIME] += cd[NODE * j + N_TIME];
-			}
-		}
+		if (id < counts.length || growCounts(id))
+			counts[id]++;
 	}
 
 	void enter(int id, int m) {
 		if (busy || id < 0)
 			return;
-		if (id >= counts.length && !growMethods(id))
+		if (id >= counts.length && !growCounts(id))
 			return;
 		counts[id]++;
-		if (m == Hooks.COUNTS)
+		if ((m & Hooks.EVENTS) != 0) {
+			enterEvent(id);
 			return;
+		}
+		if ((m & Hooks.TIMES) == 0)
+			return;
+		long now = Hooks.tick;
+		if (now != seen)
+			advance(now, m);
 		int d = depth;
-		if (d == sId.length && !growStack())
+		if (d >= limit || (d == sId.length && !growStack())) {
+			overflow++;
 			return;
-		long now = System.nanoTime();
+		}
 		sId[d] = id;
-		sStart[d] = now;
-		sChild[d] = 0;
-		stats[STATS * id + ACTIVE]++;
-		if ((m & Hooks.TREE) != 0)
-			sNode[d] = child(d == 0 ? 0 : sNode[d - 1], id);
-		if ((m & Hooks.EVENTS) != 0)
-			sRec[d] = event(now, id << 1, true);
 		depth = d + 1;
 	}
 
 	void exit(int id, int m) {
 		if (busy)
 			return;
-		int d = depth - 1;
-		if (d < 0)
+		if ((m & Hooks.EVENTS) != 0) {
+			exitEvent(id);
 			return;
-		long now = System.nanoTime();
-		if (sId[d] != id) {
-			int k = d - 1;
-			while (k >= 0 && sId[k] != id)
-				k--;
-			if (k < 0)
-				return;
-			for (; d > k; d--)
-				pop(d, now, m);
 		}
-		pop(d, now, m);
+		if ((m & Hooks.TIMES) == 0)
+			return;
+		long now = Hooks.tick;
+		if (now != seen)
+			advance(now, m);
+		int k = frameOf(id);
+		if (k >= 0)
+			depth = k;
 	}
 
-	private void pop(int d, long now, int m) {
-		int id = sId[d];
-		long dur = now - sStart[d];
-		long[] ms = stats;
-		int i = STATS * id;
-		ms[i + CALLS]++;
-		ms[i + SELF] += dur - sChild[d];
-		if (--ms[i + ACTIVE] == 0)
-			ms[i + TOTAL] += dur;
-		if (d > 0)
-			sChild[d - 1] += dur;
-		/* (a frame that found the tree full shares its caller's node:
-		 * its time stays in the caller's, as self time) */
-		long[] nd = nData;
-		if ((m & Hooks.TREE) != 0 && nd != null && (d == 0 || sNode[d] != sNode[d - 1])) {
-			int n = NODE * sNode[d];
-			nd[n + N_CALLS]++;
-			nd[n + N_TIME] += dur;
+	/* The frame an exit of id pops (and every frame above it): the
+	 * topmost of id, or -1 for none (also for the exit of a frame that did
+	 * not fit, which pops nothing). */
+	private int frameOf(int id) {
+		if (overflow > 0) {
+			overflow--;
+			return -1;
 		}
-		if ((m & Hooks.EVENTS) != 0 && sRec[d]) {
-			evOpen--;
-			event(now, id << 1 | 1, false);
+		int k = depth - 1;
+		while (k >= 0 && sId[k] != id)
+			k--;
+		return k;
+	}
+
+	/* The clock moved from seen to now while the stack was as it is: the
+	 * time goes to it (the essay above). */
+	private void advance(long now, int m) {
+		long dt = now - seen;
+		seen = now;
+		int d = depth;
+		if (dt <= 0 || d == 0)
+			return;
+		int e = epoch + 1;
+		if (e == 0) {
+			for (int i = 0; i < mark.length; i++)
+				mark[i] = 0;
+			e = 1;
 		}
-		depth = d;
+		epoch = e;
+		for (int i = d - 1; i >= 0; i--) {
+			int id = sId[i];
+			if (id >= mark.length && !growTimes(id))
+				return;
+			if (mark[id] != e) {
+				mark[id] = e;
+				times[TIMED * id + TOTAL] += dt;
+			}
+		}
+		times[TIMED * sId[d - 1] + SELF] += dt;
+		if ((m & Hooks.TREE) != 0) {
+			int n = resolve(d);
+			if (n > 0)
+				nData[NODE * n + N_SELF] += dt;
+		}
+	}
+
+	/* The call-tree node of the stack's first d frames, made as needed.
+	 * sNode keeps each frame's node from the last time; a frame's node
+	 * still holds when its key is (its caller's node, its method), since a
+	 * node stands for the path of methods that leads to it. */
+	private int resolve(int d) {
+		if ((sNode == null || sNode.length < d) && !growNodes(d))
+			return 0;
+		int n = 0;
+		for (int i = 0; i < d; i++) {
+			int id = sId[i], k = sNode[i];
+			if (k > 0 && k < nodes && nData[NODE * k + N_KEY] == key(n, id)) {
+				n = k;
+				continue;
+			}
+			n = child(n, id);
+			sNode[i] = n;
+		}
+		return n;
+	}
+
+	/* ---- trace=events: every entry and exit with System.nanoTime ------- */
+
+	private void enterEvent(int id) {
+		int d = depth;
+		if (d == sId.length && !growStack()) {
+			overflow++;
+			return;
+		}
+		sId[d] = id;
+		sRec[d] = event(System.nanoTime(), id << 1, true);
+		depth = d + 1;
+	}
+
+	private void exitEvent(int id) {
+		int k = frameOf(id);
+		if (k < 0)
+			return;
+		long now = System.nanoTime();
+		for (int d = depth - 1; d >= k; d--)
+			if (sRec[d]) {
+				evOpen--;
+				event(now, sId[d] << 1 | 1, false);
+			}
+		depth = k;
 	}
 
 	/* Records an event. An entry is recorded only while there is room left
@@ -228,13 +289,28 @@ final class Ctx {
 		return true;
 	}
 
+	/* ---- the call tree ------------------------------------------------- */
+
+	private static long key(int parent, int id) {
+		return (long) parent << 32 | (id & 0xffffffffL);
+	}
+
+	static int methodOf(long key) {
+		return (int) key;
+	}
+
+	private static int slotOf(long key, int mask) {
+		long x = key * 0x9E3779B97F4A7C15L;
+		return (int) (x >>> 40) & mask;
+	}
+
 	private int child(int parent, int id) {
 		if (nData == null && !growTree())
 			return 0;
 		long[] nd = nData;
 		if (parent != 0 && methodOf(nd[NODE * parent + N_KEY]) == FULL)
 			return parent;
-		long k = (long) parent << 32 | (id & 0xffffffffL);
+		long k = key(parent, id);
 		int[] slot = nSlot;
 		int mask = slot.length - 1, h = slotOf(k, mask), n;
 		while ((n = slot[h]) != 0) {
@@ -253,29 +329,69 @@ final class Ctx {
 		return n;
 	}
 
-	static int methodOf(long key) {
-		return (int) key;
-	}
-
-	private static int slotOf(long key, int mask) {
-		long x = key * 0x9E3779B97F4A7C15L;
-		return (int) (x >>> 40) & mask;
+	/* Adds what an ended thread recorded: counts and times per method, and
+	 * its call tree node by node (parents come before children, so each
+	 * node's parent is already mapped). Under Hooks' registry lock. */
+	void fold(Ctx c) {
+		long[] cc = c.counts, ct = c.times;
+		if (cc.length > counts.length && !growCounts(cc.length - 1))
+			return;
+		for (int j = 0; j < cc.length; j++)
+			counts[j] += cc[j];
+		int n = ct.length / TIMED;
+		if (n > times.length / TIMED && !growTimes(n - 1))
+			return;
+		for (int j = 0; j < TIMED * n; j++)
+			times[j] += ct[j];
+		long[] cd = c.nData;
+		if (cd == null || c.nodes <= 1)
+			return;
+		int[] map = new int[c.nodes];
+		for (int j = 1; j < c.nodes; j++) {
+			long k = cd[NODE * j + N_KEY];
+			int m = child(map[(int) (k >>> 32)], methodOf(k));
+			map[j] = m;
+			/* (a node that found this tree full gives its time to its
+			 * caller's: the folded stacks keep the whole) */
+			if (nData != null && m > 0)
+				nData[NODE * m + N_SELF] += cd[NODE * j + N_SELF];
+		}
 	}
 
 	/* ---- slow paths: arrays only, busy set ---------------------------- */
 
-	private boolean growMethods(int id) {
+	private static int grown(int length, int index) {
+		int n = length > 0 ? length : 1;
+		while (n <= index)
+			n *= 2;
+		return n;
+	}
+
+	private boolean growCounts(int id) {
 		busy = true;
 		try {
-			int n = counts.length;
-			while (n <= id)
-				n *= 2;
-			long[] c = new long[n], st = new long[STATS * n];
+			long[] c = new long[grown(counts.length, id)];
 			System.arraycopy(counts, 0, c, 0, counts.length);
-			System.arraycopy(stats, 0, st, 0, stats.length);
-			/* The stats first: a snapshot sizes by them. */
-			stats = st;
 			counts = c;
+			return true;
+		} catch (Throwable e) {
+			return false;
+		} finally {
+			busy = false;
+		}
+	}
+
+	private boolean growTimes(int id) {
+		busy = true;
+		try {
+			int n = grown(mark.length, id);
+			long[] t = new long[TIMED * n];
+			int[] k = new int[n];
+			System.arraycopy(times, 0, t, 0, times.length);
+			System.arraycopy(mark, 0, k, 0, mark.length);
+			/* The times first: a snapshot sizes by them. */
+			times = t;
+			mark = k;
 			return true;
 		} catch (Throwable e) {
 			return false;
@@ -288,19 +404,27 @@ final class Ctx {
 		busy = true;
 		try {
 			int n = sId.length * 2;
-			int[] id = new int[n], node = new int[n];
-			long[] start = new long[n], child = new long[n];
+			int[] id = new int[n];
 			boolean[] rec = new boolean[n];
 			System.arraycopy(sId, 0, id, 0, depth);
-			System.arraycopy(sNode, 0, node, 0, depth);
-			System.arraycopy(sStart, 0, start, 0, depth);
-			System.arraycopy(sChild, 0, child, 0, depth);
 			System.arraycopy(sRec, 0, rec, 0, depth);
 			sId = id;
-			sNode = node;
-			sStart = start;
-			sChild = child;
 			sRec = rec;
+			return true;
+		} catch (Throwable e) {
+			return false;
+		} finally {
+			busy = false;
+		}
+	}
+
+	private boolean growNodes(int d) {
+		busy = true;
+		try {
+			int[] s = new int[grown(sNode == null ? 64 : sNode.length, d)];
+			if (sNode != null)
+				System.arraycopy(sNode, 0, s, 0, sNode.length);
+			sNode = s;
 			return true;
 		} catch (Throwable e) {
 			return false;

@@ -6,65 +6,123 @@ package jinst.rt;
  * that rethrows; {@code called(id)} alone at the entry of a method that is
  * counted and not timed (every method under trace=counts, leaves under
  * trace=times). Ids are the small ints the instrumentation pass hands out
- * (include/jinst/instrument.h); the three public methods must match the hook
+ * (include/jinst/instrument.h); the four public methods must match the hook
  * table in instrument/hooks.c (a test compares them).
  *
  * The agent defines this package in the bootstrap loader from bytes embedded
  * in libjinst.so and engages the hooks once the VM is live; until then
  * {@link #mode} is 0 and every hook returns at once.
  *
- * Hot path: a plain read of {@link #mode}, the thread's context found
- * without ThreadLocal (see {@link #ctx}) and, in counts mode, an array
- * increment: no lock, no allocation once the thread's arrays are large
- * enough, small enough for the JIT to inline. Counts are exact under any
- * number of threads because every thread counts into its own arrays
- * ({@link Ctx}); the arrays are summed at dump time.
+ * <h2>The fast path: one thread, static arrays</h2>
  *
- * Recursion: the hot path executes only code of java.lang.Thread,
- * java.lang.ThreadLocal (and its map, entries, java.lang.ref.Reference) and
- * this package. The agent never instruments those classes, whatever the
- * include patterns say, so a hook cannot call itself. The slow paths (first
- * call on a thread, growing arrays) use only array allocation and
- * System.arraycopy, and set a per-thread busy flag so that nothing they might
- * reach records or recurses.
+ * Every instrumented method runs a hook, often inlined into its callers'
+ * compiled code, so what a hook costs is paid hundreds of millions of times
+ * (javac, with the JDK traced) and what its code weighs is paid in every
+ * compilation. Measured on javac compiling 172 of the JDK's sources with
+ * every class traced (4.0 s plain): an empty hook costs 1.05x, a plain
+ * unsynchronized increment of a static final array 1.15x, and the first
+ * design here, which found the thread's own context and its arrays on
+ * every call, 1.83x.
+ *
+ * So one thread, the {@link #owner}, counts and keeps its shadow stack in
+ * static final arrays: the JIT knows their addresses and lengths, a
+ * constant id needs no bounds check, and a counted call is a compare of
+ * {@code Thread.currentThread()} with {@code owner} and one increment.
+ * Only the owner ever writes those arrays, so its counts are exact; every
+ * other thread counts into its own context ({@link Ctx}) on the slow path,
+ * as the owner does for ids past {@link #FAST_METHODS}; a snapshot adds
+ * them all up. The first thread to reach a hook becomes the owner (main,
+ * in most programs) and stays the owner until it ends: ownership cannot
+ * move from a live thread, which may be between the compare and the
+ * increment. A thread that ends gives it up in its ThreadEnd event, on
+ * itself, and the next thread to take the slow path claims it.
+ *
+ * <h2>Time: a clock that ticks, read as a field</h2>
+ *
+ * Two {@code System.nanoTime()} calls per call cost 34 ns here, more than
+ * everything else a timed call does; javac makes 2.6 * 10^8 timed calls.
+ * Instead the agent's clock thread writes the time into {@link #tick}
+ * every {@code tick=} microseconds (1000 by default), and a hook compares
+ * it with the tick its thread saw last: the same, and nothing is timed.
+ * When the clock has advanced, the hook first gives the time that passed
+ * (tick - seen) to the thread's stack as it stood: self time to the method
+ * on top, and its call-tree node; inclusive time to every distinct method
+ * on the stack (a recursion counts once). Time is thus sampled at the tick
+ * rate, but every tick's worth of wall time goes to where the thread was
+ * when the tick fell, and a thread's times add up to its wall time; counts
+ * stay exact. The call tree is resolved only then, from the stack of ids,
+ * so a call costs no tree lookup at all, and the tree holds only the
+ * paths a tick found.
+ *
+ * <h2>Recursion</h2>
+ *
+ * The hot path executes only code of java.lang.Thread and this class; the
+ * slow path also java.lang.ThreadLocal (and its map, entries,
+ * java.lang.ref.Reference) and {@link Ctx}. The agent never instruments
+ * those classes, whatever the include patterns say, so a hook cannot call
+ * itself. The slow paths that allocate (a thread's first call, growing
+ * arrays) use only array allocation and System.arraycopy, and set a
+ * per-thread busy flag so that nothing they might reach records or
+ * recurses.
  */
 public final class Hooks {
 	static final int COUNTS = 1;  /* exact entry counts per method */
-	static final int TIMES = 2;   /* calls, inclusive and self time per method */
-	static final int TREE = 4;    /* call tree with inclusive times (folded stacks) */
-	static final int EVENTS = 8;  /* bounded enter/exit timeline per thread */
+	static final int TIMES = 2;   /* inclusive and self time per method, from the clock */
+	static final int TREE = 4;    /* the call tree (folded stacks), from the clock */
+	static final int EVENTS = 8;  /* bounded enter/exit timeline per thread, System.nanoTime */
 
 	/**
-	 * What is recorded; 0 (nothing) until the agent engages the hooks.
-	 * Deliberately not volatile: C2 treats a volatile read as a barrier,
-	 * and in every instrumented method that barrier alone cost about as
-	 * much as the counting (bench/trace, CallHeavy: counts 0.60 s against
-	 * 0.36 s plain-read). Visibility does not need it: the agent engages
-	 * before it instruments any class, so no instrumented code runs before
-	 * the write, and the class definitions and retransformations that
-	 * follow publish it; a hook that still reads the old mode after a
-	 * disengage (stop, VM death) records into its own thread's arrays after
-	 * the output was written, which changes nothing anyone reads.
+	 * What is recorded; 0 (nothing) until the agent engages the hooks. Read
+	 * by the slow paths only. Not volatile: the agent engages before it
+	 * instruments any class, and the class definitions and
+	 * retransformations that follow publish it.
 	 */
 	static int mode;
 	/** Events a thread keeps at most (set when engaged). */
 	static int eventCapacity = 100000;
 
+	/* ---- the owner's fast path (the essay above) ----------------------- */
+
+	/** Ids the owner counts in FAST_COUNTS; larger ones go to its context. */
+	static final int FAST_METHODS = 1 << 17;
+	/** The owner's stack holds FAST_DEPTH - 1 frames; the last slot is a
+	 * sentinel (-1, no id), which an exit on an empty stack reads. */
+	static final int FAST_DEPTH = 1 << 16, FAST_MASK = FAST_DEPTH - 1;
+	static final long[] FAST_COUNTS = new long[FAST_METHODS];
+	static final int[] FAST_STACK = new int[FAST_DEPTH];
+	/** Not a tick (the clock is System.nanoTime's): closes the owner's fast
+	 * path for timed calls, while its stack has frames that did not fit. */
+	static final long CLOSED = Long.MIN_VALUE;
+
+	/** The thread that uses the arrays above, or null; set and cleared
+	 * under REGISTRY, ownerCtx first. */
+	static Thread owner;
+	static Ctx ownerCtx;
+	/** The owner's stack depth (its context's, which syncs it on the slow path). */
+	static int depth;
+	/** The tick the owner saw last, or CLOSED. */
+	static long gate = CLOSED;
+	/** The clock: nanoseconds, written by the agent's clock thread (trace=times). */
+	static volatile long tick;
+
+	static {
+		FAST_STACK[FAST_MASK] = -1;
+	}
+
 	static final Local LOCAL = new Local();
 
 	/*
-	 * Finding the thread's context. ThreadLocal.get() was most of the cost of
-	 * a counted call (a map probe and a weak reference read per call: counts
-	 * 0.91 s against 0.60 s without it on CallHeavy). Instead: the context
-	 * that called last, checked against the current thread; then a table
-	 * indexed by the thread's identity hash; then the ThreadLocal, which
-	 * creates and registers the context on a thread's first call. The checks
-	 * compare Ctx.owner, a final field, so a context read through a data
-	 * race is either seen whole or fails the check: a thread only ever
-	 * counts into its own context, and counts stay exact. LAST is taken over
-	 * by a thread on its first miss when empty and then on every 256th miss,
-	 * so threads that alternate do not write it on every call. Both drop a
-	 * thread's context when it ends (threadEnd).
+	 * Finding another thread's context (the slow path). ThreadLocal.get()
+	 * on every call was most of the cost of a counted call. Instead: the
+	 * context that called last, checked against the current thread; then a
+	 * table indexed by the thread's identity hash; then the ThreadLocal,
+	 * which creates and registers the context on a thread's first call.
+	 * The checks compare Ctx.owner, a final field, so a context read
+	 * through a data race is either seen whole or fails the check: a
+	 * thread only ever counts into its own context, and counts stay exact.
+	 * LAST is taken over by a thread on its first miss when empty and then
+	 * on every 256th miss, so threads that alternate do not write it on
+	 * every call. Both drop a thread's context when it ends (threadEnd).
 	 */
 	private static Ctx last;
 	private static final Ctx[] SLOTS = new Ctx[1024];
@@ -77,55 +135,124 @@ public final class Hooks {
 	private Hooks() {
 	}
 
-	public static void enter(int id) {
-		int m = mode;
-		if (m == 0)
-			return;
-		Ctx c = ctx();
-		if (m == COUNTS)
-			count(c, id);
-		else
-			c.enter(id, m);
-	}
-
 	/** Entry of a method that is counted, never timed: no exit hook follows. */
 	public static void called(int id) {
-		if (mode != 0)
-			count(ctx(), id);
+		if (Thread.currentThread() == owner && id < FAST_METHODS)
+			FAST_COUNTS[id]++;
+		else
+			calledSlow(id);
 	}
 
-	private static void count(Ctx c, int id) {
-		long[] a = c.counts;
-		if (id >= 0 && id < a.length)
-			a[id]++;
-		else
-			c.enter(id, COUNTS);
+	public static void enter(int id) {
+		int d = depth;
+		if (Thread.currentThread() == owner && id < FAST_METHODS && d < FAST_MASK && tick == gate) {
+			FAST_COUNTS[id]++;
+			FAST_STACK[d & FAST_MASK] = id;
+			depth = d + 1;
+		} else {
+			enterSlow(id);
+		}
 	}
 
 	public static void exit(int id) {
-		int m = mode;
-		if (m > COUNTS)
-			ctx().exit(id, m);
+		int d = depth - 1;
+		if (Thread.currentThread() == owner && FAST_STACK[d & FAST_MASK] == id && tick == gate)
+			depth = d;
+		else
+			exitSlow(id);
 	}
 
+	/* The same as exit: a separate hook, so that the exceptional exits
+	 * have a method of their own in a profile of the VM. */
 	public static void exitThrow(int id) {
+		int d = depth - 1;
+		if (Thread.currentThread() == owner && FAST_STACK[d & FAST_MASK] == id && tick == gate)
+			depth = d;
+		else
+			exitSlow(id);
+	}
+
+	/* ---- the slow paths ------------------------------------------------- */
+
+	private static void calledSlow(int id) {
 		int m = mode;
-		if (m > COUNTS)
-			ctx().exit(id, m);
+		if (m == 0)
+			return;
+		Ctx c = ctxOf(Thread.currentThread(), m);
+		if (c != null)
+			c.count(id);
+	}
+
+	private static void enterSlow(int id) {
+		int m = mode;
+		if (m == 0)
+			return;
+		Thread t = Thread.currentThread();
+		Ctx c = ctxOf(t, m);
+		if (c == null)
+			return;
+		if (c != ownerCtx || t != owner) {
+			c.enter(id, m);
+			return;
+		}
+		c.depth = depth;
+		c.enter(id, m);
+		ownerSync(c);
+	}
+
+	private static void exitSlow(int id) {
+		int m = mode;
+		if (m == 0)
+			return;
+		Thread t = Thread.currentThread();
+		Ctx c = ctxOf(t, m);
+		if (c == null)
+			return;
+		if (c != ownerCtx || t != owner) {
+			c.exit(id, m);
+			return;
+		}
+		c.depth = depth;
+		c.exit(id, m);
+		ownerSync(c);
+	}
+
+	/* After the owner's context moved its stack: the fast path's view. */
+	private static void ownerSync(Ctx c) {
+		depth = c.depth;
+		gate = c.overflow == 0 ? c.seen : CLOSED;
+	}
+
+	/* The context of thread t, which becomes the owner if there is none
+	 * (not in events mode, which records every thread alike). */
+	private static Ctx ctxOf(Thread t, int m) {
+		Ctx o = ownerCtx;
+		if (t == owner && o != null)
+			return o;
+		Ctx c = ctx(t);
+		if (owner == null && (m & EVENTS) == 0 && c != null && !c.busy)
+			claim(t, c);
+		return c;
+	}
+
+	private static void claim(Thread t, Ctx c) {
+		synchronized (REGISTRY) {
+			if (owner != null || mode == 0 || c.thread != t)
+				return;
+			c.adopt(FAST_STACK, FAST_MASK);
+			ownerCtx = c;
+			ownerSync(c);
+			owner = t;
+		}
 	}
 
 	/* The current thread's context (the essay at LAST). */
-	private static Ctx ctx() {
-		Thread t = Thread.currentThread();
+	private static Ctx ctx(Thread t) {
 		Ctx c = last;
 		if (c != null && c.owner == t)
 			return c;
-		return otherCtx(t);
-	}
-
-	private static Ctx otherCtx(Thread t) {
 		int h = System.identityHashCode(t) & (SLOTS.length - 1);
-		Ctx c = SLOTS[h];
+		c = SLOTS[h];
 		if (c == null || c.owner != t) {
 			c = LOCAL.get();
 			SLOTS[h] = c;
@@ -137,14 +264,19 @@ public final class Hooks {
 
 	/* ---- called by the agent through JNI --------------------------------- */
 
-	static void engage(int newMode, int capacity) {
+	static void engage(int newMode, int capacity, long now) {
 		if (capacity > 0)
 			eventCapacity = capacity;
+		tick = now;
 		mode = newMode;
 	}
 
 	static void disengage() {
 		mode = 0;
+		synchronized (REGISTRY) {
+			owner = null;
+			gate = CLOSED;
+		}
 	}
 
 	/** Writes the output now (registered by the agent with RegisterNatives). */
@@ -205,6 +337,14 @@ public final class Hooks {
 				System.arraycopy(threads, i + 1, threads, i, threadCount - i - 1);
 				threads[--threadCount] = null;
 				c.thread = null;
+				if (c == ownerCtx) {
+					/* t runs no more hooks: the next thread may own the
+					 * arrays (its counts in FAST_COUNTS stay there). */
+					owner = null;
+					ownerCtx = null;
+					depth = 0;
+					gate = CLOSED;
+				}
 				/* Not found again (the thread is gone), and not kept alive. */
 				if (last == c)
 					last = null;
@@ -220,8 +360,8 @@ public final class Hooks {
 	}
 
 	/* The snapshots hold REGISTRY throughout, so a thread that ends meanwhile
-	 * is counted once; the hooks themselves never take it. Live threads
-	 * first, then what ended threads left. */
+	 * is counted once; the hooks themselves take it only to claim the
+	 * fast path. Live threads first, then what ended threads left. */
 	private static Ctx[] contexts() {
 		Ctx[] t = new Ctx[threadCount + 1];
 		System.arraycopy(threads, 0, t, 0, threadCount);
@@ -236,7 +376,13 @@ public final class Hooks {
 			int len = 0;
 			for (int i = 0; i < t.length; i++)
 				len = max(len, t[i].counts.length);
-			long[] r = new long[len];
+			/* FAST_COUNTS: only up to its last nonzero count */
+			int fast = FAST_METHODS;
+			while (fast > 0 && FAST_COUNTS[fast - 1] == 0)
+				fast--;
+			long[] r = new long[max(len, fast)];
+			for (int j = 0; j < fast; j++)
+				r[j] = FAST_COUNTS[j];
 			for (int i = 0; i < t.length; i++) {
 				long[] a = t[i].counts; /* may have grown since len was taken */
 				for (int j = 0, n = min(a.length, len); j < n; j++)
@@ -246,21 +392,26 @@ public final class Hooks {
 		}
 	}
 
-	/** Per method id: completed calls, inclusive and self nanoseconds, summed over threads. */
+	/**
+	 * Per method id: entries, inclusive and self nanoseconds (the clock's,
+	 * summed over threads): three longs per id.
+	 */
 	static long[] snapshotTimes() {
+		long[] counts = snapshotCounts();
 		synchronized (REGISTRY) {
 			Ctx[] t = contexts();
-			int len = 0;
+			int len = counts.length;
 			for (int i = 0; i < t.length; i++)
-				len = max(len, t[i].stats.length / Ctx.STATS);
+				len = max(len, t[i].times.length / Ctx.TIMED);
 			long[] r = new long[3 * len];
+			for (int j = 0; j < counts.length; j++)
+				r[3 * j] = counts[j];
 			for (int i = 0; i < t.length; i++) {
-				long[] s = t[i].stats; /* may have grown since len was taken */
-				int n = min(len, s.length / Ctx.STATS);
+				long[] s = t[i].times; /* may have grown since len was taken */
+				int n = min(len, s.length / Ctx.TIMED);
 				for (int j = 0; j < n; j++) {
-					r[3 * j] += s[Ctx.STATS * j + Ctx.CALLS];
-					r[3 * j + 1] += s[Ctx.STATS * j + Ctx.TOTAL];
-					r[3 * j + 2] += s[Ctx.STATS * j + Ctx.SELF];
+					r[3 * j + 1] += s[Ctx.TIMED * j + Ctx.TOTAL];
+					r[3 * j + 2] += s[Ctx.TIMED * j + Ctx.SELF];
 				}
 			}
 			return r;
@@ -269,8 +420,8 @@ public final class Hooks {
 
 	/**
 	 * The call trees: tree count, then per tree its node count (root
-	 * excluded) and per node: parent (0 is the root), method id, completed
-	 * calls, inclusive nanoseconds. Parents come before their children.
+	 * excluded) and per node: parent (0 is the root), method id (-1: "tree
+	 * full"), self nanoseconds. Parents come before their children.
 	 */
 	static long[] snapshotTree() {
 		synchronized (REGISTRY) {
@@ -281,7 +432,7 @@ public final class Hooks {
 			int size = 1;
 			for (int i = 0; i < t.length; i++) {
 				counts[i] = max(0, t[i].nodes - 1);
-				size += 1 + 4 * counts[i];
+				size += 1 + 3 * counts[i];
 			}
 			long[] r = new long[size];
 			int k = 0;
@@ -296,8 +447,7 @@ public final class Hooks {
 					long key = nd[Ctx.NODE * j + Ctx.N_KEY];
 					r[k++] = key >>> 32;
 					r[k++] = Ctx.methodOf(key);
-					r[k++] = nd[Ctx.NODE * j + Ctx.N_CALLS];
-					r[k++] = nd[Ctx.NODE * j + Ctx.N_TIME];
+					r[k++] = nd[Ctx.NODE * j + Ctx.N_SELF];
 				}
 			}
 			long[] out = new long[k];
@@ -369,13 +519,18 @@ public final class Hooks {
 		}
 	}
 
+	/** The thread that owns the fast path, or null (for tests). */
+	static Thread owner() {
+		return owner;
+	}
+
 	/* Not Math.min/max: the dump may run while the hooks are engaged, and
 	 * java.lang.Math may be instrumented. */
-	private static int min(int a, int b) {
+	static int min(int a, int b) {
 		return a < b ? a : b;
 	}
 
-	private static int max(int a, int b) {
+	static int max(int a, int b) {
 		return a > b ? a : b;
 	}
 }

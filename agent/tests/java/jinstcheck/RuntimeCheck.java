@@ -1,5 +1,6 @@
 package jinstcheck;
 
+import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 
 import jinst.rt.Hooks;
@@ -7,11 +8,15 @@ import jinst.rt.Hooks;
 /**
  * Drives the runtime's hooks directly, as instrumented code would, while the
  * agent runs (it defines jinst.rt in the bootstrap loader and engages the
- * hooks), then reads the runtime's snapshots: exact counts from many
- * threads, growth past the initial arrays, inclusive time of a recursion
- * counted once, exits that skip frames, the call tree, and bounded,
- * balanced timelines. Compiled against runtime-java; run without it on the
- * class path. Prints FAIL lines and exits 1 on any failure.
+ * hooks), then reads the runtime's snapshots. "times" runs with the clock
+ * stopped (tick=0) and moves it by hand, so every time is exact: counts from
+ * many threads, the fast path passed from a thread that ends to the next,
+ * growth past the first arrays and past the fast path's ids, time given to
+ * the stack where the clock moves (self to the top, inclusive once per
+ * method), exits that skip frames, a stack deeper than the fast path holds,
+ * the call tree and its bound; "events" the bounded, balanced timelines.
+ * Compiled against runtime-java; run without it on the class path. Prints
+ * FAIL lines and exits 1 on any failure.
  */
 public class RuntimeCheck {
 	static int failures;
@@ -23,14 +28,27 @@ public class RuntimeCheck {
 		}
 	}
 
-	static long[] snapshot(String name) throws Exception {
+	static Object call(String name) throws Exception {
 		Method m = Hooks.class.getDeclaredMethod(name);
 		m.setAccessible(true);
-		return (long[]) m.invoke(null);
+		return m.invoke(null);
+	}
+
+	static long[] snapshot(String name) throws Exception {
+		return (long[]) call(name);
+	}
+
+	static Field tickField;
+
+	/* Moves the clock (Hooks.tick) on by dt nanoseconds. */
+	static synchronized void tick(long dt) throws Exception {
+		tickField.setLong(null, tickField.getLong(null) + dt);
 	}
 
 	public static void main(String[] args) throws Exception {
 		check(Hooks.class.getClassLoader() == null, "Hooks is not in the bootstrap loader");
+		tickField = Hooks.class.getDeclaredField("tick");
+		tickField.setAccessible(true);
 		if (args[0].equals("times"))
 			times();
 		else
@@ -39,15 +57,34 @@ public class RuntimeCheck {
 		System.exit(failures == 0 ? 0 : 1);
 	}
 
+	/* self and inclusive ns of id in a snapshotTimes */
+	static long self(long[] times, int id) {
+		return 3 * id + 2 < times.length ? times[3 * id + 2] : 0;
+	}
+
+	static long total(long[] times, int id) {
+		return 3 * id + 1 < times.length ? times[3 * id + 1] : 0;
+	}
+
 	static void times() throws Exception {
+		/* Eight threads at once: one of them owns the fast path, the
+		 * others count in their own contexts; the sum is exact. */
 		final int threads = 8, calls = 200000;
-		Thread[] t = new Thread[threads];
+		final Thread[] t = new Thread[threads];
+		final Thread[] owners = new Thread[threads];
 		for (int i = 0; i < threads; i++) {
+			final int me = i;
 			t[i] = new Thread(new Runnable() {
 				public void run() {
 					for (int j = 0; j < calls; j++) {
 						Hooks.enter(40);
 						Hooks.exit(40);
+						Hooks.called(39);
+					}
+					try {
+						owners[me] = (Thread) call("owner");
+					} catch (Exception e) {
+						throw new RuntimeException(e);
 					}
 				}
 			});
@@ -55,33 +92,70 @@ public class RuntimeCheck {
 		}
 		for (int i = 0; i < threads; i++)
 			t[i].join();
+		boolean owned = false;
+		for (int i = 0; i < threads; i++)
+			for (int j = 0; j < threads; j++)
+				owned |= owners[i] == t[j];
+		check(owned, "none of the eight threads owned the fast path");
 
-		for (int i = 0; i < 3; i++) {
-			Hooks.enter(5000); /* past the first arrays */
+		/* The owner ended: the next thread to call a hook owns it. */
+		Hooks.enter(5000); /* past the first arrays */
+		Hooks.exit(5000);
+		check(call("owner") == Thread.currentThread(), "main does not own the fast path after the workers ended");
+		for (int i = 0; i < 2; i++) {
+			Hooks.enter(5000);
 			Hooks.exit(5000);
 		}
+		final int big = (1 << 17) + 5; /* past the fast path's ids */
+		for (int i = 0; i < 3; i++) {
+			Hooks.enter(big);
+			Hooks.called(big + 1);
+			Hooks.exit(big);
+		}
 
-		long start = System.nanoTime();
+		/* Time goes to the stack where the clock moves: 30 ms under three
+		 * frames of 41 are its self time, and its inclusive time once. */
 		Hooks.enter(41);
 		Hooks.enter(41);
 		Hooks.enter(41);
-		Thread.sleep(30);
+		tick(30000000L);
 		Hooks.exit(41);
 		Hooks.exit(41);
 		Hooks.exit(41);
-		long wall = System.nanoTime() - start;
-
-		Hooks.enter(42);
-		Hooks.enter(43);
-		Hooks.exitThrow(42); /* 43 had no exit: popped with 42 */
-		Hooks.exit(44);      /* no entry at all: ignored */
-
+		/* 50 -> 51: self 16 and 7, inclusive 23 and 7 */
 		for (int i = 0; i < 2; i++) {
 			Hooks.enter(50);
+			tick(i == 0 ? 5 : 0);
 			Hooks.enter(51);
+			tick(i == 0 ? 7 : 0);
 			Hooks.exit(51);
+			tick(i == 0 ? 11 : 0);
 			Hooks.exit(50);
 		}
+		/* 43 had no exit: popped with 42; 44 was never entered: its exit
+		 * is ignored. The stack is empty after: the 1000 ns go nowhere. */
+		Hooks.enter(42);
+		Hooks.enter(43);
+		tick(3);
+		Hooks.exitThrow(42);
+		Hooks.exit(44);
+		tick(1000);
+		Hooks.enter(47);
+		Hooks.exit(47);
+		/* Deeper than the fast path's stack (2^16 - 1 frames): the frames
+		 * past it are counted and their exits pop nothing, so 60 stays
+		 * under them: 5 to the top frame kept (61), then 7 to 60. */
+		Hooks.enter(60);
+		for (int i = 0; i < 69999; i++)
+			Hooks.enter(61);
+		tick(5);
+		for (int i = 0; i < 69999; i++)
+			Hooks.exit(61);
+		tick(7);
+		Hooks.exit(60);
+		tick(11);
+		Hooks.enter(62);
+		Hooks.exit(62);
 
 		/* Thread after thread: what each leaves is folded in when it ends,
 		 * so counts stay exact and the registry small. */
@@ -90,11 +164,16 @@ public class RuntimeCheck {
 			for (int i = 0; i < burst.length; i++) {
 				burst[i] = new Thread(new Runnable() {
 					public void run() {
-						for (int j = 0; j < 10; j++) {
-							Hooks.enter(45);
-							Hooks.enter(46);
-							Hooks.exit(46);
-							Hooks.exit(45);
+						try {
+							for (int j = 0; j < 10; j++) {
+								Hooks.enter(45);
+								Hooks.enter(46);
+								tick(1);
+								Hooks.exit(46);
+								Hooks.exit(45);
+							}
+						} catch (Exception e) {
+							throw new RuntimeException(e);
 						}
 					}
 				});
@@ -103,117 +182,121 @@ public class RuntimeCheck {
 			for (int i = 0; i < burst.length; i++)
 				burst[i].join();
 		}
-		Method live = Hooks.class.getDeclaredMethod("liveThreads");
-		live.setAccessible(true);
-		int liveThreads = (Integer) live.invoke(null);
+		int liveThreads = (Integer) call("liveThreads");
 		check(liveThreads < 20, liveThreads + " threads in the registry after 2000 ended");
 
 		long[] counts = snapshot("snapshotCounts");
 		check(counts[45] == 20000 && counts[46] == 20000, "ended threads: " + counts[45] + ", " + counts[46]);
-		check(counts.length > 5000, "counts array of " + counts.length);
-		check(counts[40] == (long) threads * calls, "id 40 counted " + counts[40] + " times, not " + threads * calls);
-		check(counts[5000] == 3, "id 5000 counted " + counts[5000]);
+		check(counts.length > big + 1, "counts array of " + counts.length);
+		check(counts[40] == (long) threads * calls && counts[39] == (long) threads * calls,
+		      "ids 40 and 39 counted " + counts[40] + " and " + counts[39] + " times, not " + threads * calls);
+		check(counts[5000] == 3 && counts[big] == 3 && counts[big + 1] == 3,
+		      "ids 5000, " + big + ", " + (big + 1) + ": " + counts[5000] + ", " + counts[big] + ", " + counts[big + 1]);
 		check(counts[41] == 3 && counts[42] == 1 && counts[43] == 1 && counts[44] == 0, "ids 41-44");
+		check(counts[60] == 1 && counts[61] == 69999 && counts[62] == 1, "ids 60-62");
 
 		long[] times = snapshot("snapshotTimes");
-		check(times[3 * 40] == (long) threads * calls, "id 40: " + times[3 * 40] + " completed calls");
-		check(times[3 * 41] == 3, "id 41: " + times[3 * 41] + " calls");
-		long total41 = times[3 * 41 + 1], self41 = times[3 * 41 + 2];
-		check(total41 >= 30000000L && total41 <= wall, "recursion: inclusive " + total41 + " ns, wall " + wall);
-		check(self41 >= 30000000L && self41 <= total41, "recursion: self " + self41 + " of " + total41);
-		check(times[3 * 42] == 1 && times[3 * 43] == 1 && times[3 * 44] == 0, "skipped frame popped, stray exit ignored");
-		check(times[3 * 43 + 1] <= times[3 * 42 + 1], "callee time within caller's");
+		check(times[3 * 40] == (long) threads * calls && times[3 * 41] == 3, "calls in the times");
+		check(self(times, 41) == 30000000L && total(times, 41) == 30000000L,
+		      "recursion: self " + self(times, 41) + ", inclusive " + total(times, 41) + ", not 30 ms each");
+		check(self(times, 50) == 16 && total(times, 50) == 23 && self(times, 51) == 7 && total(times, 51) == 7,
+		      "50 -> 51: " + self(times, 50) + "/" + total(times, 50) + ", " + self(times, 51) + "/" + total(times, 51));
+		check(self(times, 42) == 0 && total(times, 42) == 3 && self(times, 43) == 3 && total(times, 43) == 3,
+		      "skipped frame: 42 " + self(times, 42) + "/" + total(times, 42) + ", 43 " + self(times, 43) + "/" + total(times, 43));
+		check(total(times, 47) == 0 && total(times, 62) == 0, "time given to an empty stack");
+		check(self(times, 61) == 5 && total(times, 61) == 5 && self(times, 60) == 7 && total(times, 60) == 12,
+		      "deep stack: 60 " + self(times, 60) + "/" + total(times, 60) + ", 61 " + self(times, 61) + "/" + total(times, 61));
 
 		long[] tree = snapshot("snapshotTree");
-		boolean found = false;
+		/* node j: tree[base + 3 * (j - 1)]: parent, method, self */
+		boolean found = false, folded = false;
 		int k = 1;
 		for (long th = 0; th < tree[0]; th++) {
 			int nodes = (int) tree[k++];
 			int base = k;
-			for (int j = 0; j < nodes; j++, k += 4) {
-				/* node j + 1: parent, method, calls, time */
-				if (tree[k + 1] == 51 && tree[k + 2] == 2) {
-					int parent = (int) tree[k];
-					check(parent >= 1 && tree[base + 4 * (parent - 1) + 1] == 50
-					      && tree[base + 4 * (parent - 1)] == 0 && tree[base + 4 * (parent - 1) + 2] == 2,
-					      "51 is a child of 50 under the root, both called twice");
+			for (int j = 0; j < nodes; j++, k += 3) {
+				int parent = (int) tree[k];
+				long method = tree[k + 1], self = tree[k + 2];
+				if (parent < 1)
+					continue;
+				long pm = tree[base + 3 * (parent - 1) + 1], pself = tree[base + 3 * (parent - 1) + 2];
+				if (method == 51 && pm == 50) {
+					check(self == 7 && pself == 16 && tree[base + 3 * (parent - 1)] == 0,
+					      "50 -> 51 in the tree: self " + pself + " and " + self + ", not 16 and 7");
 					found = true;
 				}
+				/* The ended threads' trees, folded: one node 45 -> 46. */
+				folded |= method == 46 && pm == 45 && self > 0;
 			}
 		}
 		check(found, "call tree has no node 50 -> 51");
-		/* The ended threads' trees, folded: one node 45 -> 46 with every call. */
-		boolean folded = false;
-		k = 1;
-		for (long th = 0; th < tree[0]; th++) {
-			int nodes = (int) tree[k++];
-			int base = k;
-			for (int j = 0; j < nodes; j++, k += 4)
-				if (tree[k + 1] == 46 && tree[k + 2] == 20000) {
-					int parent = (int) tree[k];
-					folded |= parent >= 1 && tree[base + 4 * (parent - 1) + 1] == 45 && tree[base + 4 * (parent - 1) + 2] == 20000;
-				}
-		}
-		check(folded, "ended threads' call trees not folded into one 45 -> 46 with 20000 calls");
+		check(folded, "ended threads' call trees not folded into one 45 -> 46 with time");
 
 		/* A thread with more distinct call paths (1100 callers x 1000
-		 * callees) than a tree may hold (Ctx.MAX_NODES, 2^20): new paths stop
-		 * 2^12 nodes short of the bound, and the calls of a caller that found
-		 * the tree full go to its child "(tree full)" (method -1), one per
-		 * caller: the callers past the bound, under 1999, share one, and so
-		 * do the callees of the caller that was being filled. No node's
-		 * callees take more time than it. */
+		 * callees, the clock moving in each) than a tree may hold
+		 * (Ctx.MAX_NODES, 2^20): new paths stop 2^12 nodes short of the
+		 * bound, and the time of a caller that found the tree full goes to
+		 * its child "(tree full)" (method -1), one per caller: the callers
+		 * past the bound, under 1999, share one, and so do the callees of
+		 * the caller that was being filled. No time is lost. */
 		Thread wide = new Thread(new Runnable() {
 			public void run() {
-				Hooks.enter(1998); /* two callers of them all: their times hold theirs */
-				Hooks.enter(1999);
-				for (int i = 0; i < 1100; i++) {
-					Hooks.enter(2000 + i);
-					for (int j = 0; j < 1000; j++) {
-						Hooks.enter(4000 + j);
-						Hooks.exit(4000 + j);
+				try {
+					Hooks.enter(1998);
+					Hooks.enter(1999);
+					for (int i = 0; i < 1100; i++) {
+						Hooks.enter(2000 + i);
+						for (int j = 0; j < 1000; j++) {
+							Hooks.enter(4000 + j);
+							tick(1);
+							Hooks.exit(4000 + j);
+						}
+						Hooks.exit(2000 + i);
 					}
-					Hooks.exit(2000 + i);
+					Hooks.exit(1999);
+					Hooks.exit(1998);
+				} catch (Exception e) {
+					throw new RuntimeException(e);
 				}
-				Hooks.exit(1999);
-				Hooks.exit(1998);
 			}
 		}, "wide");
 		wide.start();
 		wide.join();
 		tree = snapshot("snapshotTree");
-		int most = 0, fullUnder1999 = 0, fullNodes = 0;
+		int most = 0, fullNodes = 0;
+		long fullUnder1999 = 0, wideTime = 0;
 		k = 1;
 		for (long th = 0; th < tree[0]; th++) {
 			int nodes = (int) tree[k++];
-			most = Math.max(most, nodes);
-			for (int j = 1; j <= nodes; j++)
-				if (tree[k + 4 * (j - 1) + 1] == -1) {
-					fullNodes++;
-					int parent = (int) tree[k + 4 * (j - 1)];
-					if (parent > 0 && tree[k + 4 * (parent - 1) + 1] == 1999)
-						fullUnder1999 += (int) tree[k + 4 * (j - 1) + 2];
-				}
-			long[] under = new long[nodes + 1];
+			/* the time under 1998 (the tree of the ended threads holds
+			 * the bursts' above too) */
+			long sum = 0;
+			long[] root = new long[nodes + 1];
 			for (int j = 1; j <= nodes; j++) {
-				int parent = (int) tree[k + 4 * (j - 1)];
-				if (parent > 0)
-					under[parent] += tree[k + 4 * (j - 1) + 3];
-			}
-			for (int j = 1; j <= nodes; j++)
-				if (under[j] > tree[k + 4 * (j - 1) + 3]) {
-					check(false, "node " + j + " (method " + tree[k + 4 * (j - 1) + 1] + "): its callees took " + under[j]
-					             + " ns, more than its " + tree[k + 4 * (j - 1) + 3]);
-					break;
+				long method = tree[k + 3 * (j - 1) + 1];
+				int parent = (int) tree[k + 3 * (j - 1)];
+				root[j] = parent == 0 ? method : root[parent];
+				if (root[j] == 1998)
+					sum += tree[k + 3 * (j - 1) + 2];
+				if (method == -1) {
+					fullNodes++;
+					if (parent > 0 && tree[k + 3 * (parent - 1) + 1] == 1999)
+						fullUnder1999 += tree[k + 3 * (j - 1) + 2];
 				}
-			k += 4 * nodes;
+			}
+			if (nodes > most) {
+				most = nodes;
+				wideTime = sum;
+			}
+			k += 3 * nodes;
 		}
 		check(most >= (1 << 20) - (1 << 12) - 1 && most < 1 << 20,
 		      "the largest tree has " + most + " nodes, not between 2^20 - 2^12 - 1 and 2^20 - 1");
 		/* 1100 callers, each a path of a thousand and one nodes: about a
 		 * thousand and forty fit, the rest are "(tree full)" under 1999 */
-		check(fullNodes == 2 && fullUnder1999 > 0 && fullUnder1999 < 100,
-		      fullNodes + " (tree full) nodes (not 2), " + fullUnder1999 + " calls under 1999's");
+		check(fullNodes == 2 && fullUnder1999 > 0 && fullUnder1999 < 100 * 1000,
+		      fullNodes + " (tree full) nodes (not 2), " + fullUnder1999 + " ns under 1999's");
+		check(wideTime == 1100 * 1000, "the wide thread's tree holds " + wideTime + " ns of 1100000");
 	}
 
 	static void events(final int capacity) throws Exception {
@@ -232,9 +315,7 @@ public class RuntimeCheck {
 		t.start();
 		t.join();
 		long[] ev = snapshot("snapshotEvents");
-		Method names = Hooks.class.getDeclaredMethod("threadNames");
-		names.setAccessible(true);
-		String[] tn = (String[]) names.invoke(null);
+		String[] tn = (String[]) call("threadNames");
 		int k = 1;
 		boolean seen = false;
 		for (int th = 0; th < ev[0]; th++) {

@@ -29,7 +29,17 @@ public class Recursion {
 		return down(n - 1) + 1;
 	}
 
+	/* With an argument, fib(20) again and again for that many
+	 * milliseconds first: enough time for a clock to sample it. */
 	public static void main(String[] args) {
+		if (args.length > 0) {
+			long end = System.nanoTime() + Long.parseLong(args[0]) * 1000000L;
+			int sum = 0;
+			do {
+				sum += fib(20);
+			} while (System.nanoTime() < end);
+			System.out.println("fib(20) again: " + (sum % 6765 == 0));
+		}
 		System.out.println("fib(20) = " + fib(20));
 		System.out.println("ack(2, 3) = " + ack(2, 3));
 		System.out.println("isEven(101) = " + isEven(101));
