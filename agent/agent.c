@@ -95,7 +95,7 @@ static struct {
 	bool stopped, dead;
 	jclass hooks;              /* global reference to jinst/rt/Hooks */
 	jmethodID engage, disengage, snap_counts, snap_times, snap_tree, snap_events, thread_names, thread_end;
-	jfieldID tick;             /* Hooks.tick, the clock */
+	jmethodID sample;          /* Hooks.sample, the clock */
 	atomic_int clock_on;       /* the clock thread runs while set */
 	atomic_int runtime_ready;  /* the fields above are set */
 	pthread_mutex_t lock;      /* originals, log */
@@ -469,15 +469,12 @@ static bool define_runtime(JNIEnv *jni)
 		{&g.snap_counts, "snapshotCounts", "()[J"}, {&g.snap_times, "snapshotTimes", "()[J"},
 		{&g.snap_tree, "snapshotTree", "()[J"},     {&g.snap_events, "snapshotEvents", "()[J"},
 		{&g.thread_names, "threadNames", "()[Ljava/lang/String;"},
-		{&g.thread_end, "threadEnd", "(Ljava/lang/Thread;)V"}};
+		{&g.thread_end, "threadEnd", "(Ljava/lang/Thread;)V"}, {&g.sample, "sample", "(J)V"}};
 	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
 		*ms[i].id = (*jni)->GetStaticMethodID(jni, g.hooks, ms[i].name, ms[i].sig);
 		if (java_failed(jni, ms[i].name) || !*ms[i].id)
 			return false;
 	}
-	g.tick = (*jni)->GetStaticFieldID(jni, g.hooks, "tick", "J");
-	if (java_failed(jni, "Hooks.tick") || !g.tick)
-		return false;
 	JNINativeMethod natives[] = {{(char *)"dump0", (char *)"()V", (void *)native_dump}};
 	if ((*jni)->RegisterNatives(jni, g.hooks, natives, 1) != 0 || java_failed(jni, "RegisterNatives"))
 		return false;
@@ -580,14 +577,16 @@ static int hooks_mode(void)
 
 /* ---- the clock (trace=times) ------------------------------------------- *
  *
- * The hooks read the time from a field, Hooks.tick, that this thread sets
- * every tick= microseconds, instead of calling System.nanoTime twice per
- * call (runtime-java/jinst/rt/Hooks.java says how the time is given out).
- * The value is CLOCK_MONOTONIC in nanoseconds, System.nanoTime's clock on
- * Linux. A wake-up that comes late writes the time it came at, so no time
- * is lost, and the next is scheduled a period after it: a stalled clock
- * does not catch up in a burst. Its cost is its wake-ups: about 20 us of
- * CPU each on this kind of machine, 2% of a core at the default period.
+ * The hooks keep each thread's stack of method ids and read no clock; this
+ * thread calls Hooks.sample every tick= microseconds with the time, which
+ * gives the time since the last call to every thread's stack as it stands
+ * (runtime-java/jinst/rt/Hooks.java). The time is CLOCK_MONOTONIC in
+ * nanoseconds, System.nanoTime's clock on Linux. A wake-up that comes late
+ * gives the time it came at, so no time is lost, and the next is scheduled
+ * a period after it: a stalled clock does not catch up in a burst. Its
+ * cost is its wake-ups, about 20 us of CPU each on this kind of machine
+ * (2% of a core at the default period), and the samples, a few
+ * microseconds for each thread whose stack changed.
  */
 
 static int64_t monotonic_ns(void)
@@ -606,6 +605,7 @@ static void JNICALL clock_run(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 	 * period is enough leeway. */
 	prctl(PR_SET_TIMERSLACK, (unsigned long)(period / 10 > 0 ? period / 10 : 1), 0, 0, 0);
 	int64_t next = monotonic_ns();
+	bool failed = false;
 	while (atomic_load(&g.clock_on)) {
 		next += period;
 		struct timespec at = {(time_t)(next / 1000000000), (long)(next % 1000000000)};
@@ -614,7 +614,16 @@ static void JNICALL clock_run(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 		int64_t now = monotonic_ns();
 		if (now - next > period)
 			next = now;
-		(*jni)->SetStaticLongField(jni, g.hooks, g.tick, (jlong)now);
+		if (!atomic_load(&g.clock_on))
+			break;
+		(*jni)->CallStaticVoidMethod(jni, g.hooks, g.sample, (jlong)now);
+		if ((*jni)->ExceptionCheck(jni)) {
+			/* (once: an exception here would be the same every time) */
+			if (!failed)
+				java_failed(jni, "Hooks.sample");
+			(*jni)->ExceptionClear(jni);
+			failed = true;
+		}
 	}
 }
 

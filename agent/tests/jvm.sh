@@ -367,6 +367,15 @@ javac)
 		grep -q " com/sun/tools/javac/main/Main.compile(" times/trace.txt || fail "times: no Main.compile in the profile"
 		grep -q "^com/sun/tools/javac/Main.main;com/sun/tools/javac/Main.compile;" times/trace.folded ||
 			fail "times: no folded stack from javac's main"
+		# Each method's self time within its inclusive time; the stacks
+		# add up to the profile's total (one time, two views).
+		awk '$1 ~ /^[0-9]+$/ && $5 != "-" && $5 > $6 { print; bad = 1 } END { exit bad }' times/trace.txt ||
+			fail "times: a method whose self time exceeds its inclusive time"
+		total=$(sed -n '1s/.*(total = \([0-9.]*\)).*/\1/p' times/trace.txt)
+		folded=$(awk '{ s += $NF } END { printf "%.3f", s / 1e6 }' times/trace.folded)
+		echo "times: total $total ms, folded stacks $folded ms"
+		awk -v a="$total" -v b="$folded" 'BEGIN { exit !(a - b < 0.002 && b - a < 0.002) }' ||
+			fail "times: the folded stacks hold $folded ms, the profile $total"
 	else
 		fail "times: no profile or folded stacks"
 	fi

@@ -14,10 +14,12 @@ package jinst.rt;
  * exit whose id is not on the stack at all (entered before the hooks were
  * engaged) is ignored.
  *
- * Times come from the clock (Hooks.tick): when a hook finds that it has
- * advanced since this thread last looked (seen), the time in between goes
- * to the stack as it stood (advance): self time to the frame on top and its
- * call-tree node, inclusive time once to each method on the stack.
+ * Times come from the clock thread (Hooks.sample): the time since its last
+ * sample goes to the stack as it stands (sample): self time to the frame on
+ * top and its call-tree node, inclusive time once to each method on the
+ * stack. The times, the call tree and what serves them are the sampler's:
+ * only it writes them, under Hooks' registry lock, as do the snapshots and
+ * fold; the thread itself writes its counts, its stack and mods.
  */
 final class Ctx {
 	final long tid;
@@ -38,19 +40,30 @@ final class Ctx {
 	 * nanoseconds of the clock. */
 	long[] times;
 	static final int TIMED = 2, SELF = 0, TOTAL = 1;
-	/* Per method id: the last advance that gave it inclusive time (epoch),
+	/* Per method id: the last sample that gave it inclusive time (epoch),
 	 * so that a method on the stack more than once gets it once. */
 	int[] mark;
 	int epoch;
-	/* The clock as this thread saw it last. */
-	long seen;
+	/* The last sample's stack, whose time is added up in pending until the
+	 * stack changes (a thread that waits costs a sample nothing): its
+	 * distinct methods held[0, heldCount), the one on top (-1: none) and
+	 * its tree node (0: none). The stack is known not to have changed
+	 * while mods, which the thread moves at each push and pop of its own
+	 * stack, is what it was (sampledMods); the owner's fast path does not
+	 * move it, so the owner's stack is taken at every sample. */
+	int[] held = new int[16];
+	/* The stack as the last sample read it. */
+	int[] frames = new int[16];
+	int heldCount, heldTop = -1, heldNode;
+	long pending;
+	int mods, sampledMods;
 
 	/* The shadow stack: sId[0, depth). At most limit frames; the entries
 	 * past them are counted in overflow and their exits pop nothing. */
 	int[] sId;
 	int depth, overflow;
 	int limit = Integer.MAX_VALUE;
-	/* The call-tree node of each frame, as last resolved (resolve). */
+	/* The call-tree node of each frame, as last resolved (resolve; the sampler's). */
 	int[] sNode;
 	/* trace=events: whether each frame's entry event was recorded. */
 	boolean[] sRec;
@@ -58,7 +71,7 @@ final class Ctx {
 	/* Call tree: node 0 is the root. A node's child for a method is found
 	 * in nSlot, an open-addressing table of node numbers keyed by (parent,
 	 * method) (0 = empty, as the root is nobody's child), at most half
-	 * full. Nodes are made only for the stacks the clock finds (advance),
+	 * full. Nodes are made only for the stacks the clock finds (sample),
 	 * but a long run finds many, and a program that recurses through many
 	 * methods (javac, with the JDK traced) has millions of distinct call
 	 * paths: at most MAX_NODES. Past MAX_NODES - FULL_NODES a new path is
@@ -100,7 +113,6 @@ final class Ctx {
 		mark = new int[methods];
 		sId = new int[stack];
 		sRec = new boolean[stack];
-		seen = Hooks.tick;
 	}
 
 	/* Takes stack (of which cap entries may be used) as the shadow stack,
@@ -136,9 +148,6 @@ final class Ctx {
 		}
 		if ((m & Hooks.TIMES) == 0)
 			return;
-		long now = Hooks.tick;
-		if (now != seen)
-			advance(now, m);
 		int d = depth;
 		if (d >= limit || (d == sId.length && !growStack())) {
 			overflow++;
@@ -146,6 +155,7 @@ final class Ctx {
 		}
 		sId[d] = id;
 		depth = d + 1;
+		mods++;
 	}
 
 	void exit(int id, int m) {
@@ -157,12 +167,11 @@ final class Ctx {
 		}
 		if ((m & Hooks.TIMES) == 0)
 			return;
-		long now = Hooks.tick;
-		if (now != seen)
-			advance(now, m);
 		int k = frameOf(id);
-		if (k >= 0)
+		if (k >= 0) {
 			depth = k;
+			mods++;
+		}
 	}
 
 	/* The frame an exit of id pops (and every frame above it): the
@@ -179,13 +188,28 @@ final class Ctx {
 		return k;
 	}
 
-	/* The clock moved from seen to now while the stack was as it is: the
-	 * time goes to it (the essay above). */
-	private void advance(long now, int m) {
-		long dt = now - seen;
-		seen = now;
-		int d = depth;
-		if (dt <= 0 || d == 0)
+	/* ---- the sampler's side (Hooks.sample, under the registry lock) ---- */
+
+	/* dt nanoseconds passed with the first d frames of sId as the stack
+	 * (read as the thread changes it: d is bounded by what was read). The
+	 * owner's stack is taken as it is; another thread's only when it
+	 * changed since the last sample, else the time waits in pending. */
+	void sample(long dt, int d, boolean owned) {
+		int m = mods;
+		if (!owned && m == sampledMods) {
+			pending += dt;
+			return;
+		}
+		flush();
+		sampledMods = m;
+		pending = dt;
+		heldCount = 0;
+		heldTop = -1;
+		heldNode = 0;
+		int[] s = sId;
+		if (d > s.length)
+			d = s.length;
+		if (d <= 0)
 			return;
 		int e = epoch + 1;
 		if (e == 0) {
@@ -194,33 +218,54 @@ final class Ctx {
 			e = 1;
 		}
 		epoch = e;
+		/* Each frame read once: the stack may change under the reads. */
+		if (frames.length < d && !sizeFrames(d))
+			return;
+		int[] ids = frames;
+		for (int i = 0; i < d; i++)
+			ids[i] = s[i];
 		for (int i = d - 1; i >= 0; i--) {
-			int id = sId[i];
-			if (id >= mark.length && !growTimes(id))
+			int id = ids[i];
+			if (id < 0 || (id >= mark.length && !sizeTimes(id))) {
+				heldCount = 0;
 				return;
+			}
 			if (mark[id] != e) {
 				mark[id] = e;
-				times[TIMED * id + TOTAL] += dt;
+				if (heldCount == held.length && !sizeHeld())
+					return;
+				held[heldCount++] = id;
 			}
 		}
-		times[TIMED * sId[d - 1] + SELF] += dt;
-		if ((m & Hooks.TREE) != 0) {
-			int n = resolve(d);
-			if (n > 0)
-				nData[NODE * n + N_SELF] += dt;
-		}
+		heldTop = ids[d - 1];
+		if ((Hooks.mode & Hooks.TREE) != 0)
+			heldNode = resolve(ids, d);
 	}
 
-	/* The call-tree node of the stack's first d frames, made as needed.
-	 * sNode keeps each frame's node from the last time; a frame's node
-	 * still holds when its key is (its caller's node, its method), since a
-	 * node stands for the path of methods that leads to it. */
-	private int resolve(int d) {
-		if ((sNode == null || sNode.length < d) && !growNodes(d))
+	/* Adds the pending time to the last sample's stack. */
+	void flush() {
+		long p = pending;
+		if (p == 0)
+			return;
+		pending = 0;
+		for (int i = 0; i < heldCount; i++)
+			times[TIMED * held[i] + TOTAL] += p;
+		if (heldTop >= 0 && heldCount > 0)
+			times[TIMED * heldTop + SELF] += p;
+		if (heldNode > 0)
+			nData[NODE * heldNode + N_SELF] += p;
+	}
+
+	/* The call-tree node of the stack s[0, d), made as needed. sNode keeps
+	 * each frame's node from the last time; a frame's node still holds when
+	 * its key is (its caller's node, its method), since a node stands for
+	 * the path of methods that leads to it. */
+	private int resolve(int[] s, int d) {
+		if ((sNode == null || sNode.length < d) && !sizeNodes(d))
 			return 0;
 		int n = 0;
 		for (int i = 0; i < d; i++) {
-			int id = sId[i], k = sNode[i];
+			int id = s[i], k = sNode[i];
 			if (k > 0 && k < nodes && nData[NODE * k + N_KEY] == key(n, id)) {
 				n = k;
 				continue;
@@ -305,7 +350,7 @@ final class Ctx {
 	}
 
 	private int child(int parent, int id) {
-		if (nData == null && !growTree())
+		if (nData == null && !sizeTree())
 			return 0;
 		long[] nd = nData;
 		if (parent != 0 && methodOf(nd[NODE * parent + N_KEY]) == FULL)
@@ -321,7 +366,7 @@ final class Ctx {
 		if (id != FULL && nodes >= MAX_NODES - FULL_NODES)
 			return child(parent, FULL);
 		if (NODE * nodes == nd.length)
-			return growTree() ? child(parent, id) : parent;
+			return sizeTree() ? child(parent, id) : parent;
 		n = nodes;
 		nd[NODE * n + N_KEY] = k;
 		slot[h] = n;
@@ -339,7 +384,7 @@ final class Ctx {
 		for (int j = 0; j < cc.length; j++)
 			counts[j] += cc[j];
 		int n = ct.length / TIMED;
-		if (n > times.length / TIMED && !growTimes(n - 1))
+		if (n > times.length / TIMED && !sizeTimes(n - 1))
 			return;
 		for (int j = 0; j < TIMED * n; j++)
 			times[j] += ct[j];
@@ -381,25 +426,6 @@ final class Ctx {
 		}
 	}
 
-	private boolean growTimes(int id) {
-		busy = true;
-		try {
-			int n = grown(mark.length, id);
-			long[] t = new long[TIMED * n];
-			int[] k = new int[n];
-			System.arraycopy(times, 0, t, 0, times.length);
-			System.arraycopy(mark, 0, k, 0, mark.length);
-			/* The times first: a snapshot sizes by them. */
-			times = t;
-			mark = k;
-			return true;
-		} catch (Throwable e) {
-			return false;
-		} finally {
-			busy = false;
-		}
-	}
-
 	private boolean growStack() {
 		busy = true;
 		try {
@@ -418,8 +444,45 @@ final class Ctx {
 		}
 	}
 
-	private boolean growNodes(int d) {
-		busy = true;
+	/* ---- the sampler's arrays: only it (or fold, on RETIRED) writes them,
+	 * so no busy flag: that is the thread's own ---- */
+
+	private boolean sizeTimes(int id) {
+		try {
+			int n = grown(mark.length, id);
+			long[] t = new long[TIMED * n];
+			int[] k = new int[n];
+			System.arraycopy(times, 0, t, 0, times.length);
+			System.arraycopy(mark, 0, k, 0, mark.length);
+			times = t;
+			mark = k;
+			return true;
+		} catch (Throwable e) {
+			return false;
+		}
+	}
+
+	private boolean sizeFrames(int d) {
+		try {
+			frames = new int[grown(frames.length, d)];
+			return true;
+		} catch (Throwable e) {
+			return false;
+		}
+	}
+
+	private boolean sizeHeld() {
+		try {
+			int[] h = new int[2 * held.length];
+			System.arraycopy(held, 0, h, 0, heldCount);
+			held = h;
+			return true;
+		} catch (Throwable e) {
+			return false;
+		}
+	}
+
+	private boolean sizeNodes(int d) {
 		try {
 			int[] s = new int[grown(sNode == null ? 64 : sNode.length, d)];
 			if (sNode != null)
@@ -428,13 +491,10 @@ final class Ctx {
 			return true;
 		} catch (Throwable e) {
 			return false;
-		} finally {
-			busy = false;
 		}
 	}
 
-	private boolean growTree() {
-		busy = true;
+	private boolean sizeTree() {
 		try {
 			int old = nData == null ? 0 : nData.length / NODE;
 			if (old >= MAX_NODES)
@@ -456,8 +516,6 @@ final class Ctx {
 			return true;
 		} catch (Throwable e) {
 			return false;
-		} finally {
-			busy = false;
 		}
 	}
 }

@@ -37,22 +37,26 @@ package jinst.rt;
  * increment. A thread that ends gives it up in its ThreadEnd event, on
  * itself, and the next thread to take the slow path claims it.
  *
- * <h2>Time: a clock that ticks, read as a field</h2>
+ * <h2>Time: the clock samples the stacks</h2>
  *
  * Two {@code System.nanoTime()} calls per call cost 34 ns here, more than
  * everything else a timed call does; javac makes 2.6 * 10^8 timed calls.
- * Instead the agent's clock thread writes the time into {@link #tick}
- * every {@code tick=} microseconds (1000 by default), and a hook compares
- * it with the tick its thread saw last: the same, and nothing is timed.
- * When the clock has advanced, the hook first gives the time that passed
- * (tick - seen) to the thread's stack as it stood: self time to the method
- * on top, and its call-tree node; inclusive time to every distinct method
- * on the stack (a recursion counts once). Time is thus sampled at the tick
- * rate, but every tick's worth of wall time goes to where the thread was
- * when the tick fell, and a thread's times add up to its wall time; counts
- * stay exact. The call tree is resolved only then, from the stack of ids,
- * so a call costs no tree lookup at all, and the tree holds only the
- * paths a tick found.
+ * So the hooks never read a clock: they only keep each thread's shadow
+ * stack of method ids. The agent's clock thread calls {@link #sample}
+ * every {@code tick=} microseconds (1000 by default) with the time, and the
+ * time since the last sample goes to every thread's stack as it stands:
+ * self time to the method on top, and its call-tree node; inclusive time
+ * to every distinct method on the stack (a recursion counts once). Time is
+ * thus sampled at the tick rate, but every tick's worth of wall time goes
+ * to where each thread was when it fell, and a thread's times add up to
+ * its wall time; counts stay exact. The call tree is resolved only then,
+ * from the stack of ids, so a call costs no tree lookup, and the tree holds
+ * only the paths a tick found. (A first version had each hook compare a
+ * clock field with the last tick its thread saw: that branch, taken now and
+ * then, made the compiler keep a call to the slow path in every inlined
+ * hook, which cost javac 2 s more than the stack alone.) The sampler reads
+ * the other threads' stacks without a lock, as they change: a frame pushed
+ * or popped at that very moment may be seen either way.
  *
  * <h2>Recursion</h2>
  *
@@ -90,20 +94,15 @@ public final class Hooks {
 	static final int FAST_DEPTH = 1 << 16, FAST_MASK = FAST_DEPTH - 1;
 	static final long[] FAST_COUNTS = new long[FAST_METHODS];
 	static final int[] FAST_STACK = new int[FAST_DEPTH];
-	/** Not a tick (the clock is System.nanoTime's): closes the owner's fast
-	 * path for timed calls, while its stack has frames that did not fit. */
-	static final long CLOSED = Long.MIN_VALUE;
-
 	/** The thread that uses the arrays above, or null; set and cleared
 	 * under REGISTRY, ownerCtx first. */
 	static Thread owner;
 	static Ctx ownerCtx;
-	/** The owner's stack depth (its context's, which syncs it on the slow path). */
+	/** The owner's stack depth (its context's, which syncs it on the slow
+	 * path), or FAST_DEPTH (ownerSync). */
 	static int depth;
-	/** The tick the owner saw last, or CLOSED. */
-	static long gate = CLOSED;
-	/** The clock: nanoseconds, written by the agent's clock thread (trace=times). */
-	static volatile long tick;
+	/** The time of the last sample (sample). */
+	private static long sampled;
 
 	static {
 		FAST_STACK[FAST_MASK] = -1;
@@ -145,7 +144,7 @@ public final class Hooks {
 
 	public static void enter(int id) {
 		int d = depth;
-		if (Thread.currentThread() == owner && id < FAST_METHODS && d < FAST_MASK && tick == gate) {
+		if (Thread.currentThread() == owner && id < FAST_METHODS && d < FAST_MASK) {
 			FAST_COUNTS[id]++;
 			FAST_STACK[d & FAST_MASK] = id;
 			depth = d + 1;
@@ -156,7 +155,7 @@ public final class Hooks {
 
 	public static void exit(int id) {
 		int d = depth - 1;
-		if (Thread.currentThread() == owner && FAST_STACK[d & FAST_MASK] == id && tick == gate)
+		if (Thread.currentThread() == owner && FAST_STACK[d & FAST_MASK] == id)
 			depth = d;
 		else
 			exitSlow(id);
@@ -166,7 +165,7 @@ public final class Hooks {
 	 * have a method of their own in a profile of the VM. */
 	public static void exitThrow(int id) {
 		int d = depth - 1;
-		if (Thread.currentThread() == owner && FAST_STACK[d & FAST_MASK] == id && tick == gate)
+		if (Thread.currentThread() == owner && FAST_STACK[d & FAST_MASK] == id)
 			depth = d;
 		else
 			exitSlow(id);
@@ -195,7 +194,8 @@ public final class Hooks {
 			c.enter(id, m);
 			return;
 		}
-		c.depth = depth;
+		if (depth != FAST_DEPTH)
+			c.depth = depth;
 		c.enter(id, m);
 		ownerSync(c);
 	}
@@ -212,15 +212,17 @@ public final class Hooks {
 			c.exit(id, m);
 			return;
 		}
-		c.depth = depth;
+		if (depth != FAST_DEPTH)
+			c.depth = depth;
 		c.exit(id, m);
 		ownerSync(c);
 	}
 
-	/* After the owner's context moved its stack: the fast path's view. */
+	/* After the owner's context moved its stack: the fast path's view, or
+	 * FAST_DEPTH, which sends every hook to the slow path, while frames
+	 * that did not fit are on it (their exits pop nothing). */
 	private static void ownerSync(Ctx c) {
-		depth = c.depth;
-		gate = c.overflow == 0 ? c.seen : CLOSED;
+		depth = c.overflow == 0 ? c.depth : FAST_DEPTH;
 	}
 
 	/* The context of thread t, which becomes the owner if there is none
@@ -267,7 +269,7 @@ public final class Hooks {
 	static void engage(int newMode, int capacity, long now) {
 		if (capacity > 0)
 			eventCapacity = capacity;
-		tick = now;
+		sampled = now;
 		mode = newMode;
 	}
 
@@ -275,7 +277,29 @@ public final class Hooks {
 		mode = 0;
 		synchronized (REGISTRY) {
 			owner = null;
-			gate = CLOSED;
+		}
+	}
+
+	/**
+	 * The clock (the agent's clock thread, every tick= microseconds; a
+	 * test, by hand): the time since the last sample goes to the stack of
+	 * every thread as it stands (the essay above).
+	 */
+	static void sample(long now) {
+		long dt = now - sampled;
+		sampled = now;
+		if (dt <= 0 || (mode & TIMES) == 0)
+			return;
+		synchronized (REGISTRY) {
+			Ctx o = ownerCtx;
+			int d = depth;
+			for (int i = 0; i < threadCount; i++) {
+				Ctx c = threads[i];
+				if (c == o && owner != null && d != FAST_DEPTH)
+					c.sample(dt, d, true);
+				else
+					c.sample(dt, c.depth, c == o);
+			}
 		}
 	}
 
@@ -343,7 +367,6 @@ public final class Hooks {
 					owner = null;
 					ownerCtx = null;
 					depth = 0;
-					gate = CLOSED;
 				}
 				/* Not found again (the thread is gone), and not kept alive. */
 				if (last == c)
@@ -351,6 +374,7 @@ public final class Hooks {
 				for (int j = 0; j < SLOTS.length; j++)
 					if (SLOTS[j] == c)
 						SLOTS[j] = null;
+				c.flush();
 				RETIRED.fold(c);
 				if (c.evCount > 0)
 					retireTimeline(c);
@@ -400,6 +424,8 @@ public final class Hooks {
 		long[] counts = snapshotCounts();
 		synchronized (REGISTRY) {
 			Ctx[] t = contexts();
+			for (int i = 0; i < t.length; i++)
+				t[i].flush();
 			int len = counts.length;
 			for (int i = 0; i < t.length; i++)
 				len = max(len, t[i].times.length / Ctx.TIMED);
@@ -426,6 +452,8 @@ public final class Hooks {
 	static long[] snapshotTree() {
 		synchronized (REGISTRY) {
 			Ctx[] t = contexts();
+			for (int i = 0; i < t.length; i++)
+				t[i].flush();
 			/* Live threads go on adding nodes while this runs: each tree's
 			 * size is read once, and that many nodes are taken. */
 			int[] counts = new int[t.length];

@@ -9,12 +9,13 @@ import jinst.rt.Hooks;
  * Drives the runtime's hooks directly, as instrumented code would, while the
  * agent runs (it defines jinst.rt in the bootstrap loader and engages the
  * hooks), then reads the runtime's snapshots. "times" runs with the clock
- * stopped (tick=0) and moves it by hand, so every time is exact: counts from
+ * stopped (tick=0) and samples by hand, so every time is exact: counts from
  * many threads, the fast path passed from a thread that ends to the next,
  * growth past the first arrays and past the fast path's ids, time given to
- * the stack where the clock moves (self to the top, inclusive once per
- * method), exits that skip frames, a stack deeper than the fast path holds,
- * the call tree and its bound; "events" the bounded, balanced timelines.
+ * the stacks as the clock finds them (self to the top, inclusive once per
+ * method), to a thread that waits, exits that skip frames, a stack deeper
+ * than the fast path holds, the call tree and its bound; "events" the
+ * bounded, balanced timelines.
  * Compiled against runtime-java; run without it on the class path. Prints
  * FAIL lines and exits 1 on any failure.
  */
@@ -38,17 +39,23 @@ public class RuntimeCheck {
 		return (long[]) call(name);
 	}
 
-	static Field tickField;
+	static Method sample;
+	static long now;
 
-	/* Moves the clock (Hooks.tick) on by dt nanoseconds. */
+	/* Moves the clock on by dt nanoseconds: Hooks.sample, as the agent's
+	 * clock thread calls it. */
 	static synchronized void tick(long dt) throws Exception {
-		tickField.setLong(null, tickField.getLong(null) + dt);
+		now += dt;
+		sample.invoke(null, now);
 	}
 
 	public static void main(String[] args) throws Exception {
 		check(Hooks.class.getClassLoader() == null, "Hooks is not in the bootstrap loader");
-		tickField = Hooks.class.getDeclaredField("tick");
-		tickField.setAccessible(true);
+		Field sampled = Hooks.class.getDeclaredField("sampled");
+		sampled.setAccessible(true);
+		now = sampled.getLong(null);
+		sample = Hooks.class.getDeclaredMethod("sample", long.class);
+		sample.setAccessible(true);
 		if (args[0].equals("times"))
 			times();
 		else
@@ -132,6 +139,39 @@ public class RuntimeCheck {
 			tick(i == 0 ? 11 : 0);
 			Hooks.exit(50);
 		}
+		/* A thread that waits in 70 while the clock moves three times: its
+		 * stack does not change, and the time waits to be added once. */
+		final Object lock = new Object();
+		final boolean[] state = new boolean[2];
+		Thread waiter = new Thread(new Runnable() {
+			public void run() {
+				Hooks.enter(70);
+				synchronized (lock) {
+					state[0] = true;
+					lock.notifyAll();
+					while (!state[1])
+						try {
+							lock.wait();
+						} catch (InterruptedException e) {
+							return;
+						}
+				}
+				Hooks.exit(70);
+			}
+		}, "waiter");
+		waiter.start();
+		synchronized (lock) {
+			while (!state[0])
+				lock.wait();
+		}
+		tick(100);
+		tick(200);
+		tick(300);
+		synchronized (lock) {
+			state[1] = true;
+			lock.notifyAll();
+		}
+		waiter.join();
 		/* 43 had no exit: popped with 42; 44 was never entered: its exit
 		 * is ignored. The stack is empty after: the 1000 ns go nowhere. */
 		Hooks.enter(42);
@@ -204,6 +244,7 @@ public class RuntimeCheck {
 		check(self(times, 42) == 0 && total(times, 42) == 3 && self(times, 43) == 3 && total(times, 43) == 3,
 		      "skipped frame: 42 " + self(times, 42) + "/" + total(times, 42) + ", 43 " + self(times, 43) + "/" + total(times, 43));
 		check(total(times, 47) == 0 && total(times, 62) == 0, "time given to an empty stack");
+		check(self(times, 70) == 600 && total(times, 70) == 600, "a waiting thread: " + self(times, 70) + "/" + total(times, 70));
 		check(self(times, 61) == 5 && total(times, 61) == 5 && self(times, 60) == 7 && total(times, 60) == 12,
 		      "deep stack: 60 " + self(times, 60) + "/" + total(times, 60) + ", 61 " + self(times, 61) + "/" + total(times, 61));
 
