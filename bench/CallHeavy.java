@@ -5,7 +5,7 @@
  * checksum and the number of calls it made, which the agents' counts can be
  * checked against).
  *
- *   java CallHeavy [SCALE]      SCALE units of about 1.6 * 10^6 calls (default 10)
+ *   java CallHeavy [SCALE]      SCALE units of about 1.9 * 10^6 calls (default 10)
  *
  * What it calls: a recursive fib (static calls, deep stacks), virtual and
  * interface calls on a bimorphic site (two shapes), getters and setters, a

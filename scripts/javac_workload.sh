@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# A real javac workload: the JDK's own java.util.function, java.util.stream
-# and java.util.concurrent (with .atomic and .locks) sources, about 170-180
+# A real javac workload: the JDK's own java.util (with .function, .stream,
+# .concurrent, .concurrent.atomic, .concurrent.locks, .regex and .zip),
+# java.time (with .temporal and .chrono) and java.math sources, about 400
 # files, compiled as a patch of java.base by that JDK's own javac.
+# (java.time.format is left out: Debian's JDK 17 sources are newer than its
+# JDK, and that package calls a method the older java.base lacks.)
 #
 #   scripts/javac_workload.sh OUTDIR [JDK_HOME]
 #
@@ -39,7 +42,7 @@ else
 fi
 jdk=$(cd "$jdk" 2>/dev/null && pwd) || die "no JDK at $2"
 [[ -x $jdk/bin/javac ]] || die "no javac in $jdk"
-packages=${JINST_JAVAC_PACKAGES:-java/util/function java/util/stream java/util/concurrent java/util/concurrent/atomic java/util/concurrent/locks}
+packages=${JINST_JAVAC_PACKAGES:-java/util java/util/function java/util/stream java/util/concurrent java/util/concurrent/atomic java/util/concurrent/locks java/util/regex java/util/zip java/time java/time/temporal java/time/chrono java/math}
 version=$(sed -n 's/^JAVA_VERSION="\(.*\)"$/\1/p' "$jdk/release" 2>/dev/null || true)
 [[ -n $version ]] || version=$("$jdk/bin/javac" -version 2>&1 | awk '{ print $2 }')
 major=${version%%.*}

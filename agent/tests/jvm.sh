@@ -284,12 +284,12 @@ attach)
 	fi
 	;;
 javac)
-	# javac compiling ~175 of the JDK's own sources (scripts/javac_workload.sh)
+	# javac compiling ~400 of the JDK's own sources (scripts/javac_workload.sh)
 	# with every class traced, the JDK's included, under -Xverify:all: the
 	# same class files, exit code and diagnostics as untraced, in time.
-	# The whole workload takes minutes per run traced with times (and longer
-	# under the sanitizers), so the test compiles its java.util.function part
-	# (44 files) unless JINST_JAVAC_FULL=1 asks for all of it.
+	# The whole workload takes a minute under -Xverify:all (and far longer
+	# under the sanitizers), so the test compiles its java.util.function
+	# part (44 files) unless JINST_JAVAC_FULL=1 asks for all of it.
 	if [[ ${JINST_JAVAC_FULL:-0} == 1 ]]; then
 		unset JINST_JAVAC_PACKAGES
 		part=all
