@@ -72,8 +72,16 @@ enum { HOOKS_COUNTS = 1, HOOKS_TIMES = 2, HOOKS_TREE = 4, HOOKS_EVENTS = 8 };
  * class of a named module runs (see the essay above). */
 static const char *const always_excluded[] = {
 	"jinst/**",           "java/lang/Object",       "java/lang/Thread",   "java/lang/ThreadLocal",
+	/* Thread's own parts: an attaching thread (JNI) runs them while its
+	 * Thread object is being made, where a hook's ThreadLocal would crash
+	 * the VM (JDK 25: FieldHolder, before the thread has its status). */
+	"java/lang/Thread$**",
 	"java/lang/ThreadLocal$**", "java/lang/ref/**", "java/lang/System",   "java/lang/Module",
-	"java/lang/Module$**", "jdk/internal/module/**", "java/lang/Math",    NULL};
+	"java/lang/Module$**", "jdk/internal/module/**", "java/lang/Math",
+	/* A virtual thread's scheduling (Thread.isAlive runs VirtualThread's
+	 * code, which the runtime calls), and the continuations under it. */
+	"java/lang/VirtualThread", "java/lang/VirtualThread$**", "jdk/internal/vm/Continuation",
+	"jdk/internal/vm/Continuation$**", NULL};
 
 typedef struct original {
 	struct original *next;

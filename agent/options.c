@@ -277,8 +277,9 @@ void jinst_agent_usage(FILE *f)
 	      "Options may be repeated: include=a.**,include=b.**. The output is written when\n"
 	      "the VM exits, on dump and stop, and when the program calls\n"
 	      "jinst.rt.Control.dump(). The agent's runtime (jinst.rt) and the classes it runs\n"
-	      "on (java.lang.Object, Thread, ThreadLocal, System, Math, Module, java.lang.ref,\n"
-	      "jdk.internal.module) are never traced.\n"
+	      "on (java.lang.Object, Thread and its nested classes, ThreadLocal, System, Math,\n"
+	      "Module, VirtualThread, java.lang.ref, jdk.internal.module,\n"
+	      "jdk.internal.vm.Continuation) are never traced.\n"
 	      "\n"
 	      "Example:\n"
 	      "  java -agentpath:/path/libjinst.so=trace=times,include=com.example.**,out=/tmp/prof-%p App\n",

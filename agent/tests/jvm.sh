@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The agent in a real VM.
 #   jvm.sh CASE JAVA_HOME LIBJINST FIXTURE PROGRAMS CHECKS SOURCE WORK
-# CASE: help badopt boot runtime outputs unchanged jdk fixture compare attach javac
+# CASE: help badopt boot runtime vthreads outputs unchanged jdk fixture compare attach javac
 # example_NAME (examples/NAME/run.sh against its README).
 # Exit 0 passed, 1 failed, 77 skipped (no such JDK, a sanitized build, or,
 # for the cases that need it, no instrumentation pass in this build yet).
@@ -79,6 +79,38 @@ runtime)
 		fail "times"
 	"$java" -agentpath:"$lib"=trace=events,exclude=jinstcheck.**,maxevents=100,out="$work"/e,log="$work"/e.log -cp "$checks" \
 		jinstcheck.RuntimeCheck events 100 || fail "events"
+	;;
+vthreads)
+	# Virtual threads (JDK 21 on): the VM posts no ThreadEnd for them, and
+	# each one's records must still go (before, 100000 of them took 3 GB).
+	# 50000 threads, each with its own stack and counts, in a heap that
+	# holds them alive (about 1.5 KB each) but not dead and kept (30 KB
+	# each before); then 200000 with the JDK traced, each keeping counts of
+	# more methods (a few KB), in a larger heap: those ran the hooks in a
+	# JNI thread being attached, which crashed JDK 25 before Thread's
+	# nested classes were left alone.
+	"$home/bin/javac" -d vt "$src/agent/tests/java21/jinsttest/VThreads.java" 2>javac.txt || {
+		cat javac.txt
+		echo "SKIP: $home cannot compile virtual threads (before JDK 21)"
+		exit 77
+	}
+	k=0
+	for run in "counts include=jinsttest.** 256m 50000" "times include=jinsttest.** 256m 50000" \
+		"counts include=** 2g 200000" "times include=** 2g 200000"; do
+		set -- $run
+		k=$((k + 1))
+		name=run$k n=$4
+		timeout -k 10 120 "$java" -Xmx$3 -cp vt jinsttest.VThreads $n >plain.txt 2>&1 || fail "the program fails untraced: $(tail -3 plain.txt)"
+		timeout -k 10 120 "$java" -Xmx$3 -agentpath:"$lib"=trace=$1,$2,format=counts,out="$work/$name",log="$work/$name.log" \
+			-cp vt jinsttest.VThreads $n >out.txt 2>&1 || fail "$run: the program failed: $(tail -3 out.txt)"
+		cmp -s plain.txt out.txt || fail "$run: output differs: $(diff plain.txt out.txt | head -5)"
+		c=$name.tsv
+		[[ $(awk -F'\t' '$1 == "jinsttest/VThreads" && $2 == "mid" { print $4 }' $c) == "$n" &&
+			$(awk -F'\t' '$1 == "jinsttest/VThreads" && $2 == "work" { print $4 }' $c) == "$((10 * n))" ]] ||
+			fail "$run: mid and work not counted $n and $((10 * n)) times: $(grep VThreads $c)"
+		echo "$1 $2, $n threads (-Xmx$3): exact counts, $(wc -l <$c) methods"
+	done
+	! ls hs_err_pid*.log 2>/dev/null | grep . || fail "the VM crashed"
 	;;
 outputs)
 	for mode in counts times events; do

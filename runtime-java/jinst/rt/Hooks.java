@@ -126,7 +126,7 @@ public final class Hooks {
 	private static Ctx last;
 	private static final Ctx[] SLOTS = new Ctx[1024];
 
-	/* Every thread's context, in order of first hook call; guarded by REGISTRY. */
+	/* Every live thread's context; guarded by REGISTRY. */
 	private static final Object REGISTRY = new Object();
 	private static Ctx[] threads = new Ctx[16];
 	private static int threadCount;
@@ -290,15 +290,16 @@ public final class Hooks {
 		sampled = now;
 		if (dt <= 0 || (mode & TIMES) == 0)
 			return;
+		boolean tree = (mode & TREE) != 0;
 		synchronized (REGISTRY) {
 			Ctx o = ownerCtx;
 			int d = depth;
 			for (int i = 0; i < threadCount; i++) {
 				Ctx c = threads[i];
 				if (c == o && owner != null && d != FAST_DEPTH)
-					c.sample(dt, d, true);
+					Sampler.sample(c, dt, d, true, tree);
 				else
-					c.sample(dt, c.depth, c == o);
+					Sampler.sample(c, dt, c.depth, c == o, tree);
 			}
 		}
 	}
@@ -309,9 +310,19 @@ public final class Hooks {
 	static void register(Ctx c) {
 		synchronized (REGISTRY) {
 			if (threadCount == threads.length) {
-				Ctx[] t = new Ctx[threadCount * 2];
-				System.arraycopy(threads, 0, t, 0, threadCount);
-				threads = t;
+				/* Threads with no ThreadEnd event (virtual threads) are
+				 * retired here, when the registry is full, as they are
+				 * found dead: it stays within twice the live threads. */
+				for (int i = threadCount - 1; i >= 0; i--) {
+					Thread t = threads[i].thread;
+					if (t != null && !t.isAlive())
+						retire(i);
+				}
+				if (2 * threadCount > threads.length) {
+					Ctx[] t = new Ctx[threads.length * 2];
+					System.arraycopy(threads, 0, t, 0, threadCount);
+					threads = t;
+				}
 			}
 			threads[threadCount++] = c;
 		}
@@ -321,7 +332,7 @@ public final class Hooks {
 	 * into one context, so a program that starts thread after thread keeps
 	 * a bounded registry; timelines kept (trimmed) within a bound, the
 	 * events of further ones counted as dropped. */
-	private static final Ctx RETIRED = new Ctx(-1, "(ended threads)", 1024, 1);
+	private static final Ctx RETIRED = new Ctx(-1, "(ended threads)");
 	static final int RETIRED_TIMELINES = 1024;
 	private static Ctx[] retiredTimelines = new Ctx[16];
 	private static int retiredTimelineCount;
@@ -335,7 +346,7 @@ public final class Hooks {
 			retiredEventsDropped += n + c.evDropped;
 			return;
 		}
-		Ctx keep = new Ctx(c.tid, c.name, 1, 1);
+		Ctx keep = new Ctx(c.tid, c.name);
 		keep.evTs = new long[n];
 		keep.evWord = new int[n];
 		System.arraycopy(c.evTs, 0, keep.evTs, 0, n);
@@ -354,33 +365,38 @@ public final class Hooks {
 	/** The agent's ThreadEnd event, on the ending thread t itself. */
 	static void threadEnd(Thread t) {
 		synchronized (REGISTRY) {
-			for (int i = 0; i < threadCount; i++) {
-				Ctx c = threads[i];
-				if (c.thread != t)
-					continue;
-				System.arraycopy(threads, i + 1, threads, i, threadCount - i - 1);
-				threads[--threadCount] = null;
-				c.thread = null;
-				if (c == ownerCtx) {
-					/* t runs no more hooks: the next thread may own the
-					 * arrays (its counts in FAST_COUNTS stay there). */
-					owner = null;
-					ownerCtx = null;
-					depth = 0;
+			for (int i = 0; i < threadCount; i++)
+				if (threads[i].thread == t) {
+					retire(i);
+					return;
 				}
-				/* Not found again (the thread is gone), and not kept alive. */
-				if (last == c)
-					last = null;
-				for (int j = 0; j < SLOTS.length; j++)
-					if (SLOTS[j] == c)
-						SLOTS[j] = null;
-				c.flush();
-				RETIRED.fold(c);
-				if (c.evCount > 0)
-					retireTimeline(c);
-				return;
-			}
 		}
+	}
+
+	/* Thread i of the registry ended: what it recorded goes to RETIRED.
+	 * Under REGISTRY. */
+	private static void retire(int i) {
+		Ctx c = threads[i];
+		threads[i] = threads[--threadCount];
+		threads[threadCount] = null;
+		c.thread = null;
+		if (c == ownerCtx) {
+			/* It runs no more hooks: the next thread may own the arrays
+			 * (its counts in FAST_COUNTS stay there). */
+			owner = null;
+			ownerCtx = null;
+			depth = 0;
+		}
+		/* Not found again (the thread is gone), and not kept alive. */
+		if (last == c)
+			last = null;
+		int h = System.identityHashCode(c.owner) & (SLOTS.length - 1);
+		if (SLOTS[h] == c)
+			SLOTS[h] = null;
+		Sampler.flush(c);
+		RETIRED.fold(c);
+		if (c.evCount > 0)
+			retireTimeline(c);
 	}
 
 	/* The snapshots hold REGISTRY throughout, so a thread that ends meanwhile
@@ -399,88 +415,67 @@ public final class Hooks {
 			Ctx[] t = contexts();
 			int len = 0;
 			for (int i = 0; i < t.length; i++)
-				len = max(len, t[i].counts.length);
+				len = max(len, t[i].counts.max + 1);
 			/* FAST_COUNTS: only up to its last nonzero count */
 			int fast = FAST_METHODS;
 			while (fast > 0 && FAST_COUNTS[fast - 1] == 0)
 				fast--;
 			long[] r = new long[max(len, fast)];
-			for (int j = 0; j < fast; j++)
-				r[j] = FAST_COUNTS[j];
-			for (int i = 0; i < t.length; i++) {
-				long[] a = t[i].counts; /* may have grown since len was taken */
-				for (int j = 0, n = min(a.length, len); j < n; j++)
-					r[j] += a[j];
-			}
+			System.arraycopy(FAST_COUNTS, 0, r, 0, fast);
+			for (int i = 0; i < t.length; i++)
+				t[i].counts.addTo(r);
 			return r;
 		}
 	}
 
 	/**
 	 * Per method id: entries, inclusive and self nanoseconds (the clock's,
-	 * summed over threads): three longs per id.
+	 * all threads together): three longs per id.
 	 */
 	static long[] snapshotTimes() {
 		long[] counts = snapshotCounts();
 		synchronized (REGISTRY) {
-			Ctx[] t = contexts();
-			for (int i = 0; i < t.length; i++)
-				t[i].flush();
-			int len = counts.length;
-			for (int i = 0; i < t.length; i++)
-				len = max(len, t[i].times.length / Ctx.TIMED);
+			flushAll();
+			long[] s = Sampler.times;
+			int len = max(counts.length, s.length / Ctx.TIMED);
 			long[] r = new long[3 * len];
 			for (int j = 0; j < counts.length; j++)
 				r[3 * j] = counts[j];
-			for (int i = 0; i < t.length; i++) {
-				long[] s = t[i].times; /* may have grown since len was taken */
-				int n = min(len, s.length / Ctx.TIMED);
-				for (int j = 0; j < n; j++) {
-					r[3 * j + 1] += s[Ctx.TIMED * j + Ctx.TOTAL];
-					r[3 * j + 2] += s[Ctx.TIMED * j + Ctx.SELF];
-				}
+			for (int j = 0; j < s.length / Ctx.TIMED; j++) {
+				r[3 * j + 1] = s[Ctx.TIMED * j + Ctx.TOTAL];
+				r[3 * j + 2] = s[Ctx.TIMED * j + Ctx.SELF];
 			}
 			return r;
 		}
 	}
 
+	/* Adds every thread's pending time (Sampler). Under REGISTRY. */
+	private static void flushAll() {
+		for (int i = 0; i < threadCount; i++)
+			Sampler.flush(threads[i]);
+	}
+
 	/**
-	 * The call trees: tree count, then per tree its node count (root
-	 * excluded) and per node: parent (0 is the root), method id (-1: "tree
-	 * full"), self nanoseconds. Parents come before their children.
+	 * The call tree, all threads together, in the form of one tree per
+	 * thread: 1, then its node count (root excluded) and per node: parent
+	 * (0 is the root), method id (-1: "tree full"), self nanoseconds.
+	 * Parents come before their children.
 	 */
 	static long[] snapshotTree() {
 		synchronized (REGISTRY) {
-			Ctx[] t = contexts();
-			for (int i = 0; i < t.length; i++)
-				t[i].flush();
-			/* Live threads go on adding nodes while this runs: each tree's
-			 * size is read once, and that many nodes are taken. */
-			int[] counts = new int[t.length];
-			int size = 1;
-			for (int i = 0; i < t.length; i++) {
-				counts[i] = max(0, t[i].nodes - 1);
-				size += 1 + 3 * counts[i];
+			flushAll();
+			long[] nd = Sampler.nData;
+			int n = nd == null ? 0 : min(Sampler.nodes, nd.length / Sampler.NODE) - 1;
+			long[] r = new long[2 + 3 * n];
+			r[0] = 1;
+			r[1] = n;
+			for (int j = 1, k = 2; j <= n; j++) {
+				long key = nd[Sampler.NODE * j + Sampler.N_KEY];
+				r[k++] = key >>> 32;
+				r[k++] = Sampler.methodOf(key);
+				r[k++] = nd[Sampler.NODE * j + Sampler.N_SELF];
 			}
-			long[] r = new long[size];
-			int k = 0;
-			r[k++] = t.length;
-			for (int i = 0; i < t.length; i++) {
-				Ctx c = t[i];
-				int n = counts[i];
-				long[] nd = c.nData;
-				n = nd == null ? 0 : min(n, nd.length / Ctx.NODE - 1);
-				r[k++] = n;
-				for (int j = 1; j <= n; j++) {
-					long key = nd[Ctx.NODE * j + Ctx.N_KEY];
-					r[k++] = key >>> 32;
-					r[k++] = Ctx.methodOf(key);
-					r[k++] = nd[Ctx.NODE * j + Ctx.N_SELF];
-				}
-			}
-			long[] out = new long[k];
-			System.arraycopy(r, 0, out, 0, k);
-			return out;
+			return r;
 		}
 	}
 
