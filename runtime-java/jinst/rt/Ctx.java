@@ -10,9 +10,9 @@ package jinst.rt;
  * Hooks' static array instead of its own (adopt), and counts most calls
  * there.
  *
- * Counts are kept in a table of the ids the thread called (Counts), not in
- * an array of every id: a thread that calls a few methods (a virtual
- * thread, a pool's task) costs a few KB.
+ * Counts are kept in a table of the ids the thread called (Counts) until it
+ * is a busy thread: a thread that calls a few methods a few times (a
+ * virtual thread, a pool's task) costs a few KB.
  *
  * The shadow stack holds the method id of every active timed frame. An exit
  * whose id is not on top pops every frame above the matching one (they were
@@ -30,6 +30,9 @@ final class Ctx {
 	final Thread owner;
 	/* Hooks.ctx found another thread's context first (its own counter). */
 	int misses;
+	/* Hooks' registry: the thread's identity hash, and where it is in the
+	 * list of live contexts. */
+	int hash, at;
 	/* A slow path is running: hooks reached from it record nothing. */
 	boolean busy;
 
@@ -93,18 +96,24 @@ final class Ctx {
 
 	/* ---- counts --------------------------------------------------------- */
 
+	/* (No busy check: nothing here runs code a hook may be in, and a
+	 * count added while the thread grows its arrays is as good as any.) */
 	void count(int id) {
-		if (busy || id < 0)
-			return;
-		if (!counts.add(id, 1) && grow())
+		if (id >= 0 && !counts.add(id, 1) && grow(id))
 			counts.add(id, 1);
 	}
 
-	/* Replaces the counts with a larger copy. */
-	private boolean grow() {
+	/* Adds n to id's count (an ended thread's, to RETIRED). */
+	void count(int id, long n) {
+		if (!counts.add(id, n) && grow(id))
+			counts.add(id, n);
+	}
+
+	/* Replaces the counts with a larger copy, with room for id. */
+	private boolean grow(int id) {
 		busy = true;
 		try {
-			counts = new Counts(counts);
+			counts = new Counts(counts, id);
 			return true;
 		} catch (Throwable e) {
 			return false;
@@ -116,12 +125,7 @@ final class Ctx {
 	/* Adds the counts of an ended thread's context (RETIRED, under the
 	 * registry lock). */
 	void fold(Ctx c) {
-		Counts from = c.counts;
-		for (int i = 0; i < from.keys.length; i++) {
-			int id = from.keys[i] - 1;
-			if (id >= 0 && !counts.add(id, from.values[i]) && grow())
-				counts.add(id, from.values[i]);
-		}
+		c.counts.addTo(this);
 	}
 
 	/* ---- the stack ------------------------------------------------------ */

@@ -99,8 +99,12 @@ public final class Hooks {
 	static Thread owner;
 	static Ctx ownerCtx;
 	/** The owner's stack depth (its context's, which syncs it on the slow
-	 * path), or FAST_DEPTH (ownerSync). */
-	static int depth;
+	 * path), or FAST_DEPTH (ownerSync), in DEPTH[AT]: an array of its own,
+	 * away from the fields every thread reads (owner), which a field of
+	 * this class would share a cache line with: the owner writes it at
+	 * every timed call. */
+	static final int[] DEPTH = new int[32];
+	static final int AT = 16;
 	/** The time of the last sample (sample). */
 	private static long sampled;
 
@@ -111,20 +115,21 @@ public final class Hooks {
 	static final Local LOCAL = new Local();
 
 	/*
-	 * Finding another thread's context (the slow path). ThreadLocal.get()
-	 * on every call was most of the cost of a counted call. Instead: the
-	 * context that called last, checked against the current thread; then a
-	 * table indexed by the thread's identity hash; then the ThreadLocal,
-	 * which creates and registers the context on a thread's first call.
-	 * The checks compare Ctx.owner, a final field, so a context read
-	 * through a data race is either seen whole or fails the check: a
+	 * Finding another thread's context (the slow path): the context that
+	 * was found last, checked against the current thread, then the
+	 * ThreadLocal, which creates and registers the context on a thread's
+	 * first call. The check compares Ctx.owner, a final field, so a context
+	 * read through a data race is either seen whole or fails the check: a
 	 * thread only ever counts into its own context, and counts stay exact.
-	 * LAST is taken over by a thread on its first miss when empty and then
-	 * on every 256th miss, so threads that alternate do not write it on
-	 * every call. Both drop a thread's context when it ends (threadEnd).
+	 * The last one is kept in LAST[AT], an array of its own, so that its
+	 * writes do not share a cache line with the fields every hook reads
+	 * (owner), and it is written on a thread's first miss when empty and
+	 * then on every 256th, so that threads that alternate do not write it
+	 * on every call. A table indexed by the thread's identity hash, between
+	 * the two, cost 50 times more than it saved: the hash of a thread
+	 * another thread joins (its monitor inflated) is a call into the VM.
 	 */
-	private static Ctx last;
-	private static final Ctx[] SLOTS = new Ctx[1024];
+	private static final Ctx[] LAST = new Ctx[32];
 
 	/* Every live thread's context; guarded by REGISTRY. */
 	private static final Object REGISTRY = new Object();
@@ -143,20 +148,20 @@ public final class Hooks {
 	}
 
 	public static void enter(int id) {
-		int d = depth;
+		int d = DEPTH[AT];
 		if (Thread.currentThread() == owner && id < FAST_METHODS && d < FAST_MASK) {
 			FAST_COUNTS[id]++;
 			FAST_STACK[d & FAST_MASK] = id;
-			depth = d + 1;
+			DEPTH[AT] = d + 1;
 		} else {
 			enterSlow(id);
 		}
 	}
 
 	public static void exit(int id) {
-		int d = depth - 1;
+		int d = DEPTH[AT] - 1;
 		if (Thread.currentThread() == owner && FAST_STACK[d & FAST_MASK] == id)
-			depth = d;
+			DEPTH[AT] = d;
 		else
 			exitSlow(id);
 	}
@@ -164,56 +169,78 @@ public final class Hooks {
 	/* The same as exit: a separate hook, so that the exceptional exits
 	 * have a method of their own in a profile of the VM. */
 	public static void exitThrow(int id) {
-		int d = depth - 1;
+		int d = DEPTH[AT] - 1;
 		if (Thread.currentThread() == owner && FAST_STACK[d & FAST_MASK] == id)
-			depth = d;
+			DEPTH[AT] = d;
 		else
 			exitSlow(id);
 	}
 
 	/* ---- the slow paths ------------------------------------------------- */
 
+	/* The slow paths first try the context found last (the essay at LAST):
+	 * most often that of another thread than the owner, which takes this
+	 * path at every call. While there is no owner, they go the long way,
+	 * which claims the fast path. (After a disengage such a thread may
+	 * count on for a while: after the output was written, into its own
+	 * context.) */
+
 	private static void calledSlow(int id) {
-		int m = mode;
-		if (m == 0)
-			return;
-		Ctx c = ctxOf(Thread.currentThread(), m);
-		if (c != null)
-			c.count(id);
+		Thread t = Thread.currentThread();
+		Ctx c = LAST[AT];
+		Thread o = owner;
+		if (c == null || c.owner != t || t == o || o == null) {
+			int m = mode;
+			if (m == 0 || (c = ctxOf(t, m)) == null)
+				return;
+		}
+		c.count(id);
 	}
 
 	private static void enterSlow(int id) {
+		Thread t = Thread.currentThread();
+		Ctx c = LAST[AT];
+		Thread o = owner;
+		if (c != null && c.owner == t && t != o && o != null) {
+			c.enter(id, mode);
+			return;
+		}
 		int m = mode;
 		if (m == 0)
 			return;
-		Thread t = Thread.currentThread();
-		Ctx c = ctxOf(t, m);
+		c = ctxOf(t, m);
 		if (c == null)
 			return;
 		if (c != ownerCtx || t != owner) {
 			c.enter(id, m);
 			return;
 		}
-		if (depth != FAST_DEPTH)
-			c.depth = depth;
+		if (DEPTH[AT] != FAST_DEPTH)
+			c.depth = DEPTH[AT];
 		c.enter(id, m);
 		ownerSync(c);
 	}
 
 	private static void exitSlow(int id) {
+		Thread t = Thread.currentThread();
+		Ctx c = LAST[AT];
+		Thread o = owner;
+		if (c != null && c.owner == t && t != o && o != null) {
+			c.exit(id, mode);
+			return;
+		}
 		int m = mode;
 		if (m == 0)
 			return;
-		Thread t = Thread.currentThread();
-		Ctx c = ctxOf(t, m);
+		c = ctxOf(t, m);
 		if (c == null)
 			return;
 		if (c != ownerCtx || t != owner) {
 			c.exit(id, m);
 			return;
 		}
-		if (depth != FAST_DEPTH)
-			c.depth = depth;
+		if (DEPTH[AT] != FAST_DEPTH)
+			c.depth = DEPTH[AT];
 		c.exit(id, m);
 		ownerSync(c);
 	}
@@ -222,7 +249,7 @@ public final class Hooks {
 	 * FAST_DEPTH, which sends every hook to the slow path, while frames
 	 * that did not fit are on it (their exits pop nothing). */
 	private static void ownerSync(Ctx c) {
-		depth = c.overflow == 0 ? c.depth : FAST_DEPTH;
+		DEPTH[AT] = c.overflow == 0 ? c.depth : FAST_DEPTH;
 	}
 
 	/* The context of thread t, which becomes the owner if there is none
@@ -250,17 +277,12 @@ public final class Hooks {
 
 	/* The current thread's context (the essay at LAST). */
 	private static Ctx ctx(Thread t) {
-		Ctx c = last;
+		Ctx c = LAST[AT];
 		if (c != null && c.owner == t)
 			return c;
-		int h = System.identityHashCode(t) & (SLOTS.length - 1);
-		c = SLOTS[h];
-		if (c == null || c.owner != t) {
-			c = LOCAL.get();
-			SLOTS[h] = c;
-		}
-		if ((++c.misses & 255) == 0 || last == null)
-			last = c;
+		c = LOCAL.get();
+		if ((++c.misses & 255) == 0 || LAST[AT] == null)
+			LAST[AT] = c;
 		return c;
 	}
 
@@ -293,7 +315,7 @@ public final class Hooks {
 		boolean tree = (mode & TREE) != 0;
 		synchronized (REGISTRY) {
 			Ctx o = ownerCtx;
-			int d = depth;
+			int d = DEPTH[AT];
 			for (int i = 0; i < threadCount; i++) {
 				Ctx c = threads[i];
 				if (c == o && owner != null && d != FAST_DEPTH)
@@ -307,25 +329,87 @@ public final class Hooks {
 	/** Writes the output now (registered by the agent with RegisterNatives). */
 	static native void dump0();
 
-	static void register(Ctx c) {
+	/** The context of t, the current thread (Local's initial value): the
+	 * one it had, or a new one, registered. */
+	static Ctx contextOf(Thread t) {
 		synchronized (REGISTRY) {
+			int h = System.identityHashCode(t);
+			Ctx c = find(t, h);
+			if (c != null)
+				return c;
+			c = new Ctx(t);
+			c.hash = h;
 			if (threadCount == threads.length) {
 				/* Threads with no ThreadEnd event (virtual threads) are
 				 * retired here, when the registry is full, as they are
 				 * found dead: it stays within twice the live threads. */
 				for (int i = threadCount - 1; i >= 0; i--) {
-					Thread t = threads[i].thread;
-					if (t != null && !t.isAlive())
-						retire(i);
+					Thread u = threads[i].thread;
+					if (u != null && !u.isAlive())
+						retire(threads[i]);
 				}
 				if (2 * threadCount > threads.length) {
-					Ctx[] t = new Ctx[threads.length * 2];
-					System.arraycopy(threads, 0, t, 0, threadCount);
-					threads = t;
+					Ctx[] a = new Ctx[threads.length * 2];
+					System.arraycopy(threads, 0, a, 0, threadCount);
+					threads = a;
 				}
 			}
+			index(c);
+			c.at = threadCount;
 			threads[threadCount++] = c;
+			return c;
 		}
+	}
+
+	/* The live contexts again, by thread: an open-addressing table on the
+	 * thread's identity hash (GONE: a context removed), so that a thread's
+	 * context is found again when its ThreadLocals were erased (the JDK's
+	 * InnocuousThreads, Common-Cleaner among them, erase theirs after each
+	 * task: javac made 328 contexts for that one thread), and found at its
+	 * end without a walk of them all. Under REGISTRY. */
+	private static Ctx[] byThread = new Ctx[64];
+	private static int byThreadUsed;
+	private static final Ctx GONE = new Ctx(-2, "(gone)");
+
+	private static Ctx find(Thread t, int h) {
+		Ctx[] b = byThread;
+		int mask = b.length - 1;
+		for (int i = h & mask; b[i] != null; i = (i + 1) & mask)
+			if (b[i] != GONE && b[i].thread == t)
+				return b[i];
+		return null;
+	}
+
+	private static void index(Ctx c) {
+		if (2 * (byThreadUsed + 1) > byThread.length) {
+			int n = 64;
+			while (n < 4 * (threadCount + 1))
+				n *= 2;
+			byThread = new Ctx[n];
+			byThreadUsed = 0;
+			for (int j = 0; j < threadCount; j++)
+				put(threads[j]);
+		}
+		put(c);
+	}
+
+	private static void put(Ctx c) {
+		Ctx[] b = byThread;
+		int mask = b.length - 1, i = c.hash & mask;
+		while (b[i] != null)
+			i = (i + 1) & mask;
+		b[i] = c;
+		byThreadUsed++;
+	}
+
+	private static void unindex(Ctx c) {
+		Ctx[] b = byThread;
+		int mask = b.length - 1;
+		for (int i = c.hash & mask; b[i] != null; i = (i + 1) & mask)
+			if (b[i] == c) {
+				b[i] = GONE;
+				return;
+			}
 	}
 
 	/* What the threads that ended left: counts, times and call tree folded
@@ -365,34 +449,30 @@ public final class Hooks {
 	/** The agent's ThreadEnd event, on the ending thread t itself. */
 	static void threadEnd(Thread t) {
 		synchronized (REGISTRY) {
-			for (int i = 0; i < threadCount; i++)
-				if (threads[i].thread == t) {
-					retire(i);
-					return;
-				}
+			Ctx c = find(t, System.identityHashCode(t));
+			if (c != null)
+				retire(c);
 		}
 	}
 
-	/* Thread i of the registry ended: what it recorded goes to RETIRED.
-	 * Under REGISTRY. */
-	private static void retire(int i) {
-		Ctx c = threads[i];
-		threads[i] = threads[--threadCount];
+	/* c's thread ended: what it recorded goes to RETIRED. Under REGISTRY. */
+	private static void retire(Ctx c) {
+		Ctx moved = threads[--threadCount];
+		threads[c.at] = moved;
+		moved.at = c.at;
 		threads[threadCount] = null;
+		unindex(c);
 		c.thread = null;
 		if (c == ownerCtx) {
 			/* It runs no more hooks: the next thread may own the arrays
 			 * (its counts in FAST_COUNTS stay there). */
 			owner = null;
 			ownerCtx = null;
-			depth = 0;
+			DEPTH[AT] = 0;
 		}
 		/* Not found again (the thread is gone), and not kept alive. */
-		if (last == c)
-			last = null;
-		int h = System.identityHashCode(c.owner) & (SLOTS.length - 1);
-		if (SLOTS[h] == c)
-			SLOTS[h] = null;
+		if (LAST[AT] == c)
+			LAST[AT] = null;
 		Sampler.flush(c);
 		RETIRED.fold(c);
 		if (c.evCount > 0)
@@ -415,7 +495,7 @@ public final class Hooks {
 			Ctx[] t = contexts();
 			int len = 0;
 			for (int i = 0; i < t.length; i++)
-				len = max(len, t[i].counts.max + 1);
+				len = max(len, t[i].counts.limit());
 			/* FAST_COUNTS: only up to its last nonzero count */
 			int fast = FAST_METHODS;
 			while (fast > 0 && FAST_COUNTS[fast - 1] == 0)

@@ -1,11 +1,10 @@
 package jinst.rt;
 
-/** The per-thread context, created on a thread's first hook call. */
+/** The per-thread context: made on a thread's first hook call, found again
+ * when the thread's ThreadLocals were erased (Hooks.contextOf). */
 final class Local extends ThreadLocal<Ctx> {
 	@Override
 	protected Ctx initialValue() {
-		Ctx c = new Ctx(Thread.currentThread());
-		Hooks.register(c);
-		return c;
+		return Hooks.contextOf(Thread.currentThread());
 	}
 }

@@ -222,8 +222,40 @@ public class RuntimeCheck {
 			for (int i = 0; i < burst.length; i++)
 				burst[i].join();
 		}
+		/* A thread whose ThreadLocals are erased after each task (a
+		 * Cleaner's, an InnocuousThread): its one context is found again,
+		 * not made anew per task. */
+		/* (java.lang.ref.Cleaner, Java 9, by reflection: this compiles for 8) */
+		Class<?> cleanerClass = Class.forName("java.lang.ref.Cleaner");
+		Object cleaner = cleanerClass.getMethod("create").invoke(null);
+		Method register = cleanerClass.getMethod("register", Object.class, Runnable.class);
+		Field lastField = Hooks.class.getDeclaredField("LAST");
+		lastField.setAccessible(true);
+		final Object[] last = (Object[]) lastField.get(null);
+		final int[] cleaned = new int[1];
+		for (int i = 0; i < 1000; i++)
+			register.invoke(cleaner, new Object(), new Runnable() {
+				public void run() {
+					/* (the context found last, forgotten: the thread's
+					 * own must be found through its erased ThreadLocals) */
+					for (int j = 0; j < last.length; j++)
+						last[j] = null;
+					Hooks.called(48);
+					synchronized (cleaned) {
+						cleaned[0]++;
+					}
+				}
+			});
+		for (int i = 0; i < 200; i++) {
+			synchronized (cleaned) {
+				if (cleaned[0] == 1000)
+					break;
+			}
+			System.gc();
+			Thread.sleep(10);
+		}
 		int liveThreads = (Integer) call("liveThreads");
-		check(liveThreads < 20, liveThreads + " threads in the registry after 2000 ended");
+		check(liveThreads < 20, liveThreads + " threads in the registry after 2000 ended and 1000 tasks of a cleaner");
 
 		long[] counts = snapshot("snapshotCounts");
 		check(counts[45] == 20000 && counts[46] == 20000, "ended threads: " + counts[45] + ", " + counts[46]);
@@ -234,6 +266,7 @@ public class RuntimeCheck {
 		      "ids 5000, " + big + ", " + (big + 1) + ": " + counts[5000] + ", " + counts[big] + ", " + counts[big + 1]);
 		check(counts[41] == 3 && counts[42] == 1 && counts[43] == 1 && counts[44] == 0, "ids 41-44");
 		check(counts[60] == 1 && counts[61] == 69999 && counts[62] == 1, "ids 60-62");
+		check(counts[48] == 1000, "the cleaner's tasks: " + counts[48]);
 
 		long[] times = snapshot("snapshotTimes");
 		check(times[3 * 40] == (long) threads * calls && times[3 * 41] == 3, "calls in the times");
