@@ -62,7 +62,7 @@ package jinst.rt;
  *
  * The hot path executes only code of java.lang.Thread and this class; the
  * slow path also java.lang.ThreadLocal (and its map, entries,
- * java.lang.ref.Reference) and {@link Ctx}. The agent never instruments
+ * java.lang.ref.Reference) and the rest of this package. The agent never instruments
  * those classes, whatever the include patterns say, so a hook cannot call
  * itself. The slow paths that allocate (a thread's first call, growing
  * arrays) use only array allocation and System.arraycopy, and set a
@@ -166,14 +166,11 @@ public final class Hooks {
 			exitSlow(id);
 	}
 
-	/* The same as exit: a separate hook, so that the exceptional exits
-	 * have a method of their own in a profile of the VM. */
+	/* The exit of a catch-all handler that rethrows: the same as exit, a
+	 * method of its own so that exceptional exits show apart in a profile
+	 * of the VM. */
 	public static void exitThrow(int id) {
-		int d = DEPTH[AT] - 1;
-		if (Thread.currentThread() == owner && FAST_STACK[d & FAST_MASK] == id)
-			DEPTH[AT] = d;
-		else
-			exitSlow(id);
+		exit(id);
 	}
 
 	/* ---- the slow paths ------------------------------------------------- */
@@ -198,51 +195,40 @@ public final class Hooks {
 	}
 
 	private static void enterSlow(int id) {
-		Thread t = Thread.currentThread();
-		Ctx c = LAST[AT];
-		Thread o = owner;
-		if (c != null && c.owner == t && t != o && o != null) {
-			c.enter(id, mode);
-			return;
-		}
-		int m = mode;
-		if (m == 0)
-			return;
-		c = ctxOf(t, m);
-		if (c == null)
-			return;
-		if (c != ownerCtx || t != owner) {
-			c.enter(id, m);
-			return;
-		}
-		if (DEPTH[AT] != FAST_DEPTH)
-			c.depth = DEPTH[AT];
-		c.enter(id, m);
-		ownerSync(c);
+		moveSlow(id, true);
 	}
 
 	private static void exitSlow(int id) {
+		moveSlow(id, false);
+	}
+
+	/* An entry (push) or an exit (pop) on the slow path. */
+	private static void moveSlow(int id, boolean entry) {
 		Thread t = Thread.currentThread();
 		Ctx c = LAST[AT];
 		Thread o = owner;
 		if (c != null && c.owner == t && t != o && o != null) {
-			c.exit(id, mode);
+			move(c, id, mode, entry);
 			return;
 		}
 		int m = mode;
-		if (m == 0)
-			return;
-		c = ctxOf(t, m);
-		if (c == null)
+		if (m == 0 || (c = ctxOf(t, m)) == null)
 			return;
 		if (c != ownerCtx || t != owner) {
-			c.exit(id, m);
+			move(c, id, m, entry);
 			return;
 		}
 		if (DEPTH[AT] != FAST_DEPTH)
 			c.depth = DEPTH[AT];
-		c.exit(id, m);
+		move(c, id, m, entry);
 		ownerSync(c);
+	}
+
+	private static void move(Ctx c, int id, int m, boolean entry) {
+		if (entry)
+			c.enter(id, m);
+		else
+			c.exit(id, m);
 	}
 
 	/* After the owner's context moved its stack: the fast path's view, or
