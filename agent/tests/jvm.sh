@@ -319,16 +319,9 @@ javac)
 	# javac compiling ~400 of the JDK's own sources (scripts/javac_workload.sh)
 	# with every class traced, the JDK's included, under -Xverify:all: the
 	# same class files, exit code and diagnostics as untraced, in time.
-	# The whole workload takes a minute under -Xverify:all (and far longer
-	# under the sanitizers), so the test compiles its java.util.function
-	# part (44 files) unless JINST_JAVAC_FULL=1 asks for all of it.
-	if [[ ${JINST_JAVAC_FULL:-0} == 1 ]]; then
-		unset JINST_JAVAC_PACKAGES
-		part=all
-	else
-		export JINST_JAVAC_PACKAGES=${JINST_JAVAC_PACKAGES:-java/util/function}
-		part=$(echo "$JINST_JAVAC_PACKAGES" | tr ' /' '+-')
-	fi
+	# About 30 s per JDK; JINST_JAVAC_PACKAGES (a/b c/d) compiles fewer.
+	part=all
+	[[ -z ${JINST_JAVAC_PACKAGES:-} ]] || part=$(echo "$JINST_JAVAC_PACKAGES" | tr ' /' '+-')
 	wl=${JINST_CORPUS:-/tmp/jinst-corpus}/javac/$(basename "$(readlink -f "$home")")-$part
 	if ! bash "$src/scripts/javac_workload.sh" "$wl" "$home" >wl.txt 2>&1; then
 		cat wl.txt
