@@ -101,9 +101,9 @@ int jinst_trace_write_profile(FILE *f, const int64_t *times, size_t n, const int
 		           " falls: self to the method on top, inclusive to each method on the stack; counts exact)\n",
 		        tick_us);
 	if (untimed)
-		fprintf(f, "(%zu methods counted, not timed, are marked -: leaves, which have no loop and call nothing\n"
+		fprintf(f, "(%zu %s counted, not timed, %s marked -: leaves, which have no loop and call nothing\n"
 		           " but on the way to a throw; their time is their callers' self time (leaves=time times them))\n",
-		        untimed);
+		        untimed, untimed == 1 ? "method" : "methods", untimed == 1 ? "is" : "are");
 	fprintf(f, "%5s %7s %7s %10s %12s %12s  %s\n", "rank", "self", "accum", "count", "self ms", "total ms",
 	        "method");
 	double acc = 0;

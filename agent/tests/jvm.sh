@@ -46,7 +46,8 @@ help)
 	"$java" -agentpath:"$lib"=help -version >out.txt 2>err.txt
 	rc=$?
 	[[ $rc == 0 ]] || fail "help exited $rc"
-	for o in help trace=MODE include= exclude= format= out=PATH log=PATH maxevents= dump stop counts times events profile folded chrome; do
+	for o in help trace=MODE include= exclude= format= out=PATH log=PATH maxevents= tick=USEC leaves= foldmin= dump stop \
+		counts times events profile folded chrome; do
 		grep -q -- "$o" out.txt || fail "help does not mention $o"
 	done
 	! grep -q "version" err.txt || fail "the VM ran after help: $(cat err.txt)"
@@ -313,6 +314,34 @@ attach)
 		grep -q "^jinst: stop: [1-9]" att.log || fail "no class retransformed at stop"
 		grep -q "^jinst: stop: [1-9][0-9]* classes given back their original bytes" att.log ||
 			fail "no class given back its original bytes at stop"
+	fi
+	# trace=times through jcmd: the clock thread runs while tracing, and
+	# stops at stop; the profile has the time of the naps.
+	rm -f "$work"/stop
+	"$java" -cp "$checks" jinstcheck.Sleeper "$work"/stop >sleeper.txt 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do
+		grep -q running sleeper.txt && break
+		sleep 0.1
+	done
+	load "trace=times,include=jinstcheck.**,out=$work/tim,log=$work/tim.log"
+	grep -q "return code: 0" jcmd.txt || fail "trace=times not loaded"
+	sleep 0.5
+	"$jcmd" $pid Thread.print >threads.txt 2>&1
+	grep -q '"jinst clock"' threads.txt || fail "no clock thread while tracing times"
+	load stop
+	grep -q "return code: 0" jcmd.txt || fail "stop (times) failed"
+	sleep 0.2
+	"$jcmd" $pid Thread.print >threads.txt 2>&1
+	! grep -q '"jinst clock"' threads.txt || fail "the clock thread runs on after stop"
+	touch "$work"/stop
+	wait $pid || fail "the program failed (times)"
+	cat tim.log
+	if instrumented tim.log; then
+		# nap: hundreds of 2 ms sleeps in half a second, most of the time
+		awk '$NF ~ /Sleeper.nap\(\)V$/ && $5 + 0 >= 100 { ok = 1 } END { exit !ok }' tim.txt ||
+			fail "tim.txt: nap() not timed at 100 ms or more: $(grep nap tim.txt)"
+		grep -q " jinstcheck/Sleeper.tick()V$" tim.txt || fail "tim.txt: tick() not counted"
 	fi
 	;;
 javac)

@@ -79,6 +79,14 @@ int main(void)
 	refused("foldmin=", "foldmin=");
 	refused("maxevents=0", "maxevents=0");
 	refused("maxevents=12x", "maxevents=12x");
+	CHECK(parse("trace=times") == 0 && o.tick_us == 1000, "tick default %ld", o.tick_us);
+	CHECK(parse("trace=times,tick=50") == 0 && o.tick_us == 50, "%s", err);
+	CHECK(parse("trace=times,tick=0") == 0 && o.tick_us == 0, "%s", err);
+	CHECK(parse("tick=1000000") == 0 && o.tick_us == 1000000, "%s", err);
+	refused("tick=9", "tick=9");
+	refused("tick=1000001", "tick=1000001");
+	refused("tick=1ms", "tick=1ms");
+	refused("tick=", "tick=");
 	refused("include=", "empty pattern");
 	refused("include=a++b", "empty pattern");
 	refused("exclude=Ljava/lang/String;", "cannot be in a class name pattern");

@@ -97,8 +97,15 @@ int main(int argc, char **argv)
 	char *r4 = strstr(s, "    4       -       -          7            -            -  p/A.<init>()V");
 	char *r5 = strstr(s, "    5       -       -          2            -            -  q/Q\"x.odd\\name(Ljava/lang/String;)V");
 	CHECK(r1 && r3 && r4 && r5 && r1 < r3 && r3 < r4 && r4 < r5, "untimed ranks:\n%s", s);
-	CHECK(strstr(s, "(2 methods counted, not timed") != NULL, "untimed note:\n%s", s);
+	CHECK(strstr(s, "(2 methods counted, not timed, are marked -") != NULL, "untimed note:\n%s", s);
 	CHECK(strstr(s, "(times from a clock that advances every 250 us") != NULL, "clock note:\n%s", s);
+	free(s);
+
+	/* one method untimed: the note says so in the singular */
+	f = tmpfile();
+	CHECK(jinst_trace_write_profile(f, times, 4, entered, 4, 250, names, NULL) == 0, "profile, one untimed");
+	s = contents(f);
+	CHECK(strstr(s, "(1 method counted, not timed, is marked -") != NULL, "untimed note, singular:\n%s", s);
 	free(s);
 
 	/* folded: two threads with the same stack run;work(I) merge, and the
