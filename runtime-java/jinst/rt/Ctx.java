@@ -57,7 +57,6 @@ final class Ctx {
 	private static final int[] NONE = new int[0];
 	int heldCount, heldTop = -1, heldNode, sampledMods;
 	long pending;
-	static final int TIMED = 2, SELF = 0, TOTAL = 1;
 
 	long[] evTs;
 	int[] evWord;

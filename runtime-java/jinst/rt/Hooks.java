@@ -503,13 +503,13 @@ public final class Hooks {
 		synchronized (REGISTRY) {
 			flushAll();
 			long[] s = Sampler.times;
-			int len = max(counts.length, s.length / Ctx.TIMED);
+			int len = max(counts.length, s.length / Sampler.TIMED);
 			long[] r = new long[3 * len];
 			for (int j = 0; j < counts.length; j++)
 				r[3 * j] = counts[j];
-			for (int j = 0; j < s.length / Ctx.TIMED; j++) {
-				r[3 * j + 1] = s[Ctx.TIMED * j + Ctx.TOTAL];
-				r[3 * j + 2] = s[Ctx.TIMED * j + Ctx.SELF];
+			for (int j = 0; j < s.length / Sampler.TIMED; j++) {
+				r[3 * j + 1] = s[Sampler.TIMED * j + Sampler.TOTAL];
+				r[3 * j + 2] = s[Sampler.TIMED * j + Sampler.SELF];
 			}
 			return r;
 		}

@@ -19,8 +19,8 @@ final class Sampler {
 	}
 
 	/* Per method id, TIMED longs from TIMED * id: self and inclusive ns. */
-	static long[] times = new long[Ctx.TIMED * 1024];
-	static final int TIMED = Ctx.TIMED, SELF = Ctx.SELF, TOTAL = Ctx.TOTAL;
+	static final int TIMED = 2, SELF = 0, TOTAL = 1;
+	static long[] times = new long[TIMED * 1024];
 	/* Per method id: the last sample that gave it inclusive time (epoch),
 	 * so that a method on the stack more than once gets it once. */
 	private static int[] mark = new int[1024];
