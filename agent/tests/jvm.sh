@@ -270,12 +270,17 @@ PY
 	;;
 attach)
 	jcmd=$home/bin/jcmd
-	"$java" -cp "$checks" jinstcheck.Sleeper "$work"/stop >sleeper.txt 2>&1 &
-	pid=$!
-	for _ in $(seq 100); do
-		grep -q running sleeper.txt && break
-		sleep 0.1
-	done
+	# sleeper: starts the program to attach to (pid), until it runs
+	sleeper() {
+		rm -f "$work"/stop
+		"$java" -cp "$checks" jinstcheck.Sleeper "$work"/stop >sleeper.txt 2>&1 &
+		pid=$!
+		for _ in $(seq 100); do
+			grep -q running sleeper.txt && break
+			sleep 0.1
+		done
+	}
+	sleeper
 	load() {
 		# quoted: jcmd would cut "a=b,c=d" at its first '='
 		"$jcmd" $pid JVMTI.agent_load "$lib" "\"$1\"" >jcmd.txt 2>&1
@@ -317,13 +322,7 @@ attach)
 	fi
 	# trace=times through jcmd: the clock thread runs while tracing, and
 	# stops at stop; the profile has the time of the naps.
-	rm -f "$work"/stop
-	"$java" -cp "$checks" jinstcheck.Sleeper "$work"/stop >sleeper.txt 2>&1 &
-	pid=$!
-	for _ in $(seq 100); do
-		grep -q running sleeper.txt && break
-		sleep 0.1
-	done
+	sleeper
 	load "trace=times,include=jinstcheck.**,out=$work/tim,log=$work/tim.log"
 	grep -q "return code: 0" jcmd.txt || fail "trace=times not loaded"
 	sleep 0.5
