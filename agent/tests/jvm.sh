@@ -286,6 +286,15 @@ attach)
 		"$jcmd" $pid JVMTI.agent_load "$lib" "\"$1\"" >jcmd.txt 2>&1
 		cat jcmd.txt
 	}
+	# The code the VM runs for Sleeper's methods now, in the VM's own
+	# words (GetBytecodes, through the witness agent built next to the
+	# fixture), into $1.
+	witness=$(dirname "$fixture")/libjinst_bytecodes.so
+	bytecodes() {
+		"$jcmd" $pid JVMTI.agent_load "$witness" "\"class=jinstcheck/Sleeper,out=$work/$1\"" >witness.txt 2>&1
+		grep -q "return code: 0" witness.txt && [[ -s $1 ]] || fail "no bytecodes in $1: $(cat witness.txt)"
+	}
+	bytecodes before.txt
 	# A refused load makes HotSpot unload the library, and JDK 17's
 	# os::dll_unload then reads the library's name after dlclose freed it:
 	# harmless, but ASan aborts the VM on it. Sanitized builds skip refusals.
@@ -298,6 +307,7 @@ attach)
 	load "trace=counts,include=jinstcheck.**,out=$work/att,log=$work/att.log"
 	grep -q "return code: 0" jcmd.txt || fail "trace=counts not loaded"
 	sleep 0.3
+	bytecodes during.txt
 	load "trace=times"
 	grep -q "return code: 0" jcmd.txt && fail "a second trace= was accepted"
 	load dump
@@ -307,6 +317,7 @@ attach)
 	load stop
 	grep -q "return code: 0" jcmd.txt || fail "stop failed"
 	[[ -f att.tsv ]] || fail "stop wrote no att.tsv"
+	bytecodes after.txt
 	touch "$work"/stop
 	wait $pid || fail "the program failed"
 	cat sleeper.txt att.log
@@ -319,6 +330,12 @@ attach)
 		grep -q "^jinst: stop: [1-9]" att.log || fail "no class retransformed at stop"
 		grep -q "^jinst: stop: [1-9][0-9]* classes given back their original bytes" att.log ||
 			fail "no class given back its original bytes at stop"
+		# The VM's word: tick() ran other code while tracing, and every
+		# method runs its original code again after stop.
+		[[ $(grep "^tick	" before.txt) != "$(grep "^tick	" during.txt)" ]] ||
+			fail "tick() ran its original code while tracing: $(grep "^tick	" during.txt)"
+		cmp -s before.txt after.txt || fail "the code after stop is not the original: $(diff before.txt after.txt | head -6)"
+		echo "Sleeper's $(wc -l <before.txt) methods: instrumented while tracing, their original bytecode again after stop"
 	fi
 	# trace=times through jcmd: the clock thread runs while tracing, and
 	# stops at stop; the profile has the time of the naps.
