@@ -4,7 +4,12 @@
  */
 #include "jinst/instrument.h"
 
-static const jinst_hook hooks[JINST_HOOK_COUNT] = {{"jinst/rt/Hooks","enter","(I)V"},{"jinst/rt/Hooks","exit","(I)V"},{"jinst/rt/Hooks","exitThrow","(I)V"},{"jinst/rt/Hooks","called","(I)V"}};
+static const jinst_hook hooks[JINST_HOOK_COUNT] = {
+	[JINST_HOOK_ENTER] = {"jinst/rt/Hooks", "enter", "(I)V"},
+	[JINST_HOOK_EXIT] = {"jinst/rt/Hooks", "exit", "(I)V"},
+	[JINST_HOOK_EXIT_THROW] = {"jinst/rt/Hooks", "exitThrow", "(I)V"},
+	[JINST_HOOK_CALLED] = {"jinst/rt/Hooks", "called", "(I)V"},
+};
 
 const jinst_hook *jinst_hooks(void)
 {
