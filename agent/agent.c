@@ -367,14 +367,18 @@ static void write_format(JNIEnv *jni, unsigned format)
 	case JINST_FORMAT_COUNTS: data = snapshot(jni, g.snap_counts, "Hooks.snapshotCounts", &len); break;
 	case JINST_FORMAT_PROFILE:
 		data = snapshot(jni, g.snap_times, "Hooks.snapshotTimes", &len);
-		counts = snapshot(jni, g.snap_counts, "Hooks.snapshotCounts", &counts_len);
-		/* The methods only counted (leaves) have no time: no calls
-		 * here, so that the profile lists them apart, by count. */
-		for (size_t i = 0; data && i < len / 3 && g.have_pass && g.ins; i++) {
+		/* The entry counts are the snapshot's calls. The methods only
+		 * counted (leaves) have no time: no calls in data, so that the
+		 * profile lists them apart, by their count. */
+		counts = data ? malloc((len / 3 + 1) * sizeof *counts) : NULL;
+		for (size_t i = 0; counts && i < len / 3; i++) {
 			jinst_method_info info;
-			if (data[3 * i] > 0 && jinst_instrument_method_info(g.ins, (uint32_t)i, &info) == 0 && !info.timed)
+			counts[i] = data[3 * i];
+			if (data[3 * i] > 0 && g.have_pass && g.ins &&
+			    jinst_instrument_method_info(g.ins, (uint32_t)i, &info) == 0 && !info.timed)
 				data[3 * i] = 0;
 		}
+		counts_len = counts ? len / 3 : 0;
 		break;
 	case JINST_FORMAT_FOLDED: data = snapshot(jni, g.snap_tree, "Hooks.snapshotTree", &len); break;
 	case JINST_FORMAT_CHROME:

@@ -40,6 +40,13 @@ expected=$src/tests/jvm/programs/expected_counts.tsv
 instrumented() {
 	! grep -q "no instrumentation pass" "$1" && ! grep -q "^jinst: 0 classes instrumented" "$1"
 }
+# A profile's total, and the sum of folded stacks, in ms (%.3f).
+profile_total() {
+	sed -n '1s/.*(total = \([0-9.]*\)).*/\1/p' "$1"
+}
+folded_total() {
+	awk '{ s += $NF } END { printf "%.3f", s / 1e6 }' "$1"
+}
 
 case $case in
 help)
@@ -75,7 +82,7 @@ boot)
 	;;
 runtime)
 	# Its own class is not traced: its enter/exit calls are the only ones;
-	# the clock is stopped (tick=0) and it moves Hooks.tick by hand.
+	# the clock is stopped (tick=0) and it calls Hooks.sample by hand.
 	"$java" -agentpath:"$lib"=trace=times,tick=0,exclude=jinstcheck.**,out="$work"/t,log="$work"/t.log -cp "$checks" jinstcheck.RuntimeCheck times ||
 		fail "times"
 	"$java" -agentpath:"$lib"=trace=events,exclude=jinstcheck.**,maxevents=100,out="$work"/e,log="$work"/e.log -cp "$checks" \
@@ -142,9 +149,9 @@ outputs)
 			fail "times.folded has no main;fib;fib stack"
 		# One time, two views: the stacks add up to the profile's total,
 		# which is main's inclusive time (the one thread, main under all).
-		total=$(sed -n '1s/.*(total = \([0-9.]*\)).*/\1/p' times.txt)
+		total=$(profile_total times.txt)
 		main=$(awk '$NF ~ /Recursion.main\(/ { print $6 }' times.txt)
-		folded=$(awk '{ s += $NF } END { printf "%.3f", s / 1e6 }' times.folded)
+		folded=$(folded_total times.folded)
 		echo "times: total $total ms, main $main ms, folded stacks $folded ms"
 		[[ -n $total && $total == "$main" && $total == "$folded" ]] || fail "the profile's total, main and the stacks differ"
 		python3 - events.json <<'PY' || fail "events.json: B/E not balanced per thread"
@@ -441,8 +448,8 @@ javac)
 		# add up to the profile's total (one time, two views).
 		awk '$1 ~ /^[0-9]+$/ && $5 != "-" && $5 > $6 { print; bad = 1 } END { exit bad }' times/trace.txt ||
 			fail "times: a method whose self time exceeds its inclusive time"
-		total=$(sed -n '1s/.*(total = \([0-9.]*\)).*/\1/p' times/trace.txt)
-		folded=$(awk '{ s += $NF } END { printf "%.3f", s / 1e6 }' times/trace.folded)
+		total=$(profile_total times/trace.txt)
+		folded=$(folded_total times/trace.folded)
 		echo "times: total $total ms, folded stacks $folded ms"
 		awk -v a="$total" -v b="$folded" 'BEGIN { exit !(a - b < 0.002 && b - a < 0.002) }' ||
 			fail "times: the folded stacks hold $folded ms, the profile $total"

@@ -23,11 +23,11 @@ package jinst.rt;
 final class Ctx {
 	final long tid;
 	final String name;
-	/* The thread, until it ends (Hooks.threadEnd). */
-	Thread thread;
-	/* The thread, for ever: final, so that Hooks.ctx may read a context
-	 * published through a data race and trust the comparison. */
+	/* The thread (null for RETIRED): final, so that Hooks.ctx may read a
+	 * context published through a data race and trust the comparison. */
 	final Thread owner;
+	/* The thread ended and the context left the registry (Hooks.retire). */
+	boolean ended;
 	/* Hooks.ctx found another thread's context first (its own counter). */
 	int misses;
 	/* Hooks' registry: the thread's identity hash, and where it is in the
@@ -72,7 +72,6 @@ final class Ctx {
 	}
 
 	private Ctx(long tid, String name, Thread t) {
-		thread = t;
 		owner = t;
 		this.tid = tid;
 		this.name = name;

@@ -252,7 +252,7 @@ public final class Hooks {
 
 	private static void claim(Thread t, Ctx c) {
 		synchronized (REGISTRY) {
-			if (owner != null || mode == 0 || c.thread != t)
+			if (owner != null || mode == 0 || c.ended)
 				return;
 			c.adopt(FAST_STACK, FAST_MASK);
 			ownerCtx = c;
@@ -329,11 +329,9 @@ public final class Hooks {
 				/* Threads with no ThreadEnd event (virtual threads) are
 				 * retired here, when the registry is full, as they are
 				 * found dead: it stays within twice the live threads. */
-				for (int i = threadCount - 1; i >= 0; i--) {
-					Thread u = threads[i].thread;
-					if (u != null && !u.isAlive())
+				for (int i = threadCount - 1; i >= 0; i--)
+					if (!threads[i].owner.isAlive())
 						retire(threads[i]);
-				}
 				if (2 * threadCount > threads.length) {
 					Ctx[] a = new Ctx[threads.length * 2];
 					System.arraycopy(threads, 0, a, 0, threadCount);
@@ -361,7 +359,7 @@ public final class Hooks {
 		Ctx[] b = byThread;
 		int mask = b.length - 1;
 		for (int i = h & mask; b[i] != null; i = (i + 1) & mask)
-			if (b[i] != GONE && b[i].thread == t)
+			if (b[i].owner == t) /* (GONE's is null) */
 				return b[i];
 		return null;
 	}
@@ -448,7 +446,7 @@ public final class Hooks {
 		moved.at = c.at;
 		threads[threadCount] = null;
 		unindex(c);
-		c.thread = null;
+		c.ended = true;
 		if (c == ownerCtx) {
 			/* It runs no more hooks: the next thread may own the arrays
 			 * (its counts in FAST_COUNTS stay there). */
@@ -499,8 +497,8 @@ public final class Hooks {
 	 * all threads together): three longs per id.
 	 */
 	static long[] snapshotTimes() {
-		long[] counts = snapshotCounts();
 		synchronized (REGISTRY) {
+			long[] counts = snapshotCounts(); /* (the same moment: the lock is held) */
 			flushAll();
 			long[] s = Sampler.times;
 			int len = max(counts.length, s.length / Sampler.TIMED);
