@@ -292,7 +292,7 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass clas
 	size_t out_len = 0;
 	jinst_diag diag;
 	memset(&diag, 0, sizeof diag);
-	int r = jinst_instrument_class(g.ins, arena, data, (size_t)len,
+	int r = jinst_instrument_class(g.ins, arena, data, (size_t)len, NULL,
 	                               class_being_redefined ? JINST_INSTRUMENT_RETRANSFORM : 0, &alloc, &out, &out_len,
 	                               &diag);
 	jinst_arena_reset(arena);

@@ -1,25 +1,105 @@
 /*
- * Internals of libjinst_instrument shared between its modules.
+ * Internals of libjinst_instrument shared between its modules:
+ *
+ *   instrument.c  the instrumenter's life, its options and class filters
+ *   methods.c     the method table (ids and their metadata)
+ *   driver.c      one class through every pass: parse, select, passes, marker, write, rules
+ *   pass.c        what a pass sees of the class and the method (include/jinst/pass.h)
+ *   marker.c      the identity and the JinstInstrumented attribute
+ *   trace.c       the trace pass and the constructor flow it needs
+ *   hooks.c       the runtime's hook table
+ *   rules.c       the retransformation rules
  */
 #ifndef JINST_INSTRUMENT_INTERNAL_H
 #define JINST_INSTRUMENT_INTERNAL_H
 
+#include <pthread.h>
+#include <stdatomic.h>
+
 #include "jinst/edit.h"
 #include "jinst/instrument.h"
 
+/* One method in the table: its info's strings in one block starting at
+ * info.class_name. */
+typedef struct jinst_method_entry {
+	jinst_method_info info;
+	uint64_t hash;
+	size_t key_len; /* class, name and descriptor with their NULs */
+} jinst_method_entry;
+
+typedef struct jinst_method_table {
+	pthread_mutex_t lock;       /* guards all below but published */
+	jinst_method_entry *entries;
+	uint32_t count, cap;
+	uint32_t *slots;            /* id + 1, 0 when free */
+	uint32_t nslots;            /* a power of two, at least twice count */
+	_Atomic uint32_t published; /* count, readable without the lock */
+} jinst_method_table;
+
+struct jinst_instrument {
+	char **include, **exclude;  /* NULL-terminated copies, or NULL */
+	void (*left_alone)(void *ctx, const char *class_name, const char *method, const char *descriptor,
+	                   const jinst_diag *why);
+	void *left_alone_ctx;
+	char *hooks_class;          /* or NULL: the table's owners */
+
+	jinst_pass *passes;
+	uint32_t pass_count;
+
+	jinst_method_table methods;
+
+	_Atomic uint64_t classes_seen, classes_instrumented, classes_left_alone;
+	_Atomic uint64_t methods_instrumented, methods_left_alone;
+};
+
+struct jinst_pass_method {
+	jinst_pass_class *cls;
+	jinst_member *m;
+	const char *name, *descriptor; /* NUL-terminated copies in the arena */
+	size_t name_len, desc_len;
+	uint32_t first_line;
+	bool changed;                  /* some pass changed it */
+};
+
+struct jinst_pass_class {
+	jinst_instrument *ins;
+	jinst_class *c;
+	const char *name;              /* arena copy */
+	size_t name_len;
+	const char *source;            /* arena copy, or NULL */
+	uint64_t identity;
+	uint32_t flags;
+	jinst_pass_method *methods;
+	uint32_t method_count;
+	uint16_t hook_refs[JINST_HOOK_COUNT]; /* 0 until asked for */
+	uint32_t changed_by;           /* bit i: pass i changed a method */
+};
+
 /* Fills diag (which may be NULL) and returns code. */
-int jinst_ins_fail(jinst_diag *diag, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+#define jinst_ins_fail jinst_pass_fail
+void jinst_ins_diag_clear(jinst_diag *diag);
+/* A NUL-terminated arena copy of a constant-pool string. */
+const char *jinst_ins_cstr(jinst_arena *A, const uint8_t *s, uint16_t len, size_t *out_len);
 
-/* The trace pass on one method with code (trace.c): entry hook, exit hook
- * before every return, catch-all calling the exceptional-exit hook; with
- * entry_only (JINST_PASS_COUNT, or a leaf) the counting hook alone. hook_refs: the
- * Methodref of each hook (enum jinst_hook_id) in cls's pool. On failure the
- * method is left as it was. */
-int jinst_trace_method(jinst_class *cls, jinst_member *m, uint32_t id, const uint16_t *hook_refs, bool entry_only,
-                       jinst_diag *diag);
+/* methods.c */
+int jinst_methods_init(jinst_method_table *t);
+void jinst_methods_free(jinst_method_table *t);
+int jinst_methods_assign(jinst_method_table *t, const jinst_pass_class *cls, const jinst_pass_method *m,
+                         uint32_t flags, uint32_t *id, jinst_diag *diag);
 
-/* Whether the method, with this code, is a leaf (jinst_method_info.timed
- * says what that is); false when its code does not decode. */
-bool jinst_trace_is_leaf(jinst_class *cls, const jinst_member *m, const jinst_code *code);
+/* driver.c */
+int jinst_ins_run(jinst_instrument *ins, jinst_arena *arena, const uint8_t *bytes, size_t len,
+                  const uint64_t *identity, uint32_t flags, uint8_t **out, size_t *out_len, jinst_diag *diag,
+                  uint32_t *done);
+
+/* marker.c */
+/* Whether the class is instrumented already (marker or references to the
+ * runtime), with *why saying how. */
+bool jinst_marker_found(jinst_class *c, const char *hooks_class, const char **why);
+/* Adds the marker naming the passes whose bits are set in changed_by. */
+int jinst_marker_add(jinst_pass_class *cls, jinst_diag *diag);
+
+/* trace.c: the built-in trace pass for these JINST_PASS_* bits. */
+void jinst_trace_pass(jinst_pass *out, uint32_t passes);
 
 #endif

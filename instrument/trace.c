@@ -449,7 +449,9 @@ static bool throws_after(const jinst_insn *in, uint32_t i, uint32_t n)
 	return false;
 }
 
-bool jinst_trace_is_leaf(jinst_class *c, const jinst_member *m, const jinst_code *code)
+/* Whether the method, with this code, is a leaf (jinst_method_info.timed
+ * says what that is); false when its code does not decode. */
+static bool is_leaf(jinst_class *c, const jinst_member *m, const jinst_code *code)
 {
 	/* (a handler could run code twice: a try block's throw caught by a
 	 * handler placed before it is a loop) */
@@ -673,12 +675,11 @@ static int patch(jinst_class *c, jinst_member *m, uint32_t id, const uint16_t *r
 	return jinst_patch_commit(p, diag);
 }
 
-int jinst_trace_method(jinst_class *c, jinst_member *m, uint32_t id, const uint16_t *refs, bool entry_only,
-                       jinst_diag *diag)
+/* One method: the entry hook alone (entry_only), or the whole shape. On
+ * failure the method is left as it was. */
+static int trace_method(jinst_class *c, jinst_member *m, bool ctor, uint32_t id, const uint16_t *refs,
+                        bool entry_only, jinst_diag *diag)
 {
-	uint16_t nl;
-	const uint8_t *name = jinst_cp_utf8(c, jinst_member_name_index(m), &nl);
-	bool ctor = name && nl == 6 && !memcmp(name, "<init>", 6);
 	range *rs = NULL;
 	uint32_t nr = 0;
 	int rc;
@@ -705,4 +706,49 @@ int jinst_trace_method(jinst_class *c, jinst_member *m, uint32_t id, const uint1
 		rc = jinst_edit_commit(ed, diag);
 	jinst_edit_free(ed);
 	return rc;
+}
+
+/* ---- the pass ---- */
+
+/* The hooks a shape calls, in the class's pool (the others stay 0). */
+static int hook_refs(jinst_pass_class *pc, bool entry_only, uint16_t *refs)
+{
+	static const int whole[] = {JINST_HOOK_ENTER, JINST_HOOK_EXIT, JINST_HOOK_EXIT_THROW};
+	memset(refs, 0, JINST_HOOK_COUNT * sizeof(*refs));
+	if (entry_only)
+		return jinst_pass_hook_ref(pc, JINST_HOOK_CALLED, &refs[JINST_HOOK_CALLED]);
+	for (size_t i = 0; i < sizeof(whole) / sizeof(whole[0]); i++) {
+		int rc = jinst_pass_hook_ref(pc, whole[i], &refs[whole[i]]);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int trace_pass_method(void *state, jinst_pass_class *pc, jinst_pass_method *pm, jinst_diag *diag)
+{
+	uint32_t passes = (uint32_t)(uintptr_t)state;
+	jinst_class *c = jinst_pass_class_model(pc);
+	jinst_member *m = jinst_pass_method_member(pm);
+	const jinst_code *code = jinst_pass_method_code(pm);
+	bool timed = (passes & JINST_PASS_TRACE) &&
+	             !(code && (passes & JINST_PASS_COUNT_LEAVES) && is_leaf(c, m, code));
+	uint16_t refs[JINST_HOOK_COUNT];
+	uint32_t id;
+	int rc = jinst_pass_method_id(pm, timed ? JINST_METHOD_TIMED : 0, &id);
+	if (!rc)
+		rc = hook_refs(pc, !timed, refs);
+	if (rc)
+		return jinst_ins_fail(diag, rc, "cannot add the hooks to the constant pool");
+	return trace_method(c, m, jinst_pass_method_is_init(pm), id, refs, !timed, diag);
+}
+
+void jinst_trace_pass(jinst_pass *out, uint32_t passes)
+{
+	memset(out, 0, sizeof(*out));
+	out->version = JINST_PASS_VERSION;
+	out->name = "trace";
+	/* The mode is all the state there is: no allocation, nothing to free. */
+	out->state = (void *)(uintptr_t)passes;
+	out->method = trace_pass_method;
 }

@@ -1,11 +1,12 @@
 /*
- * jinst instrumentation passes: what the JVMTI agent (at load time) and the
- * offline tool (ahead of time) apply to a class. Library jinst_instrument;
- * knows nothing of JVMTI, zip or files (DESIGN.md, layers).
+ * jinst instrumentation: the instrumenter that the JVMTI agent (at load
+ * time) and the offline tool (ahead of time) run over a class, and the
+ * passes it runs. Library jinst_instrument; knows nothing of JVMTI, zip or
+ * files (DESIGN.md, layers). Writing a pass: include/jinst/pass.h.
  *
  * An instrumenter holds the configuration (which passes, which classes) and
- * the metadata table that maps each method id it hands out to the method's
- * class, name, descriptor, source file and lines. Ids are small integers,
+ * the metadata tables: the methods it handed ids to, with their class,
+ * name, descriptor, source file and lines. Ids are small integers,
  * assigned in the order methods are instrumented, starting at 0, and passed
  * to the hooks as constants. Ids are keyed by (class name, method name,
  * descriptor): a class instrumented again (retransformation, or a class of
@@ -14,12 +15,13 @@
  *
  * Threads: jinst_instrument_class and the metadata functions may be called
  * from any number of threads at once (the agent's ClassFileLoadHook runs on
- * many); _new and _free from one.
+ * many); _new, _add_pass and _free from one, before and after.
  */
 #ifndef JINST_INSTRUMENT_H
 #define JINST_INSTRUMENT_H
 
 #include "jinst/classfile.h"
+#include "jinst/pass.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -44,6 +46,11 @@ enum jinst_hook_id {
 /* The hook table, JINST_HOOK_COUNT entries. */
 const jinst_hook *jinst_hooks(void);
 
+/* The package of the runtime's own classes, never instrumented. */
+#define JINST_RUNTIME_PACKAGE "jinst/rt/"
+
+/* The built-in trace pass, selected by jinst_instrument_options.passes (the
+ * instrumenter adds it first, before the passes of jinst_instrument_add_pass). */
 enum {
 	JINST_PASS_TRACE = 0x1,     /* entry, exit and exceptional exit hooks in every method with code */
 	/* The counting hook (JINST_HOOK_CALLED) alone in every method with
@@ -76,14 +83,22 @@ typedef struct jinst_instrument_options {
 	void (*left_alone)(void *ctx, const char *class_name, const char *method, const char *descriptor,
 	                   const jinst_diag *why);
 	void *left_alone_ctx;
+	/* The class the injected calls name instead of each hook's owner
+	 * (internal name), or NULL for the table's owner. */
+	const char *hooks_class;
 } jinst_instrument_options;
-#define JINST_INSTRUMENT_OPTIONS_VERSION 1
-#define JINST_INSTRUMENT_OPTIONS_INIT {JINST_INSTRUMENT_OPTIONS_VERSION, JINST_PASS_TRACE, NULL, NULL, NULL, NULL}
+#define JINST_INSTRUMENT_OPTIONS_VERSION 2
+#define JINST_INSTRUMENT_OPTIONS_INIT {JINST_INSTRUMENT_OPTIONS_VERSION, JINST_PASS_TRACE, NULL, NULL, NULL, NULL, NULL}
 
 typedef struct jinst_instrument jinst_instrument;
 
 int jinst_instrument_new(jinst_instrument **out, const jinst_instrument_options *opts, jinst_diag *diag);
 void jinst_instrument_free(jinst_instrument *ins); /* NULL is fine */
+
+/* Adds a pass, run after the built-in ones and those added before it. The
+ * instrumenter copies *pass and owns its state from then on (pass->free is
+ * called by jinst_instrument_free, also when this call fails). */
+int jinst_instrument_add_pass(jinst_instrument *ins, const jinst_pass *pass, jinst_diag *diag);
 
 /* Whether the options select the class with this internal name. */
 bool jinst_instrument_wants(const jinst_instrument *ins, const char *class_name);
@@ -96,10 +111,13 @@ enum {
 	JINST_INSTRUMENT_RETRANSFORM = 0x1
 };
 
-/* Instruments one class. 0 with *out (from alloc, or malloc when alloc is
+/* Instruments one class with every pass. identity: the class's identity
+ * (include/jinst/pass.h, the marker) when the caller knows it (the agent
+ * retransforming a class: the hash of its bytes at first load), or NULL for
+ * the hash of bytes. 0 with *out (from alloc, or malloc when alloc is
  * NULL) and *out_len; 0 with *out NULL when there is nothing to do (the
- * class is not selected, has no code to instrument, or already calls the
- * hooks: instrumented offline, say; diag then says so); a negative code when
+ * class is not selected, has no code to instrument, no pass changed it, or
+ * it is instrumented already: offline, say; diag then says so); a negative code when
  * the class must be left alone, diag saying why. A method that cannot be
  * instrumented (too large afterwards...) is left as it was and the rest of
  * the class is still instrumented: the call still returns 0, and diag (code
@@ -107,8 +125,23 @@ enum {
  * when there were none), besides options.left_alone. arena: scratch for
  * this call, reset by the caller between calls. */
 int jinst_instrument_class(jinst_instrument *ins, jinst_arena *arena, const uint8_t *bytes, size_t len,
-                           uint32_t flags, const jinst_allocator *alloc, uint8_t **out, size_t *out_len,
-                           jinst_diag *diag);
+                           const uint64_t *identity, uint32_t flags, const jinst_allocator *alloc, uint8_t **out,
+                           size_t *out_len, jinst_diag *diag);
+
+/* The identity of a class from its bytes (XXH64, seed 0). */
+uint64_t jinst_instrument_identity(const uint8_t *bytes, size_t len);
+
+/* What the marker of an instrumented class says. */
+typedef struct jinst_marker {
+	bool present;       /* the class has a JinstInstrumented attribute */
+	bool runtime_refs;  /* it refers to the runtime's classes (instrumented, marker or not) */
+	uint64_t identity;  /* of the original class, when present */
+	char passes[128];   /* the passes' names, comma-separated, when present */
+} jinst_marker;
+/* Reads the marker of a class file. 0 with *out (present false for a class
+ * never instrumented); the parse error otherwise. arena: scratch. */
+int jinst_instrument_read_marker(jinst_arena *arena, const uint8_t *bytes, size_t len, jinst_marker *out,
+                                 jinst_diag *diag);
 
 /* The retransformation rules (JVMTI RedefineClasses, RetransformClasses): 0 when
  * out has the shape of in (the same class access flags, name, super class,

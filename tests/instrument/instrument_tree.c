@@ -101,7 +101,7 @@ static void one_class(const char *rel, const uint8_t *b, size_t n)
 	n_classes++;
 	bytes_in += n;
 	jinst_arena_reset(arena);
-	int rc = jinst_instrument_class(ins, arena, b, n, flags, NULL, &out, &out_len, &d);
+	int rc = jinst_instrument_class(ins, arena, b, n, NULL, flags, NULL, &out, &out_len, &d);
 	if (rc) {
 		n_failed++;
 		char key[64];

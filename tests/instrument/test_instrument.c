@@ -217,12 +217,12 @@ static void check_class(const char *path)
 	uint8_t *out = NULL, *out2 = NULL;
 	size_t out_len = 0, out2_len = 0;
 	jinst_diag d;
-	int rc = jinst_instrument_class(ins, arena, bytes, len, 0, NULL, &out, &out_len, &d);
+	int rc = jinst_instrument_class(ins, arena, bytes, len, NULL, 0, NULL, &out, &out_len, &d);
 	CHECK(rc == 0, "%s: %s %s", path, jinst_strerror(rc), d.message);
 	/* the same again, as for a retransformation: the same bytes (ids reused,
 	 * output deterministic) and the rules hold */
 	jinst_arena_reset(arena);
-	rc = jinst_instrument_class(ins, arena, bytes, len, JINST_INSTRUMENT_RETRANSFORM, NULL, &out2, &out2_len, &d);
+	rc = jinst_instrument_class(ins, arena, bytes, len, NULL, JINST_INSTRUMENT_RETRANSFORM, NULL, &out2, &out2_len, &d);
 	CHECK(rc == 0 && out_len == out2_len && (!out || !memcmp(out, out2, out_len)), "%s: second run differs (%s)", path,
 	      d.message);
 	if (!out) {
@@ -252,7 +252,7 @@ static void check_class(const char *path)
 	size_t again_len = 1;
 	jinst_arena *a2;
 	CHECK(!jinst_arena_new(&a2), "arena");
-	CHECK(!jinst_instrument_class(ins, a2, out, out_len, 0, NULL, &again, &again_len, &d) && !again &&
+	CHECK(!jinst_instrument_class(ins, a2, out, out_len, NULL, 0, NULL, &again, &again_len, &d) && !again &&
 	          strstr(d.message, "already instrumented"),
 	      "%s: instrumented twice (%s)", path, d.message);
 	jinst_arena_free(a2);
@@ -335,7 +335,7 @@ static void *worker(void *arg)
 		size_t len;
 		uint8_t *b = test_read_file(paths[i], &len);
 		jinst_arena_reset(a);
-		if (!b || jinst_instrument_class(shared, a, b, len, 0, NULL, &j->out[i], &j->len[i], NULL))
+		if (!b || jinst_instrument_class(shared, a, b, len, NULL, 0, NULL, &j->out[i], &j->len[i], NULL))
 			j->rc = -1;
 		free(b);
 	}
@@ -440,7 +440,7 @@ static void check_excluded(const char *data)
 	uint8_t *out = (uint8_t *)1;
 	size_t out_len = 1;
 	jinst_arena_reset(arena);
-	CHECK(!jinst_instrument_class(f, arena, b, len, 0, NULL, &out, &out_len, NULL) && !out && !out_len,
+	CHECK(!jinst_instrument_class(f, arena, b, len, NULL, 0, NULL, &out, &out_len, NULL) && !out && !out_len,
 	      "an excluded class is left alone");
 	CHECK(jinst_instrument_method_count(f) == 0, "and gets no ids");
 	free(b);
@@ -485,12 +485,12 @@ static void check_metadata(const char *trace, const char *java)
 	uint8_t *b = test_load(trace, "jinsttrace/Main.class", &len), *out = NULL;
 	size_t out_len;
 	jinst_arena_reset(arena);
-	CHECK(!jinst_instrument_class(f, arena, b, len, 0, NULL, &out, &out_len, NULL) && out, "instrument Main");
+	CHECK(!jinst_instrument_class(f, arena, b, len, NULL, 0, NULL, &out, &out_len, NULL) && out, "instrument Main");
 	free(out);
 	uint32_t n = jinst_instrument_method_count(f);
 	CHECK(n > 10, "%u ids", n);
 	jinst_arena_reset(arena);
-	CHECK(!jinst_instrument_class(f, arena, b, len, 0, NULL, &out, &out_len, NULL) && out, "instrument Main again");
+	CHECK(!jinst_instrument_class(f, arena, b, len, NULL, 0, NULL, &out, &out_len, NULL) && out, "instrument Main again");
 	free(out);
 	CHECK(jinst_instrument_method_count(f) == n, "ids reused: %u then %u", n, jinst_instrument_method_count(f));
 	/* the output from the caller's allocator (the agent's JVMTI Allocate) */
@@ -498,8 +498,8 @@ static void check_metadata(const char *trace, const char *java)
 	size_t out2_len = 0;
 	jinst_allocator al = {counting_alloc, NULL};
 	jinst_arena_reset(arena);
-	CHECK(!jinst_instrument_class(f, arena, b, len, 0, NULL, &out, &out_len, NULL) &&
-	          !jinst_instrument_class(f, arena, b, len, 0, &al, &out2, &out2_len, NULL) && alloc_calls == 1 &&
+	CHECK(!jinst_instrument_class(f, arena, b, len, NULL, 0, NULL, &out, &out_len, NULL) &&
+	          !jinst_instrument_class(f, arena, b, len, NULL, 0, &al, &out2, &out2_len, NULL) && alloc_calls == 1 &&
 	          out_len == out2_len && !memcmp(out, out2, out_len),
 	      "allocator: %u calls", alloc_calls);
 	free(out);
@@ -527,12 +527,12 @@ static void check_metadata(const char *trace, const char *java)
 	jinst_diag d;
 	b = test_load(trace, "jinsttrace/Huge.class", &len);
 	jinst_arena_reset(arena);
-	CHECK(!jinst_instrument_class(f, arena, b, len, 0, NULL, &out, &out_len, &d) && out && d.code == 0 &&
-	          strstr(d.message, "left alone: huge(I)I ETOOLARGE") && strstr(d.where, "jinsttrace/Huge"),
+	CHECK(!jinst_instrument_class(f, arena, b, len, NULL, 0, NULL, &out, &out_len, &d) && out && d.code == 0 &&
+	          strstr(d.message, "left alone: trace: huge(I)I ETOOLARGE") && strstr(d.where, "jinsttrace/Huge"),
 	      "Huge: note '%s' at '%s'", d.message, d.where);
 	free(out);
 	jinst_arena_reset(arena);
-	CHECK(!jinst_instrument_class(f, arena, b, len, 0, NULL, &out, &out_len, &d) && out && d.message[0] == 'l',
+	CHECK(!jinst_instrument_class(f, arena, b, len, NULL, 0, NULL, &out, &out_len, &d) && out && d.message[0] == 'l',
 	      "Huge: the note comes back on every run");
 	free(out);
 	free(b);
@@ -546,7 +546,7 @@ static void check_metadata(const char *trace, const char *java)
 	uint8_t junk[16] = {0xca, 0xfe, 0xba, 0xbe, 0, 0, 0, 61, 0, 1};
 	out = (uint8_t *)1;
 	jinst_arena_reset(arena);
-	CHECK(jinst_instrument_class(f, arena, junk, sizeof(junk), 0, NULL, &out, &out_len, &d) == JINST_EMALFORMED && !out &&
+	CHECK(jinst_instrument_class(f, arena, junk, sizeof(junk), NULL, 0, NULL, &out, &out_len, &d) == JINST_EMALFORMED && !out &&
 	          d.code == JINST_EMALFORMED,
 	      "junk: %s", d.message);
 	jinst_instrument_free(f);
@@ -648,7 +648,7 @@ static void check_rule(const char *data, const char *rel, const char *name, wron
 	size_t out_len = 0, bad_len = 0;
 	jinst_diag d;
 	jinst_arena_reset(arena);
-	CHECK(!jinst_instrument_class(ins, arena, in, len, JINST_INSTRUMENT_RETRANSFORM, NULL, &out, &out_len, &d),
+	CHECK(!jinst_instrument_class(ins, arena, in, len, NULL, JINST_INSTRUMENT_RETRANSFORM, NULL, &out, &out_len, &d),
 	      "%s: instrument %s: %s", name, rel, d.message);
 	if (!out) { /* no code (Shape): the wrong pass works on the input */
 		out = malloc(len);
@@ -719,7 +719,7 @@ static void check_count_class(const char *path)
 	uint8_t *out = NULL;
 	size_t out_len = 0;
 	jinst_diag d;
-	int rc = jinst_instrument_class(count_ins, arena, bytes, len, 0, NULL, &out, &out_len, &d);
+	int rc = jinst_instrument_class(count_ins, arena, bytes, len, NULL, 0, NULL, &out, &out_len, &d);
 	CHECK(rc == 0, "%s: %s %s", path, jinst_strerror(rc), d.message);
 	jinst_class *ci = NULL, *co = NULL;
 	if (out && !jinst_class_parse(&ci, bytes, len, arena, NULL, NULL) &&
