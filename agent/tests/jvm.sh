@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The agent in a real VM.
 #   jvm.sh CASE JAVA_HOME LIBJINST FIXTURE PROGRAMS CHECKS SOURCE WORK
-# CASE: help badopt boot runtime vthreads outputs unchanged jdk fixture compare attach javac
+# CASE: help badopt boot runtime vthreads outputs unchanged jdk fixture compare attach offline javac
 # example_NAME (examples/NAME/run.sh against its README).
 # Exit 0 passed, 1 failed, 77 skipped (no such JDK, a sanitized build, or,
 # for the cases that need it, no instrumentation pass in this build yet).
@@ -525,6 +525,43 @@ PY
 			fail "the log is not the README's: $(diff <(block 2 | sed "s|OUT|$out|") "$out/agent.log")"
 		;;
 	esac
+	;;
+offline)
+	# A class instrumented offline through the library (instrument_tree, as
+	# the offline tool will), then loaded under the agent, is not
+	# instrumented again: the VM runs the same bytecode with the agent as
+	# without it (GetBytecodes, through the witness agent), and the agent
+	# says why it left the class alone.
+	tool=${JINST_INSTRUMENT_TREE:-} rtjar=${JINST_RUNTIME_JAR:-}
+	[[ -x $tool && -f $rtjar ]] || { echo "SKIP: no instrument_tree or jinst-runtime.jar"; exit 77; }
+	"$tool" offline "$checks" >offline.txt || fail "instrument_tree failed: $(cat offline.txt)"
+	jcmd=$home/bin/jcmd
+	witness=$(dirname "$fixture")/libjinst_bytecodes.so
+	# run_witnessed OUT [JVM OPTION...]: Sleeper from the offline classes,
+	# its methods' bytecode as the VM runs them written to OUT
+	run_witnessed() {
+		local out=$1 pid
+		shift
+		rm -f stop
+		"$java" "$@" -cp "offline:$rtjar" jinstcheck.Sleeper "$work"/stop >"$out.run" 2>&1 &
+		pid=$!
+		for _ in $(seq 100); do
+			grep -q running "$out.run" && break
+			sleep 0.1
+		done
+		"$jcmd" $pid JVMTI.agent_load "$witness" "\"class=jinstcheck/Sleeper,out=$work/$out\"" >witness.txt 2>&1
+		grep -q "return code: 0" witness.txt || fail "witness: $(cat witness.txt)"
+		touch stop
+		wait $pid || fail "the program failed: $(cat "$out.run")"
+	}
+	run_witnessed plain.txt
+	run_witnessed agent.txt "-agentpath:$lib=trace=counts,include=jinstcheck.**,log=$work/agent.log"
+	cat agent.log
+	grep -qE "^tick	\(\)V	.*b8" plain.txt || fail "tick() was not instrumented offline: $(cat plain.txt)"
+	cmp -s plain.txt agent.txt || fail "the agent changed the offline class: $(diff plain.txt agent.txt)"
+	grep -q "^jinst: jinstcheck/Sleeper: already instrumented (it has the JinstInstrumented attribute)" agent.log ||
+		fail "the agent does not say why it left Sleeper alone"
+	grep -q "ticked" agent.txt.run || fail "the program did not run under the agent"
 	;;
 *)
 	echo "unknown case $case"

@@ -46,8 +46,11 @@ enum jinst_hook_id {
 /* The hook table, JINST_HOOK_COUNT entries. */
 const jinst_hook *jinst_hooks(void);
 
-/* The package of the runtime's own classes, never instrumented. */
+/* The package of the runtime's own classes, never instrumented, and its
+ * class of hooks, which code instrumented ahead of time names (the runtime
+ * is then on the class path: jinst-runtime.jar). */
 #define JINST_RUNTIME_PACKAGE "jinst/rt/"
+#define JINST_RUNTIME_HOOKS "jinst/rt/Hooks"
 
 /* The built-in trace pass, selected by jinst_instrument_options.passes (the
  * instrumenter adds it first, before the passes of jinst_instrument_add_pass). */

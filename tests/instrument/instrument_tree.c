@@ -202,6 +202,7 @@ int main(int argc, char **argv)
 	out_dir = strcmp(argv[i], "-") ? argv[i] : NULL;
 	jinst_instrument_options o = JINST_INSTRUMENT_OPTIONS_INIT;
 	o.left_alone = left_alone;
+	o.hooks_class = JINST_RUNTIME_HOOKS; /* offline: the runtime is on the class path */
 	if (no_pass)
 		o.passes = 0;
 	jinst_diag d;
