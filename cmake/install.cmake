@@ -1,9 +1,9 @@
-# Installation: the library, its public headers, the jinst tool, a
+# Installation: the libraries, their public headers, the jinst tool, a
 # pkg-config file each and a CMake package (find_package(jinst) -> jinst::classfile,
-# jinst::classpath).
+# jinst::classpath, jinst::instrument).
 include(CMakePackageConfigHelpers)
 
-install(TARGETS jinst_classfile jinst_classpath EXPORT jinstTargets
+install(TARGETS jinst_classfile jinst_classpath jinst_instrument EXPORT jinstTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/jinst DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
@@ -27,3 +27,5 @@ configure_file(${CMAKE_CURRENT_LIST_DIR}/jinst.pc.in ${PROJECT_BINARY_DIR}/jinst
 install(FILES ${PROJECT_BINARY_DIR}/jinst.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 configure_file(${CMAKE_CURRENT_LIST_DIR}/jinst-classpath.pc.in ${PROJECT_BINARY_DIR}/jinst-classpath.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/jinst-classpath.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+configure_file(${CMAKE_CURRENT_LIST_DIR}/jinst-instrument.pc.in ${PROJECT_BINARY_DIR}/jinst-instrument.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/jinst-instrument.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
