@@ -7,7 +7,7 @@
  *
  *   edit_check [--hooks] [--out DIR] [--limit N] FOLDER...
  *
- * Default edit: `sipush N; invokestatic jinst/Probe.probe(I)V` before every
+ * Default edit: `sipush N; invokestatic jinstedit/Probe.probe(I)V` before every
  * original instruction (inside its labels; outside for the first one).
  * --hooks: the tracing pass's shape instead: an entry call outside the
  * first instruction (in constructors after the super()/this() call), an
@@ -292,11 +292,11 @@ static void check_class(const uint8_t *bytes, size_t len, const char *name)
 	}
 	uint16_t probe = 0, enter = 0, exit_ = 0, exit_throw = 0, nano = 0;
 	const char *xd = times_mode ? "(IJ)V" : "(I)V";
-	int rc = hooks_mode ? jinst_cp_add_methodref(c, "jinst/Hooks", "enter", "(I)V", &enter) |
-	                          jinst_cp_add_methodref(c, "jinst/Hooks", "exit", xd, &exit_) |
-	                          jinst_cp_add_methodref(c, "jinst/Hooks", "exitThrow", xd, &exit_throw) |
+	int rc = hooks_mode ? jinst_cp_add_methodref(c, "jinstedit/Calls", "enter", "(I)V", &enter) |
+	                          jinst_cp_add_methodref(c, "jinstedit/Calls", "exit", xd, &exit_) |
+	                          jinst_cp_add_methodref(c, "jinstedit/Calls", "exitThrow", xd, &exit_throw) |
 	                          (times_mode ? jinst_cp_add_methodref(c, "java/lang/System", "nanoTime", "()J", &nano) : 0)
-	                    : jinst_cp_add_methodref(c, "jinst/Probe", "probe", "(I)V", &probe);
+	                    : jinst_cp_add_methodref(c, "jinstedit/Probe", "probe", "(I)V", &probe);
 	if (rc) {
 		st.class_failed++;
 		d.code = rc;

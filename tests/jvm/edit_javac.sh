@@ -20,10 +20,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # Hooks without state: they run inside javac.
-mkdir -p "$tmp/hsrc/jinst"
-printf 'package jinst;\npublic final class Hooks { public static void enter(int i) {} public static void exit(int i) {} public static void exitThrow(int i) {} public static void exit(int i, long t) {} public static void exitThrow(int i, long t) {} }\n' >"$tmp/hsrc/jinst/Hooks.java"
-printf 'package jinst;\npublic final class Probe { public static void probe(int i) {} }\n' >"$tmp/hsrc/jinst/Probe.java"
-"$javac" -d "$tmp/hooks" "$tmp/hsrc/jinst/Hooks.java" "$tmp/hsrc/jinst/Probe.java"
+mkdir -p "$tmp/hsrc/jinstedit"
+printf 'package jinstedit;\npublic final class Calls { public static void enter(int i) {} public static void exit(int i) {} public static void exitThrow(int i) {} public static void exit(int i, long t) {} public static void exitThrow(int i, long t) {} }\n' >"$tmp/hsrc/jinstedit/Calls.java"
+printf 'package jinstedit;\npublic final class Probe { public static void probe(int i) {} }\n' >"$tmp/hsrc/jinstedit/Probe.java"
+"$javac" -d "$tmp/hooks" "$tmp/hsrc/jinstedit/Calls.java" "$tmp/hsrc/jinstedit/Probe.java"
 "$java" -cp "$classes" jinstedit.EditCases >"$tmp/expected"
 fail=0
 for mode in probe hooks times edges; do

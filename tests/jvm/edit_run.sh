@@ -8,7 +8,7 @@ check=$1 javac=$2 java=$3 classes=$4 main=$5 min_probes=$6
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$javac" -d "$tmp/hooks" "$here/jinst/Hooks.java" "$here/jinst/Probe.java"
+"$javac" -d "$tmp/hooks" "$here/jinstedit/Calls.java" "$here/jinstedit/Probe.java"
 "$java" -Xverify:all -cp "$classes" $main >"$tmp/expected"
 fail=0
 for mode in probe hooks times edges; do

@@ -5,7 +5,7 @@
 # by tests/corpus/edit_check, then verified by HotSpot through verify.sh.
 #   edit_verify.sh EDIT_CHECK JAVA_HOME HARNESS CORPUS_DIR WORK_DIR
 # A JDK tree gets `iconst_0; pop` (its boot classes run at start-up and can
-# reach no probe class); a jar corpus `sipush N; invokestatic jinst/Probe.probe(I)V`.
+# reach no probe class); a jar corpus `sipush N; invokestatic jinstedit/Probe.probe(I)V`.
 # Exit 77 when the corpus or the JDK is absent. Fails when any method fails
 # to edit (other than ETOOLARGE: code that would pass 65,535 bytes is
 # refused by design), on any VerifyError, ClassFormatError or absent class.

@@ -1,4 +1,4 @@
-package jinst;
+package jinstedit;
 
 /* The probe tests/corpus/edit_check calls before every instruction. */
 public final class Probe {

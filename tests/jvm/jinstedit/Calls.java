@@ -1,8 +1,10 @@
-package jinst;
+package jinstedit;
 
-/* The hooks tests/corpus/edit_check --hooks calls: counts, and at shutdown
- * prints them, so the test can check every entry met one exit. */
-public final class Hooks {
+/* The calls tests/corpus/edit_check --hooks inserts (an editor test's own
+ * shapes, entry/exit/exceptional exit with and without a timed local; not
+ * the runtime's hooks, whose one table is instrument/hooks.c): counts, and
+ * at shutdown prints them, so the test can check every entry met one exit. */
+public final class Calls {
 	static long enters, exits, throwsOut, bad;
 	static {
 		Runtime.getRuntime().addShutdownHook(new Thread(() ->
