@@ -21,9 +21,9 @@
  *   }
  *
  * A class is taken as instrumented when it has the marker, and also when
- * it names one of the runtime's classes: a retransformation may hand the
- * agent bytes the VM rebuilt without unknown attributes, but their
- * constant pool keeps every class reference.
+ * it names a class of hooks: a retransformation may hand the agent bytes
+ * the VM rebuilt without unknown attributes, but their constant pool keeps
+ * every class reference.
  */
 #include <stdio.h>
 #include <string.h>
@@ -61,7 +61,9 @@ static jinst_attr *find_marker(jinst_class *c)
 	return NULL;
 }
 
-/* The first runtime class the pool names, or NULL. */
+/* The first class of hooks the pool names, or NULL. Only the hooks'
+ * classes: a program may call the runtime's other classes itself
+ * (jinst.rt.Control.dump()) and still be a class to instrument. */
 static const char *runtime_ref(jinst_class *c, const char *hooks_class)
 {
 	const jinst_hook *h = jinst_hooks();
@@ -70,9 +72,8 @@ static const char *runtime_ref(jinst_class *c, const char *hooks_class)
 		const uint8_t *cn;
 		if (jinst_cp_tag(c, i) != JINST_CP_CLASS || !(cn = jinst_cp_name(c, i, &l)))
 			continue;
-		if (l >= sizeof(JINST_RUNTIME_PACKAGE) - 1 &&
-		    !memcmp(cn, JINST_RUNTIME_PACKAGE, sizeof(JINST_RUNTIME_PACKAGE) - 1))
-			return JINST_RUNTIME_PACKAGE;
+		if (utf8_is(cn, l, JINST_RUNTIME_HOOKS))
+			return JINST_RUNTIME_HOOKS;
 		if (hooks_class && utf8_is(cn, l, hooks_class))
 			return hooks_class;
 		for (int k = 0; k < JINST_HOOK_COUNT; k++)

@@ -162,6 +162,43 @@ static void check_marker(const char *data)
 	free(b);
 }
 
+/* Features with a reference to owner.dump()V added to its pool, and nothing else changed. */
+static uint8_t *with_ref(const uint8_t *b, size_t len, const char *owner, size_t *out_len)
+{
+	jinst_class *c;
+	uint16_t ix;
+	uint8_t *out = NULL;
+	jinst_arena_reset(arena);
+	CHECK(!jinst_class_parse(&c, b, len, arena, NULL, NULL) && !jinst_cp_add_methodref(c, owner, "dump", "()V", &ix) &&
+	          !jinst_class_write(c, NULL, &out, out_len, NULL),
+	      "a reference to %s added", owner);
+	jinst_class_free(c);
+	return out;
+}
+
+static void check_runtime_refs(const char *data)
+{
+	size_t len, ref_len, out_len;
+	uint8_t *b = test_load(data, "main/jinsttest/Features.class", &len);
+	jinst_instrument *ins;
+	jinst_diag d;
+	CHECK(!jinst_instrument_new(&ins, NULL, NULL), "new");
+	/* A program may call the runtime's other classes itself. */
+	uint8_t *ref = with_ref(b, len, "jinst/rt/Control", &ref_len);
+	uint8_t *out = instrument(ins, ref, ref_len, NULL, &out_len, &d);
+	CHECK(out != NULL, "a class calling jinst/rt/Control is instrumented: '%s'", d.message);
+	free(out);
+	free(ref);
+	/* Naming the hooks' class, with or without the marker, it was instrumented. */
+	ref = with_ref(b, len, JINST_RUNTIME_HOOKS, &ref_len);
+	out = instrument(ins, ref, ref_len, NULL, &out_len, &d);
+	CHECK(!out && strstr(d.message, "already instrumented (it refers to " JINST_RUNTIME_HOOKS ")"),
+	      "a class naming the hooks is not instrumented again: '%s'", d.message);
+	free(ref);
+	jinst_instrument_free(ins);
+	free(b);
+}
+
 static void check_hook_refs(const char *data)
 {
 	size_t len, out_len;
@@ -247,6 +284,7 @@ int main(int argc, char **argv)
 	}
 	CHECK(!jinst_arena_new(&arena), "arena");
 	check_marker(argv[1]);
+	check_runtime_refs(argv[1]);
 	check_hook_refs(argv[1]);
 	check_two_passes(argv[2]);
 	jinst_arena_free(arena);
