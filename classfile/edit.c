@@ -132,9 +132,7 @@ struct jinst_edit {
 	const uint8_t *orig_code; /* the code the original nodes were decoded from */
 };
 
-static const uint8_t op_pops[256];
 static bool cat2(const jinst_ftype *t);
-static const uint8_t op_pushes[256];
 
 /* Grows an arena array to hold at least need items (the old block is left
  * in the arena: growth doubles, so the waste stays below the final size). */
@@ -155,29 +153,9 @@ static bool grow(jinst_arena *A, void **items, uint32_t *cap, uint32_t need, siz
 	return true;
 }
 
-/* jinst_opcode_operands of every byte, as a table the hot loops read inline. */
-static const uint8_t op_kind[256] = {
-	 0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
-	 2,  3,  4,  5,  5,  1,  1,  1,  1,  1,  0,  0,  0,  0,  0,  0,
-	 0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
-	 0,  0,  0,  0,  0,  0,  1,  1,  1,  1,  1,  0,  0,  0,  0,  0,
-	 0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
-	 0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
-	 0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
-	 0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
-	 0,  0,  0,  0,  8,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
-	 0,  0,  0,  0,  0,  0,  0,  0,  0,  6,  6,  6,  6,  6,  6,  6,
-	 6,  6,  6,  6,  6,  6,  6,  6,  6,  1, 13, 14,  0,  0,  0,  0,
-	 0,  0,  5,  5,  5,  5,  5,  5,  5, 10, 11,  5,  9,  5,  0,  0,
-	 5,  5,  0,  0, 15, 12,  6,  6,  7,  7, 16, 16, 16, 16, 16, 16,
-	16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
-	16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
-	16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
-};
-
 static inline enum jinst_operand_kind kind_of(const jinst_insn *in)
 {
-	return (enum jinst_operand_kind)op_kind[in->opcode];
+	return (enum jinst_operand_kind)jinst_opcodes[in->opcode].kind;
 }
 
 static bool is_branch(const jinst_insn *in)
@@ -189,7 +167,7 @@ static bool is_branch(const jinst_insn *in)
 /* Ends a basic block with no fall-through: goto, goto_w, switches, returns, athrow, ret. */
 static bool unconditional(uint8_t op)
 {
-	return op == 0xa7 || op == 0xc8 || op == 0xa9 || (op >= 0xaa && op <= 0xb1) || op == 0xbf;
+	return jinst_opcodes[op].flags & JINST_OPF_UNCONDITIONAL;
 }
 
 static int new_label(jinst_edit *ed, jinst_label *out)
@@ -293,7 +271,7 @@ static int adopt_types(jinst_edit *ed, jinst_ftype *t, uint16_t n, jinst_diag *d
 		if (t[i].tag != JINST_VT_UNINITIALIZED)
 			continue;
 		uint32_t off = t[i].value;
-		if (off >= ed->code->code_length || ed->idx_at[off] < 0 || ed->nodes[ed->idx_at[off]].insn.opcode != 0xbb)
+		if (off >= ed->code->code_length || ed->idx_at[off] < 0 || ed->nodes[ed->idx_at[off]].insn.opcode != JINST_OP_NEW)
 			return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET,
 			                  "StackMapTable: Uninitialized(%u) does not name a new", (unsigned)off);
 		int rc = key_of(ed, &ed->nodes[ed->idx_at[off]], &t[i].value);
@@ -749,7 +727,7 @@ static int adopt_insn(jinst_edit *ed, jinst_node *nd, const jinst_insn *src)
 		if (in.operand < 1 || in.operand > 65535)
 			return JINST_EINVAL;
 		if (in.operand > 255)
-			in.opcode = 0x13; /* ldc_w */
+			in.opcode = JINST_OP_LDC_W;
 		break;
 	case JINST_OPND_LOCAL:
 		if (in.operand < 0 || in.operand > 65535)
@@ -769,13 +747,13 @@ static int adopt_insn(jinst_edit *ed, jinst_node *nd, const jinst_insn *src)
 	case JINST_OPND_TABLESWITCH:
 	case JINST_OPND_LOOKUPSWITCH: {
 		const jinst_switch *s = src->sw;
-		if (!s || (in.opcode == 0xaa && (s->high < s->low || (int64_t)s->high - s->low + 1 != s->count)) ||
-		    (in.opcode == 0xab && !s->keys && s->count) || !label_ok(ed, s->default_target))
+		if (!s || (in.opcode == JINST_OP_TABLESWITCH && (s->high < s->low || (int64_t)s->high - s->low + 1 != s->count)) ||
+		    (in.opcode == JINST_OP_LOOKUPSWITCH && !s->keys && s->count) || !label_ok(ed, s->default_target))
 			return JINST_EINVAL;
 		jinst_switch *sw = jinst_arena_alloc(ed->A, sizeof(*sw));
 		int32_t *t = jinst_arena_alloc(ed->A, ((size_t)s->count + 1) * sizeof(int32_t));
-		int32_t *keys = in.opcode == 0xab ? jinst_arena_alloc(ed->A, ((size_t)s->count + 1) * sizeof(int32_t)) : NULL;
-		if (!sw || !t || (in.opcode == 0xab && !keys))
+		int32_t *keys = in.opcode == JINST_OP_LOOKUPSWITCH ? jinst_arena_alloc(ed->A, ((size_t)s->count + 1) * sizeof(int32_t)) : NULL;
+		if (!sw || !t || (in.opcode == JINST_OP_LOOKUPSWITCH && !keys))
 			return JINST_ENOMEM;
 		*sw = *s;
 		for (uint32_t i = 0; i < s->count; i++) {
@@ -958,7 +936,7 @@ int jinst_edit_set_frame(jinst_edit *ed, jinst_label label, const jinst_full_fra
 				/* Given as the original offset of a `new`. */
 				uint32_t off = t[i].value;
 				if (off >= ed->code->code_length || ed->idx_at[off] < 0 ||
-				    ed->nodes[ed->idx_at[off]].insn.opcode != 0xbb)
+				    ed->nodes[ed->idx_at[off]].insn.opcode != JINST_OP_NEW)
 					return JINST_EINVAL;
 				int rc = key_of(ed, &ed->nodes[ed->idx_at[off]], &t[i].value);
 				if (rc)
@@ -971,42 +949,6 @@ int jinst_edit_set_frame(jinst_edit *ed, jinst_label label, const jinst_full_fra
 	ed->dirty = true;
 	return 0;
 }
-static const uint8_t op_pops[256] = {
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 2,
-	2, 2, 2, 2, 2, 2, 1, 2, 1, 2, 1, 1, 1, 1, 1, 2,
-	2, 2, 2, 1, 1, 1, 1, 2, 2, 2, 2, 1, 1, 1, 1, 3,
-	4, 3, 4, 3, 3, 3, 3, 1, 2, 1, 2, 3, 2, 3, 4, 2,
-	2, 4, 2, 4, 2, 4, 2, 4, 2, 4, 2, 4, 2, 4, 2, 4,
-	2, 4, 2, 4, 1, 2, 1, 2, 2, 3, 2, 3, 2, 3, 2, 4,
-	2, 4, 2, 4, 0, 1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2,
-	2, 1, 1, 1, 4, 2, 2, 4, 4, 1, 1, 1, 1, 1, 1, 2,
-	2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 1, 1, 1, 2, 1, 2,
-	1, 0, 255, 255, 255, 255, 255, 255, 255, 255, 255, 0, 1, 1, 1, 1,
-	1, 1, 1, 1, 255, 255, 1, 1, 0, 0, 255, 255, 255, 255, 255, 255,
-	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
-	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
-	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
-};
-static const uint8_t op_pushes[256] = {
-	0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 1, 1, 1, 2, 2,
-	1, 1, 1, 1, 2, 1, 2, 1, 2, 1, 1, 1, 1, 1, 2, 2,
-	2, 2, 1, 1, 1, 1, 2, 2, 2, 2, 1, 1, 1, 1, 1, 2,
-	1, 2, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 3, 4, 4, 5, 6, 2,
-	1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2,
-	1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2,
-	1, 2, 1, 2, 0, 2, 1, 2, 1, 1, 2, 1, 2, 2, 1, 2,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 255, 255, 255, 255, 255, 255, 255, 255, 255, 1, 1, 1, 1, 0,
-	1, 1, 0, 0, 255, 255, 0, 0, 0, 1, 255, 255, 255, 255, 255, 255,
-	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
-	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
-	255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255,
-};
 
 /* ---- commit: stack depths ------------------------------------------------------------ */
 
@@ -1109,35 +1051,35 @@ static int ref_words(jinst_edit *ed, uint16_t index, uint16_t *out)
 static int effect(jinst_edit *ed, const jinst_insn *in, int *pops, int *pushes)
 {
 	uint8_t op = in->opcode;
-	if (op_pops[op] != 255) {
-		*pops = op_pops[op];
-		*pushes = op_pushes[op];
+	const jinst_opcode_info *info = &jinst_opcodes[op];
+	if (info->pops != JINST_OP_VARIES) {
+		*pops = info->pops;
+		*pushes = info->pushes;
 		return 0;
 	}
 	uint16_t words;
-	switch (op) {
-	case 0xb2: case 0xb3: case 0xb4: case 0xb5: {
+	if (info->flags & JINST_OPF_FIELD) {
 		if (ref_words(ed, (uint16_t)in->operand, &words) || !(words & RW_FIELD))
 			return -1;
 		int w = (words >> RW_FIELD_SHIFT) & 3;
-		*pops = (op == 0xb3 ? w : 0) + (op == 0xb4 ? 1 : 0) + (op == 0xb5 ? w + 1 : 0);
-		*pushes = op == 0xb2 || op == 0xb4 ? w : 0;
+		*pops = (op == JINST_OP_PUTSTATIC ? w : 0) + (op == JINST_OP_GETFIELD ? 1 : 0) +
+		        (op == JINST_OP_PUTFIELD ? w + 1 : 0);
+		*pushes = op == JINST_OP_GETSTATIC || op == JINST_OP_GETFIELD ? w : 0;
 		return 0;
 	}
-	case 0xb6: case 0xb7: case 0xb8: case 0xb9: case 0xba: {
+	if (info->flags & JINST_OPF_INVOKE) {
 		if (ref_words(ed, (uint16_t)in->operand, &words) || !(words & RW_METHOD))
 			return -1;
-		*pops = (words & 0x1ff) + (op == 0xb8 || op == 0xba ? 0 : 1);
+		*pops = (words & 0x1ff) + (op == JINST_OP_INVOKESTATIC || op == JINST_OP_INVOKEDYNAMIC ? 0 : 1);
 		*pushes = (words >> RW_RET_SHIFT) & 3;
 		return 0;
 	}
-	case 0xc5:
+	if (op == JINST_OP_MULTIANEWARRAY) {
 		*pops = in->operand2;
 		*pushes = 1;
 		return 0;
-	default:
-		return -1;
 	}
+	return -1;
 }
 
 typedef struct pending {
@@ -1203,7 +1145,7 @@ static int depth_flow(jinst_edit *ed, uint32_t *max_stack, jinst_diag *diag)
 			if (nd > max)
 				max = nd;
 			uint8_t op = in->opcode;
-			bool jsr = op == 0xa8 || op == 0xc9;
+			bool jsr = op == JINST_OP_JSR || op == JINST_OP_JSR_W;
 			if (is_branch(in) || in->sw) {
 				uint32_t ntargets = in->sw ? in->sw->count + 1 : 1;
 				if (!grow(ed->A, (void **)&work, &cap, nwork + ntargets, sizeof(pending)))
@@ -1273,7 +1215,7 @@ static int layout(jinst_edit *ed, uint32_t *code_length, uint32_t *ninverted, ji
 			if (delta >= INT16_MIN && delta <= INT16_MAX)
 				continue;
 			uint8_t op = n->insn.opcode;
-			n->form = op == 0xa7 || op == 0xa8 ? FORM_WIDE : FORM_INVERT;
+			n->form = op == JINST_OP_GOTO || op == JINST_OP_JSR ? FORM_WIDE : FORM_INVERT;
 			inv += n->form == FORM_INVERT;
 			changed = true;
 		}
@@ -1286,7 +1228,9 @@ static int layout(jinst_edit *ed, uint32_t *code_length, uint32_t *ninverted, ji
 
 static uint8_t inverted(uint8_t op)
 {
-	return op >= 0xc6 ? (uint8_t)(op ^ 1) : (uint8_t)(((op - 0x99) ^ 1) + 0x99);
+	/* The conditions come in pairs, each the other's negation: ifeq/ifne,
+	 * iflt/ifge, ... from ifeq, and ifnull/ifnonnull. */
+	return op >= JINST_OP_IFNULL ? (uint8_t)(op ^ 1) : (uint8_t)(((op - JINST_OP_IFEQ) ^ 1) + JINST_OP_IFEQ);
 }
 
 /* The new code bytes, in the arena, written straight from the nodes: an
@@ -1308,13 +1252,13 @@ static int encode(jinst_edit *ed, uint32_t code_length, uint8_t **bytes, jinst_d
 		if (k == JINST_OPND_BRANCH2 || k == JINST_OPND_BRANCH4) {
 			uint32_t target = ed->labels[in->operand].node->offset;
 			if (k == JINST_OPND_BRANCH4 || n->form == FORM_WIDE) {
-				o[0] = k == JINST_OPND_BRANCH4 ? op : op == 0xa7 ? 0xc8 : 0xc9;
+				o[0] = k == JINST_OPND_BRANCH4 ? op : op == JINST_OP_GOTO ? JINST_OP_GOTO_W : JINST_OP_JSR_W;
 				jinst_put_u4(o + 1, target - pc);
 			} else if (n->form == FORM_INVERT) {
 				/* if<!cond> over the goto_w: lands on what follows the pair. */
 				o[0] = inverted(op);
 				jinst_put_u2(o + 1, 8);
-				o[3] = 0xc8;
+				o[3] = JINST_OP_GOTO_W;
 				jinst_put_u4(o + 4, target - (pc + 3));
 			} else {
 				o[0] = op;
@@ -1330,7 +1274,7 @@ static int encode(jinst_edit *ed, uint32_t code_length, uint8_t **bytes, jinst_d
 				p[i] = 0;
 			jinst_put_u4(p + at, ed->labels[sw->default_target].node->offset - pc);
 			at += 4;
-			if (op == 0xaa) {
+			if (op == JINST_OP_TABLESWITCH) {
 				jinst_put_u4(p + at, (uint32_t)sw->low);
 				jinst_put_u4(p + at + 4, (uint32_t)sw->high);
 				at += 8;
@@ -1339,7 +1283,7 @@ static int encode(jinst_edit *ed, uint32_t code_length, uint8_t **bytes, jinst_d
 				at += 4;
 			}
 			for (uint32_t i = 0; i < sw->count; i++) {
-				if (op == 0xab) {
+				if (op == JINST_OP_LOOKUPSWITCH) {
 					jinst_put_u4(p + at, (uint32_t)sw->keys[i]);
 					at += 4;
 				}
@@ -1359,7 +1303,7 @@ static int encode(jinst_edit *ed, uint32_t code_length, uint8_t **bytes, jinst_d
 			break;
 		case JINST_OPND_LOCAL:
 			if (in->wide) {
-				o[0] = 0xc4;
+				o[0] = JINST_OP_WIDE;
 				o[1] = op;
 				jinst_put_u2(o + 2, v);
 			} else {
@@ -1369,7 +1313,7 @@ static int encode(jinst_edit *ed, uint32_t code_length, uint8_t **bytes, jinst_d
 			break;
 		case JINST_OPND_IINC:
 			if (in->wide) {
-				o[0] = 0xc4;
+				o[0] = JINST_OP_WIDE;
 				o[1] = op;
 				jinst_put_u2(o + 2, v);
 				jinst_put_u2(o + 4, (uint16_t)in->operand2);
@@ -1505,7 +1449,7 @@ static int derive(jinst_edit *ed, jinst_sim *s, const jinst_full_frame *from, ji
 		if (n->kind != NODE_INSN)
 			continue;
 		jinst_insn x = n->insn;
-		if (x.opcode == 0xbb) {
+		if (x.opcode == JINST_OP_NEW) {
 			uint16_t key;
 			int rc = key_of(ed, n, &key);
 			if (rc)
