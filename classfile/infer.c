@@ -28,192 +28,7 @@
  * (JINST_EUNSUPPORTED). So is code with jsr/ret: its subroutines must be
  * inlined first.
  */
-#include "internal.h"
-
-#include "jinst/infer.h"
-
-typedef jinst_ftype vt;
-
-typedef struct state {
-	bool set;
-	uint16_t nstack;
-	vt *locals; /* max_locals */
-	vt *stack;  /* max_stack */
-} state;
-
-typedef struct infer {
-	jinst_class *c;
-	const jinst_member *m;
-	const jinst_code *code;
-	const jinst_hierarchy *h;
-	jinst_diag *diag;
-	jinst_insn *insns;
-	uint32_t n;
-	uint32_t *block_of;  /* instruction index -> block index */
-	uint32_t *block_start; /* block index -> first instruction */
-	uint32_t nblocks;
-	int32_t *insn_at;    /* pc -> instruction index, -1 inside an instruction */
-	state *in;           /* entry state per block */
-	bool *covered;       /* instruction index -> some exception range covers it */
-	vt *ex_type;         /* exception entry -> the caught type */
-	uint32_t *ex_block;  /* exception entry -> its handler's block */
-	uint32_t *ex_epoch;  /* exception entry -> the locals epoch last merged into its handler */
-	uint32_t epoch;      /* counts the locals states a block walk goes through */
-	uint32_t *work;
-	bool *queued;
-	uint32_t nwork;
-	uint16_t max_locals, max_stack;
-	vt top, integer, flt, lng, dbl, null, throwable;
-	vt fixed[JINST_OPR_OTHER]; /* by enum jinst_op_result: what the table-driven opcodes push */
-	/* The editor's straight-line runs (jinst_sim_step) name the class of an
-	 * Uninitialized receiver through this instead of insn_at. */
-	vt (*new_class)(void *ctx, uint16_t value);
-	void *new_ctx;
-	/* Set when a descriptor or class name taken from the pool is malformed
-	 * (class_vt, desc_vt): the instruction then fails with EMALFORMED, so no
-	 * type with a name that is not a whole descriptor ever reaches a merge. */
-	bool malformed;
-} infer;
-
-static vt obj(const uint8_t *name, uint16_t len)
-{
-	vt v = {JINST_VT_OBJECT, 0, len, name};
-	return v;
-}
-
-static vt obj_str(const char *name)
-{
-	return obj((const uint8_t *)name, (uint16_t)strlen(name));
-}
-
-static bool is_ref(const vt *v)
-{
-	return v->tag == JINST_VT_OBJECT || v->tag == JINST_VT_NULL || v->tag == JINST_VT_UNINITIALIZED ||
-	       v->tag == JINST_VT_UNINITIALIZED_THIS;
-}
-
-/* Copies name into the arena as a NUL-terminated string for the hierarchy. */
-static const char *cstr(infer *I, const uint8_t *s, uint16_t len)
-{
-	char *p = jinst_arena_alloc(I->c->arena, (size_t)len + 1);
-	if (p) {
-		memcpy(p, s, len);
-		p[len] = '\0';
-	}
-	return p;
-}
-
-/* Super classes of name, nearest first, into chain (at most cap). */
-static int super_chain(infer *I, const char *name, const char **chain, int cap, bool *iface, int *n)
-{
-	*n = 0;
-	*iface = false;
-	const char *cur = name;
-	while (cur && *n < cap) {
-		chain[(*n)++] = cur;
-		const char *super = NULL;
-		bool is_iface = false;
-		if (strcmp(cur, "java/lang/Object") == 0)
-			break;
-		if (!I->h || !I->h->lookup || I->h->lookup(I->h->ctx, cur, &super, &is_iface) != 0)
-			return jinst_fail(I->diag, JINST_EHIERARCHY, JINST_NO_OFFSET, "class %s is unknown to the hierarchy", cur);
-		if (cur == name)
-			*iface = is_iface;
-		cur = super ? super : "java/lang/Object";
-	}
-	return 0;
-}
-
-/* Common super class of two class (not array) names (JVMS 4.10.1.2 isAssignable, as HotSpot merges). */
-static int merge_classes(infer *I, const vt *a, const vt *b, vt *out)
-{
-	const char *ca[64], *cb[64];
-	int na, nb;
-	bool ia, ib;
-	const char *sa = cstr(I, a->name, a->name_length), *sb = cstr(I, b->name, b->name_length);
-	if (!sa || !sb)
-		return jinst_fail(I->diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-	int rc = super_chain(I, sa, ca, 64, &ia, &na);
-	if (!rc)
-		rc = super_chain(I, sb, cb, 64, &ib, &nb);
-	if (rc)
-		return rc;
-	if (ia || ib) {
-		*out = obj_str("java/lang/Object");
-		return 0;
-	}
-	for (int i = 0; i < na; i++)
-		for (int k = 0; k < nb; k++)
-			if (strcmp(ca[i], cb[k]) == 0) {
-				*out = obj((const uint8_t *)ca[i], (uint16_t)strlen(ca[i]));
-				return 0;
-			}
-	*out = obj_str("java/lang/Object");
-	return 0;
-}
-
-/* Merges two reference types to the most specific type both are assignable
- * to, as the verifier sees assignability (JVMS 4.10.1.2): null goes into
- * anything, arrays of references merge by element, other arrays and mixes of
- * arrays and classes give Object, uninitialized types merge only with
- * themselves (else top). */
-static int merge_refs(infer *I, const vt *a, const vt *b, vt *out)
-{
-	if (a->tag != JINST_VT_OBJECT && a->tag != JINST_VT_NULL) {
-		*out = I->top; /* uninitialized types merge only with themselves */
-		return 0;
-	}
-	if (b->tag != JINST_VT_OBJECT && b->tag != JINST_VT_NULL) {
-		*out = I->top;
-		return 0;
-	}
-	if (a->tag == JINST_VT_NULL) {
-		*out = *b; /* null is assignable to every class and array type */
-		return 0;
-	}
-	if (b->tag == JINST_VT_NULL) {
-		*out = *a;
-		return 0;
-	}
-	bool aa = a->name[0] == '[', ba = b->name[0] == '[';
-	if (aa && ba) {
-		/* Arrays of references merge element-wise; anything else is Object
-		 * (or Cloneable/Serializable, which the verifier treats as Object). */
-		const uint8_t *ea = a->name + 1, *eb = b->name + 1;
-		uint16_t la = (uint16_t)(a->name_length - 1), lb = (uint16_t)(b->name_length - 1);
-		bool ra = ea[0] == 'L' || ea[0] == '[', rb = eb[0] == 'L' || eb[0] == '[';
-		if (!ra || !rb) {
-			*out = obj_str("java/lang/Object");
-			return 0;
-		}
-		vt xa = ea[0] == 'L' ? obj(ea + 1, (uint16_t)(la - 2)) : obj(ea, la);
-		vt xb = eb[0] == 'L' ? obj(eb + 1, (uint16_t)(lb - 2)) : obj(eb, lb);
-		vt m;
-		int rc = merge_refs(I, &xa, &xb, &m);
-		if (rc)
-			return rc;
-		uint16_t ml = m.name_length;
-		bool marr = m.name[0] == '[';
-		uint8_t *s = jinst_arena_alloc(I->c->arena, (size_t)ml + 3);
-		if (!s)
-			return jinst_fail(I->diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-		size_t k = 0;
-		s[k++] = '[';
-		if (!marr)
-			s[k++] = 'L';
-		memcpy(s + k, m.name, ml);
-		k += ml;
-		if (!marr)
-			s[k++] = ';';
-		*out = obj(s, (uint16_t)k);
-		return 0;
-	}
-	if (aa || ba) {
-		*out = obj_str("java/lang/Object");
-		return 0;
-	}
-	return merge_classes(I, a, b, out);
-}
+#include "infer_internal.h"
 
 /* Merges `from` into `into`; sets *changed. */
 static int merge_vt(infer *I, vt *into, const vt *from, bool *changed)
@@ -222,7 +37,7 @@ static int merge_vt(infer *I, vt *into, const vt *from, bool *changed)
 		return 0;
 	vt m;
 	if (is_ref(into) && is_ref(from)) {
-		int rc = merge_refs(I, into, from, &m);
+		int rc = jinst_infer_merge_refs(I, into, from, &m);
 		if (rc)
 			return rc;
 	} else {
@@ -332,12 +147,6 @@ static bool is_cat2(const vt *v)
 	return v->tag == JINST_VT_LONG || v->tag == JINST_VT_DOUBLE;
 }
 
-/* The abstract machine for one block's instructions. */
-typedef struct frame {
-	vt *locals;
-	vt *stack;
-	uint16_t sp;
-} frame;
 
 static int set_local(infer *I, frame *f, uint32_t i, vt v, bool wide)
 {
@@ -738,27 +547,6 @@ static inline int step_invoke(infer *I, frame *f, const jinst_insn *in)
 	return 0;
 }
 
-/* anewarray's type: an array of the class, or one more dimension. */
-static inline int array_of(infer *I, vt e, vt *out)
-{
-	if (e.tag != JINST_VT_OBJECT || e.name_length > UINT16_MAX - 2)
-		return JINST_EMALFORMED;
-	bool arr = e.name[0] == '[';
-	uint8_t *s = jinst_arena_alloc(I->c->arena, (size_t)e.name_length + 3);
-	if (!s)
-		return JINST_ENOMEM;
-	size_t k = 0;
-	s[k++] = '[';
-	if (!arr)
-		s[k++] = 'L';
-	memcpy(s + k, e.name, e.name_length);
-	k += e.name_length;
-	if (!arr)
-		s[k++] = ';';
-	*out = obj(s, (uint16_t)k);
-	return 0;
-}
-
 /* new, newarray, anewarray, checkcast, multianewarray: a type the operand names. */
 static inline int step_object(infer *I, frame *f, const jinst_insn *in)
 {
@@ -778,7 +566,7 @@ static inline int step_object(infer *I, frame *f, const jinst_insn *in)
 		return 0;
 	case JINST_OP_ANEWARRAY:
 		POP(1);
-		if ((rc = array_of(I, class_vt(I, (uint16_t)in->operand), &v)))
+		if ((rc = jinst_infer_array_of(I, class_vt(I, (uint16_t)in->operand), &v)))
 			return rc;
 		PUSH(v);
 		return 0;
@@ -896,31 +684,18 @@ static int dead_block_frame(infer *I, uint32_t b, jinst_full_frame *o)
 	return 0;
 }
 
-int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *code, const jinst_hierarchy *h,
-                       jinst_full_frame **frames, uint32_t *count, jinst_diag *diag)
+/* Phase 1: the blocks. Leaders are the first instruction, jump targets,
+ * handlers, range starts and what follows a block end; target[i] says an
+ * instruction needs a frame (jumped to or a handler). */
+static int find_blocks(infer *I, const uint32_t *jumps, uint32_t njumps)
 {
-	infer I = {.c = c, .m = m, .code = code, .h = h, .diag = diag};
-	if (diag) {
-		/* step() returns bare codes and the end says why when nothing inner
-		 * did: a message left from an earlier call must not stand in. */
-		diag->code = 0;
-		diag->message[0] = '\0';
-	}
-	I.max_locals = code->max_locals;
-	I.max_stack = code->max_stack;
-	init_types(&I);
-	I.throwable = obj_str("java/lang/Throwable");
-	*frames = NULL;
-	*count = 0;
-	uint32_t *jumps, njumps;
-	int rc = jinst_code_decode_at(c, code, &I.insns, &I.n, &I.insn_at, &jumps, &njumps, diag);
-	if (rc)
-		return rc;
-	jinst_arena *A = c->arena;
-	I.block_of = jinst_arena_alloc(A, (size_t)I.n * sizeof(uint32_t));
-	bool *leader = jinst_arena_zalloc(A, (size_t)I.n + 1);
-	bool *target = jinst_arena_zalloc(A, (size_t)I.n + 1); /* jumped to or a handler: needs a frame */
-	if (!I.block_of || !leader || !target)
+	jinst_diag *diag = I->diag;
+	const jinst_code *code = I->code;
+	jinst_arena *A = I->c->arena;
+	I->block_of = jinst_arena_alloc(A, (size_t)I->n * sizeof(uint32_t));
+	bool *leader = I->leader = jinst_arena_zalloc(A, (size_t)I->n + 1);
+	bool *target = I->target = jinst_arena_zalloc(A, (size_t)I->n + 1);
+	if (!I->block_of || !leader || !target)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
 	/* Block leaders: the first instruction, targets, handlers, and what
 	 * follows a block end. Targets come from the decoder's list of jumps,
@@ -932,9 +707,9 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 	 * (The loops read the arrays through locals: their stores to bool
 	 * arrays may alias anything, which would make the compiler load each of
 	 * I's fields again after every store.) */
-	const jinst_insn *insns = I.insns;
-	const int32_t *at = I.insn_at;
-	uint32_t n = I.n;
+	const jinst_insn *insns = I->insns;
+	const int32_t *at = I->insn_at;
+	uint32_t n = I->n;
 	leader[0] = true;
 	for (uint32_t j = 0; j < njumps; j++) {
 		const jinst_insn *in = &insns[jumps[j]];
@@ -966,10 +741,10 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 	 * overwrites that unless it is this one (the last write may land one
 	 * past the blocks, hence n + 1 entries). leader[0] is set, so block_of
 	 * is never -1. */
-	I.block_start = jinst_arena_alloc(A, ((size_t)I.n + 1) * sizeof(uint32_t));
-	if (!I.block_start)
+	I->block_start = jinst_arena_alloc(A, ((size_t)I->n + 1) * sizeof(uint32_t));
+	if (!I->block_start)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-	uint32_t *block_start = I.block_start, *block_of = I.block_of, nblocks = 0;
+	uint32_t *block_start = I->block_start, *block_of = I->block_of, nblocks = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		uint16_t flags = jinst_opcodes[insns[i].opcode].flags;
 		if (flags & JINST_OPF_SUBROUTINE)
@@ -984,67 +759,94 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 		return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "exception table entry %u is off an instruction",
 		                  (unsigned)bad_entry);
 	leader[n] = true;
-	I.nblocks = nblocks;
-	I.in = jinst_arena_zalloc(A, (size_t)I.nblocks * sizeof(state));
-	I.work = jinst_arena_alloc(A, (size_t)I.nblocks * sizeof(uint32_t));
-	I.queued = jinst_arena_zalloc(A, I.nblocks);
-	vt *pool = jinst_arena_alloc(A, ((size_t)I.nblocks + 1) * ((size_t)I.max_locals + I.max_stack + 1) * sizeof(vt));
-	if (!I.in || !I.work || !I.queued || !pool)
+	I->nblocks = nblocks;
+	return 0;
+}
+
+/* Phase 2: an entry state per block, the walk's frame f, and what each
+ * exception entry catches and covers. */
+static int alloc_states(infer *I, frame *f)
+{
+	jinst_diag *diag = I->diag;
+	const jinst_code *code = I->code;
+	jinst_arena *A = I->c->arena;
+	I->in = jinst_arena_zalloc(A, (size_t)I->nblocks * sizeof(state));
+	I->work = jinst_arena_alloc(A, (size_t)I->nblocks * sizeof(uint32_t));
+	I->queued = jinst_arena_zalloc(A, I->nblocks);
+	vt *pool = jinst_arena_alloc(A, ((size_t)I->nblocks + 1) * ((size_t)I->max_locals + I->max_stack + 1) * sizeof(vt));
+	if (!I->in || !I->work || !I->queued || !pool)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-	size_t per = (size_t)I.max_locals + I.max_stack + 1;
-	for (uint32_t b = 0; b < I.nblocks; b++) {
-		I.in[b].locals = pool + b * per;
-		I.in[b].stack = I.in[b].locals + I.max_locals;
+	size_t per = (size_t)I->max_locals + I->max_stack + 1;
+	for (uint32_t b = 0; b < I->nblocks; b++) {
+		I->in[b].locals = pool + b * per;
+		I->in[b].stack = I->in[b].locals + I->max_locals;
 	}
-	frame f = {pool + I.nblocks * per, pool + I.nblocks * per + I.max_locals, 0};
-	I.covered = jinst_arena_zalloc(A, (size_t)I.n + 1);
-	I.ex_type = jinst_arena_alloc(A, ((size_t)code->exception_count + 1) * sizeof(vt));
-	I.ex_block = jinst_arena_alloc(A, ((size_t)code->exception_count + 1) * sizeof(uint32_t));
-	I.ex_epoch = jinst_arena_zalloc(A, ((size_t)code->exception_count + 1) * sizeof(uint32_t));
-	if (!I.covered || !I.ex_type || !I.ex_block || !I.ex_epoch)
+	*f = (frame){pool + I->nblocks * per, pool + I->nblocks * per + I->max_locals, 0};
+	I->covered = jinst_arena_zalloc(A, (size_t)I->n + 1);
+	I->ex_type = jinst_arena_alloc(A, ((size_t)code->exception_count + 1) * sizeof(vt));
+	I->ex_block = jinst_arena_alloc(A, ((size_t)code->exception_count + 1) * sizeof(uint32_t));
+	I->ex_epoch = jinst_arena_zalloc(A, ((size_t)code->exception_count + 1) * sizeof(uint32_t));
+	if (!I->covered || !I->ex_type || !I->ex_block || !I->ex_epoch)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
 	for (uint16_t k = 0; k < code->exception_count; k++) {
 		const jinst_exception_entry *e = &code->exceptions[k];
-		I.ex_type[k] = e->catch_type ? class_vt(&I, e->catch_type) : I.throwable;
-		if (I.malformed)
+		I->ex_type[k] = e->catch_type ? class_vt(I, e->catch_type) : I->throwable;
+		if (I->malformed)
 			return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "handler %u catches a malformed class name",
 			                  (unsigned)k);
-		I.ex_block[k] = block_at(&I, e->handler_pc);
-		for (uint32_t i = (uint32_t)I.insn_at[e->start_pc]; i < I.n && I.insns[i].offset < e->end_pc; i++)
-			I.covered[i] = true;
+		I->ex_block[k] = block_at(I, e->handler_pc);
+		for (uint32_t i = (uint32_t)I->insn_at[e->start_pc]; i < I->n && I->insns[i].offset < e->end_pc; i++)
+			I->covered[i] = true;
 	}
 
+	return 0;
+}
+
+/* Phase 3: the state at the method's entry, from its descriptor. */
+static int entry_state(infer *I, frame *f)
+{
+	jinst_diag *diag = I->diag;
 	/* The entry state from the descriptor. */
 	const vt *init;
 	uint16_t ninit;
-	rc = jinst_initial_frame(c, m, &init, &ninit, diag);
+	int rc = jinst_initial_frame(I->c, I->m, &init, &ninit, diag);
 	if (rc)
 		return rc;
-	for (uint16_t i = 0; i < I.max_locals; i++)
-		f.locals[i] = I.top;
+	for (uint16_t i = 0; i < I->max_locals; i++)
+		f->locals[i] = I->top;
 	uint32_t slot = 0;
 	for (uint16_t i = 0; i < ninit; i++) {
-		if (slot >= I.max_locals)
-			return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "arguments need more than max_locals %u", I.max_locals);
-		f.locals[slot++] = init[i];
+		if (slot >= I->max_locals)
+			return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "arguments need more than max_locals %u", I->max_locals);
+		f->locals[slot++] = init[i];
 		if (is_cat2(&init[i]))
 			slot++;
 	}
-	const bool *covered = I.covered;
-	rc = flow_into(&I, 0, f.locals, f.stack, 0);
-	while (!rc && I.nwork) {
-		uint32_t b = I.work[--I.nwork];
-		I.queued[b] = false;
-		memcpy(f.locals, I.in[b].locals, I.max_locals * sizeof(vt));
-		memcpy(f.stack, I.in[b].stack, I.in[b].nstack * sizeof(vt));
-		f.sp = I.in[b].nstack;
-		I.epoch++; /* new locals */
-		uint32_t i = I.block_start[b];
+	return 0;
+}
+
+/* Phase 4: the worklist, until no entry state changes. */
+static int run(infer *I, const frame *fin)
+{
+	jinst_diag *diag = I->diag;
+	const bool *covered = I->covered;
+	const bool *leader = I->leader;
+	const jinst_insn *insns = I->insns;
+	frame f = *fin;
+	int rc = flow_into(I, 0, f.locals, f.stack, 0);
+	while (!rc && I->nwork) {
+		uint32_t b = I->work[--I->nwork];
+		I->queued[b] = false;
+		memcpy(f.locals, I->in[b].locals, I->max_locals * sizeof(vt));
+		memcpy(f.stack, I->in[b].stack, I->in[b].nstack * sizeof(vt));
+		f.sp = I->in[b].nstack;
+		I->epoch++; /* new locals */
+		uint32_t i = I->block_start[b];
 		for (;; i++) {
 			const jinst_insn *in = &insns[i];
-			if (covered[i] && (rc = handlers(&I, &f, i)) != 0)
+			if (covered[i] && (rc = handlers(I, &f, i)) != 0)
 				break;
-			rc = step(&I, &f, in);
+			rc = step(I, &f, in);
 			if (rc)
 				break;
 			uint8_t op = in->opcode;
@@ -1055,73 +857,78 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 			 * changes locals, replacing an uninitialized type. Merging both
 			 * states keeps the handler's frame right for either reading. */
 			if ((flags & JINST_OPF_STORE) || op == JINST_OP_INVOKESPECIAL) {
-				I.epoch++; /* the locals may have changed */
-				if (covered[i] && (rc = handlers(&I, &f, i)) != 0)
+				I->epoch++; /* the locals may have changed */
+				if (covered[i] && (rc = handlers(I, &f, i)) != 0)
 					break;
 			}
 			if (flags & JINST_OPF_BRANCH)
-				rc = flow_into(&I, block_at(&I, in->operand), f.locals, f.stack, f.sp);
+				rc = flow_into(I, block_at(I, in->operand), f.locals, f.stack, f.sp);
 			if (!rc && (flags & JINST_OPF_SWITCH)) {
-				rc = flow_into(&I, block_at(&I, in->sw->default_target), f.locals, f.stack, f.sp);
+				rc = flow_into(I, block_at(I, in->sw->default_target), f.locals, f.stack, f.sp);
 				for (uint32_t t = 0; !rc && t < in->sw->count; t++)
-					rc = flow_into(&I, block_at(&I, in->sw->targets[t]), f.locals, f.stack, f.sp);
+					rc = flow_into(I, block_at(I, in->sw->targets[t]), f.locals, f.stack, f.sp);
 			}
 			if (rc)
 				break;
 			if (leader[i + 1]) {
 				if (!(flags & JINST_OPF_UNCONDITIONAL)) {
-					if (i + 1 >= I.n)
+					if (i + 1 >= I->n)
 						rc = jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "code falls off its end");
 					else
-						rc = flow_into(&I, I.block_of[i + 1], f.locals, f.stack, f.sp);
+						rc = flow_into(I, I->block_of[i + 1], f.locals, f.stack, f.sp);
 				}
 				break;
 			}
 		}
 	}
-	if (rc) {
-		if (rc == JINST_EMALFORMED && diag && !diag->message[0])
-			jinst_fail(diag, rc, JINST_NO_OFFSET, "code does not type-check");
-		return rc;
-	}
-	/* Frames where the verifier wants them: every block reached by a jump or
-	 * a handler, or that follows a block end (JVMS 4.10.1). */
-	jinst_full_frame *out = jinst_arena_alloc(A, (size_t)I.nblocks * sizeof(*out));
+	if (rc == JINST_EMALFORMED && diag && !diag->message[0])
+		jinst_fail(diag, rc, JINST_NO_OFFSET, "code does not type-check");
+	return rc;
+}
+
+/* Phase 5: frames where the verifier wants them: every block reached by
+ * a jump or a handler, or that follows a block end (JVMS 4.10.1). */
+static int collect_frames(infer *I, jinst_full_frame **frames, uint32_t *count)
+{
+	jinst_diag *diag = I->diag;
+	jinst_arena *A = I->c->arena;
+	const bool *target = I->target;
+	jinst_full_frame *out = jinst_arena_alloc(A, (size_t)I->nblocks * sizeof(*out));
 	if (!out)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
 	uint32_t nf = 0;
-	for (uint32_t b = 0; b < I.nblocks; b++) {
-		uint32_t i = I.block_start[b];
-		if (!I.in[b].set) {
-			rc = dead_block_frame(&I, b, &out[nf]);
+	for (uint32_t b = 0; b < I->nblocks; b++) {
+		uint32_t i = I->block_start[b];
+		if (!I->in[b].set) {
+			int rc = dead_block_frame(I, b, &out[nf]);
 			if (rc)
 				return rc;
 			nf++;
 			continue;
 		}
-		if (!target[i] && (i == 0 || falls_through(I.insns[i - 1].opcode)))
+		if (!target[i] && (i == 0 || falls_through(I->insns[i - 1].opcode)))
 			continue;
 		jinst_full_frame *o = &out[nf++];
-		o->offset = I.insns[i].offset;
-		o->locals = jinst_arena_alloc(A, ((size_t)I.max_locals + 1) * sizeof(vt));
-		o->stack = jinst_arena_alloc(A, ((size_t)I.in[b].nstack + 1) * sizeof(vt));
+		o->offset = I->insns[i].offset;
+		o->locals = jinst_arena_alloc(A, ((size_t)I->max_locals + 1) * sizeof(vt));
+		o->stack = jinst_arena_alloc(A, ((size_t)I->in[b].nstack + 1) * sizeof(vt));
 		if (!o->locals || !o->stack)
 			return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
 		/* Trailing tops are left out, and a long/double is listed once. */
 		uint16_t last = 0;
-		for (uint16_t s = 0; s < I.max_locals; s++)
-			if (I.in[b].locals[s].tag != JINST_VT_TOP)
+		for (uint16_t s = 0; s < I->max_locals; s++)
+			if (I->in[b].locals[s].tag != JINST_VT_TOP)
 				last = (uint16_t)(s + 1);
 		o->nlocals = 0;
 		for (uint16_t s = 0; s < last; s++) {
-			o->locals[o->nlocals++] = I.in[b].locals[s];
-			if (is_cat2(&I.in[b].locals[s]))
+			o->locals[o->nlocals++] = I->in[b].locals[s];
+			if (is_cat2(&I->in[b].locals[s]))
 				s++;
 		}
 		o->nstack = 0;
-		for (uint16_t s = 0; s < I.in[b].nstack; s++) {
-			o->stack[o->nstack++] = I.in[b].stack[s];
-			if (is_cat2(&I.in[b].stack[s]))
+		for (uint16_t s = 0; s < I->in[b].nstack; s++) {
+			o->stack[o->nstack++] = I->in[b].stack[s];
+			if (is_cat2(&I->in[b].stack[s]))
 				s++;
 		}
 	}
@@ -1130,156 +937,31 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 	return 0;
 }
 
-/*
- * Unreachable code. The verifier type-checks every instruction, reached or
- * not, against the frame in force there, and a block after an unconditional
- * transfer needs a frame of its own (JVMS 4.10.1). Data flow gives no state
- * to code no path reaches, so such code is rewritten the way ASM's
- * COMPUTE_FRAMES does: each maximal run of unreached instructions becomes
- * nop ... nop athrow (same length, so no offset moves), verified from a
- * frame of no locals and a Throwable on the stack, and the run is cut out of
- * every exception range, since that frame's locals would not match what the
- * handler's frame asks for. An entry whose range holds only dead code goes;
- * its handler was dead too, as a handler is reached exactly when some
- * instruction it covers is.
- */
-int jinst_code_patch_unreachable(jinst_class *c, jinst_code *code, uint32_t *patched, jinst_diag *diag)
+int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *code, const jinst_hierarchy *h,
+                       jinst_full_frame **frames, uint32_t *count, jinst_diag *diag)
 {
-	*patched = 0;
-	jinst_insn *insns;
-	uint32_t n;
-	int rc = jinst_code_decode(c, code, &insns, &n, diag);
+	infer I = {.c = c, .m = m, .code = code, .h = h, .diag = diag};
+	if (diag) {
+		/* step() returns bare codes and the end says why when nothing inner
+		 * did: a message left from an earlier call must not stand in. */
+		diag->code = 0;
+		diag->message[0] = '\0';
+	}
+	I.max_locals = code->max_locals;
+	I.max_stack = code->max_stack;
+	init_types(&I);
+	I.throwable = obj_str("java/lang/Throwable");
+	*frames = NULL;
+	*count = 0;
+	uint32_t *jumps, njumps;
+	int rc = jinst_code_decode_at(c, code, &I.insns, &I.n, &I.insn_at, &jumps, &njumps, diag);
 	if (rc)
 		return rc;
-	jinst_arena *A = c->arena;
-	uint32_t len = code->code_length;
-	int32_t *insn_at = jinst_arena_alloc(A, (size_t)len * sizeof(int32_t));
-	bool *reached = jinst_arena_zalloc(A, (size_t)n);
-	uint32_t *work = jinst_arena_alloc(A, (size_t)n * sizeof(uint32_t));
-	if (!insn_at || !reached || !work)
-		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-	for (uint32_t i = 0; i < len; i++)
-		insn_at[i] = -1;
-	for (uint32_t i = 0; i < n; i++)
-		insn_at[insns[i].offset] = (int32_t)i;
-	for (uint16_t k = 0; k < code->exception_count; k++) {
-		const jinst_exception_entry *e = &code->exceptions[k];
-		if (e->handler_pc >= len || insn_at[e->handler_pc] < 0)
-			return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET,
-			                  "exception table entry %u: handler %u is not an instruction", k, e->handler_pc);
-	}
-	uint32_t nwork = 0;
-	reached[0] = true;
-	work[nwork++] = 0;
-#define REACH(pc) do { int32_t r_ = insn_at[(pc)]; \
-		if (r_ >= 0 && !reached[r_]) { reached[r_] = true; work[nwork++] = (uint32_t)r_; } } while (0)
-	while (nwork) {
-		const jinst_insn *in = &insns[work[--nwork]];
-		uint32_t i = (uint32_t)(in - insns);
-		for (uint16_t k = 0; k < code->exception_count; k++) {
-			const jinst_exception_entry *e = &code->exceptions[k];
-			if (in->offset >= e->start_pc && in->offset < e->end_pc)
-				REACH(e->handler_pc);
-		}
-		enum jinst_operand_kind kind = in->wide ? JINST_OPND_LOCAL : jinst_opcode_operands(in->opcode);
-		if (kind == JINST_OPND_BRANCH2 || kind == JINST_OPND_BRANCH4)
-			REACH(in->operand); /* jsr too: its subroutine, and what follows once ret comes back */
-		if (in->sw) {
-			REACH(in->sw->default_target);
-			for (uint32_t t = 0; t < in->sw->count; t++)
-				REACH(in->sw->targets[t]);
-		}
-		if (falls_through(in->opcode) && i + 1 < n)
-			REACH(insns[i + 1].offset);
-	}
-#undef REACH
-	/* A run already in the patched form, outside every range, stays as it
-	 * is (so patching twice changes nothing): count it as reached. */
-	for (uint32_t i = 0; i < n; i++) {
-		if (reached[i])
-			continue;
-		uint32_t j = i;
-		while (j < n && !reached[j] && insns[j].opcode == JINST_OP_NOP)
-			j++;
-		if (j < n && !reached[j] && insns[j].opcode == JINST_OP_ATHROW && (j + 1 == n || reached[j + 1])) {
-			bool covered = false;
-			for (uint16_t k = 0; k < code->exception_count; k++)
-				covered |= code->exceptions[k].start_pc <= insns[j].offset &&
-				           code->exceptions[k].end_pc > insns[i].offset;
-			if (!covered && code->max_stack >= 1)
-				for (uint32_t x = i; x <= j; x++)
-					reached[x] = true;
-		}
-		i = j;
-	}
-	/* The dead runs, as [from, to) byte ranges in code order. */
-	uint32_t nruns = 0;
-	for (uint32_t i = 0; i < n; i++)
-		if (!reached[i] && (i == 0 || reached[i - 1]))
-			nruns++;
-	if (!nruns)
-		return 0;
-	uint32_t *from = jinst_arena_alloc(A, (size_t)nruns * sizeof(uint32_t));
-	uint32_t *to = jinst_arena_alloc(A, (size_t)nruns * sizeof(uint32_t));
-	uint8_t *bytes = jinst_arena_alloc(A, len);
-	if (!from || !to || !bytes)
-		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-	memcpy(bytes, code->code, len);
-	uint32_t r = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		if (reached[i])
-			continue;
-		uint32_t j = i;
-		while (j < n && !reached[j])
-			j++;
-		from[r] = insns[i].offset;
-		to[r] = j < n ? insns[j].offset : len;
-		memset(bytes + from[r], JINST_OP_NOP, to[r] - from[r]);
-		bytes[to[r] - 1] = JINST_OP_ATHROW;
-		r++;
-		i = j;
-	}
-	/* Each entry loses the runs inside its range: it may split in pieces
-	 * (kept in place, so the first-match order of the table holds) or vanish. */
-	uint32_t cap = 0;
-	for (uint16_t k = 0; k < code->exception_count; k++) {
-		cap++;
-		for (r = 0; r < nruns; r++)
-			if (from[r] > code->exceptions[k].start_pc && to[r] < code->exceptions[k].end_pc)
-				cap++;
-	}
-	jinst_exception_entry *ex = jinst_arena_alloc(A, ((size_t)cap + 1) * sizeof(*ex));
-	if (!ex)
-		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-	uint32_t nex = 0;
-	for (uint16_t k = 0; k < code->exception_count; k++) {
-		jinst_exception_entry e = code->exceptions[k];
-		uint32_t s = e.start_pc;
-		for (r = 0; r < nruns && s < e.end_pc; r++) {
-			if (to[r] <= s || from[r] >= e.end_pc)
-				continue;
-			if (from[r] > s) {
-				ex[nex] = e;
-				ex[nex].start_pc = (uint16_t)s;
-				ex[nex++].end_pc = (uint16_t)from[r];
-			}
-			s = to[r];
-		}
-		if (s < e.end_pc) {
-			ex[nex] = e;
-			ex[nex++].start_pc = (uint16_t)s;
-		}
-	}
-	if (nex > 65535)
-		return jinst_fail(diag, JINST_ETOOLARGE, JINST_NO_OFFSET,
-		                  "cutting dead code out of the exception table needs %u entries", (unsigned)nex);
-	code->code = bytes;
-	code->exceptions = ex;
-	code->exception_count = (uint16_t)nex;
-	if (code->max_stack < 1)
-		code->max_stack = 1; /* the Throwable of the dead runs' frame */
-	*patched = nruns;
-	return 0;
+	frame f;
+	if ((rc = find_blocks(&I, jumps, njumps)) || (rc = alloc_states(&I, &f)) || (rc = entry_state(&I, &f)) ||
+	    (rc = run(&I, &f)))
+		return rc;
+	return collect_frames(&I, frames, count);
 }
 
 int jinst_sim_step(jinst_class *c, jinst_sim *s, const jinst_insn *in, jinst_diag *diag)
