@@ -1,5 +1,5 @@
 /*
- * Bytecode: the opcode table (JVMS 6.5), the decoder and the encoder.
+ * Bytecode: the decoder and the encoder (the opcode table is opcodes.c).
  *
  * The decoder makes one pass that fills jinst_insn records and checks
  * operands (constant-pool indices for range and tag, switch layouts, the
@@ -12,93 +12,9 @@
  */
 #include "internal.h"
 
-static const char *const opnames[256] = {
-	"nop", "aconst_null", "iconst_m1", "iconst_0", "iconst_1", "iconst_2", "iconst_3", "iconst_4",
-	"iconst_5", "lconst_0", "lconst_1", "fconst_0", "fconst_1", "fconst_2", "dconst_0", "dconst_1",
-	"bipush", "sipush", "ldc", "ldc_w", "ldc2_w", "iload", "lload", "fload", "dload", "aload",
-	"iload_0", "iload_1", "iload_2", "iload_3", "lload_0", "lload_1", "lload_2", "lload_3",
-	"fload_0", "fload_1", "fload_2", "fload_3", "dload_0", "dload_1", "dload_2", "dload_3",
-	"aload_0", "aload_1", "aload_2", "aload_3", "iaload", "laload", "faload", "daload", "aaload",
-	"baload", "caload", "saload", "istore", "lstore", "fstore", "dstore", "astore", "istore_0",
-	"istore_1", "istore_2", "istore_3", "lstore_0", "lstore_1", "lstore_2", "lstore_3", "fstore_0",
-	"fstore_1", "fstore_2", "fstore_3", "dstore_0", "dstore_1", "dstore_2", "dstore_3", "astore_0",
-	"astore_1", "astore_2", "astore_3", "iastore", "lastore", "fastore", "dastore", "aastore",
-	"bastore", "castore", "sastore", "pop", "pop2", "dup", "dup_x1", "dup_x2", "dup2", "dup2_x1",
-	"dup2_x2", "swap", "iadd", "ladd", "fadd", "dadd", "isub", "lsub", "fsub", "dsub", "imul",
-	"lmul", "fmul", "dmul", "idiv", "ldiv", "fdiv", "ddiv", "irem", "lrem", "frem", "drem", "ineg",
-	"lneg", "fneg", "dneg", "ishl", "lshl", "ishr", "lshr", "iushr", "lushr", "iand", "land", "ior",
-	"lor", "ixor", "lxor", "iinc", "i2l", "i2f", "i2d", "l2i", "l2f", "l2d", "f2i", "f2l", "f2d",
-	"d2i", "d2l", "d2f", "i2b", "i2c", "i2s", "lcmp", "fcmpl", "fcmpg", "dcmpl", "dcmpg", "ifeq",
-	"ifne", "iflt", "ifge", "ifgt", "ifle", "if_icmpeq", "if_icmpne", "if_icmplt", "if_icmpge",
-	"if_icmpgt", "if_icmple", "if_acmpeq", "if_acmpne", "goto", "jsr", "ret", "tableswitch",
-	"lookupswitch", "ireturn", "lreturn", "freturn", "dreturn", "areturn", "return", "getstatic",
-	"putstatic", "getfield", "putfield", "invokevirtual", "invokespecial", "invokestatic",
-	"invokeinterface", "invokedynamic", "new", "newarray", "anewarray", "arraylength", "athrow",
-	"checkcast", "instanceof", "monitorenter", "monitorexit", "wide", "multianewarray", "ifnull",
-	"ifnonnull", "goto_w", "jsr_w",
-};
-
-/* Operand kind of each opcode byte (JVMS 6.5). */
-#define K(x) JINST_OPND_##x
-static const uint8_t op_kind[256] = {
-	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
-	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
-	K(BYTE), K(SHORT), K(CP1), K(CP2), K(CP2), K(LOCAL), K(LOCAL), K(LOCAL),
-	K(LOCAL), K(LOCAL), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
-	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
-	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
-	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(LOCAL), K(LOCAL),
-	K(LOCAL), K(LOCAL), K(LOCAL), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
-	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
-	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
-	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
-	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
-	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
-	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
-	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
-	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
-	K(NONE), K(NONE), K(NONE), K(NONE), K(IINC), K(NONE), K(NONE), K(NONE),
-	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
-	K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE), K(NONE),
-	K(NONE), K(BRANCH2), K(BRANCH2), K(BRANCH2), K(BRANCH2), K(BRANCH2), K(BRANCH2), K(BRANCH2),
-	K(BRANCH2), K(BRANCH2), K(BRANCH2), K(BRANCH2), K(BRANCH2), K(BRANCH2), K(BRANCH2), K(BRANCH2),
-	K(BRANCH2), K(LOCAL), K(TABLESWITCH), K(LOOKUPSWITCH), K(NONE), K(NONE), K(NONE), K(NONE),
-	K(NONE), K(NONE), K(CP2), K(CP2), K(CP2), K(CP2), K(CP2), K(CP2),
-	K(CP2), K(INVOKEINTERFACE), K(INVOKEDYNAMIC), K(CP2), K(NEWARRAY), K(CP2), K(NONE), K(NONE),
-	K(CP2), K(CP2), K(NONE), K(NONE), K(WIDE), K(MULTIANEWARRAY), K(BRANCH2), K(BRANCH2),
-	K(BRANCH4), K(BRANCH4), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID),
-	K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID),
-	K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID),
-	K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID),
-	K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID),
-	K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID),
-	K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID), K(INVALID),
-};
-#undef K
-
-/* Length of each fixed-size instruction; 0 for wide, switches and invalid bytes. */
-const uint8_t jinst_op_length[256] = {
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	2, 3, 2, 3, 3, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 3, 3, 3, 3, 3, 3,
-	3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 0, 0, 1, 1, 1, 1,
-	1, 1, 3, 3, 3, 3, 3, 3, 3, 5, 5, 3, 2, 3, 1, 1,
-	3, 3, 1, 1, 0, 4, 3, 3, 5, 5, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-};
-
 static inline enum jinst_operand_kind operand_kind(uint8_t op)
 {
-	return (enum jinst_operand_kind)op_kind[op];
+	return (enum jinst_operand_kind)jinst_opcodes[op].kind;
 }
 
 /* The decoder and encoder take most instructions through one path that
@@ -114,53 +30,39 @@ static const uint8_t form_of_kind[JINST_OPND_INVALID + 1] = {
 };
 
 #define T(tag) (1u << JINST_CP_##tag)
-/* The tags a constant-pool operand may have, by opcode (JVMS 6.5), and the
- * same in words for diagnostics; tags 0 for opcodes without one. */
+/* The tags an opcode's constant-pool index may have (JVMS 6.5), by the
+ * table's cp column, and the same in words for diagnostics. */
 static const struct {
 	uint32_t tags;
 	const char *what;
-} op_cp[256] = {
-	[0x12] = {T(INTEGER) | T(FLOAT) | T(STRING) | T(CLASS) | T(METHOD_HANDLE) | T(METHOD_TYPE) | T(DYNAMIC),
-	          "a loadable constant"},
-	[0x13] = {T(INTEGER) | T(FLOAT) | T(STRING) | T(CLASS) | T(METHOD_HANDLE) | T(METHOD_TYPE) | T(DYNAMIC),
-	          "a loadable constant"},
-	[0x14] = {T(LONG) | T(DOUBLE) | T(DYNAMIC), "a Long, Double or Dynamic constant"},
-	[0xb2] = {T(FIELDREF), "a Fieldref"}, [0xb3] = {T(FIELDREF), "a Fieldref"},
-	[0xb4] = {T(FIELDREF), "a Fieldref"}, [0xb5] = {T(FIELDREF), "a Fieldref"},
-	[0xb6] = {T(METHODREF), "a Methodref"},
-	[0xb7] = {T(METHODREF) | T(INTERFACE_METHODREF), "a Methodref or InterfaceMethodref"},
-	[0xb8] = {T(METHODREF) | T(INTERFACE_METHODREF), "a Methodref or InterfaceMethodref"},
-	[0xb9] = {T(INTERFACE_METHODREF), "an InterfaceMethodref"},
-	[0xba] = {T(INVOKE_DYNAMIC), "an InvokeDynamic"},
-	[0xbb] = {T(CLASS), "a Class"}, [0xbd] = {T(CLASS), "a Class"}, [0xc0] = {T(CLASS), "a Class"},
-	[0xc1] = {T(CLASS), "a Class"}, [0xc5] = {T(CLASS), "a Class"},
+} cp_kinds[] = {
+	[JINST_OPCP_NONE] = {0, NULL},
+	[JINST_OPCP_LOADABLE] = {T(INTEGER) | T(FLOAT) | T(STRING) | T(CLASS) | T(METHOD_HANDLE) | T(METHOD_TYPE) |
+	                         T(DYNAMIC), "a loadable constant"},
+	[JINST_OPCP_LOADABLE2] = {T(LONG) | T(DOUBLE) | T(DYNAMIC), "a Long, Double or Dynamic constant"},
+	[JINST_OPCP_FIELDREF] = {T(FIELDREF), "a Fieldref"},
+	[JINST_OPCP_METHODREF] = {T(METHODREF), "a Methodref"},
+	[JINST_OPCP_ANY_METHODREF] = {T(METHODREF) | T(INTERFACE_METHODREF), "a Methodref or InterfaceMethodref"},
+	[JINST_OPCP_INTERFACE_METHODREF] = {T(INTERFACE_METHODREF), "an InterfaceMethodref"},
+	[JINST_OPCP_INVOKE_DYNAMIC] = {T(INVOKE_DYNAMIC), "an InvokeDynamic"},
+	[JINST_OPCP_CLASS] = {T(CLASS), "a Class"},
 };
 #undef T
-
-const char *jinst_opcode_name(uint8_t opcode)
-{
-	return opcode <= 0xc9 ? opnames[opcode] : NULL;
-}
-
-enum jinst_operand_kind jinst_opcode_operands(uint8_t opcode)
-{
-	return operand_kind(opcode);
-}
 
 uint32_t jinst_insn_length(const uint8_t *code, uint32_t len, uint32_t pc)
 {
 	uint8_t op = code[pc];
-	uint32_t n = jinst_op_length[op];
+	uint32_t n = jinst_opcodes[op].length;
 	if (n)
 		return pc + n <= len ? n : 0;
 	switch (operand_kind(op)) {
 	case JINST_OPND_WIDE:
 		if (pc + 1 >= len)
 			return 0;
-		switch (code[pc + 1]) {
-		case 0x84: n = 6; break;
-		case 0x15: case 0x16: case 0x17: case 0x18: case 0x19:
-		case 0x36: case 0x37: case 0x38: case 0x39: case 0x3a: case 0xa9: n = 4; break;
+		/* wide takes the loads, stores and ret (a u2 index) and iinc (u2, s2) */
+		switch (operand_kind(code[pc + 1])) {
+		case JINST_OPND_IINC: n = 6; break;
+		case JINST_OPND_LOCAL: n = 4; break;
 		default: return 0;
 		}
 		break;
@@ -169,7 +71,7 @@ uint32_t jinst_insn_length(const uint8_t *code, uint32_t len, uint32_t pc)
 		uint32_t base = (pc + 4) & ~3u; /* default offset after 0-3 bytes of padding */
 		if (base + 8 > len)
 			return 0;
-		if (op == 0xaa) {
+		if (op == JINST_OP_TABLESWITCH) {
 			if (base + 12 > len)
 				return 0;
 			int32_t lo = (int32_t)jinst_be32(code + base + 4), hi = (int32_t)jinst_be32(code + base + 8);
@@ -237,7 +139,7 @@ int jinst_code_decode_at(jinst_class *c, const jinst_code *code, jinst_insn **in
 	uint32_t readable = from >= file && from - file + len + 4 <= c->len ? len + 4 : len;
 	for (uint32_t pc = 0; pc < len; i++) {
 		uint8_t op = b[pc];
-		uint32_t l = jinst_op_length[op];
+		uint32_t l = jinst_opcodes[op].length;
 		if (!l || pc + l > len)
 			l = jinst_insn_length(b, len, pc);
 		if (!l) {
@@ -245,7 +147,7 @@ int jinst_code_decode_at(jinst_class *c, const jinst_code *code, jinst_insn **in
 				return jinst_fail(diag, JINST_EMALFORMED, base + pc, "invalid opcode 0x%02x at pc %u", op,
 				                  (unsigned)pc);
 			return jinst_fail(diag, JINST_EMALFORMED, base + pc, "malformed or truncated %s at pc %u",
-			                  opnames[op], (unsigned)pc);
+			                  jinst_opcodes[op].name, (unsigned)pc);
 		}
 		index_at[pc] = (int32_t)i;
 		jinst_insn *in = &out[i];
@@ -272,7 +174,7 @@ int jinst_code_decode_at(jinst_class *c, const jinst_code *code, jinst_insn **in
 			uint32_t field = (uint32_t)((uint64_t)jinst_be32(q) >> shift[form]);
 			int32_t value = (int32_t)((field ^ sign[form]) - sign[form]);
 			in->operand = value + (form == B2 ? (int32_t)pc : 0);
-			if (op == 0x84)
+			if (op == JINST_OP_IINC)
 				in->operand2 = (int8_t)q[1];
 			jumps[njumps] = i;
 			njumps += form == B2;
@@ -307,7 +209,7 @@ int jinst_code_decode_at(jinst_class *c, const jinst_code *code, jinst_insn **in
 			in->wide = 1;
 			in->opcode = op = p[0];
 			in->operand = jinst_be16(p + 1);
-			if (op == 0x84)
+			if (op == JINST_OP_IINC)
 				in->operand2 = (int16_t)jinst_be16(p + 3);
 			break;
 		case JINST_OPND_TABLESWITCH:
@@ -320,7 +222,7 @@ int jinst_code_decode_at(jinst_class *c, const jinst_code *code, jinst_insn **in
 			sw->default_target = d < 0 || d >= len ? -1 : (int32_t)d;
 			sw->low = sw->high = 0;
 			sw->keys = NULL;
-			if (op == 0xaa) {
+			if (op == JINST_OP_TABLESWITCH) {
 				sw->low = (int32_t)jinst_be32(b + at + 4);
 				sw->high = (int32_t)jinst_be32(b + at + 8);
 				sw->count = (uint32_t)((int64_t)sw->high - sw->low + 1);
@@ -331,10 +233,10 @@ int jinst_code_decode_at(jinst_class *c, const jinst_code *code, jinst_insn **in
 				sw->keys = jinst_arena_alloc(c->arena, (size_t)sw->count * 4 + 4);
 			}
 			sw->targets = jinst_arena_alloc(c->arena, (size_t)sw->count * 4 + 4);
-			if (!sw->targets || (op == 0xab && !sw->keys))
+			if (!sw->targets || (op == JINST_OP_LOOKUPSWITCH && !sw->keys))
 				return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory decoding code");
 			for (uint32_t k = 0; k < sw->count; k++) {
-				if (op == 0xab) {
+				if (op == JINST_OP_LOOKUPSWITCH) {
 					sw->keys[k] = (int32_t)jinst_be32(b + at);
 					at += 4;
 				}
@@ -349,12 +251,12 @@ int jinst_code_decode_at(jinst_class *c, const jinst_code *code, jinst_insn **in
 		default:
 			break;
 		}
-		uint32_t tags = op_cp[op].tags;
+		uint32_t tags = cp_kinds[jinst_opcodes[op].cp].tags;
 		if (tags && !((tags >> jinst_cp_tag_fast(c, (uint16_t)in->operand)) & 1)) {
 			return jinst_fail(diag, JINST_EMALFORMED, base + pc, "%s at pc %u: #%d is a %s, %s expected",
-			                  opnames[op], (unsigned)pc, in->operand,
+			                  jinst_opcodes[op].name, (unsigned)pc, in->operand,
 			                  jinst_cp_tag_name(jinst_cp_tag(c, (uint16_t)in->operand)),
-			                  op_cp[op].what);
+			                  cp_kinds[jinst_opcodes[op].cp].what);
 		}
 		pc += l;
 	}
@@ -362,7 +264,7 @@ int jinst_code_decode_at(jinst_class *c, const jinst_code *code, jinst_insn **in
 	/* Every branch must land on an instruction start inside the code (JVMS 4.9.1). */
 	for (uint32_t j = 0; j < njumps; j++) {
 		const jinst_insn *in = &out[jumps[j]];
-		enum jinst_operand_kind k = operand_kind(in->wide ? 0xc4 : in->opcode);
+		enum jinst_operand_kind k = operand_kind(in->wide ? JINST_OP_WIDE : in->opcode);
 		int64_t bad = -2;
 		if (k == JINST_OPND_BRANCH2 || k == JINST_OPND_BRANCH4) {
 			if (in->operand < 0 || (uint32_t)in->operand >= len || index_at[in->operand] < 0)
@@ -377,7 +279,7 @@ int jinst_code_decode_at(jinst_class *c, const jinst_code *code, jinst_insn **in
 		}
 		if (bad != -2)
 			return jinst_fail(diag, JINST_EMALFORMED, base + in->offset, "%s at pc %u jumps to %lld, not an instruction",
-			                  opnames[in->opcode], (unsigned)in->offset, (long long)bad);
+			                  jinst_opcodes[in->opcode].name, (unsigned)in->offset, (long long)bad);
 	}
 	*insns = out;
 	*count = n;
@@ -394,10 +296,10 @@ static void encode_other(const jinst_insn *in, uint32_t pc, jinst_buf *out)
 	uint8_t op = in->opcode;
 	size_t base = out->len - pc;
 	if (in->wide) {
-		jinst_buf_u1(out, 0xc4);
+		jinst_buf_u1(out, JINST_OP_WIDE);
 		jinst_buf_u1(out, op);
 		jinst_buf_u2(out, (uint16_t)in->operand);
-		if (op == 0x84)
+		if (op == JINST_OP_IINC)
 			jinst_buf_u2(out, (uint16_t)in->operand2);
 		return;
 	}
@@ -425,14 +327,14 @@ static void encode_other(const jinst_insn *in, uint32_t pc, jinst_buf *out)
 		while ((out->len - base) % 4)
 			jinst_buf_u1(out, 0);
 		jinst_buf_u4(out, (uint32_t)(sw->default_target - (int32_t)pc));
-		if (op == 0xaa) {
+		if (op == JINST_OP_TABLESWITCH) {
 			jinst_buf_u4(out, (uint32_t)sw->low);
 			jinst_buf_u4(out, (uint32_t)sw->high);
 		} else {
 			jinst_buf_u4(out, sw->count);
 		}
 		for (uint32_t k = 0; k < sw->count; k++) {
-			if (op == 0xab)
+			if (op == JINST_OP_LOOKUPSWITCH)
 				jinst_buf_u4(out, (uint32_t)sw->keys[k]);
 			jinst_buf_u4(out, (uint32_t)(sw->targets[k] - (int32_t)pc));
 		}
@@ -477,17 +379,17 @@ int jinst_code_encode(jinst_class *c, const jinst_insn *insns, uint32_t count, j
 			if (form == B2 && (x < INT16_MIN || x > INT16_MAX)) {
 				out->len = at;
 				return jinst_fail(diag, JINST_ETOOLARGE, JINST_NO_OFFSET, "%s at pc %u: offset %d does not fit",
-				                  opnames[op], (unsigned)pc, x);
+				                  jinst_opcodes[op].name, (unsigned)pc, x);
 			}
 			uint32_t word = ((uint32_t)x & mask[form]) << shift[form];
-			word |= op == 0x84 ? ((uint32_t)in->operand2 & 0xFF) << 16 : 0;
+			word |= op == JINST_OP_IINC ? ((uint32_t)in->operand2 & 0xFF) << 16 : 0;
 			uint8_t *q = out->data + at;
 			q[0] = op;
 			q[1] = (uint8_t)(word >> 24);
 			q[2] = (uint8_t)(word >> 16);
 			q[3] = (uint8_t)(word >> 8);
 			q[4] = (uint8_t)word;
-			at += jinst_op_length[op];
+			at += jinst_opcodes[op].length;
 			continue;
 		}
 		out->len = at;

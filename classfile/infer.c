@@ -28,191 +28,7 @@
  * (JINST_EUNSUPPORTED). So is code with jsr/ret: its subroutines must be
  * inlined first.
  */
-#include "internal.h"
-
-#include "jinst/infer.h"
-
-typedef jinst_ftype vt;
-
-typedef struct state {
-	bool set;
-	uint16_t nstack;
-	vt *locals; /* max_locals */
-	vt *stack;  /* max_stack */
-} state;
-
-typedef struct infer {
-	jinst_class *c;
-	const jinst_member *m;
-	const jinst_code *code;
-	const jinst_hierarchy *h;
-	jinst_diag *diag;
-	jinst_insn *insns;
-	uint32_t n;
-	uint32_t *block_of;  /* instruction index -> block index */
-	uint32_t *block_start; /* block index -> first instruction */
-	uint32_t nblocks;
-	int32_t *insn_at;    /* pc -> instruction index, -1 inside an instruction */
-	state *in;           /* entry state per block */
-	bool *covered;       /* instruction index -> some exception range covers it */
-	vt *ex_type;         /* exception entry -> the caught type */
-	uint32_t *ex_block;  /* exception entry -> its handler's block */
-	uint32_t *ex_epoch;  /* exception entry -> the locals epoch last merged into its handler */
-	uint32_t epoch;      /* counts the locals states a block walk goes through */
-	uint32_t *work;
-	bool *queued;
-	uint32_t nwork;
-	uint16_t max_locals, max_stack;
-	vt top, integer, flt, lng, dbl, null, throwable;
-	/* The editor's straight-line runs (jinst_sim_step) name the class of an
-	 * Uninitialized receiver through this instead of insn_at. */
-	vt (*new_class)(void *ctx, uint16_t value);
-	void *new_ctx;
-	/* Set when a descriptor or class name taken from the pool is malformed
-	 * (class_vt, desc_vt): the instruction then fails with EMALFORMED, so no
-	 * type with a name that is not a whole descriptor ever reaches a merge. */
-	bool malformed;
-} infer;
-
-static vt obj(const uint8_t *name, uint16_t len)
-{
-	vt v = {JINST_VT_OBJECT, 0, len, name};
-	return v;
-}
-
-static vt obj_str(const char *name)
-{
-	return obj((const uint8_t *)name, (uint16_t)strlen(name));
-}
-
-static bool is_ref(const vt *v)
-{
-	return v->tag == JINST_VT_OBJECT || v->tag == JINST_VT_NULL || v->tag == JINST_VT_UNINITIALIZED ||
-	       v->tag == JINST_VT_UNINITIALIZED_THIS;
-}
-
-/* Copies name into the arena as a NUL-terminated string for the hierarchy. */
-static const char *cstr(infer *I, const uint8_t *s, uint16_t len)
-{
-	char *p = jinst_arena_alloc(I->c->arena, (size_t)len + 1);
-	if (p) {
-		memcpy(p, s, len);
-		p[len] = '\0';
-	}
-	return p;
-}
-
-/* Super classes of name, nearest first, into chain (at most cap). */
-static int super_chain(infer *I, const char *name, const char **chain, int cap, bool *iface, int *n)
-{
-	*n = 0;
-	*iface = false;
-	const char *cur = name;
-	while (cur && *n < cap) {
-		chain[(*n)++] = cur;
-		const char *super = NULL;
-		bool is_iface = false;
-		if (strcmp(cur, "java/lang/Object") == 0)
-			break;
-		if (!I->h || !I->h->lookup || I->h->lookup(I->h->ctx, cur, &super, &is_iface) != 0)
-			return jinst_fail(I->diag, JINST_EHIERARCHY, JINST_NO_OFFSET, "class %s is unknown to the hierarchy", cur);
-		if (cur == name)
-			*iface = is_iface;
-		cur = super ? super : "java/lang/Object";
-	}
-	return 0;
-}
-
-/* Common super class of two class (not array) names (JVMS 4.10.1.2 isAssignable, as HotSpot merges). */
-static int merge_classes(infer *I, const vt *a, const vt *b, vt *out)
-{
-	const char *ca[64], *cb[64];
-	int na, nb;
-	bool ia, ib;
-	const char *sa = cstr(I, a->name, a->name_length), *sb = cstr(I, b->name, b->name_length);
-	if (!sa || !sb)
-		return jinst_fail(I->diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-	int rc = super_chain(I, sa, ca, 64, &ia, &na);
-	if (!rc)
-		rc = super_chain(I, sb, cb, 64, &ib, &nb);
-	if (rc)
-		return rc;
-	if (ia || ib) {
-		*out = obj_str("java/lang/Object");
-		return 0;
-	}
-	for (int i = 0; i < na; i++)
-		for (int k = 0; k < nb; k++)
-			if (strcmp(ca[i], cb[k]) == 0) {
-				*out = obj((const uint8_t *)ca[i], (uint16_t)strlen(ca[i]));
-				return 0;
-			}
-	*out = obj_str("java/lang/Object");
-	return 0;
-}
-
-/* Merges two reference types to the most specific type both are assignable
- * to, as the verifier sees assignability (JVMS 4.10.1.2): null goes into
- * anything, arrays of references merge by element, other arrays and mixes of
- * arrays and classes give Object, uninitialized types merge only with
- * themselves (else top). */
-static int merge_refs(infer *I, const vt *a, const vt *b, vt *out)
-{
-	if (a->tag != JINST_VT_OBJECT && a->tag != JINST_VT_NULL) {
-		*out = I->top; /* uninitialized types merge only with themselves */
-		return 0;
-	}
-	if (b->tag != JINST_VT_OBJECT && b->tag != JINST_VT_NULL) {
-		*out = I->top;
-		return 0;
-	}
-	if (a->tag == JINST_VT_NULL) {
-		*out = *b; /* null is assignable to every class and array type */
-		return 0;
-	}
-	if (b->tag == JINST_VT_NULL) {
-		*out = *a;
-		return 0;
-	}
-	bool aa = a->name[0] == '[', ba = b->name[0] == '[';
-	if (aa && ba) {
-		/* Arrays of references merge element-wise; anything else is Object
-		 * (or Cloneable/Serializable, which the verifier treats as Object). */
-		const uint8_t *ea = a->name + 1, *eb = b->name + 1;
-		uint16_t la = (uint16_t)(a->name_length - 1), lb = (uint16_t)(b->name_length - 1);
-		bool ra = ea[0] == 'L' || ea[0] == '[', rb = eb[0] == 'L' || eb[0] == '[';
-		if (!ra || !rb) {
-			*out = obj_str("java/lang/Object");
-			return 0;
-		}
-		vt xa = ea[0] == 'L' ? obj(ea + 1, (uint16_t)(la - 2)) : obj(ea, la);
-		vt xb = eb[0] == 'L' ? obj(eb + 1, (uint16_t)(lb - 2)) : obj(eb, lb);
-		vt m;
-		int rc = merge_refs(I, &xa, &xb, &m);
-		if (rc)
-			return rc;
-		uint16_t ml = m.name_length;
-		bool marr = m.name[0] == '[';
-		uint8_t *s = jinst_arena_alloc(I->c->arena, (size_t)ml + 3);
-		if (!s)
-			return jinst_fail(I->diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-		size_t k = 0;
-		s[k++] = '[';
-		if (!marr)
-			s[k++] = 'L';
-		memcpy(s + k, m.name, ml);
-		k += ml;
-		if (!marr)
-			s[k++] = ';';
-		*out = obj(s, (uint16_t)k);
-		return 0;
-	}
-	if (aa || ba) {
-		*out = obj_str("java/lang/Object");
-		return 0;
-	}
-	return merge_classes(I, a, b, out);
-}
+#include "infer_internal.h"
 
 /* Merges `from` into `into`; sets *changed. */
 static int merge_vt(infer *I, vt *into, const vt *from, bool *changed)
@@ -221,7 +37,7 @@ static int merge_vt(infer *I, vt *into, const vt *from, bool *changed)
 		return 0;
 	vt m;
 	if (is_ref(into) && is_ref(from)) {
-		int rc = merge_refs(I, into, from, &m);
+		int rc = jinst_infer_merge_refs(I, into, from, &m);
 		if (rc)
 			return rc;
 	} else {
@@ -326,52 +142,11 @@ static vt desc_vt(infer *I, const uint8_t **p, const uint8_t *end)
 	return t;
 }
 
-/* What the block structure needs to know of each opcode (JVMS 6.5), one
- * load in the loops that visit every instruction instead of a chain of
- * range tests:
- *   J  jumps (BRANCH2 or BRANCH4 operands): if<cond>, if_<x>cmp<cond>,
- *      goto, jsr, ifnull, ifnonnull, goto_w, jsr_w; a wide instruction is
- *      never one of them (the decoder lets wide take only loads, stores,
- *      iinc and ret), so its opcode byte says enough;
- *   E  ends a block: branches that do not fall through, jsr, ret,
- *      switches, returns, athrow;
- *   X  never falls through to the next instruction;
- *   S  jsr or ret, which the inference refuses;
- *   L  may change the locals: a store, or invokespecial (<init>);
- *   W  a switch. */
-enum { J = 1, E = 2, X = 4, S = 8, L = 16, W = 32 };
-static const uint8_t op_flags[256] = {
-	/* 00 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	/* 10 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	/* 20 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	/* 30 */ 0, 0, 0, 0, 0, 0, L, L, L, L, L, L, L, L, L, L,
-	/* 40 */ L, L, L, L, L, L, L, L, L, L, L, L, L, L, L, 0,
-	/* 50 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	/* 60 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	/* 70 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	/* 80 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	/* 90 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, J, J, J, J, J, J, J,
-	/* a0 */ J, J, J, J, J, J, J, J | E | X, J | E | S, E | X | S, E | X | W, E | X | W, E | X, E | X, E | X, E | X,
-	/* b0 */ E | X, E | X, 0, 0, 0, 0, 0, L, 0, 0, 0, 0, 0, 0, 0, E | X,
-	/* c0 */ 0, 0, 0, 0, 0, 0, J, J, J | E | X, J | E | S,
-	/* the rest: 0 */
-};
-
 static bool is_cat2(const vt *v)
 {
 	return v->tag == JINST_VT_LONG || v->tag == JINST_VT_DOUBLE;
 }
 
-/* The abstract machine for one block's instructions. */
-typedef struct frame {
-	vt *locals;
-	vt *stack;
-	uint16_t sp;
-} frame;
-
-#define PUSH(v) do { if (f->sp >= I->max_stack) goto overflow; f->stack[f->sp++] = (v); } while (0)
-#define PUSH2(v) do { PUSH(v); PUSH(I->top); } while (0)
-#define POP(k) do { if (f->sp < (k)) goto underflow; f->sp = (uint16_t)(f->sp - (k)); } while (0)
 
 static int set_local(infer *I, frame *f, uint32_t i, vt v, bool wide)
 {
@@ -530,294 +305,309 @@ static const struct jinst_ref_type *ref_typed(infer *I, int32_t index, uint8_t k
 	return r;
 }
 
-/* Runs one instruction. Returns 0, or a negative error code. Inlined, with
- * step() below, into the walk of jinst_frames_infer: the call's saves and
- * restores of registers cost about as much as typing a common instruction. */
-static inline __attribute__((always_inline)) int step_insn(infer *I, frame *f, const jinst_insn *in)
+/* The types the interpreter pushes without looking anything up. */
+static void init_types(infer *I)
+{
+	I->top = (vt){JINST_VT_TOP, 0, 0, NULL};
+	I->integer = (vt){JINST_VT_INTEGER, 0, 0, NULL};
+	I->flt = (vt){JINST_VT_FLOAT, 0, 0, NULL};
+	I->lng = (vt){JINST_VT_LONG, 0, 0, NULL};
+	I->dbl = (vt){JINST_VT_DOUBLE, 0, 0, NULL};
+	I->null = (vt){JINST_VT_NULL, 0, 0, NULL};
+	I->fixed[JINST_OPR_NONE] = I->top;
+	I->fixed[JINST_OPR_INT] = I->integer;
+	I->fixed[JINST_OPR_FLOAT] = I->flt;
+	I->fixed[JINST_OPR_LONG] = I->lng;
+	I->fixed[JINST_OPR_DOUBLE] = I->dbl;
+	I->fixed[JINST_OPR_NULL] = I->null;
+}
+
+/* The stack's bounds, checked by every push and pop of the interpreter
+ * below (out of line: they fail once per method at most). */
+static __attribute__((noinline, cold)) int overflow(infer *I, const jinst_insn *in)
+{
+	return jinst_fail(I->diag, JINST_EMALFORMED, JINST_NO_OFFSET, "stack overflow at pc %u (max_stack %u)",
+	                  (unsigned)in->offset, I->max_stack);
+}
+
+static __attribute__((noinline, cold)) int underflow(infer *I, const jinst_insn *in)
+{
+	return jinst_fail(I->diag, JINST_EMALFORMED, JINST_NO_OFFSET, "stack underflow at pc %u", (unsigned)in->offset);
+}
+
+#define PUSH(v) do { if (f->sp >= I->max_stack) return overflow(I, in); f->stack[f->sp++] = (v); } while (0)
+#define PUSH2(v) do { PUSH(v); PUSH(I->top); } while (0)
+#define PUSH_VT(v) do { vt v_ = (v); if (is_cat2(&v_)) PUSH2(v_); else PUSH(v_); } while (0)
+#define POP(k) do { if (f->sp < (k)) return underflow(I, in); f->sp = (uint16_t)(f->sp - (k)); } while (0)
+
+/*
+ * The abstract interpreter, one function per family of instructions.
+ * Most opcodes push a type the opcode alone says (the table's result
+ * column: constants, loads of primitives, arithmetic, conversions,
+ * comparisons) or nothing (branches, returns, monitors, pops): they take
+ * the one table-driven path. The rest read the pool, a local or the stack.
+ * All are inlined into step(), which the walk of jinst_frames_infer
+ * inlines in turn: the call's saves and restores of registers cost about
+ * as much as typing a common instruction.
+ */
+static inline __attribute__((always_inline)) int step_fixed(infer *I, frame *f, const jinst_insn *in,
+                                                            const jinst_opcode_info *op)
+{
+	POP(op->pops);
+	if (op->result != JINST_OPR_NONE) {
+		PUSH(I->fixed[op->result]);
+		if (op->pushes == 2)
+			PUSH(I->top);
+	}
+	return 0;
+}
+
+/* ldc, ldc_w, ldc2_w: the tag says all but for a Dynamic constant, and
+ * costs a load where the entry would be decoded (tag 0: no entry there). */
+static inline int step_ldc(infer *I, frame *f, const jinst_insn *in)
+{
+	switch (jinst_cp_tag_fast(I->c, (uint16_t)in->operand)) {
+	case JINST_CP_INTEGER: PUSH(I->integer); break;
+	case JINST_CP_FLOAT: PUSH(I->flt); break;
+	case JINST_CP_LONG: PUSH2(I->lng); break;
+	case JINST_CP_DOUBLE: PUSH2(I->dbl); break;
+	case JINST_CP_STRING: PUSH(obj_str("java/lang/String")); break;
+	case JINST_CP_CLASS: PUSH(obj_str("java/lang/Class")); break;
+	case JINST_CP_METHOD_TYPE: PUSH(obj_str("java/lang/invoke/MethodType")); break;
+	case JINST_CP_METHOD_HANDLE: PUSH(obj_str("java/lang/invoke/MethodHandle")); break;
+	case JINST_CP_DYNAMIC: {
+		jinst_cp_entry e, nat;
+		uint16_t dl;
+		if (jinst_cp_get(I->c, (uint16_t)in->operand, &e) || jinst_cp_get(I->c, e.u.dyn.name_and_type_index, &nat))
+			return JINST_EMALFORMED;
+		const uint8_t *d = jinst_cp_utf8(I->c, nat.u.nat.descriptor_index, &dl);
+		if (!d)
+			return JINST_EMALFORMED;
+		const uint8_t *p = d;
+		vt v = desc_vt(I, &p, d + dl);
+		if (p != d + dl)
+			return JINST_EMALFORMED;
+		PUSH_VT(v);
+		break;
+	}
+	default: return JINST_EMALFORMED;
+	}
+	return 0;
+}
+
+/* aload, aload_<n>: the local's type; aaload: the element type of the array. */
+static inline int step_aload(infer *I, frame *f, const jinst_insn *in)
 {
 	uint8_t op = in->opcode;
-	vt a, b2;
-	switch (op) {
-	case 0x00: break; /* nop */
-	case 0x01: PUSH(I->null); break;
-	case 0x02: case 0x03: case 0x04: case 0x05: case 0x06: case 0x07: case 0x08:
-	case 0x10: case 0x11: PUSH(I->integer); break;
-	case 0x09: case 0x0a: PUSH2(I->lng); break;
-	case 0x0b: case 0x0c: case 0x0d: PUSH(I->flt); break;
-	case 0x0e: case 0x0f: PUSH2(I->dbl); break;
-	case 0x12: case 0x13: case 0x14: { /* ldc */
-		/* The tag says all but for a Dynamic constant, and costs a load
-		 * where the entry would be decoded (tag 0: no entry there). */
-		switch (jinst_cp_tag_fast(I->c, (uint16_t)in->operand)) {
-		case JINST_CP_INTEGER: PUSH(I->integer); break;
-		case JINST_CP_FLOAT: PUSH(I->flt); break;
-		case JINST_CP_LONG: PUSH2(I->lng); break;
-		case JINST_CP_DOUBLE: PUSH2(I->dbl); break;
-		case JINST_CP_STRING: PUSH(obj_str("java/lang/String")); break;
-		case JINST_CP_CLASS: PUSH(obj_str("java/lang/Class")); break;
-		case JINST_CP_METHOD_TYPE: PUSH(obj_str("java/lang/invoke/MethodType")); break;
-		case JINST_CP_METHOD_HANDLE: PUSH(obj_str("java/lang/invoke/MethodHandle")); break;
-		case JINST_CP_DYNAMIC: {
-			jinst_cp_entry e, nat;
-			uint16_t dl;
-			if (jinst_cp_get(I->c, (uint16_t)in->operand, &e) ||
-			    jinst_cp_get(I->c, e.u.dyn.name_and_type_index, &nat))
-				return JINST_EMALFORMED;
-			const uint8_t *d = jinst_cp_utf8(I->c, nat.u.nat.descriptor_index, &dl);
-			if (!d)
-				return JINST_EMALFORMED;
-			const uint8_t *p = d;
-			vt v = desc_vt(I, &p, d + dl);
-			if (p != d + dl)
-				return JINST_EMALFORMED;
-			if (is_cat2(&v))
-				PUSH2(v);
-			else
-				PUSH(v);
-			break;
-		}
-		default: return JINST_EMALFORMED;
-		}
-		break;
-	}
-	case 0x15: case 0x1a: case 0x1b: case 0x1c: case 0x1d: PUSH(I->integer); break; /* iload */
-	case 0x16: case 0x1e: case 0x1f: case 0x20: case 0x21: PUSH2(I->lng); break;
-	case 0x17: case 0x22: case 0x23: case 0x24: case 0x25: PUSH(I->flt); break;
-	case 0x18: case 0x26: case 0x27: case 0x28: case 0x29: PUSH2(I->dbl); break;
-	case 0x19: case 0x2a: case 0x2b: case 0x2c: case 0x2d: { /* aload */
-		uint32_t i = op == 0x19 ? (uint32_t)in->operand : (uint32_t)(op - 0x2a);
-		if (i >= I->max_locals)
-			return JINST_EMALFORMED;
-		PUSH(f->locals[i]);
-		break;
-	}
-	case 0x2e: case 0x33: case 0x34: case 0x35: POP(2); PUSH(I->integer); break; /* iaload baload caload saload */
-	case 0x2f: POP(2); PUSH2(I->lng); break;
-	case 0x30: POP(2); PUSH(I->flt); break;
-	case 0x31: POP(2); PUSH2(I->dbl); break;
-	case 0x32: { /* aaload: the element type of the array on the stack */
+	if (op == JINST_OP_AALOAD) {
 		POP(2);
-		a = f->stack[f->sp];
+		vt a = f->stack[f->sp];
 		if (a.tag == JINST_VT_OBJECT && a.name_length > 1 && a.name[0] == '[') {
 			const uint8_t *p = a.name + 1;
 			PUSH(desc_vt(I, &p, a.name + a.name_length));
 		} else {
 			PUSH(I->null); /* aaload of null: the verifier says null */
 		}
-		break;
+		return 0;
 	}
-	case 0x36: case 0x37: case 0x38: case 0x39: case 0x3a: /* istore lstore fstore dstore astore */
-	case 0x3b: case 0x3c: case 0x3d: case 0x3e: case 0x3f: case 0x40: case 0x41: case 0x42:
-	case 0x43: case 0x44: case 0x45: case 0x46: case 0x47: case 0x48: case 0x49: case 0x4a:
-	case 0x4b: case 0x4c: case 0x4d: case 0x4e: { /* xstore_<n>: four of each type, in the same order */
-		unsigned type = op <= 0x3a ? op - 0x36u : (op - 0x3bu) / 4;
-		uint32_t local = op <= 0x3a ? (uint32_t)in->operand : (op - 0x3bu) % 4;
-		bool wide = type == 1 || type == 3;
-		POP(wide ? 2 : 1);
-		vt v = type == 0 ? I->integer : type == 1 ? I->lng : type == 2 ? I->flt : type == 3 ? I->dbl
-		     : f->stack[f->sp]; /* astore: the reference popped */
-		if (set_local(I, f, local, v, wide))
-			return JINST_EMALFORMED;
-		break;
-	}
-	case 0x4f: case 0x51: case 0x53: case 0x54: case 0x55: case 0x56: POP(3); break; /* xastore */
-	case 0x50: case 0x52: POP(4); break;
-	case 0x57: POP(1); break;
-	case 0x58: POP(2); break;
-	case 0x59: POP(1); a = f->stack[f->sp]; PUSH(a); PUSH(a); break; /* dup */
-	case 0x5a: POP(2); a = f->stack[f->sp + 1]; b2 = f->stack[f->sp]; PUSH(a); PUSH(b2); PUSH(a); break;
-	case 0x5b: { POP(3); vt x[3] = {f->stack[f->sp], f->stack[f->sp + 1], f->stack[f->sp + 2]};
-		PUSH(x[2]); PUSH(x[0]); PUSH(x[1]); PUSH(x[2]); break; }
-	case 0x5c: { POP(2); vt x[2] = {f->stack[f->sp], f->stack[f->sp + 1]}; PUSH(x[0]); PUSH(x[1]); PUSH(x[0]); PUSH(x[1]); break; }
-	case 0x5d: { POP(3); vt x[3] = {f->stack[f->sp], f->stack[f->sp + 1], f->stack[f->sp + 2]};
-		PUSH(x[1]); PUSH(x[2]); PUSH(x[0]); PUSH(x[1]); PUSH(x[2]); break; }
-	case 0x5e: { POP(4); vt x[4] = {f->stack[f->sp], f->stack[f->sp + 1], f->stack[f->sp + 2], f->stack[f->sp + 3]};
-		PUSH(x[2]); PUSH(x[3]); PUSH(x[0]); PUSH(x[1]); PUSH(x[2]); PUSH(x[3]); break; }
-	case 0x5f: POP(2); a = f->stack[f->sp]; b2 = f->stack[f->sp + 1]; PUSH(b2); PUSH(a); break;
-	case 0x60: case 0x64: case 0x68: case 0x6c: case 0x70: case 0x78: case 0x7a: case 0x7c: case 0x7e: case 0x80: case 0x82:
-		POP(2); PUSH(I->integer); break;
-	case 0x61: case 0x65: case 0x69: case 0x6d: case 0x71: case 0x7f: case 0x81: case 0x83:
-		POP(4); PUSH2(I->lng); break;
-	case 0x79: case 0x7b: case 0x7d: POP(3); PUSH2(I->lng); break; /* lshl lshr lushr */
-	case 0x62: case 0x66: case 0x6a: case 0x6e: case 0x72: POP(2); PUSH(I->flt); break;
-	case 0x63: case 0x67: case 0x6b: case 0x6f: case 0x73: POP(4); PUSH2(I->dbl); break;
-	case 0x74: break; /* ineg */
-	case 0x75: break;
-	case 0x76: break;
-	case 0x77: break;
-	case 0x84: break; /* iinc */
-	case 0x85: POP(1); PUSH2(I->lng); break;
-	case 0x86: POP(1); PUSH(I->flt); break;
-	case 0x87: POP(1); PUSH2(I->dbl); break;
-	case 0x88: POP(2); PUSH(I->integer); break;
-	case 0x89: POP(2); PUSH(I->flt); break;
-	case 0x8a: POP(2); PUSH2(I->dbl); break;
-	case 0x8b: POP(1); PUSH(I->integer); break;
-	case 0x8c: POP(1); PUSH2(I->lng); break;
-	case 0x8d: POP(1); PUSH2(I->dbl); break;
-	case 0x8e: POP(2); PUSH(I->integer); break;
-	case 0x8f: POP(2); PUSH2(I->lng); break;
-	case 0x90: POP(2); PUSH(I->flt); break;
-	case 0x91: case 0x92: case 0x93: break; /* i2b i2c i2s */
-	case 0x94: POP(4); PUSH(I->integer); break;
-	case 0x95: case 0x96: POP(2); PUSH(I->integer); break;
-	case 0x97: case 0x98: POP(4); PUSH(I->integer); break;
-	case 0x99: case 0x9a: case 0x9b: case 0x9c: case 0x9d: case 0x9e: POP(1); break;
-	case 0x9f: case 0xa0: case 0xa1: case 0xa2: case 0xa3: case 0xa4: case 0xa5: case 0xa6: POP(2); break;
-	case 0xa7: case 0xc8: break; /* goto */
-	case 0xaa: case 0xab: POP(1); break;
-	case 0xac: case 0xae: case 0xb0: POP(1); break;
-	case 0xad: case 0xaf: POP(2); break;
-	case 0xb1: break;
-	case 0xb2: case 0xb4: { /* getstatic getfield */
-		const struct jinst_ref_type *r = ref_typed(I, in->operand, REF_FIELD);
-		if (r) {
-			if (op == 0xb4)
-				POP(1);
-			if (is_cat2(&r->type))
-				PUSH2(r->type);
-			else
-				PUSH(r->type);
-			break;
-		}
-		const uint8_t *nm, *d;
-		uint16_t nl, dl;
-		member_ref(I, (uint16_t)in->operand, &nm, &nl, &d, &dl);
-		if (!d)
-			return JINST_EMALFORMED;
-		if (op == 0xb4)
-			POP(1);
-		const uint8_t *p = d;
-		vt v = desc_vt(I, &p, d + dl);
-		if (p != d + dl)
-			return JINST_EMALFORMED;
-		if (is_cat2(&v))
-			PUSH2(v);
-		else
-			PUSH(v);
-		break;
-	}
-	case 0xb3: case 0xb5: {
-		const struct jinst_ref_type *r = ref_typed(I, in->operand, REF_FIELD);
-		if (r) {
-			POP((is_cat2(&r->type) ? 2 : 1) + (op == 0xb5 ? 1 : 0));
-			break;
-		}
+	uint32_t i = op == JINST_OP_ALOAD ? (uint32_t)in->operand : (uint32_t)(op - JINST_OP_ALOAD_0);
+	if (i >= I->max_locals)
+		return JINST_EMALFORMED;
+	PUSH(f->locals[i]);
+	return 0;
+}
+
+/* <t>store and <t>store_<n>: four of each type after the five with an
+ * index, in the same order (i, l, f, d, a). */
+static inline int step_store(infer *I, frame *f, const jinst_insn *in)
+{
+	uint8_t op = in->opcode;
+	bool indexed = op <= JINST_OP_ASTORE;
+	unsigned type = indexed ? op - (unsigned)JINST_OP_ISTORE : (op - (unsigned)JINST_OP_ISTORE_0) / 4;
+	uint32_t local = indexed ? (uint32_t)in->operand : (op - (unsigned)JINST_OP_ISTORE_0) % 4;
+	bool wide = type == 1 || type == 3;
+	POP(wide ? 2 : 1);
+	vt v = type == 0 ? I->integer : type == 1 ? I->lng : type == 2 ? I->flt : type == 3 ? I->dbl
+	     : f->stack[f->sp]; /* astore: the reference popped */
+	return set_local(I, f, local, v, wide) ? JINST_EMALFORMED : 0;
+}
+
+/* The dup family and swap: the slots below the top, rearranged (JVMS 6.5). */
+static inline int step_dup(infer *I, frame *f, const jinst_insn *in)
+{
+	/* Per opcode from dup: slots taken, then the order they go back in. */
+	typedef struct dup_form { uint8_t take, n, order[6]; } dup_form;
+	static const dup_form forms[] = {
+		[JINST_OP_DUP - JINST_OP_DUP] = {1, 2, {0, 0}},
+		[JINST_OP_DUP_X1 - JINST_OP_DUP] = {2, 3, {1, 0, 1}},
+		[JINST_OP_DUP_X2 - JINST_OP_DUP] = {3, 4, {2, 0, 1, 2}},
+		[JINST_OP_DUP2 - JINST_OP_DUP] = {2, 4, {0, 1, 0, 1}},
+		[JINST_OP_DUP2_X1 - JINST_OP_DUP] = {3, 5, {1, 2, 0, 1, 2}},
+		[JINST_OP_DUP2_X2 - JINST_OP_DUP] = {4, 6, {2, 3, 0, 1, 2, 3}},
+		[JINST_OP_SWAP - JINST_OP_DUP] = {2, 2, {1, 0}},
+	};
+	const dup_form *form = &forms[in->opcode - JINST_OP_DUP];
+	POP(form->take);
+	vt x[4];
+	memcpy(x, f->stack + f->sp, form->take * sizeof(vt));
+	for (uint8_t k = 0; k < form->n; k++)
+		PUSH(x[form->order[k]]);
+	return 0;
+}
+
+/* getstatic, putstatic, getfield, putfield: the field's type from its descriptor. */
+static inline int step_field(infer *I, frame *f, const jinst_insn *in)
+{
+	uint8_t op = in->opcode;
+	vt v;
+	const struct jinst_ref_type *r = ref_typed(I, in->operand, REF_FIELD);
+	if (r) {
+		v = r->type;
+	} else {
 		const uint8_t *nm, *d;
 		uint16_t nl, dl;
 		member_ref(I, (uint16_t)in->operand, &nm, &nl, &d, &dl);
 		if (!d)
 			return JINST_EMALFORMED;
 		const uint8_t *p = d;
-		vt v = desc_vt(I, &p, d + dl);
+		v = desc_vt(I, &p, d + dl);
 		if (p != d + dl)
 			return JINST_EMALFORMED;
-		POP((is_cat2(&v) ? 2 : 1) + (op == 0xb5 ? 1 : 0));
-		break;
 	}
-	case 0xb6: case 0xb7: case 0xb8: case 0xb9: case 0xba: {
-		const struct jinst_ref_type *r = ref_typed(I, in->operand, REF_METHOD);
-		const uint8_t *nm = NULL, *d = NULL;
-		uint16_t nl = 0, dl = 0;
-		int slots;
-		bool init;
-		if (r) {
-			slots = r->slots;
-			init = r->init;
-		} else {
-			member_ref(I, (uint16_t)in->operand, &nm, &nl, &d, &dl);
-			if (!d || !nm)
-				return JINST_EMALFORMED;
-			slots = arg_slots(d, dl);
-			if (slots < 0)
-				return JINST_EMALFORMED;
-			init = nl == 6 && memcmp(nm, "<init>", 6) == 0;
-		}
-		POP(slots);
-		if (op != 0xb8 && op != 0xba) {
+	unsigned words = is_cat2(&v) ? 2 : 1;
+	if (op == JINST_OP_GETSTATIC || op == JINST_OP_GETFIELD) {
+		if (op == JINST_OP_GETFIELD)
 			POP(1);
-			vt recv = f->stack[f->sp];
-			if (op == 0xb7 && init) {
-				vt inited;
-				if (recv.tag == JINST_VT_UNINITIALIZED_THIS) {
-					uint16_t cl;
-					const uint8_t *cn = jinst_class_name(I->c, &cl);
-					inited = obj(cn, cl);
-				} else if (recv.tag == JINST_VT_UNINITIALIZED && I->new_class) {
-					inited = I->new_class(I->new_ctx, recv.value);
-				} else if (recv.tag == JINST_VT_UNINITIALIZED) {
-					/* The class of the `new` at that offset. */
-					int32_t at = (int32_t)recv.value;
-					if (at < 0 || (uint32_t)at >= I->code->code_length || I->insn_at[at] < 0)
-						return JINST_EMALFORMED;
-					inited = class_vt(I, (uint16_t)I->insns[I->insn_at[at]].operand);
-				} else {
-					inited = recv;
-				}
-				init_object(f, I->max_locals, &recv, inited);
-			}
-		}
-		if (!r) {
-			if (push_return(I, f, d, dl))
-				goto overflow;
-		} else if (r->type.tag == JINST_VT_TOP) {
-			/* void */
-		} else if (is_cat2(&r->type)) {
-			PUSH2(r->type);
-		} else {
-			PUSH(r->type);
-		}
-		break;
+		PUSH_VT(v);
+	} else {
+		POP(words + (op == JINST_OP_PUTFIELD ? 1 : 0));
 	}
-	case 0xbb: { /* new */
-		vt v = {JINST_VT_UNINITIALIZED, (uint16_t)in->offset, 0, NULL};
+	return 0;
+}
+
+/* The type an <init> call on recv initializes it to (JVMS 4.10.1.9 invokespecial). */
+static inline int initialized(infer *I, vt recv, vt *inited)
+{
+	if (recv.tag == JINST_VT_UNINITIALIZED_THIS) {
+		uint16_t cl;
+		const uint8_t *cn = jinst_class_name(I->c, &cl);
+		*inited = obj(cn, cl);
+	} else if (recv.tag == JINST_VT_UNINITIALIZED && I->new_class) {
+		*inited = I->new_class(I->new_ctx, recv.value);
+	} else if (recv.tag == JINST_VT_UNINITIALIZED) {
+		/* The class of the `new` at that offset. */
+		int32_t at = (int32_t)recv.value;
+		if (at < 0 || (uint32_t)at >= I->code->code_length || I->insn_at[at] < 0)
+			return JINST_EMALFORMED;
+		*inited = class_vt(I, (uint16_t)I->insns[I->insn_at[at]].operand);
+	} else {
+		*inited = recv;
+	}
+	return 0;
+}
+
+/* The invokes: arguments and receiver off, the return type on; an
+ * invokespecial <init> initializes every copy of its receiver. */
+static inline int step_invoke(infer *I, frame *f, const jinst_insn *in)
+{
+	uint8_t op = in->opcode;
+	const struct jinst_ref_type *r = ref_typed(I, in->operand, REF_METHOD);
+	const uint8_t *nm = NULL, *d = NULL;
+	uint16_t nl = 0, dl = 0;
+	int slots;
+	bool init;
+	if (r) {
+		slots = r->slots;
+		init = r->init;
+	} else {
+		member_ref(I, (uint16_t)in->operand, &nm, &nl, &d, &dl);
+		if (!d || !nm)
+			return JINST_EMALFORMED;
+		slots = arg_slots(d, dl);
+		if (slots < 0)
+			return JINST_EMALFORMED;
+		init = nl == 6 && memcmp(nm, "<init>", 6) == 0;
+	}
+	POP(slots);
+	if (op != JINST_OP_INVOKESTATIC && op != JINST_OP_INVOKEDYNAMIC) {
+		POP(1);
+		vt recv = f->stack[f->sp], inited;
+		if (op == JINST_OP_INVOKESPECIAL && init) {
+			if (initialized(I, recv, &inited))
+				return JINST_EMALFORMED;
+			init_object(f, I->max_locals, &recv, inited);
+		}
+	}
+	if (!r) {
+		if (push_return(I, f, d, dl))
+			return overflow(I, in);
+	} else if (r->type.tag != JINST_VT_TOP) { /* TOP: void */
+		PUSH_VT(r->type);
+	}
+	return 0;
+}
+
+/* new, newarray, anewarray, checkcast, multianewarray: a type the operand names. */
+static inline int step_object(infer *I, frame *f, const jinst_insn *in)
+{
+	static const char *const primitive_arrays[] = {"[Z", "[C", "[F", "[D", "[B", "[S", "[I", "[J"};
+	vt v;
+	int rc;
+	switch (in->opcode) {
+	case JINST_OP_NEW:
+		v = (vt){JINST_VT_UNINITIALIZED, (uint16_t)in->offset, 0, NULL};
 		PUSH(v);
-		break;
-	}
-	case 0xbc: { /* newarray */
-		static const char *const names[] = {"[Z", "[C", "[F", "[D", "[B", "[S", "[I", "[J"};
+		return 0;
+	case JINST_OP_NEWARRAY: /* atype T_BOOLEAN (4) ... T_LONG (11) */
 		POP(1);
 		if (in->operand < 4 || in->operand > 11)
 			return JINST_EMALFORMED;
-		PUSH(obj_str(names[in->operand - 4]));
-		break;
-	}
-	case 0xbd: { /* anewarray */
+		PUSH(obj_str(primitive_arrays[in->operand - 4]));
+		return 0;
+	case JINST_OP_ANEWARRAY:
 		POP(1);
-		vt e = class_vt(I, (uint16_t)in->operand);
-		if (e.tag != JINST_VT_OBJECT || e.name_length > UINT16_MAX - 2)
-			return JINST_EMALFORMED;
-		bool arr = e.name[0] == '[';
-		uint8_t *s = jinst_arena_alloc(I->c->arena, (size_t)e.name_length + 3);
-		if (!s)
-			return JINST_ENOMEM;
-		size_t k = 0;
-		s[k++] = '[';
-		if (!arr)
-			s[k++] = 'L';
-		memcpy(s + k, e.name, e.name_length);
-		k += e.name_length;
-		if (!arr)
-			s[k++] = ';';
-		PUSH(obj(s, (uint16_t)k));
-		break;
+		if ((rc = jinst_infer_array_of(I, class_vt(I, (uint16_t)in->operand), &v)))
+			return rc;
+		PUSH(v);
+		return 0;
+	case JINST_OP_CHECKCAST:
+		POP(1);
+		PUSH(class_vt(I, (uint16_t)in->operand));
+		return 0;
+	default: /* multianewarray */
+		POP(in->operand2);
+		PUSH(class_vt(I, (uint16_t)in->operand));
+		return 0;
 	}
-	case 0xbe: POP(1); PUSH(I->integer); break;
-	case 0xbf: POP(1); break;
-	case 0xc0: POP(1); PUSH(class_vt(I, (uint16_t)in->operand)); break;
-	case 0xc1: POP(1); PUSH(I->integer); break;
-	case 0xc2: case 0xc3: POP(1); break;
-	case 0xc5: POP(in->operand2); PUSH(class_vt(I, (uint16_t)in->operand)); break;
-	case 0xc6: case 0xc7: POP(1); break;
+}
+
+/* Runs one instruction. Returns 0, or a negative error code. */
+static inline __attribute__((always_inline)) int step_insn(infer *I, frame *f, const jinst_insn *in)
+{
+	const jinst_opcode_info *op = &jinst_opcodes[in->opcode];
+	if (op->result != JINST_OPR_OTHER)
+		return step_fixed(I, f, in, op);
+	if (op->flags & JINST_OPF_STORE)
+		return step_store(I, f, in);
+	if (op->flags & JINST_OPF_FIELD)
+		return step_field(I, f, in);
+	if (op->flags & JINST_OPF_INVOKE)
+		return step_invoke(I, f, in);
+	switch (in->opcode) {
+	case JINST_OP_LDC: case JINST_OP_LDC_W: case JINST_OP_LDC2_W:
+		return step_ldc(I, f, in);
+	case JINST_OP_ALOAD: case JINST_OP_ALOAD_0: case JINST_OP_ALOAD_1: case JINST_OP_ALOAD_2: case JINST_OP_ALOAD_3:
+	case JINST_OP_AALOAD:
+		return step_aload(I, f, in);
+	case JINST_OP_DUP: case JINST_OP_DUP_X1: case JINST_OP_DUP_X2: case JINST_OP_DUP2: case JINST_OP_DUP2_X1:
+	case JINST_OP_DUP2_X2: case JINST_OP_SWAP:
+		return step_dup(I, f, in);
+	case JINST_OP_NEW: case JINST_OP_NEWARRAY: case JINST_OP_ANEWARRAY: case JINST_OP_CHECKCAST:
+	case JINST_OP_MULTIANEWARRAY:
+		return step_object(I, f, in);
 	default:
 		return JINST_EUNSUPPORTED; /* jsr, ret, jsr_w */
 	}
-	return 0;
-overflow:
-	return jinst_fail(I->diag, JINST_EMALFORMED, JINST_NO_OFFSET, "stack overflow at pc %u (max_stack %u)",
-	                  (unsigned)in->offset, I->max_stack);
-underflow:
-	return jinst_fail(I->diag, JINST_EMALFORMED, JINST_NO_OFFSET, "stack underflow at pc %u", (unsigned)in->offset);
 }
 
 static inline __attribute__((always_inline)) int step(infer *I, frame *f, const jinst_insn *in)
@@ -831,7 +621,7 @@ static inline __attribute__((always_inline)) int step(infer *I, frame *f, const 
 
 static bool falls_through(uint8_t op)
 {
-	return !(op_flags[op] & X);
+	return !(jinst_opcodes[op].flags & JINST_OPF_UNCONDITIONAL);
 }
 
 /* Flows the state into the handler of every exception entry covering the
@@ -875,9 +665,9 @@ static int dead_block_frame(infer *I, uint32_t b, jinst_full_frame *o)
 	uint32_t end = b + 1 < I->nblocks ? I->block_start[b + 1] : I->n;
 	uint32_t from = I->insns[first].offset;
 	uint32_t to = end < I->n ? I->insns[end].offset : I->code->code_length;
-	bool patched = I->insns[end - 1].opcode == 0xbf && I->max_stack >= 1;
+	bool patched = I->insns[end - 1].opcode == JINST_OP_ATHROW && I->max_stack >= 1;
 	for (uint32_t i = first; patched && i + 1 < end; i++)
-		patched = I->insns[i].opcode == 0x00;
+		patched = I->insns[i].opcode == JINST_OP_NOP;
 	for (uint16_t k = 0; patched && k < I->code->exception_count; k++)
 		patched = I->code->exceptions[k].end_pc <= from || I->code->exceptions[k].start_pc >= to;
 	if (!patched)
@@ -894,36 +684,18 @@ static int dead_block_frame(infer *I, uint32_t b, jinst_full_frame *o)
 	return 0;
 }
 
-int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *code, const jinst_hierarchy *h,
-                       jinst_full_frame **frames, uint32_t *count, jinst_diag *diag)
+/* Phase 1: the blocks. Leaders are the first instruction, jump targets,
+ * handlers, range starts and what follows a block end; target[i] says an
+ * instruction needs a frame (jumped to or a handler). */
+static int find_blocks(infer *I, const uint32_t *jumps, uint32_t njumps)
 {
-	infer I = {.c = c, .m = m, .code = code, .h = h, .diag = diag};
-	if (diag) {
-		/* step() returns bare codes and the end says why when nothing inner
-		 * did: a message left from an earlier call must not stand in. */
-		diag->code = 0;
-		diag->message[0] = '\0';
-	}
-	I.max_locals = code->max_locals;
-	I.max_stack = code->max_stack;
-	I.top = (vt){JINST_VT_TOP, 0, 0, NULL};
-	I.integer = (vt){JINST_VT_INTEGER, 0, 0, NULL};
-	I.flt = (vt){JINST_VT_FLOAT, 0, 0, NULL};
-	I.lng = (vt){JINST_VT_LONG, 0, 0, NULL};
-	I.dbl = (vt){JINST_VT_DOUBLE, 0, 0, NULL};
-	I.null = (vt){JINST_VT_NULL, 0, 0, NULL};
-	I.throwable = obj_str("java/lang/Throwable");
-	*frames = NULL;
-	*count = 0;
-	uint32_t *jumps, njumps;
-	int rc = jinst_code_decode_at(c, code, &I.insns, &I.n, &I.insn_at, &jumps, &njumps, diag);
-	if (rc)
-		return rc;
-	jinst_arena *A = c->arena;
-	I.block_of = jinst_arena_alloc(A, (size_t)I.n * sizeof(uint32_t));
-	bool *leader = jinst_arena_zalloc(A, (size_t)I.n + 1);
-	bool *target = jinst_arena_zalloc(A, (size_t)I.n + 1); /* jumped to or a handler: needs a frame */
-	if (!I.block_of || !leader || !target)
+	jinst_diag *diag = I->diag;
+	const jinst_code *code = I->code;
+	jinst_arena *A = I->c->arena;
+	I->block_of = jinst_arena_alloc(A, (size_t)I->n * sizeof(uint32_t));
+	bool *leader = I->leader = jinst_arena_zalloc(A, (size_t)I->n + 1);
+	bool *target = I->target = jinst_arena_zalloc(A, (size_t)I->n + 1);
+	if (!I->block_of || !leader || !target)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
 	/* Block leaders: the first instruction, targets, handlers, and what
 	 * follows a block end. Targets come from the decoder's list of jumps,
@@ -935,9 +707,9 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 	 * (The loops read the arrays through locals: their stores to bool
 	 * arrays may alias anything, which would make the compiler load each of
 	 * I's fields again after every store.) */
-	const jinst_insn *insns = I.insns;
-	const int32_t *at = I.insn_at;
-	uint32_t n = I.n;
+	const jinst_insn *insns = I->insns;
+	const int32_t *at = I->insn_at;
+	uint32_t n = I->n;
 	leader[0] = true;
 	for (uint32_t j = 0; j < njumps; j++) {
 		const jinst_insn *in = &insns[jumps[j]];
@@ -969,15 +741,15 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 	 * overwrites that unless it is this one (the last write may land one
 	 * past the blocks, hence n + 1 entries). leader[0] is set, so block_of
 	 * is never -1. */
-	I.block_start = jinst_arena_alloc(A, ((size_t)I.n + 1) * sizeof(uint32_t));
-	if (!I.block_start)
+	I->block_start = jinst_arena_alloc(A, ((size_t)I->n + 1) * sizeof(uint32_t));
+	if (!I->block_start)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-	uint32_t *block_start = I.block_start, *block_of = I.block_of, nblocks = 0;
+	uint32_t *block_start = I->block_start, *block_of = I->block_of, nblocks = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		uint8_t flags = op_flags[insns[i].opcode];
-		if (flags & S)
+		uint16_t flags = jinst_opcodes[insns[i].opcode].flags;
+		if (flags & JINST_OPF_SUBROUTINE)
 			return jinst_fail(diag, JINST_EUNSUPPORTED, JINST_NO_OFFSET, "jsr/ret: subroutines must be inlined first");
-		if (flags & E)
+		if (flags & JINST_OPF_UNCONDITIONAL) /* ends a block (jsr and ret were refused above) */
 			leader[i + 1] = true;
 		block_start[nblocks] = i;
 		nblocks += leader[i];
@@ -987,143 +759,176 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 		return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "exception table entry %u is off an instruction",
 		                  (unsigned)bad_entry);
 	leader[n] = true;
-	I.nblocks = nblocks;
-	I.in = jinst_arena_zalloc(A, (size_t)I.nblocks * sizeof(state));
-	I.work = jinst_arena_alloc(A, (size_t)I.nblocks * sizeof(uint32_t));
-	I.queued = jinst_arena_zalloc(A, I.nblocks);
-	vt *pool = jinst_arena_alloc(A, ((size_t)I.nblocks + 1) * ((size_t)I.max_locals + I.max_stack + 1) * sizeof(vt));
-	if (!I.in || !I.work || !I.queued || !pool)
+	I->nblocks = nblocks;
+	return 0;
+}
+
+/* Phase 2: an entry state per block, the walk's frame f, and what each
+ * exception entry catches and covers. */
+static int alloc_states(infer *I, frame *f)
+{
+	jinst_diag *diag = I->diag;
+	const jinst_code *code = I->code;
+	jinst_arena *A = I->c->arena;
+	I->in = jinst_arena_zalloc(A, (size_t)I->nblocks * sizeof(state));
+	I->work = jinst_arena_alloc(A, (size_t)I->nblocks * sizeof(uint32_t));
+	I->queued = jinst_arena_zalloc(A, I->nblocks);
+	vt *pool = jinst_arena_alloc(A, ((size_t)I->nblocks + 1) * ((size_t)I->max_locals + I->max_stack + 1) * sizeof(vt));
+	if (!I->in || !I->work || !I->queued || !pool)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-	size_t per = (size_t)I.max_locals + I.max_stack + 1;
-	for (uint32_t b = 0; b < I.nblocks; b++) {
-		I.in[b].locals = pool + b * per;
-		I.in[b].stack = I.in[b].locals + I.max_locals;
+	size_t per = (size_t)I->max_locals + I->max_stack + 1;
+	for (uint32_t b = 0; b < I->nblocks; b++) {
+		I->in[b].locals = pool + b * per;
+		I->in[b].stack = I->in[b].locals + I->max_locals;
 	}
-	frame f = {pool + I.nblocks * per, pool + I.nblocks * per + I.max_locals, 0};
-	I.covered = jinst_arena_zalloc(A, (size_t)I.n + 1);
-	I.ex_type = jinst_arena_alloc(A, ((size_t)code->exception_count + 1) * sizeof(vt));
-	I.ex_block = jinst_arena_alloc(A, ((size_t)code->exception_count + 1) * sizeof(uint32_t));
-	I.ex_epoch = jinst_arena_zalloc(A, ((size_t)code->exception_count + 1) * sizeof(uint32_t));
-	if (!I.covered || !I.ex_type || !I.ex_block || !I.ex_epoch)
+	*f = (frame){pool + I->nblocks * per, pool + I->nblocks * per + I->max_locals, 0};
+	I->covered = jinst_arena_zalloc(A, (size_t)I->n + 1);
+	I->ex_type = jinst_arena_alloc(A, ((size_t)code->exception_count + 1) * sizeof(vt));
+	I->ex_block = jinst_arena_alloc(A, ((size_t)code->exception_count + 1) * sizeof(uint32_t));
+	I->ex_epoch = jinst_arena_zalloc(A, ((size_t)code->exception_count + 1) * sizeof(uint32_t));
+	if (!I->covered || !I->ex_type || !I->ex_block || !I->ex_epoch)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
 	for (uint16_t k = 0; k < code->exception_count; k++) {
 		const jinst_exception_entry *e = &code->exceptions[k];
-		I.ex_type[k] = e->catch_type ? class_vt(&I, e->catch_type) : I.throwable;
-		if (I.malformed)
+		I->ex_type[k] = e->catch_type ? class_vt(I, e->catch_type) : I->throwable;
+		if (I->malformed)
 			return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "handler %u catches a malformed class name",
 			                  (unsigned)k);
-		I.ex_block[k] = block_at(&I, e->handler_pc);
-		for (uint32_t i = (uint32_t)I.insn_at[e->start_pc]; i < I.n && I.insns[i].offset < e->end_pc; i++)
-			I.covered[i] = true;
+		I->ex_block[k] = block_at(I, e->handler_pc);
+		for (uint32_t i = (uint32_t)I->insn_at[e->start_pc]; i < I->n && I->insns[i].offset < e->end_pc; i++)
+			I->covered[i] = true;
 	}
 
+	return 0;
+}
+
+/* Phase 3: the state at the method's entry, from its descriptor. */
+static int entry_state(infer *I, frame *f)
+{
+	jinst_diag *diag = I->diag;
 	/* The entry state from the descriptor. */
 	const vt *init;
 	uint16_t ninit;
-	rc = jinst_initial_frame(c, m, &init, &ninit, diag);
+	int rc = jinst_initial_frame(I->c, I->m, &init, &ninit, diag);
 	if (rc)
 		return rc;
-	for (uint16_t i = 0; i < I.max_locals; i++)
-		f.locals[i] = I.top;
+	for (uint16_t i = 0; i < I->max_locals; i++)
+		f->locals[i] = I->top;
 	uint32_t slot = 0;
 	for (uint16_t i = 0; i < ninit; i++) {
-		if (slot >= I.max_locals)
-			return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "arguments need more than max_locals %u", I.max_locals);
-		f.locals[slot++] = init[i];
+		if (slot >= I->max_locals)
+			return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "arguments need more than max_locals %u", I->max_locals);
+		f->locals[slot++] = init[i];
 		if (is_cat2(&init[i]))
 			slot++;
 	}
-	const bool *covered = I.covered;
-	rc = flow_into(&I, 0, f.locals, f.stack, 0);
-	while (!rc && I.nwork) {
-		uint32_t b = I.work[--I.nwork];
-		I.queued[b] = false;
-		memcpy(f.locals, I.in[b].locals, I.max_locals * sizeof(vt));
-		memcpy(f.stack, I.in[b].stack, I.in[b].nstack * sizeof(vt));
-		f.sp = I.in[b].nstack;
-		I.epoch++; /* new locals */
-		uint32_t i = I.block_start[b];
+	return 0;
+}
+
+/* Phase 4: the worklist, until no entry state changes. */
+static int run(infer *I, const frame *fin)
+{
+	jinst_diag *diag = I->diag;
+	const bool *covered = I->covered;
+	const bool *leader = I->leader;
+	const jinst_insn *insns = I->insns;
+	frame f = *fin;
+	int rc = flow_into(I, 0, f.locals, f.stack, 0);
+	while (!rc && I->nwork) {
+		uint32_t b = I->work[--I->nwork];
+		I->queued[b] = false;
+		memcpy(f.locals, I->in[b].locals, I->max_locals * sizeof(vt));
+		memcpy(f.stack, I->in[b].stack, I->in[b].nstack * sizeof(vt));
+		f.sp = I->in[b].nstack;
+		I->epoch++; /* new locals */
+		uint32_t i = I->block_start[b];
 		for (;; i++) {
 			const jinst_insn *in = &insns[i];
-			if (covered[i] && (rc = handlers(&I, &f, i)) != 0)
+			if (covered[i] && (rc = handlers(I, &f, i)) != 0)
 				break;
-			rc = step(&I, &f, in);
+			rc = step(I, &f, in);
 			if (rc)
 				break;
-			uint8_t op = in->opcode, flags = op_flags[op];
+			uint8_t op = in->opcode;
+			uint16_t flags = jinst_opcodes[op].flags;
 			/* Handlers see the locals after an instruction too: HotSpot checks
 			 * them after every instruction but a store (and before a store, as
 			 * JVMS 4.10.1.4 says); besides stores only invokespecial <init>
 			 * changes locals, replacing an uninitialized type. Merging both
 			 * states keeps the handler's frame right for either reading. */
-			if (flags & L) {
-				I.epoch++; /* the locals may have changed */
-				if (covered[i] && (rc = handlers(&I, &f, i)) != 0)
+			if ((flags & JINST_OPF_STORE) || op == JINST_OP_INVOKESPECIAL) {
+				I->epoch++; /* the locals may have changed */
+				if (covered[i] && (rc = handlers(I, &f, i)) != 0)
 					break;
 			}
-			if (flags & J)
-				rc = flow_into(&I, block_at(&I, in->operand), f.locals, f.stack, f.sp);
-			if (!rc && (flags & W)) {
-				rc = flow_into(&I, block_at(&I, in->sw->default_target), f.locals, f.stack, f.sp);
+			if (flags & JINST_OPF_BRANCH)
+				rc = flow_into(I, block_at(I, in->operand), f.locals, f.stack, f.sp);
+			if (!rc && (flags & JINST_OPF_SWITCH)) {
+				rc = flow_into(I, block_at(I, in->sw->default_target), f.locals, f.stack, f.sp);
 				for (uint32_t t = 0; !rc && t < in->sw->count; t++)
-					rc = flow_into(&I, block_at(&I, in->sw->targets[t]), f.locals, f.stack, f.sp);
+					rc = flow_into(I, block_at(I, in->sw->targets[t]), f.locals, f.stack, f.sp);
 			}
 			if (rc)
 				break;
 			if (leader[i + 1]) {
-				if (!(flags & X)) {
-					if (i + 1 >= I.n)
+				if (!(flags & JINST_OPF_UNCONDITIONAL)) {
+					if (i + 1 >= I->n)
 						rc = jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "code falls off its end");
 					else
-						rc = flow_into(&I, I.block_of[i + 1], f.locals, f.stack, f.sp);
+						rc = flow_into(I, I->block_of[i + 1], f.locals, f.stack, f.sp);
 				}
 				break;
 			}
 		}
 	}
-	if (rc) {
-		if (rc == JINST_EMALFORMED && diag && !diag->message[0])
-			jinst_fail(diag, rc, JINST_NO_OFFSET, "code does not type-check");
-		return rc;
-	}
-	/* Frames where the verifier wants them: every block reached by a jump or
-	 * a handler, or that follows a block end (JVMS 4.10.1). */
-	jinst_full_frame *out = jinst_arena_alloc(A, (size_t)I.nblocks * sizeof(*out));
+	if (rc == JINST_EMALFORMED && diag && !diag->message[0])
+		jinst_fail(diag, rc, JINST_NO_OFFSET, "code does not type-check");
+	return rc;
+}
+
+/* Phase 5: frames where the verifier wants them: every block reached by
+ * a jump or a handler, or that follows a block end (JVMS 4.10.1). */
+static int collect_frames(infer *I, jinst_full_frame **frames, uint32_t *count)
+{
+	jinst_diag *diag = I->diag;
+	jinst_arena *A = I->c->arena;
+	const bool *target = I->target;
+	jinst_full_frame *out = jinst_arena_alloc(A, (size_t)I->nblocks * sizeof(*out));
 	if (!out)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
 	uint32_t nf = 0;
-	for (uint32_t b = 0; b < I.nblocks; b++) {
-		uint32_t i = I.block_start[b];
-		if (!I.in[b].set) {
-			rc = dead_block_frame(&I, b, &out[nf]);
+	for (uint32_t b = 0; b < I->nblocks; b++) {
+		uint32_t i = I->block_start[b];
+		if (!I->in[b].set) {
+			int rc = dead_block_frame(I, b, &out[nf]);
 			if (rc)
 				return rc;
 			nf++;
 			continue;
 		}
-		if (!target[i] && (i == 0 || falls_through(I.insns[i - 1].opcode)))
+		if (!target[i] && (i == 0 || falls_through(I->insns[i - 1].opcode)))
 			continue;
 		jinst_full_frame *o = &out[nf++];
-		o->offset = I.insns[i].offset;
-		o->locals = jinst_arena_alloc(A, ((size_t)I.max_locals + 1) * sizeof(vt));
-		o->stack = jinst_arena_alloc(A, ((size_t)I.in[b].nstack + 1) * sizeof(vt));
+		o->offset = I->insns[i].offset;
+		o->locals = jinst_arena_alloc(A, ((size_t)I->max_locals + 1) * sizeof(vt));
+		o->stack = jinst_arena_alloc(A, ((size_t)I->in[b].nstack + 1) * sizeof(vt));
 		if (!o->locals || !o->stack)
 			return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
 		/* Trailing tops are left out, and a long/double is listed once. */
 		uint16_t last = 0;
-		for (uint16_t s = 0; s < I.max_locals; s++)
-			if (I.in[b].locals[s].tag != JINST_VT_TOP)
+		for (uint16_t s = 0; s < I->max_locals; s++)
+			if (I->in[b].locals[s].tag != JINST_VT_TOP)
 				last = (uint16_t)(s + 1);
 		o->nlocals = 0;
 		for (uint16_t s = 0; s < last; s++) {
-			o->locals[o->nlocals++] = I.in[b].locals[s];
-			if (is_cat2(&I.in[b].locals[s]))
+			o->locals[o->nlocals++] = I->in[b].locals[s];
+			if (is_cat2(&I->in[b].locals[s]))
 				s++;
 		}
 		o->nstack = 0;
-		for (uint16_t s = 0; s < I.in[b].nstack; s++) {
-			o->stack[o->nstack++] = I.in[b].stack[s];
-			if (is_cat2(&I.in[b].stack[s]))
+		for (uint16_t s = 0; s < I->in[b].nstack; s++) {
+			o->stack[o->nstack++] = I->in[b].stack[s];
+			if (is_cat2(&I->in[b].stack[s]))
 				s++;
 		}
 	}
@@ -1132,168 +937,38 @@ int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *
 	return 0;
 }
 
-/*
- * Unreachable code. The verifier type-checks every instruction, reached or
- * not, against the frame in force there, and a block after an unconditional
- * transfer needs a frame of its own (JVMS 4.10.1). Data flow gives no state
- * to code no path reaches, so such code is rewritten the way ASM's
- * COMPUTE_FRAMES does: each maximal run of unreached instructions becomes
- * nop ... nop athrow (same length, so no offset moves), verified from a
- * frame of no locals and a Throwable on the stack, and the run is cut out of
- * every exception range, since that frame's locals would not match what the
- * handler's frame asks for. An entry whose range holds only dead code goes;
- * its handler was dead too, as a handler is reached exactly when some
- * instruction it covers is.
- */
-int jinst_code_patch_unreachable(jinst_class *c, jinst_code *code, uint32_t *patched, jinst_diag *diag)
+int jinst_frames_infer(jinst_class *c, const jinst_member *m, const jinst_code *code, const jinst_hierarchy *h,
+                       jinst_full_frame **frames, uint32_t *count, jinst_diag *diag)
 {
-	*patched = 0;
-	jinst_insn *insns;
-	uint32_t n;
-	int rc = jinst_code_decode(c, code, &insns, &n, diag);
+	infer I = {.c = c, .m = m, .code = code, .h = h, .diag = diag};
+	if (diag) {
+		/* step() returns bare codes and the end says why when nothing inner
+		 * did: a message left from an earlier call must not stand in. */
+		diag->code = 0;
+		diag->message[0] = '\0';
+	}
+	I.max_locals = code->max_locals;
+	I.max_stack = code->max_stack;
+	init_types(&I);
+	I.throwable = obj_str("java/lang/Throwable");
+	*frames = NULL;
+	*count = 0;
+	uint32_t *jumps, njumps;
+	int rc = jinst_code_decode_at(c, code, &I.insns, &I.n, &I.insn_at, &jumps, &njumps, diag);
 	if (rc)
 		return rc;
-	jinst_arena *A = c->arena;
-	uint32_t len = code->code_length;
-	int32_t *insn_at = jinst_arena_alloc(A, (size_t)len * sizeof(int32_t));
-	bool *reached = jinst_arena_zalloc(A, (size_t)n);
-	uint32_t *work = jinst_arena_alloc(A, (size_t)n * sizeof(uint32_t));
-	if (!insn_at || !reached || !work)
-		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-	for (uint32_t i = 0; i < len; i++)
-		insn_at[i] = -1;
-	for (uint32_t i = 0; i < n; i++)
-		insn_at[insns[i].offset] = (int32_t)i;
-	for (uint16_t k = 0; k < code->exception_count; k++) {
-		const jinst_exception_entry *e = &code->exceptions[k];
-		if (e->handler_pc >= len || insn_at[e->handler_pc] < 0)
-			return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET,
-			                  "exception table entry %u: handler %u is not an instruction", k, e->handler_pc);
-	}
-	uint32_t nwork = 0;
-	reached[0] = true;
-	work[nwork++] = 0;
-#define REACH(pc) do { int32_t r_ = insn_at[(pc)]; \
-		if (r_ >= 0 && !reached[r_]) { reached[r_] = true; work[nwork++] = (uint32_t)r_; } } while (0)
-	while (nwork) {
-		const jinst_insn *in = &insns[work[--nwork]];
-		uint32_t i = (uint32_t)(in - insns);
-		for (uint16_t k = 0; k < code->exception_count; k++) {
-			const jinst_exception_entry *e = &code->exceptions[k];
-			if (in->offset >= e->start_pc && in->offset < e->end_pc)
-				REACH(e->handler_pc);
-		}
-		enum jinst_operand_kind kind = in->wide ? JINST_OPND_LOCAL : jinst_opcode_operands(in->opcode);
-		if (kind == JINST_OPND_BRANCH2 || kind == JINST_OPND_BRANCH4)
-			REACH(in->operand); /* jsr too: its subroutine, and what follows once ret comes back */
-		if (in->sw) {
-			REACH(in->sw->default_target);
-			for (uint32_t t = 0; t < in->sw->count; t++)
-				REACH(in->sw->targets[t]);
-		}
-		if (falls_through(in->opcode) && i + 1 < n)
-			REACH(insns[i + 1].offset);
-	}
-#undef REACH
-	/* A run already in the patched form, outside every range, stays as it
-	 * is (so patching twice changes nothing): count it as reached. */
-	for (uint32_t i = 0; i < n; i++) {
-		if (reached[i])
-			continue;
-		uint32_t j = i;
-		while (j < n && !reached[j] && insns[j].opcode == 0x00)
-			j++;
-		if (j < n && !reached[j] && insns[j].opcode == 0xbf && (j + 1 == n || reached[j + 1])) {
-			bool covered = false;
-			for (uint16_t k = 0; k < code->exception_count; k++)
-				covered |= code->exceptions[k].start_pc <= insns[j].offset &&
-				           code->exceptions[k].end_pc > insns[i].offset;
-			if (!covered && code->max_stack >= 1)
-				for (uint32_t x = i; x <= j; x++)
-					reached[x] = true;
-		}
-		i = j;
-	}
-	/* The dead runs, as [from, to) byte ranges in code order. */
-	uint32_t nruns = 0;
-	for (uint32_t i = 0; i < n; i++)
-		if (!reached[i] && (i == 0 || reached[i - 1]))
-			nruns++;
-	if (!nruns)
-		return 0;
-	uint32_t *from = jinst_arena_alloc(A, (size_t)nruns * sizeof(uint32_t));
-	uint32_t *to = jinst_arena_alloc(A, (size_t)nruns * sizeof(uint32_t));
-	uint8_t *bytes = jinst_arena_alloc(A, len);
-	if (!from || !to || !bytes)
-		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-	memcpy(bytes, code->code, len);
-	uint32_t r = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		if (reached[i])
-			continue;
-		uint32_t j = i;
-		while (j < n && !reached[j])
-			j++;
-		from[r] = insns[i].offset;
-		to[r] = j < n ? insns[j].offset : len;
-		memset(bytes + from[r], 0x00, to[r] - from[r]); /* nop */
-		bytes[to[r] - 1] = 0xbf;                          /* athrow */
-		r++;
-		i = j;
-	}
-	/* Each entry loses the runs inside its range: it may split in pieces
-	 * (kept in place, so the first-match order of the table holds) or vanish. */
-	uint32_t cap = 0;
-	for (uint16_t k = 0; k < code->exception_count; k++) {
-		cap++;
-		for (r = 0; r < nruns; r++)
-			if (from[r] > code->exceptions[k].start_pc && to[r] < code->exceptions[k].end_pc)
-				cap++;
-	}
-	jinst_exception_entry *ex = jinst_arena_alloc(A, ((size_t)cap + 1) * sizeof(*ex));
-	if (!ex)
-		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-	uint32_t nex = 0;
-	for (uint16_t k = 0; k < code->exception_count; k++) {
-		jinst_exception_entry e = code->exceptions[k];
-		uint32_t s = e.start_pc;
-		for (r = 0; r < nruns && s < e.end_pc; r++) {
-			if (to[r] <= s || from[r] >= e.end_pc)
-				continue;
-			if (from[r] > s) {
-				ex[nex] = e;
-				ex[nex].start_pc = (uint16_t)s;
-				ex[nex++].end_pc = (uint16_t)from[r];
-			}
-			s = to[r];
-		}
-		if (s < e.end_pc) {
-			ex[nex] = e;
-			ex[nex++].start_pc = (uint16_t)s;
-		}
-	}
-	if (nex > 65535)
-		return jinst_fail(diag, JINST_ETOOLARGE, JINST_NO_OFFSET,
-		                  "cutting dead code out of the exception table needs %u entries", (unsigned)nex);
-	code->code = bytes;
-	code->exceptions = ex;
-	code->exception_count = (uint16_t)nex;
-	if (code->max_stack < 1)
-		code->max_stack = 1; /* the Throwable of the dead runs' frame */
-	*patched = nruns;
-	return 0;
+	frame f;
+	if ((rc = find_blocks(&I, jumps, njumps)) || (rc = alloc_states(&I, &f)) || (rc = entry_state(&I, &f)) ||
+	    (rc = run(&I, &f)))
+		return rc;
+	return collect_frames(&I, frames, count);
 }
 
 int jinst_sim_step(jinst_class *c, jinst_sim *s, const jinst_insn *in, jinst_diag *diag)
 {
 	infer I = {.c = c, .diag = diag, .max_locals = s->max_locals, .max_stack = s->max_stack,
 	           .new_class = s->new_class, .new_ctx = s->ctx};
-	I.top = (vt){JINST_VT_TOP, 0, 0, NULL};
-	I.integer = (vt){JINST_VT_INTEGER, 0, 0, NULL};
-	I.flt = (vt){JINST_VT_FLOAT, 0, 0, NULL};
-	I.lng = (vt){JINST_VT_LONG, 0, 0, NULL};
-	I.dbl = (vt){JINST_VT_DOUBLE, 0, 0, NULL};
-	I.null = (vt){JINST_VT_NULL, 0, 0, NULL};
+	init_types(&I);
 	frame f = {s->locals, s->stack, s->sp};
 	int rc = step(&I, &f, in);
 	s->sp = f.sp;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "jinst/classfile.h"
+#include "jinst/opcodes.h"
 
 /* ---- the model --------------------------------------------------------------- */
 
@@ -324,10 +325,6 @@ enum jinst_attr_kind jinst_attr_kind_of(const uint8_t *name, uint16_t len, enum 
  * per name and class (cls->attr_kinds); UNKNOWN when it is no Utf8. */
 enum jinst_attr_kind jinst_attr_kind_at(jinst_class *cls, uint16_t name_index, enum jinst_attr_context ctx);
 
-/* Length of each opcode whose length is fixed, 0 for the others (wide,
- * the switches, invalid bytes): the common case of jinst_insn_length,
- * for loops that walk code and call the function only on a 0. */
-extern const uint8_t jinst_op_length[256];
 /* Length of the instruction at code[pc] (pc < len), or 0 when it is
  * malformed or runs past the end. Switches are measured from their padding
  * and counts. */

@@ -79,12 +79,12 @@ typedef struct inliner {
 
 static bool is_jsr(uint8_t op)
 {
-	return op == 0xa8 || op == 0xc9;
+	return op == JINST_OP_JSR || op == JINST_OP_JSR_W;
 }
 
 static bool no_fall_through(uint8_t op)
 {
-	return op == 0xa7 || op == 0xc8 || (op >= 0xaa && op <= 0xb1) || op == 0xbf || op == 0xa9;
+	return jinst_opcodes[op].flags & JINST_OPF_UNCONDITIONAL;
 }
 
 /* The members of the subroutine entered at instruction `entry` into J->member. */
@@ -144,10 +144,10 @@ static int emit(inliner *J, uint8_t kind, uint32_t insn, uint32_t inst, uint32_t
 /* The local a ret reads, and the one an astore writes (NONE for other instructions). */
 static uint32_t astore_local(const jinst_insn *in)
 {
-	if (in->opcode == 0x3a)
+	if (in->opcode == JINST_OP_ASTORE)
 		return (uint32_t)in->operand;
-	if (in->opcode >= 0x4b && in->opcode <= 0x4e)
-		return in->opcode - 0x4bu;
+	if (in->opcode >= JINST_OP_ASTORE_0 && in->opcode <= JINST_OP_ASTORE_3)
+		return in->opcode - (uint32_t)JINST_OP_ASTORE_0;
 	return NONE;
 }
 
@@ -196,8 +196,8 @@ static int emit_instance(inliner *J, uint32_t k)
 			if (!rc)
 				rc = emit(J, E_ACONST_NULL, i, k, NONE, NONE);
 			if (!rc)
-				rc = emit(J, in->opcode == 0xc9 ? E_GOTO_W : E_GOTO, i, k, child, J->inst[child].entry);
-		} else if (in->opcode == 0xa9) {
+				rc = emit(J, in->opcode == JINST_OP_JSR_W ? E_GOTO_W : E_GOTO, i, k, child, J->inst[child].entry);
+		} else if (in->opcode == JINST_OP_RET) {
 			if (!k || (uint32_t)in->operand != ret_local)
 				return jinst_fail(J->diag, JINST_EUNSUPPORTED, JINST_NO_OFFSET,
 				                  "ret at pc %u does not return from the subroutine it is in",
@@ -225,7 +225,7 @@ static uint32_t item_length(const inliner *J, const item *it, uint32_t offset)
 	if (!in->sw)
 		return in->length;
 	uint32_t pad = 3 - (offset & 3);
-	return 1 + pad + (in->opcode == 0xaa ? 12 + 4 * in->sw->count : 8 + 8 * in->sw->count);
+	return 1 + pad + (in->opcode == JINST_OP_TABLESWITCH ? 12 + 4 * in->sw->count : 8 + 8 * in->sw->count);
 }
 
 /* The new offset of the copy of original pc `pc` in instantiation k. */
@@ -259,11 +259,11 @@ static int encode(inliner *J, uint8_t *out)
 		int32_t at = (int32_t)it->offset;
 		int rc = 0;
 		if (it->kind == E_ACONST_NULL) {
-			p[0] = 0x01;
+			p[0] = JINST_OP_ACONST_NULL;
 			continue;
 		}
 		if (it->kind == E_GOTO || it->kind == E_GOTO_W) {
-			p[0] = it->kind == E_GOTO ? 0xa7 : 0xc8;
+			p[0] = it->kind == E_GOTO ? JINST_OP_GOTO : JINST_OP_GOTO_W;
 			int32_t to = (int32_t)J->items[J->inst[it->target_inst].first[it->target_insn]].offset;
 			rc = put_branch(J, p + 1, at, to, it->kind == E_GOTO_W);
 			if (rc)
@@ -283,7 +283,7 @@ static int encode(inliner *J, uint8_t *out)
 			int32_t d = new_pc(J, it->inst, in->sw->default_target);
 			rc = put_branch(J, q, at, d, true);
 			q += 4;
-			if (in->opcode == 0xaa) {
+			if (in->opcode == JINST_OP_TABLESWITCH) {
 				jinst_put_u4(q, (uint32_t)in->sw->low);
 				jinst_put_u4(q + 4, (uint32_t)in->sw->high);
 				q += 8;
@@ -292,7 +292,7 @@ static int encode(inliner *J, uint8_t *out)
 				q += 4;
 			}
 			for (uint32_t t = 0; !rc && t < in->sw->count; t++) {
-				if (in->opcode == 0xab) {
+				if (in->opcode == JINST_OP_LOOKUPSWITCH) {
 					jinst_put_u4(q, (uint32_t)in->sw->keys[t]);
 					q += 4;
 				}
@@ -433,7 +433,7 @@ int jinst_code_inline_subroutines(jinst_class *c, jinst_code *code, uint32_t *co
 		return rc;
 	bool any = false;
 	for (uint32_t i = 0; i < J.n && !any; i++)
-		any = is_jsr(J.insns[i].opcode) || J.insns[i].opcode == 0xa9;
+		any = is_jsr(J.insns[i].opcode) || J.insns[i].opcode == JINST_OP_RET;
 	if (!any)
 		return 0;
 	jinst_arena *A = c->arena;

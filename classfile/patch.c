@@ -112,21 +112,20 @@ static inline bool is_start(const jinst_patch *p, uint32_t off)
 	return off < p->code_length && (p->is_start[off >> 3] >> (off & 7) & 1);
 }
 
-static inline bool is_branch(uint8_t op)
-{
-	return (op >= 0x99 && op <= 0xa8) || (op >= 0xc6 && op <= 0xc9);
-}
-
 static inline bool has_offsets(uint8_t op)
 {
-	return is_branch(op) || op == 0xaa || op == 0xab;
+	return jinst_opcodes[op].flags & (JINST_OPF_BRANCH | JINST_OPF_SWITCH);
 }
 
 /* goto, goto_w, the switches, ret, *return, athrow: no fall-through. */
 static inline bool is_transfer(uint8_t op)
 {
-	return op == 0xa7 || op == 0xc8 || op == 0xaa || op == 0xab || op == 0xa9 || (op >= 0xac && op <= 0xb1) ||
-	       op == 0xbf;
+	return jinst_opcodes[op].flags & JINST_OPF_UNCONDITIONAL;
+}
+
+static inline bool is_switch(uint8_t op)
+{
+	return jinst_opcodes[op].flags & JINST_OPF_SWITCH;
 }
 
 static inline void set_bit(uint8_t *map, uint32_t off)
@@ -209,7 +208,7 @@ int jinst_patch_open(jinst_patch **out, jinst_class *c, jinst_member *m, jinst_d
 	uint16_t *fix_end = p->starts + len, *fix = fix_end;
 	uint32_t n = 0;
 	for (uint32_t pc = 0; pc < len;) {
-		uint32_t l = jinst_op_length[code[pc]];
+		uint32_t l = jinst_opcodes[code[pc]].length;
 		if (!l || pc + l > len)
 			l = jinst_insn_length(code, len, pc);
 		if (!l)
@@ -218,7 +217,7 @@ int jinst_patch_open(jinst_patch **out, jinst_class *c, jinst_member *m, jinst_d
 			return jinst_fail(diag, JINST_EMALFORMED, a->offset, "Code: too many instructions");
 		p->starts[n++] = (uint16_t)pc;
 		set_bit(p->is_start, pc);
-		uint8_t op = code[pc] == 0xc4 ? code[pc + 1] : code[pc];
+		uint8_t op = code[pc] == JINST_OP_WIDE ? code[pc + 1] : code[pc];
 		if (is_transfer(op) && pc + l < len)
 			set_bit(p->dead, pc + l);
 		if (has_offsets(code[pc])) {
@@ -286,15 +285,15 @@ static bool straight_line(const uint8_t *code, uint32_t len, bool handler)
 	for (uint32_t pc = 0; pc < len;) {
 		uint8_t op = code[pc];
 		uint32_t l = jinst_insn_length(code, len, pc);
-		if (!l || has_offsets(op) || op == 0xa9 || (op >= 0xac && op <= 0xb1))
+		if (!l || jinst_opcodes[op].flags & (JINST_OPF_BRANCH | JINST_OPF_SWITCH | JINST_OPF_SUBROUTINE | JINST_OPF_RETURN))
 			return false;
-		if (op == 0xc4 && code[pc + 1] == 0xa9) /* wide ret */
+		if (op == JINST_OP_WIDE && code[pc + 1] == JINST_OP_RET)
 			return false;
-		if (op == 0xbf && !(handler && pc + 1 == len))
+		if (op == JINST_OP_ATHROW && !(handler && pc + 1 == len))
 			return false;
 		pc += l;
 	}
-	return !handler || (len && code[len - 1] == 0xbf);
+	return !handler || (len && code[len - 1] == JINST_OP_ATHROW);
 }
 
 int jinst_patch_insert(jinst_patch *p, uint32_t offset, enum jinst_where where, const uint8_t *code, uint32_t len,
@@ -400,7 +399,7 @@ static int layout(jinst_patch *p, uint32_t *new_len)
 	uint32_t i = 0, f = 0, n = 0;
 	int64_t shift = 0;
 	for (;;) {
-		while (f < p->nfix && p->code[p->fix[f]] != 0xaa && p->code[p->fix[f]] != 0xab)
+		while (f < p->nfix && !is_switch(p->code[p->fix[f]]))
 			f++;
 		uint32_t at = UINT32_MAX;
 		if (i < p->nins)
@@ -497,13 +496,13 @@ static int relocate(jinst_patch *p, uint32_t at, uint32_t now, out *o, jinst_dia
 {
 	const uint8_t *code = p->code;
 	uint8_t op = code[at];
-	if (op == 0xaa || op == 0xab) {
+	if (is_switch(op)) {
 		uint32_t base = (at + 4) & ~3u;
 		put_u1(o, op);
 		for (uint32_t k = switch_pad(now); k; k--)
 			put_u1(o, 0);
 		uint32_t n, head;
-		if (op == 0xaa) {
+		if (op == JINST_OP_TABLESWITCH) {
 			int32_t lo = (int32_t)jinst_be32(code + base + 4), hi = (int32_t)jinst_be32(code + base + 8);
 			n = (uint32_t)((int64_t)hi - lo + 1);
 			head = 12;
@@ -513,8 +512,8 @@ static int relocate(jinst_patch *p, uint32_t at, uint32_t now, out *o, jinst_dia
 		}
 		/* default (and low, high or npairs), then the offsets (or pairs). */
 		const uint8_t *q = code + base;
-		for (uint32_t k = 0; k < head / 4 + n * (op == 0xab ? 2u : 1u); k++, q += 4) {
-			bool is_target = k == 0 || (op == 0xaa ? k >= 3 : (k >= 2 && k % 2 == 1));
+		for (uint32_t k = 0; k < head / 4 + n * (op == JINST_OP_LOOKUPSWITCH ? 2u : 1u); k++, q += 4) {
+			bool is_target = k == 0 || (op == JINST_OP_TABLESWITCH ? k >= 3 : (k >= 2 && k % 2 == 1));
 			if (!is_target) {
 				put_u4(o, jinst_be32(q));
 				continue;
@@ -529,14 +528,14 @@ static int relocate(jinst_patch *p, uint32_t at, uint32_t now, out *o, jinst_dia
 		}
 		return 0;
 	}
-	bool wide = op == 0xc8 || op == 0xc9;
+	bool wide = jinst_opcodes[op].kind == JINST_OPND_BRANCH4;
 	int32_t rel = wide ? (int32_t)jinst_be32(code + at + 1) : (int16_t)jinst_be16(code + at + 1);
 	int64_t t = (int64_t)at + rel;
 	if (t < 0 || !is_start(p, (uint32_t)t))
 		return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "branch at %u: target %lld not an instruction",
 		                  (unsigned)at, (long long)t);
 	/* jsr's target is a subroutine: no frame there (and none before 51). */
-	if (p->need && op != 0xa8 && op != 0xc9)
+	if (p->need && !(jinst_opcodes[op].flags & JINST_OPF_SUBROUTINE))
 		set_bit(p->need, (uint32_t)t);
 	int64_t nrel = (int64_t)map_pos(p, (uint32_t)t) - now;
 	put_u1(o, op);
@@ -656,7 +655,7 @@ static int copy_vtypes(jinst_patch *p, rd *r, uint32_t n, out *o)
 			put_u2(o, rd_u2(r));
 		} else if (tag == JINST_VT_UNINITIALIZED) {
 			uint16_t off = rd_u2(r);
-			if (r->bad || !is_start(p, off) || p->code[off] != 0xbb)
+			if (r->bad || !is_start(p, off) || p->code[off] != JINST_OP_NEW)
 				return JINST_EMALFORMED;
 			put_u2(o, (uint16_t)map_insn(p, off));
 		}

@@ -50,48 +50,6 @@
 #include "internal.h"
 #include "jinst/patch.h"
 
-enum {
-	OP_ICONST_0 = 0x03, OP_BIPUSH = 0x10, OP_SIPUSH = 0x11, OP_LDC = 0x12, OP_ALOAD = 0x19,
-	OP_ALOAD_0 = 0x2a, OP_ASTORE = 0x3a, OP_ASTORE_0 = 0x4b, OP_IRETURN = 0xac, OP_RETURN = 0xb1,
-	OP_INVOKESPECIAL = 0xb7, OP_INVOKESTATIC = 0xb8, OP_ATHROW = 0xbf, OP_JSR = 0xa8, OP_RET = 0xa9,
-	OP_JSR_W = 0xc9, OP_INVOKEVIRTUAL = 0xb6, OP_ANEWARRAY = 0xbd, OP_MONITORENTER = 0xc2
-};
-
-/* ---- stack effects ---- */
-
-/* pops and pushes in slots for opcodes 0x00-0xc9 whose effect is fixed;
- * 0xff marks the ones that read the constant pool or an operand. */
-static const uint8_t fixed_pop[202] = {
-	/* 0x00 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	/* 0x10 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	/* 0x20 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 2,
-	/* 0x30 */ 2, 2, 2, 2, 2, 2, 1, 2, 1, 2, 1, 1, 1, 1, 1, 2,
-	/* 0x40 */ 2, 2, 2, 1, 1, 1, 1, 2, 2, 2, 2, 1, 1, 1, 1, 3,
-	/* 0x50 */ 4, 3, 4, 3, 3, 3, 3, 1, 2, 1, 2, 3, 2, 3, 4, 2,
-	/* 0x60 */ 2, 4, 2, 4, 2, 4, 2, 4, 2, 4, 2, 4, 2, 4, 2, 4,
-	/* 0x70 */ 2, 4, 2, 4, 1, 2, 1, 2, 2, 3, 2, 3, 2, 3, 2, 4,
-	/* 0x80 */ 2, 4, 2, 4, 0, 1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2,
-	/* 0x90 */ 2, 1, 1, 1, 4, 2, 2, 4, 4, 1, 1, 1, 1, 1, 1, 2,
-	/* 0xa0 */ 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 1, 1, 1, 2, 1, 2,
-	/* 0xb0 */ 1, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 1, 1, 1, 1,
-	/* 0xc0 */ 1, 1, 1, 1, 0, 0xff, 1, 1, 0, 0,
-};
-static const uint8_t fixed_push[202] = {
-	/* 0x00 */ 0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 1, 1, 1, 2, 2,
-	/* 0x10 */ 1, 1, 1, 1, 2, 1, 2, 1, 2, 1, 1, 1, 1, 1, 2, 2,
-	/* 0x20 */ 2, 2, 1, 1, 1, 1, 2, 2, 2, 2, 1, 1, 1, 1, 1, 2,
-	/* 0x30 */ 1, 2, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	/* 0x40 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	/* 0x50 */ 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 3, 4, 4, 5, 6, 2,
-	/* 0x60 */ 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2,
-	/* 0x70 */ 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2,
-	/* 0x80 */ 1, 2, 1, 2, 0, 2, 1, 2, 1, 1, 2, 1, 2, 2, 1, 2,
-	/* 0x90 */ 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0,
-	/* 0xa0 */ 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0,
-	/* 0xb0 */ 0, 0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 1, 1, 1, 1, 0,
-	/* 0xc0 */ 1, 1, 0, 0, 0, 0xff, 0, 0, 0, 1,
-};
-
 static int type_slots(uint8_t c)
 {
 	return c == 'J' || c == 'D' ? 2 : c == 'V' ? 0 : 1;
@@ -214,48 +172,48 @@ static int step(flow *f, fstate *s, const jinst_insn *in, bool *init)
 	uint8_t *st = s->stack;
 	int pop, push;
 	*init = false;
-	if (op == OP_ALOAD || (op >= OP_ALOAD_0 && op < OP_ALOAD_0 + 4)) {
-		uint32_t l = op == OP_ALOAD ? (uint32_t)in->operand : (uint32_t)(op - OP_ALOAD_0);
+	if (op == JINST_OP_ALOAD || (op >= JINST_OP_ALOAD_0 && op < JINST_OP_ALOAD_0 + 4)) {
+		uint32_t l = op == JINST_OP_ALOAD ? (uint32_t)in->operand : (uint32_t)(op - JINST_OP_ALOAD_0);
 		if (l >= f->max_locals || s->sp >= f->max_stack)
 			return JINST_EMALFORMED;
 		st[s->sp++] = s->locals[l];
 		return 0;
 	}
-	if (op == OP_ASTORE || (op >= OP_ASTORE_0 && op < OP_ASTORE_0 + 4)) {
-		uint32_t l = op == OP_ASTORE ? (uint32_t)in->operand : (uint32_t)(op - OP_ASTORE_0);
+	if (op == JINST_OP_ASTORE || (op >= JINST_OP_ASTORE_0 && op < JINST_OP_ASTORE_0 + 4)) {
+		uint32_t l = op == JINST_OP_ASTORE ? (uint32_t)in->operand : (uint32_t)(op - JINST_OP_ASTORE_0);
 		if (l >= f->max_locals || !s->sp)
 			return JINST_EMALFORMED;
 		s->locals[l] = st[--s->sp];
 		return 0;
 	}
 	/* Other stores overwrite their slots with unmarked values. */
-	if ((op >= 0x36 && op <= 0x39) || (op >= 0x3b && op <= 0x4a)) {
+	if (jinst_opcodes[op].flags & JINST_OPF_STORE) {
 		static const uint8_t wide_store[] = {1, 2, 1, 2};
 		uint32_t l, w;
-		if (op <= 0x39) {
+		if (op <= JINST_OP_DSTORE) {
 			l = (uint32_t)in->operand;
-			w = wide_store[op - 0x36];
+			w = wide_store[op - JINST_OP_ISTORE];
 		} else {
-			l = (uint32_t)(op - 0x3b) % 4;
-			w = wide_store[(op - 0x3b) / 4];
+			l = (uint32_t)(op - JINST_OP_ISTORE_0) % 4;
+			w = wide_store[(op - JINST_OP_ISTORE_0) / 4];
 		}
 		if (l + w > f->max_locals)
 			return JINST_EMALFORMED;
 		memset(s->locals + l, 0, w);
 	}
-	if (op >= 0x57 && op <= 0x5f) {
+	if (op >= JINST_OP_POP && op <= JINST_OP_SWAP) {
 		/* pop .. swap: how many slots each takes, and what it pushes back */
 		static const uint8_t take[] = {1, 2, 1, 2, 3, 2, 3, 4, 2};
 		/* the new top slots, bottom first: 'a' the old top, 'b' below it... */
 		static const char *const out[] = {"", "", "aa", "aba", "acba", "baba", "bacba", "badcba", "ab"};
-		uint8_t k = take[op - 0x57];
+		uint8_t k = take[op - JINST_OP_POP];
 		if (s->sp < k)
 			return JINST_EMALFORMED;
 		uint8_t v[4]; /* v[0] = top ('a'), v[1] = 'b'... */
 		for (uint8_t i = 0; i < k; i++)
 			v[i] = st[s->sp - 1 - i];
 		s->sp -= k;
-		const char *o = out[op - 0x57];
+		const char *o = out[op - JINST_OP_POP];
 		size_t n = strlen(o);
 		if (s->sp + n > f->max_stack)
 			return JINST_EMALFORMED;
@@ -263,31 +221,31 @@ static int step(flow *f, fstate *s, const jinst_insn *in, bool *init)
 			st[s->sp++] = v[o[i] - 'a'];
 		return 0;
 	}
-	if (op >= 202)
+	if (!jinst_opcodes[op].name)
 		return JINST_EMALFORMED;
-	pop = fixed_pop[op];
-	push = fixed_push[op];
-	if (pop == 0xff) {
+	pop = jinst_opcodes[op].pops;
+	push = jinst_opcodes[op].pushes;
+	if (pop == JINST_OP_VARIES) {
 		const uint8_t *name, *desc;
 		uint16_t nl, dl;
 		int args, ret;
-		if (op == 0xc5) { /* multianewarray */
+		if (op == JINST_OP_MULTIANEWARRAY) {
 			pop = in->operand2;
 			push = 1;
 		} else {
 			if (member_ref(f->c, (uint16_t)in->operand, &name, &nl, &desc, &dl) || desc_slots(desc, dl, &args, &ret))
 				return JINST_EMALFORMED;
 			switch (op) {
-			case 0xb2: pop = 0; push = ret; break;            /* getstatic */
-			case 0xb3: pop = ret; push = 0; break;            /* putstatic */
-			case 0xb4: pop = 1; push = ret; break;            /* getfield */
-			case 0xb5: pop = 1 + ret; push = 0; break;        /* putfield */
-			case 0xb8: case 0xba: pop = args; push = ret; break; /* invokestatic, invokedynamic */
+			case JINST_OP_GETSTATIC: pop = 0; push = ret; break;
+			case JINST_OP_PUTSTATIC: pop = ret; push = 0; break;
+			case JINST_OP_GETFIELD: pop = 1; push = ret; break;
+			case JINST_OP_PUTFIELD: pop = 1 + ret; push = 0; break;
+			case JINST_OP_INVOKESTATIC: case JINST_OP_INVOKEDYNAMIC: pop = args; push = ret; break;
 			default: pop = args + 1; push = ret; break;       /* invokevirtual, special, interface */
 			}
-			if (args < 0 && op >= 0xb6)
+			if (args < 0 && op >= JINST_OP_INVOKEVIRTUAL)
 				return JINST_EMALFORMED;
-			if (op == OP_INVOKESPECIAL && nl == 6 && !memcmp(name, "<init>", 6)) {
+			if (op == JINST_OP_INVOKESPECIAL && nl == 6 && !memcmp(name, "<init>", 6)) {
 				if (s->sp < pop)
 					return JINST_EMALFORMED;
 				*init = st[s->sp - pop] == 1;
@@ -333,25 +291,25 @@ static int walk(flow *f, work w)
 		uint8_t op = in->opcode;
 		bool init = false;
 		if (s) {
-			if (op == 0xa8 || op == 0xa9 || op == 0xc9) /* jsr, ret, jsr_w before super(): not handled */
+			if (jinst_opcodes[op].flags & JINST_OPF_SUBROUTINE) /* jsr, ret, jsr_w before super(): not handled */
 				return JINST_EUNSUPPORTED;
 			if ((rc = step(f, s, in, &init)))
 				return rc;
 		}
 		fstate *next = init ? NULL : s;
-		if ((op >= 0x99 && op <= 0xa8) || op == 0xc6 || op == 0xc7 || op == 0xc8 || op == 0xc9) {
+		if (jinst_opcodes[op].flags & JINST_OPF_BRANCH) {
 			if ((rc = push_work(f, in->operand, next)))
 				return rc;
-			if (op == 0xa7 || op == 0xc8) /* goto, goto_w */
+			if (op == JINST_OP_GOTO || op == JINST_OP_GOTO_W)
 				return 0;
-		} else if (op == 0xaa || op == 0xab) {
+		} else if (jinst_opcodes[op].flags & JINST_OPF_SWITCH) {
 			if ((rc = push_work(f, in->sw->default_target, next)))
 				return rc;
 			for (uint32_t i = 0; i < in->sw->count; i++)
 				if ((rc = push_work(f, in->sw->targets[i], next)))
 					return rc;
 			return 0;
-		} else if ((op >= OP_IRETURN && op <= OP_RETURN) || op == OP_ATHROW || op == 0xa9) {
+		} else if (jinst_opcodes[op].flags & JINST_OPF_UNCONDITIONAL) { /* *return, athrow, ret */
 			return 0;
 		}
 		s = next;
@@ -424,7 +382,7 @@ static bool object_init(jinst_class *c, const jinst_insn *in)
 	jinst_cp_entry e;
 	const uint8_t *name, *desc, *owner;
 	uint16_t nl, dl, ol;
-	if (in->opcode != OP_INVOKESPECIAL || jinst_cp_get(c, (uint16_t)in->operand, &e) ||
+	if (in->opcode != JINST_OP_INVOKESPECIAL || jinst_cp_get(c, (uint16_t)in->operand, &e) ||
 	    e.tag != JINST_CP_METHODREF || member_ref(c, (uint16_t)in->operand, &name, &nl, &desc, &dl) ||
 	    !(owner = jinst_cp_name(c, e.u.ref.class_index, &ol)))
 		return false;
@@ -438,12 +396,12 @@ static bool object_init(jinst_class *c, const jinst_insn *in)
 static bool throws_after(const jinst_insn *in, uint32_t i, uint32_t n)
 {
 	for (; i < n; i++) {
-		if (in[i].opcode == OP_ATHROW)
+		if (in[i].opcode == JINST_OP_ATHROW)
 			return true;
 		enum jinst_operand_kind k = jinst_opcode_operands(in[i].opcode);
 		if (k == JINST_OPND_BRANCH2 || k == JINST_OPND_BRANCH4 || k == JINST_OPND_TABLESWITCH ||
-		    k == JINST_OPND_LOOKUPSWITCH || (in[i].opcode >= OP_IRETURN && in[i].opcode <= OP_RETURN) ||
-		    in[i].opcode == OP_RET)
+		    k == JINST_OPND_LOOKUPSWITCH || (in[i].opcode >= JINST_OP_IRETURN && in[i].opcode <= JINST_OP_RETURN) ||
+		    in[i].opcode == JINST_OP_RET)
 			return false;
 	}
 	return false;
@@ -467,7 +425,7 @@ static bool is_leaf(jinst_class *c, const jinst_member *m, const jinst_code *cod
 		case JINST_OPND_BRANCH2:
 		case JINST_OPND_BRANCH4:
 			/* a loop has a backward branch */
-			if (in[i].operand <= (int32_t)in[i].offset || op == OP_JSR || op == OP_JSR_W)
+			if (in[i].operand <= (int32_t)in[i].offset || op == JINST_OP_JSR || op == JINST_OP_JSR_W)
 				return false;
 			break;
 		case JINST_OPND_TABLESWITCH:
@@ -487,9 +445,9 @@ static bool is_leaf(jinst_class *c, const jinst_member *m, const jinst_code *cod
 				return false;
 			break;
 		default:
-			if (op == OP_RET || op == OP_ANEWARRAY || op == OP_MONITORENTER)
+			if (op == JINST_OP_RET || op == JINST_OP_ANEWARRAY || op == JINST_OP_MONITORENTER)
 				return false;
-			if (op >= OP_INVOKEVIRTUAL && op <= OP_INVOKESTATIC && !object_init(c, &in[i]) &&
+			if (op >= JINST_OP_INVOKEVIRTUAL && op <= JINST_OP_INVOKESTATIC && !object_init(c, &in[i]) &&
 			    !throws_after(in, i + 1, n))
 				return false;
 		}
@@ -503,19 +461,19 @@ static int push_id(jinst_class *c, uint32_t id, jinst_insn *in)
 {
 	memset(in, 0, sizeof(*in));
 	if (id <= 5) {
-		in->opcode = (uint8_t)(OP_ICONST_0 + id);
+		in->opcode = (uint8_t)(JINST_OP_ICONST_0 + id);
 	} else if (id <= 127) {
-		in->opcode = OP_BIPUSH;
+		in->opcode = JINST_OP_BIPUSH;
 		in->operand = (int32_t)id;
 	} else if (id <= 32767) {
-		in->opcode = OP_SIPUSH;
+		in->opcode = JINST_OP_SIPUSH;
 		in->operand = (int32_t)id;
 	} else {
 		uint16_t k;
 		int rc = jinst_cp_add_integer(c, (int32_t)id, &k);
 		if (rc)
 			return rc;
-		in->opcode = OP_LDC;
+		in->opcode = JINST_OP_LDC;
 		in->operand = k;
 	}
 	return 0;
@@ -552,16 +510,16 @@ static int edit(jinst_class *c, jinst_edit *ed, uint32_t id, const uint16_t *ref
 		if ((rc = jinst_edit_label_at(ed, rs[i].start, &ls[2 * i])) ||
 		    (rc = jinst_edit_label_at(ed, rs[i].end, &ls[2 * i + 1])))
 			return rc;
-	seq[1] = op_cp(OP_INVOKESTATIC, refs[entry_only ? JINST_HOOK_CALLED : JINST_HOOK_ENTER]);
+	seq[1] = op_cp(JINST_OP_INVOKESTATIC, refs[entry_only ? JINST_HOOK_CALLED : JINST_HOOK_ENTER]);
 	if ((rc = jinst_edit_insert(ed, first, JINST_BEFORE_OUTSIDE, seq, 2, NULL)))
 		return rc;
 	if (entry_only)
 		return 0;
 
-	seq[1] = op_cp(OP_INVOKESTATIC, refs[JINST_HOOK_EXIT]);
+	seq[1] = op_cp(JINST_OP_INVOKESTATIC, refs[JINST_HOOK_EXIT]);
 	for (jinst_node *n = first; n; n = jinst_node_next(n)) {
 		const jinst_insn *in = jinst_node_insn(n);
-		if (in && in->opcode >= OP_IRETURN && in->opcode <= OP_RETURN &&
+		if (in && in->opcode >= JINST_OP_IRETURN && in->opcode <= JINST_OP_RETURN &&
 		    jinst_node_original_offset(n) != JINST_NO_OFFSET &&
 		    (rc = jinst_edit_insert(ed, n, JINST_BEFORE_INSIDE, seq, 2, NULL)))
 			return rc;
@@ -577,8 +535,8 @@ static int edit(jinst_class *c, jinst_edit *ed, uint32_t id, const uint16_t *ref
 	hs[0].opcode = JINST_OP_LABEL;
 	hs[0].operand = (int32_t)h;
 	hs[1] = seq[0];
-	hs[2] = op_cp(OP_INVOKESTATIC, refs[JINST_HOOK_EXIT_THROW]);
-	hs[3] = op_cp(OP_ATHROW, 0);
+	hs[2] = op_cp(JINST_OP_INVOKESTATIC, refs[JINST_HOOK_EXIT_THROW]);
+	hs[3] = op_cp(JINST_OP_ATHROW, 0);
 	if ((rc = jinst_edit_insert(ed, NULL, JINST_AFTER, hs, 4, NULL)))
 		return rc;
 	static const char throwable[] = "java/lang/Throwable";
@@ -602,16 +560,16 @@ static uint32_t push_id_bytes(jinst_class *c, uint32_t id, uint8_t *b, int *rc)
 		return 0;
 	b[0] = in.opcode;
 	switch (in.opcode) {
-	case OP_BIPUSH:
+	case JINST_OP_BIPUSH:
 		b[1] = (uint8_t)in.operand;
 		return 2;
-	case OP_SIPUSH:
+	case JINST_OP_SIPUSH:
 		b[1] = (uint8_t)(in.operand >> 8);
 		b[2] = (uint8_t)in.operand;
 		return 3;
-	case OP_LDC:
+	case JINST_OP_LDC:
 		if (in.operand > 255) { /* ldc_w */
-			b[0] = 0x13;
+			b[0] = JINST_OP_LDC_W;
 			b[1] = (uint8_t)(in.operand >> 8);
 			b[2] = (uint8_t)in.operand;
 			return 3;
@@ -640,7 +598,7 @@ static int patch(jinst_class *c, jinst_member *m, uint32_t id, const uint16_t *r
 	if (!n)
 		return rc;
 	uint16_t enter = refs[entry_only ? JINST_HOOK_CALLED : JINST_HOOK_ENTER];
-	seq[n] = OP_INVOKESTATIC;
+	seq[n] = JINST_OP_INVOKESTATIC;
 	seq[n + 1] = (uint8_t)(enter >> 8);
 	seq[n + 2] = (uint8_t)enter;
 	if ((rc = jinst_patch_insert(p, 0, JINST_BEFORE_OUTSIDE, seq, n + 3, 1)))
@@ -652,16 +610,16 @@ static int patch(jinst_class *c, jinst_member *m, uint32_t id, const uint16_t *r
 		const uint16_t *at = jinst_patch_offsets(p, &count);
 		const uint8_t *code = jinst_patch_code(p, &len);
 		for (uint32_t i = 0; i < count; i++)
-			if (code[at[i]] >= OP_IRETURN && code[at[i]] <= OP_RETURN &&
+			if (code[at[i]] >= JINST_OP_IRETURN && code[at[i]] <= JINST_OP_RETURN &&
 			    (rc = jinst_patch_insert(p, at[i], JINST_BEFORE_INSIDE, seq, n + 3, 1)))
 				return rc;
 		if (whole || nr) {
 			uint8_t h[7];
 			memcpy(h, seq, n);
-			h[n] = OP_INVOKESTATIC;
+			h[n] = JINST_OP_INVOKESTATIC;
 			h[n + 1] = (uint8_t)(refs[JINST_HOOK_EXIT_THROW] >> 8);
 			h[n + 2] = (uint8_t)refs[JINST_HOOK_EXIT_THROW];
-			h[n + 3] = OP_ATHROW;
+			h[n + 3] = JINST_OP_ATHROW;
 			if ((rc = jinst_patch_set_handler(p, h, n + 4, 1, 0)))
 				return rc;
 			if (whole)

@@ -144,6 +144,7 @@
 
 #include "jinst/classfile.h"
 #include "jinst/infer.h"
+#include "jinst/opcodes.h"
 
 #ifdef __cplusplus
 extern "C" {

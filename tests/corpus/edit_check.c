@@ -95,9 +95,9 @@ static jinst_node *super_call(jinst_edit *ed, jinst_class *c)
 		const jinst_insn *in = jinst_node_insn(n);
 		if (!in)
 			continue;
-		if (in->opcode == 0xbb)
+		if (in->opcode == JINST_OP_NEW)
 			pending_new++;
-		if (in->opcode == 0xb7) {
+		if (in->opcode == JINST_OP_INVOKESPECIAL) {
 			jinst_cp_entry e, nat;
 			uint16_t len;
 			if (jinst_cp_get(c, (uint16_t)in->operand, &e) || jinst_cp_get(c, e.u.ref.name_and_type_index, &nat))
@@ -110,8 +110,8 @@ static jinst_node *super_call(jinst_edit *ed, jinst_class *c)
 			}
 		}
 		uint8_t op = in->opcode;
-		if ((op >= 0x99 && op <= 0xa8) || op == 0xaa || op == 0xab || op == 0xc6 || op == 0xc7 || op == 0xc8 ||
-		    op == 0xc9 || (op >= 0xac && op <= 0xb1) || op == 0xbf)
+		if ((op >= JINST_OP_IFEQ && op <= JINST_OP_JSR) || op == JINST_OP_TABLESWITCH || op == JINST_OP_LOOKUPSWITCH || op == JINST_OP_IFNULL || op == JINST_OP_IFNONNULL || op == JINST_OP_GOTO_W ||
+		    op == JINST_OP_JSR_W || (op >= JINST_OP_IRETURN && op <= JINST_OP_RETURN) || op == JINST_OP_ATHROW)
 			return NULL; /* control flow before the call: not handled here */
 	}
 	return NULL;
@@ -124,10 +124,10 @@ static int edit_probe(jinst_class *c, jinst_edit *ed, uint16_t probe)
 	for (jinst_node *n = jinst_edit_first(ed); n; n = jinst_node_next(n)) {
 		if (!jinst_node_insn(n) || jinst_node_original_offset(n) == JINST_NO_OFFSET)
 			continue;
-		jinst_insn seq[2] = {{.opcode = 0x11, .operand = k++ & 0x7fff}, {.opcode = 0xb8, .operand = probe}};
+		jinst_insn seq[2] = {{.opcode = JINST_OP_SIPUSH, .operand = k++ & 0x7fff}, {.opcode = JINST_OP_INVOKESTATIC, .operand = probe}};
 		if (pop_mode) { /* iconst_0; pop: no class to resolve, so boot classes can run it */
-			seq[0] = (jinst_insn){.opcode = 0x03};
-			seq[1] = (jinst_insn){.opcode = 0x57};
+			seq[0] = (jinst_insn){.opcode = JINST_OP_ICONST_0};
+			seq[1] = (jinst_insn){.opcode = JINST_OP_POP};
 		}
 		int rc = jinst_edit_insert(ed, n, n == first ? JINST_BEFORE_OUTSIDE : JINST_BEFORE_INSIDE, seq, 2, NULL);
 		if (rc)
@@ -149,7 +149,7 @@ static int edit_edges(jinst_class *c, jinst_edit *ed, uint16_t probe)
 	for (jinst_node *n = jinst_edit_first(ed); n; n = jinst_node_next(n)) {
 		const jinst_insn *in = jinst_node_insn(n);
 		if (!in || jinst_node_original_offset(n) == JINST_NO_OFFSET ||
-		    !((in->opcode >= 0x99 && in->opcode <= 0xa6) || in->opcode == 0xc6 || in->opcode == 0xc7))
+		    !((in->opcode >= JINST_OP_IFEQ && in->opcode <= JINST_OP_IF_ACMPNE) || in->opcode == JINST_OP_IFNULL || in->opcode == JINST_OP_IFNONNULL))
 			continue;
 		jinst_label p;
 		jinst_diag d;
@@ -161,7 +161,7 @@ static int edit_edges(jinst_class *c, jinst_edit *ed, uint16_t probe)
 			rc = jinst_edit_frame_before(ed, n, &f, &d);
 			if (rc)
 				return rc;
-			uint16_t pops = in->opcode >= 0x9f && in->opcode <= 0xa6 ? 2 : 1;
+			uint16_t pops = in->opcode >= JINST_OP_IF_ICMPEQ && in->opcode <= JINST_OP_IF_ACMPNE ? 2 : 1;
 			if (f.nstack < pops)
 				return JINST_EMALFORMED;
 			f.nstack = (uint16_t)(f.nstack - pops);
@@ -170,9 +170,9 @@ static int edit_edges(jinst_class *c, jinst_edit *ed, uint16_t probe)
 				return rc;
 		}
 		jinst_insn t[4] = {{.opcode = JINST_OP_LABEL, .operand = (int32_t)p},
-		                   {.opcode = 0x11, .operand = k++ & 0x7fff},
-		                   {.opcode = 0xb8, .operand = probe},
-		                   {.opcode = 0xa7, .operand = in->operand}};
+		                   {.opcode = JINST_OP_SIPUSH, .operand = k++ & 0x7fff},
+		                   {.opcode = JINST_OP_INVOKESTATIC, .operand = probe},
+		                   {.opcode = JINST_OP_GOTO, .operand = in->operand}};
 		jinst_insn b = {.opcode = in->opcode, .operand = (int32_t)p};
 		jinst_node *next = jinst_node_next(n);
 		rc = jinst_edit_insert(ed, NULL, JINST_AFTER, t, 4, NULL);
@@ -200,10 +200,10 @@ static int edit_hooks(jinst_class *c, jinst_member *m, jinst_edit *ed, uint16_t 
 		if (rc)
 			return rc;
 	}
-	jinst_insn entry[4] = {{.opcode = 0x11, .operand = id}, {.opcode = 0xb8, .operand = enter},
-	                       {.opcode = 0xb8, .operand = nano}, {.opcode = 0x37, .operand = t0}};
-	jinst_insn ex[3] = {{.opcode = 0x11, .operand = id}, {.opcode = 0x16, .operand = t0},
-	                    {.opcode = 0xb8, .operand = exit}};
+	jinst_insn entry[4] = {{.opcode = JINST_OP_SIPUSH, .operand = id}, {.opcode = JINST_OP_INVOKESTATIC, .operand = enter},
+	                       {.opcode = JINST_OP_INVOKESTATIC, .operand = nano}, {.opcode = JINST_OP_LSTORE, .operand = t0}};
+	jinst_insn ex[3] = {{.opcode = JINST_OP_SIPUSH, .operand = id}, {.opcode = JINST_OP_LLOAD, .operand = t0},
+	                    {.opcode = JINST_OP_INVOKESTATIC, .operand = exit}};
 	if (!times_mode)
 		ex[1] = ex[2];
 	uint32_t nentry = times_mode ? 4 : 2, nexit = times_mode ? 3 : 2;
@@ -211,7 +211,7 @@ static int edit_hooks(jinst_class *c, jinst_member *m, jinst_edit *ed, uint16_t 
 	/* Exits first, so the walk sees only original instructions. */
 	for (jinst_node *n = jinst_edit_first(ed); n; n = jinst_node_next(n)) {
 		const jinst_insn *in = jinst_node_insn(n);
-		if (in && in->opcode >= 0xac && in->opcode <= 0xb1 && jinst_node_original_offset(n) != JINST_NO_OFFSET) {
+		if (in && in->opcode >= JINST_OP_IRETURN && in->opcode <= JINST_OP_RETURN && jinst_node_original_offset(n) != JINST_NO_OFFSET) {
 			int rc = jinst_edit_insert(ed, n, JINST_BEFORE_INSIDE, ex, nexit, NULL);
 			if (rc)
 				return rc;
@@ -234,10 +234,10 @@ static int edit_hooks(jinst_class *c, jinst_member *m, jinst_edit *ed, uint16_t 
 	if (!rc)
 		rc = jinst_edit_insert(ed, first, JINST_BEFORE_OUTSIDE, entry, nentry, NULL);
 	jinst_insn h[5] = {{.opcode = JINST_OP_LABEL, .operand = (int32_t)handler},
-	                   {.opcode = 0x11, .operand = id},
-	                   {.opcode = 0x16, .operand = t0},
-	                   {.opcode = 0xb8, .operand = exit_throw},
-	                   {.opcode = 0xbf}};
+	                   {.opcode = JINST_OP_SIPUSH, .operand = id},
+	                   {.opcode = JINST_OP_LLOAD, .operand = t0},
+	                   {.opcode = JINST_OP_INVOKESTATIC, .operand = exit_throw},
+	                   {.opcode = JINST_OP_ATHROW}};
 	if (!times_mode)
 		h[2] = h[3], h[3] = h[4];
 	if (!rc)
@@ -352,7 +352,7 @@ static void check_class(const uint8_t *bytes, size_t len, const char *name)
 		st.edited++;
 		edited[i] = true;
 		for (jinst_node *n = jinst_edit_first(ed); n; n = jinst_node_next(n))
-			if (jinst_node_insn(n) && (jinst_node_insn(n)->opcode == 0xa8 || jinst_node_insn(n)->opcode == 0xc9)) {
+			if (jinst_node_insn(n) && (jinst_node_insn(n)->opcode == JINST_OP_JSR || jinst_node_insn(n)->opcode == JINST_OP_JSR_W)) {
 				st.jsr++; /* subroutines (class files before 50) */
 				break;
 			}

@@ -88,12 +88,12 @@ typedef struct seq {
 static seq hook_seq(int32_t id, uint16_t ref)
 {
 	seq s = {{0x11, (uint8_t)(id >> 8), (uint8_t)id, 0xb8, (uint8_t)(ref >> 8), (uint8_t)ref}, 6, 1, {{0}}, 2};
-	s.insns[0] = (jinst_insn){.opcode = 0x11, .operand = id};
-	s.insns[1] = (jinst_insn){.opcode = 0xb8, .operand = ref};
+	s.insns[0] = (jinst_insn){.opcode = JINST_OP_SIPUSH, .operand = id};
+	s.insns[1] = (jinst_insn){.opcode = JINST_OP_INVOKESTATIC, .operand = ref};
 	if (pop_mode) {
 		s = (seq){{0x03, 0x57}, 2, 1, {{0}}, 2};
-		s.insns[0] = (jinst_insn){.opcode = 0x03};
-		s.insns[1] = (jinst_insn){.opcode = 0x57};
+		s.insns[0] = (jinst_insn){.opcode = JINST_OP_ICONST_0};
+		s.insns[1] = (jinst_insn){.opcode = JINST_OP_POP};
 	}
 	return s;
 }
@@ -105,16 +105,16 @@ static seq filler(uint32_t draw)
 	s.n = s.len;
 	uint32_t k = 0;
 	if (draw & 4 && s.len >= 2) {
-		s.bytes[0] = 0x03;
-		s.bytes[1] = 0x57;
-		s.insns[0] = (jinst_insn){.opcode = 0x03};
-		s.insns[1] = (jinst_insn){.opcode = 0x57};
+		s.bytes[0] = JINST_OP_ICONST_0;
+		s.bytes[1] = JINST_OP_POP;
+		s.insns[0] = (jinst_insn){.opcode = JINST_OP_ICONST_0};
+		s.insns[1] = (jinst_insn){.opcode = JINST_OP_POP};
 		s.depth = 1;
 		k = 2;
 	}
 	for (; k < s.len; k++) {
-		s.bytes[k] = 0x00;
-		s.insns[k] = (jinst_insn){.opcode = 0x00};
+		s.bytes[k] = JINST_OP_NOP;
+		s.insns[k] = (jinst_insn){.opcode = JINST_OP_NOP};
 	}
 	return s;
 }
@@ -143,7 +143,7 @@ static uint32_t make_plan(const uint16_t *offs, uint32_t n, const uint8_t *code,
 	if (!everywhere) {
 		out[k++] = (plan_item){0, JINST_BEFORE_OUTSIDE, hook_seq(id, enter)};
 		for (uint32_t i = 0; i < n; i++)
-			if (code[offs[i]] >= 0xac && code[offs[i]] <= 0xb1)
+			if (jinst_opcodes[code[offs[i]]].flags & JINST_OPF_RETURN)
 				out[k++] = (plan_item){offs[i], JINST_BEFORE_INSIDE, hook_seq(id, exit_)};
 		return k;
 	}
@@ -152,10 +152,9 @@ static uint32_t make_plan(const uint16_t *offs, uint32_t n, const uint8_t *code,
 		/* Outside code after goto, a switch, a return, athrow or ret would
 		 * be reached by nothing (the patcher declines it): inside there. */
 		uint8_t prev = i ? code[offs[i - 1]] : 0;
-		if (prev == 0xc4)
+		if (prev == JINST_OP_WIDE)
 			prev = code[offs[i - 1] + 1];
-		bool dead = prev == 0xa7 || prev == 0xc8 || prev == 0xaa || prev == 0xab || prev == 0xa9 ||
-		            (prev >= 0xac && prev <= 0xb1) || prev == 0xbf;
+		bool dead = jinst_opcodes[prev].flags & JINST_OPF_UNCONDITIONAL;
 		bool outside = i == 0 || (!dead && (d & 8));
 		out[k++] = (plan_item){offs[i], outside ? JINST_BEFORE_OUTSIDE : JINST_BEFORE_INSIDE, filler(d)};
 	}
@@ -175,13 +174,13 @@ static handler make_handler(int32_t id, uint16_t exit_throw)
 {
 	handler h = {true, {0x11, (uint8_t)(id >> 8), (uint8_t)id, 0xb8, (uint8_t)(exit_throw >> 8), (uint8_t)exit_throw, 0xbf},
 	             7, {{0}}, 3};
-	h.insns[0] = (jinst_insn){.opcode = 0x11, .operand = id};
-	h.insns[1] = (jinst_insn){.opcode = 0xb8, .operand = exit_throw};
-	h.insns[2] = (jinst_insn){.opcode = 0xbf};
+	h.insns[0] = (jinst_insn){.opcode = JINST_OP_SIPUSH, .operand = id};
+	h.insns[1] = (jinst_insn){.opcode = JINST_OP_INVOKESTATIC, .operand = exit_throw};
+	h.insns[2] = (jinst_insn){.opcode = JINST_OP_ATHROW};
 	if (pop_mode) {
 		h = (handler){true, {0x00, 0xbf}, 2, {{0}}, 2};
-		h.insns[0] = (jinst_insn){.opcode = 0x00};
-		h.insns[1] = (jinst_insn){.opcode = 0xbf};
+		h.insns[0] = (jinst_insn){.opcode = JINST_OP_NOP};
+		h.insns[1] = (jinst_insn){.opcode = JINST_OP_ATHROW};
 	}
 	return h;
 }

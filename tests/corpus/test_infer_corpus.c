@@ -32,6 +32,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "jinst/opcodes.h"
 #include "jinst/classfile.h"
 #include "jinst/infer.h"
 
@@ -293,7 +294,7 @@ static bool uses_jsr(jinst_class *c, const jinst_code *code)
 	if (jinst_code_decode(c, code, &insns, &n, NULL))
 		return false;
 	for (uint32_t i = 0; i < n; i++)
-		if (insns[i].opcode == 0xa8 || insns[i].opcode == 0xc9 || insns[i].opcode == 0xa9)
+		if (insns[i].opcode == JINST_OP_JSR || insns[i].opcode == JINST_OP_JSR_W || insns[i].opcode == JINST_OP_RET)
 			return true;
 	return false;
 }
@@ -324,7 +325,7 @@ static bool frame_needed(jinst_class *c, const jinst_code *code, uint32_t pc)
 					return true;
 		}
 		uint8_t op = in->opcode;
-		bool ends = op == 0xa7 || op == 0xc8 || (op >= 0xaa && op <= 0xb1) || op == 0xbf || op == 0xa9;
+		bool ends = op == JINST_OP_GOTO || op == JINST_OP_GOTO_W || (op >= JINST_OP_TABLESWITCH && op <= JINST_OP_RETURN) || op == JINST_OP_ATHROW || op == JINST_OP_RET;
 		if (ends && i + 1 < n && insns[i + 1].offset == pc)
 			return true;
 	}

@@ -63,13 +63,13 @@ static uint8_t *edit_all(const uint8_t *data, size_t size, size_t *len)
 		jinst_insn code[2];
 		memset(code, 0, sizeof code);
 		if (have_probe && (r & 1)) {
-			code[0].opcode = 0x11; /* sipush */
+			code[0].opcode = JINST_OP_SIPUSH; /* sipush */
 			code[0].operand = (int32_t)(r >> 8 & 0x7fff);
-			code[1].opcode = 0xb8; /* invokestatic */
+			code[1].opcode = JINST_OP_INVOKESTATIC; /* invokestatic */
 			code[1].operand = probe;
 		} else {
-			code[0].opcode = 0x03; /* iconst_0 */
-			code[1].opcode = 0x57; /* pop */
+			code[0].opcode = JINST_OP_ICONST_0; /* iconst_0 */
+			code[1].opcode = JINST_OP_POP; /* pop */
 		}
 		rc = at ? jinst_edit_insert(ed, at, (r & 2) ? JINST_BEFORE_OUTSIDE : JINST_BEFORE_INSIDE, code, 2, NULL) : 0;
 		if (!rc)

@@ -51,16 +51,16 @@ static void pick(choice *c, uint32_t r, uint16_t probe, bool have_probe)
 		memcpy(c->bytes, b, 6);
 		c->len = 6;
 		c->depth = 1;
-		c->insns[0] = (jinst_insn){.opcode = 0x11, .operand = id};
-		c->insns[1] = (jinst_insn){.opcode = 0xb8, .operand = probe};
+		c->insns[0] = (jinst_insn){.opcode = JINST_OP_SIPUSH, .operand = id};
+		c->insns[1] = (jinst_insn){.opcode = JINST_OP_INVOKESTATIC, .operand = probe};
 		c->n = 2;
 	} else if (r & 2) {
-		c->bytes[0] = 0x03;
-		c->bytes[1] = 0x57;
+		c->bytes[0] = JINST_OP_ICONST_0;
+		c->bytes[1] = JINST_OP_POP;
 		c->len = 2;
 		c->depth = 1;
-		c->insns[0] = (jinst_insn){.opcode = 0x03};
-		c->insns[1] = (jinst_insn){.opcode = 0x57};
+		c->insns[0] = (jinst_insn){.opcode = JINST_OP_ICONST_0};
+		c->insns[1] = (jinst_insn){.opcode = JINST_OP_POP};
 		c->n = 2;
 	} else {
 		c->len = c->n = 1 + (r >> 4) % 3; /* nops */
@@ -134,7 +134,7 @@ static int edit_method(jinst_class *c, jinst_member *m, const plan *pl, uint16_t
 		rc = jinst_edit_insert(ed, jinst_edit_at(ed, pl->c[i].offset), pl->c[i].where, pl->c[i].insns, pl->c[i].n,
 		                       NULL);
 	if (!rc && pl->handler) {
-		jinst_insn hs[3] = {{.opcode = JINST_OP_LABEL}, {.opcode = 0x00}, {.opcode = 0xbf}};
+		jinst_insn hs[3] = {{.opcode = JINST_OP_LABEL}, {.opcode = JINST_OP_NOP}, {.opcode = JINST_OP_ATHROW}};
 		rc = jinst_edit_new_label(ed, &h);
 		hs[0].operand = (int32_t)h;
 		if (!rc)

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "jinst/opcodes.h"
 #include "jinst/instrument.h"
 /* Whitebox, for the wrong passes only: they change what the public model
  * keeps read-only (member lists, the class header). */
@@ -23,8 +24,6 @@
 
 #include "../testlib.h"
 
-enum { OP_ICONST_0 = 0x03, OP_BIPUSH = 0x10, OP_SIPUSH = 0x11, OP_LDC = 0x12, OP_LDC_W = 0x13,
-       OP_INVOKESPECIAL = 0xb7, OP_INVOKESTATIC = 0xb8, OP_ATHROW = 0xbf };
 
 static jinst_instrument *ins;
 static jinst_arena *arena;
@@ -40,17 +39,17 @@ static void on_left_alone(void *ctx, const char *cls, const char *method, const 
 
 static bool is_return(uint8_t op)
 {
-	return op >= 0xac && op <= 0xb1;
+	return op >= JINST_OP_IRETURN && op <= JINST_OP_RETURN;
 }
 
 /* The int a push instruction pushes, or -1. */
 static int64_t pushed_int(jinst_class *c, const jinst_insn *in)
 {
-	if (in->opcode >= OP_ICONST_0 && in->opcode <= OP_ICONST_0 + 5)
-		return in->opcode - OP_ICONST_0;
-	if (in->opcode == OP_BIPUSH || in->opcode == OP_SIPUSH)
+	if (in->opcode >= JINST_OP_ICONST_0 && in->opcode <= JINST_OP_ICONST_0 + 5)
+		return in->opcode - JINST_OP_ICONST_0;
+	if (in->opcode == JINST_OP_BIPUSH || in->opcode == JINST_OP_SIPUSH)
 		return in->operand;
-	if (in->opcode == OP_LDC || in->opcode == OP_LDC_W) {
+	if (in->opcode == JINST_OP_LDC || in->opcode == JINST_OP_LDC_W) {
 		jinst_cp_entry e;
 		if (!jinst_cp_get(c, (uint16_t)in->operand, &e) && e.tag == JINST_CP_INTEGER)
 			return (int32_t)e.u.u4;
@@ -66,7 +65,7 @@ static bool utf8_is(const uint8_t *s, uint16_t len, const char *want)
 /* Which hook an invokestatic calls (enum jinst_hook_id), -1 for none. */
 static int hook_of(jinst_class *c, const jinst_insn *in)
 {
-	if (in->opcode != OP_INVOKESTATIC)
+	if (in->opcode != JINST_OP_INVOKESTATIC)
 		return -1;
 	jinst_cp_entry r, nat;
 	if (jinst_cp_get(c, (uint16_t)in->operand, &r) || r.tag != JINST_CP_METHODREF ||
@@ -86,7 +85,7 @@ static int hook_of(jinst_class *c, const jinst_insn *in)
 static bool is_init_call(jinst_class *c, const jinst_insn *in)
 {
 	jinst_cp_entry r, nat;
-	if (in->opcode != OP_INVOKESPECIAL || jinst_cp_get(c, (uint16_t)in->operand, &r) ||
+	if (in->opcode != JINST_OP_INVOKESPECIAL || jinst_cp_get(c, (uint16_t)in->operand, &r) ||
 	    jinst_cp_get(c, r.u.ref.name_and_type_index, &nat))
 		return false;
 	uint16_t l;
@@ -168,7 +167,7 @@ static void check_method(const char *where, jinst_class *ci, jinst_member *mi, j
 	      "%s: %u entry, %u exit, %u exitThrow calls for %u returns", what, calls[0], calls[1], calls[2], returns_out);
 
 	/* the handler: push id, exitThrow, athrow, the last instructions */
-	CHECK(nb >= 3 && ib[nb - 1].opcode == OP_ATHROW && hook_of(co, &ib[nb - 2]) == JINST_HOOK_EXIT_THROW,
+	CHECK(nb >= 3 && ib[nb - 1].opcode == JINST_OP_ATHROW && hook_of(co, &ib[nb - 2]) == JINST_HOOK_EXIT_THROW,
 	      "%s: no handler at the end", what);
 	uint32_t hpc = ib[nb - 3].offset;
 	uint16_t ours = 0, first_ours = UINT16_MAX;
@@ -202,7 +201,7 @@ static void check_method(const char *where, jinst_class *ci, jinst_member *mi, j
 	 * the receiver of that call is `this`, loaded by an aload_0 before it */
 	bool aload0 = false;
 	for (uint32_t i = 0; i + 1 < k; i++)
-		aload0 |= ib[i].opcode == 0x2a;
+		aload0 |= ib[i].opcode == JINST_OP_ALOAD_0;
 	CHECK(aload0, "%s: no aload_0 before the super(...) call", what);
 }
 

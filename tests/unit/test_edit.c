@@ -185,7 +185,7 @@ static uint32_t pos(const oracle *q, uint32_t off)
 
 static bool ends_block(uint8_t op)
 {
-	return op == 0xa7 || op == 0xc8 || op == 0xa9 || (op >= 0xaa && op <= 0xb1) || op == 0xbf;
+	return jinst_opcodes[op].flags & JINST_OPF_UNCONDITIONAL;
 }
 
 static unsigned paddings_seen;
@@ -389,9 +389,9 @@ static void test_widening(void)
 	orig_state o = snapshot(l.c, m);
 	uint32_t cond = UINT32_MAX, jump = UINT32_MAX, body = UINT32_MAX;
 	for (uint32_t i = 0; i < o.n; i++) {
-		if (o.insns[i].opcode == 0xa2) /* if_icmpge */
+		if (o.insns[i].opcode == JINST_OP_IF_ICMPGE) /* if_icmpge */
 			cond = i, body = i + 1;
-		if (o.insns[i].opcode == 0xa7)
+		if (o.insns[i].opcode == JINST_OP_GOTO)
 			jump = i;
 	}
 	CHECK(cond != UINT32_MAX && jump != UINT32_MAX, "loop has if_icmpge and goto");
@@ -413,11 +413,11 @@ static void test_widening(void)
 	uint32_t at_jump = new_insn(&(oracle){&o, ed, JINST_BEFORE_INSIDE, NULL, 0}, o.insns[jump].offset);
 	const jinst_insn *c1 = insn_at(ni, nn, at_cond), *c2 = insn_at(ni, nn, at_cond + 3);
 	/* if_icmpge T  ->  if_icmplt +8; goto_w T */
-	CHECK(c1 && c1->opcode == 0xa1 && (uint32_t)c1->operand == at_cond + 8, "inverted branch over the goto_w");
-	CHECK(c2 && c2->opcode == 0xc8 && (uint32_t)c2->operand == target_cond, "goto_w to the old target");
+	CHECK(c1 && c1->opcode == JINST_OP_IF_ICMPLT && (uint32_t)c1->operand == at_cond + 8, "inverted branch over the goto_w");
+	CHECK(c2 && c2->opcode == JINST_OP_GOTO_W && (uint32_t)c2->operand == target_cond, "goto_w to the old target");
 	const jinst_insn *g = insn_at(ni, nn, at_jump);
-	CHECK(g && g->opcode == 0xc8 && (uint32_t)g->operand == target_jump, "goto widened to goto_w");
-	CHECK(count_op(ni, nn, 0xa7) == 0, "no goto left");
+	CHECK(g && g->opcode == JINST_OP_GOTO_W && (uint32_t)g->operand == target_jump, "goto widened to goto_w");
+	CHECK(count_op(ni, nn, JINST_OP_GOTO) == 0, "no goto left");
 	/* The instruction after the goto_w of the rewrite is a new branch
 	 * target after an unconditional transfer: it has a derived frame equal
 	 * to the locals at the branch (n, sum, i) with an empty stack. */
@@ -492,7 +492,7 @@ static void test_jsr(void)
 	CHECK(jinst_edit_commit(ed, &d) == 0, "commit: %s", d.message);
 	jinst_insn *ni;
 	uint32_t nn = decode(c, m, &ni, NULL, NULL);
-	CHECK(nn > 0 && ni[0].opcode == 0xc9 && (uint32_t)ni[0].operand == jinst_node_offset(jinst_edit_at(ed, 6)),
+	CHECK(nn > 0 && ni[0].opcode == JINST_OP_JSR_W && (uint32_t)ni[0].operand == jinst_node_offset(jinst_edit_at(ed, 6)),
 	      "jsr widened to jsr_w, to the subroutine");
 	CHECK(jinst_node_offset(jinst_edit_at(ed, 6)) == 6 + 2 + 40000, "subroutine moved by the nops and the jsr_w");
 	jinst_code *code = code_of(c, m);
@@ -519,7 +519,7 @@ static void test_old_layout(void)
 	CHECK(code_of(c, m) && code_of(c, m)->max_stack == 2 && code_of(c, m)->code_length == 10, "old Code layout read");
 	static jinst_insn pushes[300];
 	for (int i = 0; i < 300; i++)
-		pushes[i].opcode = 0x03; /* iconst_0, left on the stack under the ireturn's value */
+		pushes[i].opcode = JINST_OP_ICONST_0; /* iconst_0, left on the stack under the ireturn's value */
 	jinst_edit *ed;
 	CHECK(jinst_edit_open(&ed, c, m, NULL, &d) == 0, "open: %s", d.message);
 	CHECK(jinst_edit_insert(ed, jinst_edit_at(ed, 3), JINST_BEFORE_INSIDE, pushes, 300, NULL) == 0, "insert");
@@ -585,9 +585,9 @@ static void test_errors(void)
 		jinst_member *m = test_method(l.c, "guard", "(I)V");
 		jinst_edit_open(&ed, l.c, m, NULL, &d);
 		for (int i = 0; i < 32768; i++)
-			big[i].opcode = 0x0e;
+			big[i].opcode = JINST_OP_DCONST_0;
 		jinst_node *ret = jinst_edit_last(ed);
-		while (ret && (!jinst_node_insn(ret) || jinst_node_insn(ret)->opcode != 0xb1))
+		while (ret && (!jinst_node_insn(ret) || jinst_node_insn(ret)->opcode != JINST_OP_RETURN))
 			ret = jinst_node_prev(ret);
 		CHECK(jinst_edit_insert(ed, ret, JINST_BEFORE_INSIDE, big, 32768, NULL) == 0, "insert");
 		int rc = jinst_edit_commit(ed, &d);
@@ -616,7 +616,7 @@ static void test_errors(void)
 		jinst_edit_open(&ed, l.c, test_method(l.c, "loop", "(I)I"), NULL, &d);
 		jinst_label nowhere;
 		jinst_edit_new_label(ed, &nowhere);
-		jinst_insn g = {.opcode = 0xa7, .operand = (int32_t)nowhere};
+		jinst_insn g = {.opcode = JINST_OP_GOTO, .operand = (int32_t)nowhere};
 		jinst_edit_insert(ed, jinst_edit_first_insn(ed), JINST_BEFORE_OUTSIDE, &g, 1, NULL);
 		int rc = jinst_edit_commit(ed, &d);
 		CHECK(rc == JINST_EINVAL, "unplaced label: %s (%s)", jinst_strerror(rc), d.message);
@@ -627,7 +627,7 @@ static void test_errors(void)
 	{
 		loaded l = load();
 		jinst_edit_open(&ed, l.c, test_method(l.c, "loop", "(I)I"), NULL, &d);
-		jinst_insn pop = {.opcode = 0x57};
+		jinst_insn pop = {.opcode = JINST_OP_POP};
 		jinst_edit_insert(ed, jinst_edit_first_insn(ed), JINST_BEFORE_OUTSIDE, &pop, 1, NULL);
 		int rc = jinst_edit_commit(ed, &d);
 		CHECK(rc == JINST_EMALFORMED && strstr(d.message, "underflow"), "underflow: %s (%s)", jinst_strerror(rc),
@@ -641,9 +641,9 @@ static void test_errors(void)
 		jinst_edit_open(&ed, l.c, m, NULL, &d);
 		jinst_node *g = NULL;
 		for (jinst_node *n = jinst_edit_first(ed); n; n = jinst_node_next(n))
-			if (jinst_node_insn(n) && jinst_node_insn(n)->opcode == 0xa7)
+			if (jinst_node_insn(n) && jinst_node_insn(n)->opcode == JINST_OP_GOTO)
 				g = n;
-		jinst_insn push = {.opcode = 0x03};
+		jinst_insn push = {.opcode = JINST_OP_ICONST_0};
 		jinst_edit_insert(ed, g, JINST_BEFORE_INSIDE, &push, 1, NULL);
 		int rc = jinst_edit_commit(ed, &d);
 		CHECK(rc == JINST_EMALFORMED && strstr(d.message, "meet"), "merge: %s (%s)", jinst_strerror(rc), d.message);
@@ -669,7 +669,7 @@ static void test_errors(void)
 		jinst_label s, h;
 		jinst_edit_label_at(ed, 0, &s);
 		jinst_edit_new_label(ed, &h);
-		jinst_insn rethrow[2] = {{.opcode = JINST_OP_LABEL, .operand = (int32_t)h}, {.opcode = 0xbf}};
+		jinst_insn rethrow[2] = {{.opcode = JINST_OP_LABEL, .operand = (int32_t)h}, {.opcode = JINST_OP_ATHROW}};
 		jinst_edit_insert(ed, NULL, JINST_AFTER, rethrow, 2, NULL);
 		int rc = 0;
 		for (int i = 0; i < 65536 && !rc; i++)
@@ -687,10 +687,10 @@ static void test_errors(void)
 		jinst_insn bad = {.opcode = 0xcb};
 		CHECK(jinst_edit_insert(ed, jinst_edit_first_insn(ed), JINST_AFTER, &bad, 1, NULL) == JINST_EINVAL,
 		      "opcode 0xcb refused");
-		jinst_insn wide = {.opcode = 0xc4};
+		jinst_insn wide = {.opcode = JINST_OP_WIDE};
 		CHECK(jinst_edit_insert(ed, jinst_edit_first_insn(ed), JINST_AFTER, &wide, 1, NULL) == JINST_EINVAL,
 		      "a bare wide refused");
-		jinst_insn br = {.opcode = 0x99, .operand = 999999};
+		jinst_insn br = {.opcode = JINST_OP_IFEQ, .operand = 999999};
 		CHECK(jinst_edit_insert(ed, jinst_edit_first_insn(ed), JINST_AFTER, &br, 1, NULL) == JINST_EINVAL,
 		      "unknown label refused");
 		jinst_label x;
@@ -738,16 +738,16 @@ static void hooks(const char *name, const char *desc, bool times)
 		jinst_ftype lt = {JINST_VT_LONG, 0, 0, NULL};
 		CHECK(jinst_edit_declare_local(ed, t0, &lt) == 0, "declare");
 	}
-	jinst_insn entry[4] = {{.opcode = 0x11, .operand = 7}, {.opcode = 0xb8, .operand = enter},
-	                       {.opcode = 0xb8, .operand = nano}, {.opcode = 0x37, .operand = t0}};
-	jinst_insn ex[3] = {{.opcode = 0x11, .operand = 7}, {.opcode = 0x16, .operand = t0}, {.opcode = 0xb8, .operand = exit_}};
+	jinst_insn entry[4] = {{.opcode = JINST_OP_SIPUSH, .operand = 7}, {.opcode = JINST_OP_INVOKESTATIC, .operand = enter},
+	                       {.opcode = JINST_OP_INVOKESTATIC, .operand = nano}, {.opcode = JINST_OP_LSTORE, .operand = t0}};
+	jinst_insn ex[3] = {{.opcode = JINST_OP_SIPUSH, .operand = 7}, {.opcode = JINST_OP_LLOAD, .operand = t0}, {.opcode = JINST_OP_INVOKESTATIC, .operand = exit_}};
 	if (!times)
 		ex[1] = ex[2];
 	uint32_t nex_code = times ? 3 : 2, nentry = times ? 4 : 2;
 	uint32_t entry_bytes = times ? 3 + 3 + 3 + 2 : 6, exit_bytes = times ? 3 + 2 + 3 : 6;
 	for (jinst_node *n = jinst_edit_first(ed); n; n = jinst_node_next(n)) {
 		const jinst_insn *in = jinst_node_insn(n);
-		if (in && in->opcode >= 0xac && in->opcode <= 0xb1 && jinst_node_original_offset(n) != JINST_NO_OFFSET)
+		if (in && in->opcode >= JINST_OP_IRETURN && in->opcode <= JINST_OP_RETURN && jinst_node_original_offset(n) != JINST_NO_OFFSET)
 			CHECK(jinst_edit_insert(ed, n, JINST_BEFORE_INSIDE, ex, nex_code, NULL) == 0, "exit");
 	}
 	jinst_node *first = jinst_edit_first_insn(ed);
@@ -758,15 +758,15 @@ static void hooks(const char *name, const char *desc, bool times)
 	jinst_node *super_call = NULL;
 	if (ctor) {
 		for (jinst_node *n = first; n && !super_call; n = jinst_node_next(n))
-			if (jinst_node_insn(n) && jinst_node_insn(n)->opcode == 0xb7)
+			if (jinst_node_insn(n) && jinst_node_insn(n)->opcode == JINST_OP_INVOKESPECIAL)
 				super_call = n;
 		CHECK(jinst_edit_place(ed, start, super_call, JINST_AFTER) == 0, "start after super()");
 	} else {
 		CHECK(jinst_edit_place(ed, start, first, JINST_BEFORE_OUTSIDE) == 0, "start");
 	}
 	CHECK(jinst_edit_insert(ed, first, JINST_BEFORE_OUTSIDE, entry, nentry, NULL) == 0, "entry");
-	jinst_insn h[5] = {{.opcode = JINST_OP_LABEL, .operand = (int32_t)handler}, {.opcode = 0x11, .operand = 7},
-	                   {.opcode = 0x16, .operand = t0}, {.opcode = 0xb8, .operand = exit_throw}, {.opcode = 0xbf}};
+	jinst_insn h[5] = {{.opcode = JINST_OP_LABEL, .operand = (int32_t)handler}, {.opcode = JINST_OP_SIPUSH, .operand = 7},
+	                   {.opcode = JINST_OP_LLOAD, .operand = t0}, {.opcode = JINST_OP_INVOKESTATIC, .operand = exit_throw}, {.opcode = JINST_OP_ATHROW}};
 	if (!times)
 		h[2] = h[3], h[3] = h[4];
 	CHECK(jinst_edit_insert(ed, NULL, JINST_AFTER, h, times ? 5 : 4, NULL) == 0, "handler code");
@@ -795,7 +795,7 @@ static void hooks(const char *name, const char *desc, bool times)
 	jinst_full_frame *nf;
 	uint32_t nnf, nn = decode(c, m, &ni, &nf, &nnf);
 	/* The entry code is first (outside: nothing jumps to it). */
-	CHECK(nn && ni[0].opcode == 0x11 && ni[1].opcode == 0xb8 && (uint32_t)ni[1].operand == enter, "%s: entry first",
+	CHECK(nn && ni[0].opcode == JINST_OP_SIPUSH && ni[1].opcode == JINST_OP_INVOKESTATIC && (uint32_t)ni[1].operand == enter, "%s: entry first",
 	      name);
 	uint32_t first_new = jinst_node_offset(first);
 	CHECK(first_new == entry_bytes, "%s: first original instruction at %u", name, first_new);
@@ -807,7 +807,7 @@ static void hooks(const char *name, const char *desc, bool times)
 		const jinst_insn *b = insn_at(ni, nn, jinst_node_offset(jinst_edit_at(ed, a->offset)));
 		const jinst_insn *t = &o.insns[insn_index(&o, (uint32_t)a->operand)];
 		uint32_t expect = jinst_node_offset(jinst_edit_at(ed, t->offset));
-		if (t->opcode >= 0xac && t->opcode <= 0xb1)
+		if (t->opcode >= JINST_OP_IRETURN && t->opcode <= JINST_OP_RETURN)
 			expect -= exit_bytes; /* a jump to a return runs the exit hook */
 		CHECK(b && (uint32_t)b->operand == expect, "%s: branch at %u lands at %d, expected %u", name,
 		      b ? b->offset : 0, b ? b->operand : -1, expect);
@@ -816,14 +816,14 @@ static void hooks(const char *name, const char *desc, bool times)
 	/* Every return is preceded by its exit call. */
 	uint32_t returns = 0;
 	for (uint32_t i = 0; i < nn; i++) {
-		if (ni[i].opcode < 0xac || ni[i].opcode > 0xb1)
+		if (ni[i].opcode < JINST_OP_IRETURN || ni[i].opcode > JINST_OP_RETURN)
 			continue;
 		returns++;
-		CHECK(i >= 1 && ni[i - 1].opcode == 0xb8 && (uint32_t)ni[i - 1].operand == exit_, "%s: exit before return",
+		CHECK(i >= 1 && ni[i - 1].opcode == JINST_OP_INVOKESTATIC && (uint32_t)ni[i - 1].operand == exit_, "%s: exit before return",
 		      name);
 	}
-	CHECK(returns == count_op(o.insns, o.n, 0xac) + count_op(o.insns, o.n, 0xad) + count_op(o.insns, o.n, 0xb0) +
-	                     count_op(o.insns, o.n, 0xb1), "%s: returns", name);
+	CHECK(returns == count_op(o.insns, o.n, JINST_OP_IRETURN) + count_op(o.insns, o.n, JINST_OP_LRETURN) + count_op(o.insns, o.n, JINST_OP_ARETURN) +
+	                     count_op(o.insns, o.n, JINST_OP_RETURN), "%s: returns", name);
 	/* The catch-all is the last entry, from after the entry code (or the
 	 * super call) to the handler, which ends the code. */
 	const jinst_exception_entry *e = &code->exceptions[code->exception_count - 1];
@@ -831,7 +831,7 @@ static void hooks(const char *name, const char *desc, bool times)
 	uint32_t start_at = ctor ? jinst_node_offset(super_call) + 3 : entry_bytes;
 	CHECK(e->start_pc == start_at && e->catch_type == 0 && e->end_pc == e->handler_pc,
 	      "%s: catch-all %u-%u->%u, expected from %u", name, e->start_pc, e->end_pc, e->handler_pc, start_at);
-	CHECK(ni[nn - 1].opcode == 0xbf && e->handler_pc == code->code_length - (times ? 9 : 7),
+	CHECK(ni[nn - 1].opcode == JINST_OP_ATHROW && e->handler_pc == code->code_length - (times ? 9 : 7),
 	      "%s: handler at the end", name);
 	for (uint16_t i = 0; i < o.nex; i++)
 		CHECK(code->exceptions[i].catch_type == o.ex[i].catch_type, "%s: inner handlers first", name);
@@ -898,20 +898,20 @@ static void test_encodings(void)
 	for (int i = 0; i < 300; i++)
 		jinst_edit_new_local(ed, JINST_VT_INTEGER, &local);
 	CHECK(local > 255, "a local above 255 (%u)", local);
-	jinst_insn seq[5] = {{.opcode = 0x12, .operand = idx}, {.opcode = 0x36, .operand = local},
-	                     {.opcode = 0x84, .operand = local, .operand2 = 1000}, {.opcode = 0x84, .operand = 3, .operand2 = -5},
-	                     {.opcode = 0x15, .operand = 4}};
-	jinst_insn tail[1] = {{.opcode = 0x57}};
+	jinst_insn seq[5] = {{.opcode = JINST_OP_LDC, .operand = idx}, {.opcode = JINST_OP_ISTORE, .operand = local},
+	                     {.opcode = JINST_OP_IINC, .operand = local, .operand2 = 1000}, {.opcode = JINST_OP_IINC, .operand = 3, .operand2 = -5},
+	                     {.opcode = JINST_OP_ILOAD, .operand = 4}};
+	jinst_insn tail[1] = {{.opcode = JINST_OP_POP}};
 	CHECK(jinst_edit_insert(ed, jinst_edit_first_insn(ed), JINST_BEFORE_OUTSIDE, seq, 5, NULL) == 0, "insert");
 	CHECK(jinst_edit_insert(ed, jinst_edit_first_insn(ed), JINST_BEFORE_OUTSIDE, tail, 1, NULL) == 0, "insert");
 	CHECK(jinst_edit_commit(ed, &d) == 0, "commit: %s", d.message);
 	jinst_insn *ni;
 	uint32_t nn = decode(c, m, &ni, NULL, NULL);
-	CHECK(nn > 6 && ni[0].opcode == 0x13 && ni[0].operand == idx && ni[0].offset == 0, "ldc -> ldc_w");
-	CHECK(ni[1].opcode == 0x36 && ni[1].wide && ni[1].operand == local && ni[1].offset == 3, "wide istore");
-	CHECK(ni[2].opcode == 0x84 && ni[2].wide && ni[2].operand2 == 1000 && ni[2].offset == 7, "wide iinc");
-	CHECK(ni[3].opcode == 0x84 && !ni[3].wide && ni[3].operand2 == -5 && ni[3].offset == 13, "short iinc");
-	CHECK(ni[4].opcode == 0x15 && !ni[4].wide && ni[4].offset == 16, "short iload");
+	CHECK(nn > 6 && ni[0].opcode == JINST_OP_LDC_W && ni[0].operand == idx && ni[0].offset == 0, "ldc -> ldc_w");
+	CHECK(ni[1].opcode == JINST_OP_ISTORE && ni[1].wide && ni[1].operand == local && ni[1].offset == 3, "wide istore");
+	CHECK(ni[2].opcode == JINST_OP_IINC && ni[2].wide && ni[2].operand2 == 1000 && ni[2].offset == 7, "wide iinc");
+	CHECK(ni[3].opcode == JINST_OP_IINC && !ni[3].wide && ni[3].operand2 == -5 && ni[3].offset == 13, "short iinc");
+	CHECK(ni[4].opcode == JINST_OP_ILOAD && !ni[4].wide && ni[4].offset == 16, "short iload");
 	CHECK(code_of(c, m)->max_locals == local + 1, "max_locals %u", code_of(c, m)->max_locals);
 	unload(&l);
 }
@@ -925,7 +925,7 @@ static void test_replace(void)
 	orig_state o = snapshot(l.c, m);
 	uint32_t iinc = UINT32_MAX;
 	for (uint32_t i = 0; i < o.n; i++)
-		if (o.insns[i].opcode == 0x84)
+		if (o.insns[i].opcode == JINST_OP_IINC)
 			iinc = i;
 	jinst_edit *ed;
 	jinst_diag d;
@@ -933,10 +933,10 @@ static void test_replace(void)
 	/* iinc i,1 is the target of nothing but follows the body; replace it by
 	 * iload; iconst_1; iadd; istore, and the first iconst_0 by bipush 0. */
 	int32_t local = o.insns[iinc].operand;
-	jinst_insn add[4] = {{.opcode = 0x15, .operand = local}, {.opcode = 0x04}, {.opcode = 0x60},
-	                     {.opcode = 0x36, .operand = local}};
+	jinst_insn add[4] = {{.opcode = JINST_OP_ILOAD, .operand = local}, {.opcode = JINST_OP_ICONST_1}, {.opcode = JINST_OP_IADD},
+	                     {.opcode = JINST_OP_ISTORE, .operand = local}};
 	CHECK(jinst_edit_replace(ed, jinst_edit_at(ed, o.insns[iinc].offset), add, 4) == 0, "replace iinc");
-	jinst_insn b0 = {.opcode = 0x10, .operand = 0};
+	jinst_insn b0 = {.opcode = JINST_OP_BIPUSH, .operand = 0};
 	CHECK(jinst_edit_replace(ed, jinst_edit_at(ed, 0), &b0, 1) == 0, "replace iconst_0");
 	CHECK(jinst_edit_at(ed, 0) == NULL, "the replaced node is gone");
 	CHECK(jinst_edit_remove(ed, jinst_edit_at(ed, 0)) == JINST_EINVAL, "removing nothing is refused");
@@ -944,10 +944,10 @@ static void test_replace(void)
 	jinst_insn *ni;
 	jinst_full_frame *nf;
 	uint32_t nnf, nn = decode(l.c, m, &ni, &nf, &nnf);
-	CHECK(nn == o.n + 3 && ni[0].opcode == 0x10 && ni[1].offset == 2, "bipush first");
+	CHECK(nn == o.n + 3 && ni[0].opcode == JINST_OP_BIPUSH && ni[1].offset == 2, "bipush first");
 	uint32_t at = o.insns[iinc].offset + 1;
 	const jinst_insn *r = insn_at(ni, nn, at);
-	CHECK(r && r->opcode == 0x15 && r[1].opcode == 0x04 && r[2].opcode == 0x60 && r[3].opcode == 0x36,
+	CHECK(r && r->opcode == JINST_OP_ILOAD && r[1].opcode == JINST_OP_ICONST_1 && r[2].opcode == JINST_OP_IADD && r[3].opcode == JINST_OP_ISTORE,
 	      "replacement in place at %u", at);
 	CHECK(nnf == o.nframes, "frames kept");
 	free(o.ex);
@@ -976,7 +976,7 @@ static void test_frame_before(void)
 	}
 	/* Before the if_icmpge: n, sum, i in the locals; i and n on the stack. */
 	for (uint32_t i = 0; i < o.n; i++) {
-		if (o.insns[i].opcode != 0xa2)
+		if (o.insns[i].opcode != JINST_OP_IF_ICMPGE)
 			continue;
 		jinst_full_frame f;
 		CHECK(jinst_edit_frame_before(ed, jinst_edit_at(ed, o.insns[i].offset), &f, &d) == 0, "frame_before");
@@ -989,7 +989,7 @@ static void test_frame_before(void)
 	jinst_edit_open(&ed, l.c, ctor, NULL, &d);
 	jinst_node *call = NULL;
 	for (jinst_node *n = jinst_edit_first(ed); n && !call; n = jinst_node_next(n))
-		if (jinst_node_insn(n) && jinst_node_insn(n)->opcode == 0xb7)
+		if (jinst_node_insn(n) && jinst_node_insn(n)->opcode == JINST_OP_INVOKESPECIAL)
 			call = n;
 	jinst_full_frame f;
 	CHECK(call && jinst_edit_frame_before(ed, call, &f, &d) == 0 && f.nstack == 1 &&
@@ -1009,7 +1009,7 @@ static void test_untouched(void)
 	jinst_edit *ed;
 	jinst_diag d;
 	jinst_edit_open(&ed, l.c, test_method(l.c, "loop", "(I)I"), NULL, &d);
-	jinst_insn nop = {.opcode = 0x00};
+	jinst_insn nop = {.opcode = JINST_OP_NOP};
 	jinst_edit_insert(ed, jinst_edit_first_insn(ed), JINST_BEFORE_OUTSIDE, &nop, 1, NULL);
 	CHECK(jinst_edit_commit(ed, &d) == 0, "commit: %s", d.message);
 	uint8_t *out = NULL;
@@ -1050,8 +1050,8 @@ static void test_sides(void)
 	jinst_diag d;
 	jinst_edit_open(&ed, l.c, m, NULL, &d);
 	jinst_node *first = jinst_edit_first_insn(ed);
-	jinst_insn in1 = {.opcode = 0x00}, in2 = {.opcode = 0x03}, in3 = {.opcode = 0x57};
-	jinst_insn out1[2] = {{.opcode = 0x04}, {.opcode = 0x57}}, out2 = {.opcode = 0x05}, out3 = {.opcode = 0x57};
+	jinst_insn in1 = {.opcode = JINST_OP_NOP}, in2 = {.opcode = JINST_OP_ICONST_0}, in3 = {.opcode = JINST_OP_POP};
+	jinst_insn out1[2] = {{.opcode = JINST_OP_ICONST_1}, {.opcode = JINST_OP_POP}}, out2 = {.opcode = JINST_OP_ICONST_2}, out3 = {.opcode = JINST_OP_POP};
 	/* inside: nop; then outside: iconst_1 pop; inside: iconst_0 pop; outside: iconst_2 pop */
 	CHECK(jinst_edit_insert(ed, first, JINST_BEFORE_INSIDE, &in1, 1, NULL) == 0, "inside 1");
 	CHECK(jinst_edit_insert(ed, first, JINST_BEFORE_OUTSIDE, out1, 2, NULL) == 0, "outside 1");
@@ -1158,7 +1158,7 @@ static void test_frames_all(void)
 			for (jinst_node *n = jinst_edit_first(ed); n; n = jinst_node_next(n)) {
 				if (!jinst_node_insn(n) || jinst_node_original_offset(n) == JINST_NO_OFFSET)
 					continue;
-				jinst_insn seq[2] = {{.opcode = 0x11, .operand = 1}, {.opcode = 0xb8, .operand = probe}};
+				jinst_insn seq[2] = {{.opcode = JINST_OP_SIPUSH, .operand = 1}, {.opcode = JINST_OP_INVOKESTATIC, .operand = probe}};
 				jinst_edit_insert(ed, n, JINST_BEFORE_INSIDE, seq, 2, NULL);
 			}
 			int rc = jinst_edit_commit(ed, &d);

@@ -12,6 +12,7 @@
  */
 #include <string.h>
 
+#include "jinst/opcodes.h"
 #include "jinst/classfile.h"
 #include "jinst/infer.h"
 
@@ -390,7 +391,7 @@ static void test_unreachable(void)
 	rc = jinst_code_patch_unreachable(c, code, &runs, &d);
 	CHECK(rc == 0 && runs == 1 && code->max_stack == 1, "m: %d, %u runs, max_stack %u", rc, (unsigned)runs,
 	      code->max_stack);
-	CHECK(code->code[1] == 0x00 && code->code[2] == 0xbf, "m: nop athrow");
+	CHECK(code->code[1] == JINST_OP_NOP && code->code[2] == JINST_OP_ATHROW, "m: nop athrow");
 	r = infer(c, "m", "()V", &small);
 	const char *mm[] = {"1 [] [java/lang/Throwable]"};
 	expect_frames(&r, "m patched", mm, 1);
@@ -452,8 +453,8 @@ static void test_jsr(void)
 	uint32_t n, jsrs = 0, rets = 0;
 	rc = jinst_code_decode(c, code, &insns, &n, &d);
 	for (uint32_t i = 0; !rc && i < n; i++) {
-		jsrs += insns[i].opcode == 0xa8 || insns[i].opcode == 0xc9;
-		rets += insns[i].opcode == 0xa9;
+		jsrs += insns[i].opcode == JINST_OP_JSR || insns[i].opcode == JINST_OP_JSR_W;
+		rets += insns[i].opcode == JINST_OP_RET;
 	}
 	CHECK(rc == 0 && jsrs == 0 && rets == 0, "inline g: %u jsr and %u ret left", (unsigned)jsrs, (unsigned)rets);
 	/* Again: nothing left to inline. */
@@ -499,7 +500,7 @@ static void test_recompute(void)
 	jinst_member *dead = test_method(c, "dead", "(I)I");
 	jinst_attr *a = jinst_attr_find(jinst_member_attrs(dead), JINST_ATTR_CODE);
 	jinst_code *code = code_of(c, dead);
-	CHECK(a->modified && code->code[14] == 0xbf && code->exception_count == 2, "recompute: dead code patched");
+	CHECK(a->modified && code->code[14] == JINST_OP_ATHROW && code->exception_count == 2, "recompute: dead code patched");
 	jinst_attr *smt = jinst_attr_find(&code->attrs, JINST_ATTR_STACK_MAP_TABLE);
 	CHECK(smt && smt->model && ((jinst_stack_map *)smt->model)->count == 4, "recompute: 4 frames installed");
 	write_class(c, "infer/Gen.class");
@@ -553,7 +554,7 @@ static void test_ecj(void)
 		jinst_diag d = {0};
 		int rc = jinst_code_decode(c, code, &insns, &n, &d);
 		for (uint32_t k = 0; !rc && k < n; k++)
-			jsrs += insns[k].opcode == 0xa8 || insns[k].opcode == 0xc9 || insns[k].opcode == 0xa9;
+			jsrs += insns[k].opcode == JINST_OP_JSR || insns[k].opcode == JINST_OP_JSR_W || insns[k].opcode == JINST_OP_RET;
 		with_jsr += jsrs > 0;
 		rc = jinst_frames_recompute(c, m, &small, &d);
 		CHECK(rc == 0, "recompute Fin method %u: %s", i, d.message);
@@ -561,7 +562,7 @@ static void test_ecj(void)
 		rc = jinst_code_decode(c, code, &insns, &n, &d);
 		jsrs = 0;
 		for (uint32_t k = 0; !rc && k < n; k++)
-			jsrs += insns[k].opcode == 0xa8 || insns[k].opcode == 0xc9 || insns[k].opcode == 0xa9;
+			jsrs += insns[k].opcode == JINST_OP_JSR || insns[k].opcode == JINST_OP_JSR_W || insns[k].opcode == JINST_OP_RET;
 		CHECK(rc == 0 && jsrs == 0, "Fin method %u: %u jsr/ret left", i, (unsigned)jsrs);
 		framed += jinst_attr_find(&code->attrs, JINST_ATTR_STACK_MAP_TABLE) != NULL;
 	}

@@ -160,7 +160,7 @@ static void *sub(jinst_class *c, jinst_code *code, enum jinst_attr_kind kind)
 
 static bool is_branch(uint8_t op)
 {
-	return (op >= 0x99 && op <= 0xa8) || (op >= 0xc6 && op <= 0xc9);
+	return (op >= JINST_OP_IFEQ && op <= JINST_OP_JSR) || (op >= JINST_OP_IFNULL && op <= JINST_OP_JSR_W);
 }
 
 /* Patches the built class with the plan and checks the result against
@@ -206,7 +206,7 @@ static void check_relocation(const char *what, const method_spec *s, const plan 
 	uint32_t k = 0, run = 0;
 	bool in_run = false;
 	for (uint32_t i = 0; i < nn; i++) {
-		if (ni[i].opcode == 0x00) {
+		if (ni[i].opcode == JINST_OP_NOP) {
 			if (!in_run)
 				run = ni[i].offset;
 			in_run = true;
@@ -233,7 +233,7 @@ static void check_relocation(const char *what, const method_spec *s, const plan 
 	index_of[oc->code_length] = (int32_t)on;
 	k = 0;
 	for (uint32_t i = 0; i < nn && k < on; i++) {
-		if (ni[i].opcode == 0x00)
+		if (ni[i].opcode == JINST_OP_NOP)
 			continue;
 		const jinst_insn *a = &oi[k++], *b = &ni[i];
 		if (is_branch(a->opcode))
@@ -330,8 +330,7 @@ static uint32_t plan_everywhere(const method_spec *s, uint32_t seed, plan *pl)
 	uint8_t prev = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		seed = seed * 1103515245u + 12345u;
-		bool dead = prev == 0xa7 || prev == 0xc8 || prev == 0xaa || prev == 0xab || prev == 0xa9 ||
-		            (prev >= 0xac && prev <= 0xb1) || prev == 0xbf;
+		bool dead = jinst_opcodes[prev].flags & JINST_OPF_UNCONDITIONAL;
 		pl[k++] = (plan){offs[i], !dead && (seed >> 20 & 1) ? JINST_BEFORE_OUTSIDE : JINST_BEFORE_INSIDE,
 		                 1 + (seed >> 16) % 4};
 		prev = code[offs[i]];
@@ -366,9 +365,9 @@ static void switch_method(bool table, uint32_t k, uint8_t *code, uint32_t *len, 
 {
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < k; i++)
-		code[n++] = 0x1a; /* iload_0 */
+		code[n++] = JINST_OP_ILOAD_0; /* iload_0 */
 	uint32_t at = n;
-	code[n++] = table ? 0xaa : 0xab;
+	code[n++] = table ? JINST_OP_TABLESWITCH : JINST_OP_LOOKUPSWITCH;
 	while (n % 4)
 		code[n++] = 0;
 	uint32_t def_at = n;
@@ -384,7 +383,7 @@ static void switch_method(bool table, uint32_t k, uint8_t *code, uint32_t *len, 
 	n += table ? 8 : 16;
 	/* targets: three returns */
 	uint32_t t0 = n, t1 = n + 1, t2 = n + 2;
-	code[n++] = 0xb1, code[n++] = 0xb1, code[n++] = 0xb1;
+	code[n++] = JINST_OP_RETURN, code[n++] = JINST_OP_RETURN, code[n++] = JINST_OP_RETURN;
 	uint32_t rel[3] = {t0 - at, t1 - at, t2 - at};
 	code[def_at] = 0, code[def_at + 1] = 0, code[def_at + 2] = 0, code[def_at + 3] = (uint8_t)rel[2];
 	for (int i = 0; i < 2; i++) {
@@ -468,7 +467,7 @@ static void test_relocation(void)
 
 	uint8_t straight[201];
 	memset(straight, 0x1a, 200);
-	straight[200] = 0xb1;
+	straight[200] = JINST_OP_RETURN;
 	method_spec f = {50, straight, sizeof straight, NULL, 0, frames_smt, sizeof frames_smt, NULL, 0, NULL, 0, false, 0};
 	check_relocation("frames, nothing moves past them", &f, (plan[]){{195, JINST_BEFORE_INSIDE, 2}}, 1);
 	check_relocation("frames, deltas grow past 63", &f,
@@ -579,7 +578,7 @@ static void test_declines(void)
 	CHECK(jinst_class_parse(&c, in.b, in.n, NULL, NULL, NULL) == 0, "parses");
 	jinst_edit *ed;
 	CHECK(jinst_edit_open(&ed, c, jinst_class_method(c, 0), NULL, &d) == 0, "the editor opens");
-	jinst_insn nop = {.opcode = 0x00};
+	jinst_insn nop = {.opcode = JINST_OP_NOP};
 	CHECK(jinst_edit_insert(ed, jinst_edit_first_insn(ed), JINST_BEFORE_OUTSIDE, &nop, 1, NULL) == 0 &&
 	      jinst_edit_commit(ed, &d) == 0, "the editor commits");
 	jinst_edit_free(ed);
@@ -602,11 +601,11 @@ static void test_twice(void)
 	      jinst_patch_insert(p, 2, JINST_BEFORE_INSIDE, nops, 3, 0) == 0 && jinst_patch_commit(p, &d) == 0,
 	      "first patch");
 	jinst_code *mid = code_of(c);
-	CHECK(mid && mid->code_length == 22 && mid->code[5] == 0xbb, "the first patch's code decodes in place");
+	CHECK(mid && mid->code_length == 22 && mid->code[5] == JINST_OP_NEW, "the first patch's code decodes in place");
 	CHECK(jinst_patch_open(&p, c, jinst_class_method(c, 0), &d) == 0, "second open: %s", d.message);
 	uint32_t len;
 	const uint8_t *code = jinst_patch_code(p, &len);
-	CHECK(len == 22 && code[5] == 0xbb, "the second patcher sees the first one's code");
+	CHECK(len == 22 && code[5] == JINST_OP_NEW, "the second patcher sees the first one's code");
 	CHECK(jinst_patch_insert(p, 5, JINST_BEFORE_OUTSIDE, nops, 1, 0) == 0 && jinst_patch_commit(p, &d) == 0,
 	      "second patch: %s", d.message);
 	uint8_t *w;
@@ -617,7 +616,7 @@ static void test_twice(void)
 	jinst_code *nc = code_of(n);
 	const jinst_stack_map *m = nc ? sub(n, nc, JINST_ATTR_STACK_MAP_TABLE) : NULL;
 	jinst_full_frame *f;
-	CHECK(nc && nc->code_length == 23 && nc->code[6] == 0xbb, "4 nops before the new");
+	CHECK(nc && nc->code_length == 23 && nc->code[6] == JINST_OP_NEW, "4 nops before the new");
 	CHECK(m && m->count == 2 && jinst_stack_map_expand(n, jinst_class_method(n, 0), m, &f, &d) == 0, "frames");
 	if (m && m->count == 2)
 		CHECK(f[0].offset == 18 && f[0].stack[0].tag == JINST_VT_UNINITIALIZED && f[0].stack[0].value == 6,
