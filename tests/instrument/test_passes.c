@@ -8,11 +8,11 @@
 #include <string.h>
 
 #include "jinst/instrument.h"
+#include "jinst/opcodes.h"
 #include "jinst/patch.h"
 
 #include "../testlib.h"
 
-enum { JINST_OP_SIPUSH = 0x11, JINST_OP_INVOKESTATIC = 0xb8, JINST_OP_ATHROW = 0xbf }; /* until opcodes.h */
 
 static jinst_arena *arena;
 
