@@ -51,7 +51,8 @@ struct jinst_instrument {
 	_Atomic uint64_t methods_instrumented, methods_left_alone;
 };
 
-/* The runtime's own classes: the hooks and everything they call there. */
+/* The runtime's own classes: the hooks and everything they call there (and,
+ * outside it, the bridge that owns the hooks: jinst_instrument_wants). */
 static const char runtime_package[] = "jinst/rt/";
 
 int jinst_ins_fail(jinst_diag *diag, int code, const char *fmt, ...)
@@ -147,7 +148,8 @@ static void free_patterns(char **v)
 
 bool jinst_instrument_wants(const jinst_instrument *ins, const char *class_name)
 {
-	if (!strncmp(class_name, runtime_package, sizeof(runtime_package) - 1))
+	if (!strncmp(class_name, runtime_package, sizeof(runtime_package) - 1) ||
+	    !strcmp(class_name, jinst_hooks()[JINST_HOOK_ENTER].owner))
 		return false;
 	if (ins->include && ins->include[0] && !any_match(ins->include, class_name))
 		return false;

@@ -1,8 +1,11 @@
 #!/bin/sh
 # The JVM test: instrument the compiled test program offline, run it under
-# -Xverify:all with the test-only Hooks, and compare the hooks' counts with
-# expected.txt (every method listed has exactly those counts; every other
-# method was never called). The program's own output must not change.
+# -Xverify:all with the test-only Hooks (HOOKS, on the boot class path) and
+# the bridge to them that the instrumented code calls (java.lang.$JinstHooks,
+# HOOKS/patch, patched into java.base, which must then read the boot
+# loader's unnamed module as the agent makes it), and compare the hooks'
+# counts with expected.txt (every method listed has exactly those counts;
+# every other method was never called). The program's own output must not change.
 #   run_jvm.sh JAVA INSTRUMENT_TREE CLASSES HOOKS EXPECTED WORK [MAIN]
 set -eu
 java=$1 tool=$2 classes=$3 hooks=$4 expected=$5 work=$6 main=${7:-jinsttrace.Main}
@@ -12,7 +15,8 @@ mkdir -p "$work"
 cat "$work/figures.txt"
 grep -q '^classes [0-9]*: instrumented [1-9]' "$work/figures.txt"
 "$java" -Xverify:all -cp "$classes:$hooks" "$main" > "$work/plain.txt" 2>&1
-"$java" -Xverify:all -cp "$work/out:$hooks" "$main" > "$work/run.txt" 2> "$work/stderr.txt" || {
+"$java" -Xverify:all -Xbootclasspath/a:"$hooks" --patch-module java.base="$hooks/patch" --add-reads java.base=ALL-UNNAMED \
+	-cp "$work/out" "$main" > "$work/run.txt" 2> "$work/stderr.txt" || {
 	echo "FAIL: the instrumented program failed"; cat "$work/run.txt" "$work/stderr.txt"; exit 1; }
 if grep -v '^OpenJDK.*warning' "$work/stderr.txt" | grep -q .; then
 	echo "FAIL: the instrumented program wrote to stderr"; cat "$work/stderr.txt"; exit 1
