@@ -464,17 +464,31 @@ static void JNICALL native_dump(JNIEnv *jni, jclass cls)
 static bool bridge_reads_runtime(JNIEnv *jni)
 {
 	jclass cls = (*jni)->FindClass(jni, "java/lang/Class");
-	jmethodID get_module = cls ? (*jni)->GetMethodID(jni, cls, "getModule", "()Ljava/lang/Module;") : NULL;
-	if (!get_module) {
-		(*jni)->ExceptionClear(jni);
-		return true;
+	jmethodID get_module = NULL;
+	if (!java_failed(jni, "FindClass(java/lang/Class)") && cls) {
+		get_module = (*jni)->GetMethodID(jni, cls, "getModule", "()Ljava/lang/Module;");
+		if ((*jni)->ExceptionCheck(jni))
+			(*jni)->ExceptionClear(jni); /* NoSuchMethodError: JDK 8 */
+		(*jni)->DeleteLocalRef(jni, cls);
 	}
-	jclass bridge = (*jni)->FindClass(jni, jinst_hooks()[JINST_HOOK_ENTER].owner);
-	jobject from = bridge ? (*jni)->CallObjectMethod(jni, bridge, get_module) : NULL;
-	jobject to = from ? (*jni)->CallObjectMethod(jni, g.hooks, get_module) : NULL;
-	if (java_failed(jni, "the bridge's module") || !to)
+	if (!get_module)
+		return true;
+	const char *owner = jinst_hooks()[JINST_HOOK_ENTER].owner;
+	jclass bridge = (*jni)->FindClass(jni, owner);
+	if (java_failed(jni, owner) || !bridge)
 		return false;
-	return !jvmti_failed((*g.jvmti)->AddModuleReads(g.jvmti, from, to), "AddModuleReads (java.base reads jinst/rt)");
+	jobject from = (*jni)->CallObjectMethod(jni, bridge, get_module);
+	bool failed = java_failed(jni, "the bridge's module") || !from;
+	(*jni)->DeleteLocalRef(jni, bridge);
+	if (failed)
+		return false;
+	jobject to = (*jni)->CallObjectMethod(jni, g.hooks, get_module);
+	bool ok = !java_failed(jni, "the runtime's module") && to &&
+	          !jvmti_failed((*g.jvmti)->AddModuleReads(g.jvmti, from, to), "AddModuleReads (java.base reads jinst/rt)");
+	(*jni)->DeleteLocalRef(jni, from);
+	if (to)
+		(*jni)->DeleteLocalRef(jni, to);
+	return ok;
 }
 
 static bool define_runtime(JNIEnv *jni)
