@@ -4,7 +4,7 @@
  * How it runs. Agent_OnLoad (or Agent_OnAttach in a running VM) parses the
  * options, asks for the capabilities to see and retransform every class,
  * and sets the callbacks. Until the VM is live the ClassFileLoadHook leaves
- * every class alone: instrumented code calls jinst/rt/Hooks, which cannot be
+ * every class alone: instrumented code calls the runtime, which cannot be
  * defined before VMInit, and a class that called it earlier would fail with
  * NoClassDefFoundError. At VMInit (at once when attaching) the agent defines
  * the runtime classes embedded in this library into the bootstrap loader,
@@ -71,7 +71,8 @@ enum { HOOKS_COUNTS = 1, HOOKS_TIMES = 2, HOOKS_TREE = 4, HOOKS_EVENTS = 8 };
 /* Never instrumented: what the hooks run on, and what instrumenting a
  * class of a named module runs (see the essay above). */
 static const char *const always_excluded[] = {
-	"jinst/**",           "java/lang/Object",       "java/lang/Thread",   "java/lang/ThreadLocal",
+	"jinst/**",           "java/lang/$JinstHooks", "java/lang/Object",       "java/lang/Thread",
+	"java/lang/ThreadLocal",
 	/* Thread's own parts: an attaching thread (JNI) runs them while its
 	 * Thread object is being made, where a hook's ThreadLocal would crash
 	 * the VM (JDK 25: FieldHolder, before the thread has its status). */
@@ -240,9 +241,10 @@ static void arena_destroy(void *a)
 	jinst_arena_free(a);
 }
 
+/* The runtime and the bridge to it (the hooks' owner, java/lang/$JinstHooks). */
 static bool runtime_class(const char *name)
 {
-	return !strncmp(name, "jinst/rt/", 9);
+	return !strncmp(name, "jinst/rt/", 9) || !strcmp(name, jinst_hooks()[JINST_HOOK_ENTER].owner);
 }
 
 static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass class_being_redefined, jobject loader,
@@ -454,6 +456,41 @@ static void JNICALL native_dump(JNIEnv *jni, jclass cls)
 
 /* ---- starting: define the runtime, engage, retransform ------------------ */
 
+/* The bridge (java/lang/$JinstHooks, in java.base) calls jinst/rt/Hooks, in
+ * the bootstrap loader's unnamed module, which a named module does not read:
+ * without this the first hook fails with IllegalAccessError. java.base is
+ * made to read it, as Modules.transformedByAgent does for a module whose
+ * classes an agent changed. JDK 8 has no modules (no Class.getModule). */
+static bool bridge_reads_runtime(JNIEnv *jni)
+{
+	jclass cls = (*jni)->FindClass(jni, "java/lang/Class");
+	jmethodID get_module = NULL;
+	if (!java_failed(jni, "FindClass(java/lang/Class)") && cls) {
+		get_module = (*jni)->GetMethodID(jni, cls, "getModule", "()Ljava/lang/Module;");
+		if ((*jni)->ExceptionCheck(jni))
+			(*jni)->ExceptionClear(jni); /* NoSuchMethodError: JDK 8 */
+		(*jni)->DeleteLocalRef(jni, cls);
+	}
+	if (!get_module)
+		return true;
+	const char *owner = jinst_hooks()[JINST_HOOK_ENTER].owner;
+	jclass bridge = (*jni)->FindClass(jni, owner);
+	if (java_failed(jni, owner) || !bridge)
+		return false;
+	jobject from = (*jni)->CallObjectMethod(jni, bridge, get_module);
+	bool failed = java_failed(jni, "the bridge's module") || !from;
+	(*jni)->DeleteLocalRef(jni, bridge);
+	if (failed)
+		return false;
+	jobject to = (*jni)->CallObjectMethod(jni, g.hooks, get_module);
+	bool ok = !java_failed(jni, "the runtime's module") && to &&
+	          !jvmti_failed((*g.jvmti)->AddModuleReads(g.jvmti, from, to), "AddModuleReads (java.base reads jinst/rt)");
+	(*jni)->DeleteLocalRef(jni, from);
+	if (to)
+		(*jni)->DeleteLocalRef(jni, to);
+	return ok;
+}
+
 static bool define_runtime(JNIEnv *jni)
 {
 	for (unsigned i = 0; i < jinst_runtime_class_count; i++) {
@@ -474,7 +511,7 @@ static bool define_runtime(JNIEnv *jni)
 			g.hooks = (jclass)(*jni)->NewGlobalRef(jni, k);
 		(*jni)->DeleteLocalRef(jni, k);
 	}
-	if (!g.hooks)
+	if (!g.hooks || !bridge_reads_runtime(jni))
 		return false;
 	struct { jmethodID *id; const char *name, *sig; } ms[] = {
 		{&g.engage, "engage", "(IIJ)V"},           {&g.disengage, "disengage", "()V"},

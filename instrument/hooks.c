@@ -1,14 +1,17 @@
 /*
  * The runtime's hooks, one table: the passes read it to emit their calls,
- * and a test compares it with the methods of runtime-java's Hooks class.
+ * and a test compares it with the methods of runtime-java's bridge and Hooks
+ * classes. Their owner is the bridge java.lang.$JinstHooks, which every
+ * loader finds (it must delegate java.*), and which calls jinst.rt.Hooks
+ * from the bootstrap loader (docs/ARCHITECTURE.md, "How injected code reaches the runtime").
  */
 #include "jinst/instrument.h"
 
 static const jinst_hook hooks[JINST_HOOK_COUNT] = {
-	[JINST_HOOK_ENTER] = {"jinst/rt/Hooks", "enter", "(I)V"},
-	[JINST_HOOK_EXIT] = {"jinst/rt/Hooks", "exit", "(I)V"},
-	[JINST_HOOK_EXIT_THROW] = {"jinst/rt/Hooks", "exitThrow", "(I)V"},
-	[JINST_HOOK_CALLED] = {"jinst/rt/Hooks", "called", "(I)V"},
+	[JINST_HOOK_ENTER] = {"java/lang/$JinstHooks", "enter", "(I)V"},
+	[JINST_HOOK_EXIT] = {"java/lang/$JinstHooks", "exit", "(I)V"},
+	[JINST_HOOK_EXIT_THROW] = {"java/lang/$JinstHooks", "exitThrow", "(I)V"},
+	[JINST_HOOK_CALLED] = {"java/lang/$JinstHooks", "called", "(I)V"},
 };
 
 const jinst_hook *jinst_hooks(void)

@@ -4,6 +4,8 @@
 set -euo pipefail
 
 want=(cmake make gcc clang pkg-config libzip-dev libxxhash-dev zip unzip python3 libclang-rt-14-dev)
+# Test only: Apache Felix, the OSGi framework of agent/tests/jvm.sh's osgi case.
+want+=(libfelix-framework-java)
 command -v javac >/dev/null 2>&1 || want+=(openjdk-17-jdk-headless)
 
 missing=()

@@ -2,6 +2,7 @@
 # The agent in a real VM.
 #   jvm.sh CASE JAVA_HOME LIBJINST FIXTURE PROGRAMS CHECKS SOURCE WORK
 # CASE: help badopt boot runtime vthreads outputs unchanged jdk fixture compare attach offline javac
+# osgi strictloader
 # example_NAME (examples/NAME/run.sh against its README).
 # Exit 0 passed, 1 failed, 77 skipped (no such JDK, a sanitized build, or,
 # for the cases that need it, no instrumentation pass in this build yet).
@@ -366,6 +367,57 @@ attach)
 			fail "tim.txt: nap() not timed at 100 ms or more: $(grep nap tim.txt)"
 		grep -q " jinstcheck/Sleeper.tick()V$" tim.txt || fail "tim.txt: tick() not counted"
 	fi
+	;;
+osgi | strictloader)
+	# Loaders that hand only java.* to their parent, with every class
+	# traced: injected code must reach the hooks through a java.* name
+	# (java/lang/$JinstHooks, docs/ARCHITECTURE.md, "How injected code reaches the runtime"). osgi: a bundle
+	# under Apache Felix (Debian's libfelix-framework-java, which
+	# scripts/setup.sh installs), no boot delegation configured; Felix 4
+	# opens java.security to make its boot delegation loader, as it does
+	# on JDK 8. strictloader: jinstcheck.StrictLoader, which also writes
+	# the names it was asked for.
+	if [[ $case == osgi ]]; then
+		felix=${JINST_FELIX_JAR:-/usr/share/java/org.apache.felix.framework.jar}
+		if [[ ! -f $felix ]]; then
+			echo "SKIP: no Apache Felix at $felix (apt-get install libfelix-framework-java, or scripts/setup.sh)"
+			exit 77
+		fi
+		o=$src/agent/tests/osgi
+		"$home/bin/javac" --release 11 -cp "$felix" -d launcher "$o/jinstosgi/Launcher.java" &&
+			"$home/bin/javac" --release 11 -cp "$felix" -d bundle "$o"/jinstosgi/bundle/*.java &&
+			"$home/bin/jar" cfm bundle.jar "$o/MANIFEST.MF" -C bundle jinstosgi || { echo "FAIL: cannot build the bundle"; exit 1; }
+		program=(--add-opens java.base/java.security=ALL-UNNAMED -cp "$felix:launcher" jinstosgi.Launcher cache bundle.jar)
+		expect=$o/expected_counts.tsv
+	else
+		"$home/bin/javac" --release 11 -d strict "$src/agent/tests/strict/strictload/Main.java" || { echo "FAIL: javac"; exit 1; }
+		program=(-cp "$checks" jinstcheck.StrictLoader strict names.txt)
+		expect=$src/agent/tests/strict/expected_counts.tsv
+	fi
+	"$java" "${program[@]}" >plain.txt 2>plain.err || fail "the program fails untraced: $(tail -3 plain.err)"
+	for run in "counts include=**" "times include=**" "counts include=jinstosgi.**,include=strictload.**"; do
+		set -- $run
+		name=$1-${2//[^a-z]/}
+		rm -f names.txt
+		"$java" -agentpath:"$lib"=trace=$1,$2,format=counts,out="$work/$name",log="$work/$name.log" "${program[@]}" \
+			>out.txt 2>err.txt || fail "$run: the program failed: $(tail -3 err.txt)"
+		cmp -s plain.txt out.txt || fail "$run: output differs: $(diff plain.txt out.txt | head -5)"
+		cmp -s plain.err err.txt || fail "$run: stderr differs: $(diff plain.err err.txt | head -5)"
+		! grep -h "NoClassDefFoundError\|IllegalAccessError\|ClassNotFoundException" out.txt err.txt | head -3 | grep . ||
+			fail "$run: a class not found"
+		while IFS= read -r line; do
+			grep -qxF "$line" $name.tsv ||
+				fail "$run: expected '$line', got '$(grep -F "$(cut -f1-3 <<<"$line")" $name.tsv)'"
+		done <"$expect"
+		echo "$run: $(grep -h 'classes instrumented' $name.log)"
+		# The loader was asked for no name of jinst's runtime, and for no
+		# name outside java.* and its package at all.
+		if [[ $case == strictloader ]]; then
+			! grep -v '^java\.\|^strictload\.' names.txt | grep . || fail "$run: the loader was asked for other names"
+			echo "$run: the loader was asked for $(paste -sd' ' names.txt)"
+		fi
+	done
+	cat plain.txt
 	;;
 javac)
 	# javac compiling ~400 of the JDK's own sources (scripts/javac_workload.sh)

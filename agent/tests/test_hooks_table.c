@@ -1,9 +1,13 @@
 /*
  * The hook table (instrument/hooks.c) against runtime-java's compiled
- * jinst/rt/Hooks (ARGV[1]), read with the class-file library: every hook is
- * a public static method of that class with that descriptor, and the class
- * has no other public static method, so the passes and the runtime cannot
- * drift apart.
+ * classes, read with the class-file library, so the passes and the runtime
+ * cannot drift apart:
+ *   - the bridge (ARGV[2], java/lang/$JinstHooks) is the table's owner; every
+ *     hook is a public static method of it with that descriptor, and it has
+ *     no other; each one's code is the one line `jinst.rt.Hooks.NAME(id)`
+ *     (iload_0, invokestatic, return), so the JIT inlines it whole;
+ *   - jinst/rt/Hooks (ARGV[1]) has the same public static methods, no other.
+ * Both are compiled for Java 8 (major 52).
  */
 #include <string.h>
 
@@ -11,34 +15,54 @@
 #include "jinst/instrument.h"
 #include "../../tests/testlib.h"
 
+static const char runtime_hooks[] = "jinst/rt/Hooks";
+
 static bool utf8_is(const uint8_t *p, uint16_t n, const char *s)
 {
 	return p && strlen(s) == n && !memcmp(p, s, n);
 }
 
-int main(int argc, char **argv)
+/* Whether m's code is exactly `iload_0; invokestatic jinst/rt/Hooks.h; return`. */
+static bool calls_runtime(jinst_class *cls, jinst_member *m, const jinst_hook *h)
 {
-	if (argc < 2) {
-		printf("usage: test_hooks_table Hooks.class\n");
-		return 2;
-	}
+	jinst_attr *a = jinst_attr_find(jinst_member_attrs(m), JINST_ATTR_CODE);
+	jinst_code *code = NULL;
+	if (!a || jinst_attr_decode(cls, a, (void **)&code, NULL) || !code || code->code_length != 5)
+		return false;
+	const uint8_t *b = code->code;
+	jinst_cp_entry ref, nat;
+	if (b[0] != 0x1a || b[1] != 0xb8 || b[4] != 0xb1 || jinst_cp_get(cls, (uint16_t)(b[2] << 8 | b[3]), &ref) ||
+	    ref.tag != JINST_CP_METHODREF || jinst_cp_get(cls, ref.u.ref.name_and_type_index, &nat))
+		return false;
+	uint16_t l1, l2, l3;
+	const uint8_t *owner = jinst_cp_name(cls, ref.u.ref.class_index, &l1);
+	const uint8_t *name = jinst_cp_utf8(cls, nat.u.nat.name_index, &l2);
+	const uint8_t *desc = jinst_cp_utf8(cls, nat.u.nat.descriptor_index, &l3);
+	return utf8_is(owner, l1, runtime_hooks) && utf8_is(name, l2, h->name) && utf8_is(desc, l3, h->descriptor);
+}
+
+/* The class at path is named `expect` and its public static methods are
+ * the hooks; when bridge, each one calls jinst/rt/Hooks' namesake. */
+static void check_class(const char *path, const char *expect, bool bridge)
+{
 	size_t len;
-	uint8_t *bytes = test_read_file(argv[1], &len);
-	CHECK(bytes != NULL, "cannot read %s", argv[1]);
+	uint8_t *bytes = test_read_file(path, &len);
+	CHECK(bytes != NULL, "cannot read %s", path);
 	if (!bytes)
-		return check_report();
+		return;
 	jinst_class *cls;
 	jinst_diag diag;
 	int r = jinst_class_parse(&cls, bytes, len, NULL, NULL, &diag);
-	CHECK(r == 0, "parse: %d", r);
-	if (r < 0)
-		return check_report();
+	CHECK(r == 0, "parse %s: %d", path, r);
+	if (r < 0) {
+		free(bytes);
+		return;
+	}
 	const jinst_hook *hooks = jinst_hooks();
 	uint16_t n;
 	const uint8_t *name = jinst_cp_name(cls, jinst_class_this_class(cls), &n);
-	for (int h = 0; h < JINST_HOOK_COUNT; h++)
-		CHECK(utf8_is(name, n, hooks[h].owner), "hook %d owner %s is not the class", h, hooks[h].owner);
-	CHECK(jinst_class_major_version(cls) == 52, "runtime compiled for major %u, not 52 (Java 8)",
+	CHECK(utf8_is(name, n, expect), "%s is not %s", path, expect);
+	CHECK(jinst_class_major_version(cls) == 52, "%s compiled for major %u, not 52 (Java 8)", expect,
 	      jinst_class_major_version(cls));
 	bool found[JINST_HOOK_COUNT] = {false};
 	unsigned public_static = 0;
@@ -56,15 +80,32 @@ int main(int argc, char **argv)
 			if (utf8_is(mn, nn, hooks[h].name) && utf8_is(md, dn, hooks[h].descriptor)) {
 				known = true;
 				found[h] = true;
+				CHECK(!bridge || calls_runtime(cls, m, &hooks[h]),
+				      "%s.%s%s is not the one call of %s.%s%s", expect, hooks[h].name,
+				      hooks[h].descriptor, runtime_hooks, hooks[h].name, hooks[h].descriptor);
 			}
-		CHECK(known, "public static %.*s%.*s is not in the hook table", (int)nn, (const char *)mn, (int)dn,
-		      (const char *)md);
+		CHECK(known, "%s: public static %.*s%.*s is not in the hook table", expect, (int)nn,
+		      (const char *)mn, (int)dn, (const char *)md);
 	}
 	for (int h = 0; h < JINST_HOOK_COUNT; h++)
-		CHECK(found[h], "hook %s.%s%s is not a public static method of the runtime", hooks[h].owner,
-		      hooks[h].name, hooks[h].descriptor);
-	CHECK(public_static == JINST_HOOK_COUNT, "%u public static methods", public_static);
+		CHECK(found[h], "hook %s%s is not a public static method of %s", hooks[h].name, hooks[h].descriptor,
+		      expect);
+	CHECK(public_static == JINST_HOOK_COUNT, "%s: %u public static methods", expect, public_static);
 	jinst_class_free(cls);
 	free(bytes);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		printf("usage: test_hooks_table Hooks.class Bridge.class\n");
+		return 2;
+	}
+	const jinst_hook *hooks = jinst_hooks();
+	for (int h = 1; h < JINST_HOOK_COUNT; h++)
+		CHECK(!strcmp(hooks[h].owner, hooks[0].owner), "hook %d's owner %s is not %s", h, hooks[h].owner,
+		      hooks[0].owner);
+	check_class(argv[2], hooks[0].owner, true);
+	check_class(argv[1], runtime_hooks, false);
 	return check_report();
 }

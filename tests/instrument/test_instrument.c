@@ -401,6 +401,8 @@ static void check_filters(void)
 	CHECK(!jinst_instrument_wants(f, "jinst/rt/Hooks"), "the runtime is never instrumented");
 	CHECK(!jinst_instrument_wants(f, "jinst/rt/buf/Ring"), "the runtime is never instrumented");
 	CHECK(jinst_instrument_wants(f, "jinst/rtx/A"), "only the runtime's package");
+	CHECK(!jinst_instrument_wants(f, "java/lang/$JinstHooks"), "the bridge to the runtime is never instrumented");
+	CHECK(jinst_instrument_wants(f, "java/lang/String"), "only the bridge of java/lang");
 	jinst_instrument_free(f);
 
 	const char *inc[] = {"com.example.*", "org/deep/**", "*", NULL};
@@ -417,6 +419,7 @@ static void check_filters(void)
 	CHECK(!jinst_instrument_wants(f, "org/deep/skip/X"), "excluded");
 	CHECK(jinst_instrument_wants(f, "org/deep/skip/y/X"), "exclude * stops at /");
 	CHECK(!jinst_instrument_wants(f, "jinst/rt/Hooks"), "include patterns cannot bring the runtime in");
+	CHECK(!jinst_instrument_wants(f, "java/lang/$JinstHooks"), "nor the bridge");
 	jinst_instrument_free(f);
 
 	/* an excluded class comes back untouched, without bytes */

@@ -1,0 +1,45 @@
+package java.lang;
+
+/**
+ * The one name instrumented code calls: a bridge from java.lang to the hooks
+ * of {@code jinst.rt.Hooks}, one line per hook.
+ *
+ * Why java.lang. The VM resolves every name in a class's code through the
+ * class's defining loader, and not every loader hands an unknown package to
+ * its parent: an OSGi bundle's loader does not ({@code NoClassDefFoundError:
+ * jinst/rt/Hooks} at its activator), and every other custom loader sees a
+ * {@code loadClass("jinst.rt.Hooks")} it did not expect. Every loader must
+ * delegate {@code java.*} names (only the bootstrap and platform loaders may
+ * define them), so this class is found from any class. The agent defines it
+ * into the bootstrap loader (JNI DefineClass with no loader, which is allowed
+ * for java/ names), where it joins java.base's java.lang, exported to every
+ * module; its own reference to {@code jinst.rt.Hooks} is then resolved in
+ * the bootstrap loader, where the agent defined the runtime. The JIT inlines
+ * each one-line method into its caller, so the hot path costs what a direct
+ * call of the hook cost. docs/ARCHITECTURE.md, "How injected code reaches the runtime" has the alternatives.
+ *
+ * The name: '$' and the prefix make it one no JDK class has and no one takes
+ * for an API. It is never on a class path (the VM refuses java.* there), so
+ * jinst-runtime.jar does not hold it. The methods must match the hook table
+ * of instrument/hooks.c (agent/tests/test_hooks_table.c compares them).
+ */
+public final class $JinstHooks {
+	private $JinstHooks() {
+	}
+
+	public static void enter(int id) {
+		jinst.rt.Hooks.enter(id);
+	}
+
+	public static void exit(int id) {
+		jinst.rt.Hooks.exit(id);
+	}
+
+	public static void exitThrow(int id) {
+		jinst.rt.Hooks.exitThrow(id);
+	}
+
+	public static void called(int id) {
+		jinst.rt.Hooks.called(id);
+	}
+}
