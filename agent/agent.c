@@ -48,25 +48,13 @@
 #include <unistd.h>
 
 #include "jinst/instrument.h"
+#include "hooks_modes.h"
 #include "options.h"
 #include "runtime_classes.h"
 #include "trace_output.h"
 
-/* The instrumentation pass is a separate library that may not be in this
- * build yet; weak references let the agent run without it (it then changes
- * no class, and says so once). The library is linked whole, so when the pass
- * is there these resolve to it. */
-#pragma weak jinst_instrument_new
-#pragma weak jinst_instrument_free
-#pragma weak jinst_instrument_wants
-#pragma weak jinst_instrument_class
-#pragma weak jinst_instrument_method_count
-#pragma weak jinst_instrument_method_info
-
 #define EXPORT __attribute__((visibility("default")))
 
-/* The hooks' mode bits (runtime-java/jinst/rt/Hooks.java). */
-enum { HOOKS_COUNTS = 1, HOOKS_TIMES = 2, HOOKS_TREE = 4, HOOKS_EVENTS = 8 };
 
 /* Never instrumented: what the hooks run on, and what instrumenting a
  * class of a named module runs (see the essay above). */
@@ -96,7 +84,6 @@ static struct {
 	jvmtiEnv *jvmti;
 	jinst_agent_options opts;
 	long pid;
-	bool have_pass;
 	jinst_instrument *ins;
 	bool started;              /* options applied, callbacks set */
 	atomic_int live;           /* hooks defined and engaged: the load hook instruments */
@@ -244,7 +231,8 @@ static void arena_destroy(void *a)
 /* The runtime and the bridge to it (the hooks' owner, java/lang/$JinstHooks). */
 static bool runtime_class(const char *name)
 {
-	return !strncmp(name, "jinst/rt/", 9) || !strcmp(name, jinst_hooks()[JINST_HOOK_ENTER].owner);
+	return !strncmp(name, JINST_RUNTIME_PACKAGE, sizeof(JINST_RUNTIME_PACKAGE) - 1) ||
+	       !strcmp(name, jinst_hooks()[JINST_HOOK_ENTER].owner);
 }
 
 static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass class_being_redefined, jobject loader,
@@ -275,7 +263,7 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass clas
 		in_hook = 0;
 		return;
 	}
-	if (!g.have_pass || !g.ins || !jinst_instrument_wants(g.ins, name)) {
+	if (!g.ins || !jinst_instrument_wants(g.ins, name)) {
 		in_hook = 0;
 		return;
 	}
@@ -332,7 +320,7 @@ static int method_names(void *ctx, uint32_t id, const char **cls, const char **n
 {
 	(void)ctx;
 	jinst_method_info info;
-	if (!g.have_pass || !g.ins || jinst_instrument_method_info(g.ins, id, &info) < 0)
+	if (!g.ins || jinst_instrument_method_info(g.ins, id, &info) < 0)
 		return -1;
 	*cls = info.class_name;
 	*name = info.name;
@@ -376,7 +364,7 @@ static void write_format(JNIEnv *jni, unsigned format)
 		for (size_t i = 0; counts && i < len / 3; i++) {
 			jinst_method_info info;
 			counts[i] = data[3 * i];
-			if (data[3 * i] > 0 && g.have_pass && g.ins &&
+			if (data[3 * i] > 0 && g.ins &&
 			    jinst_instrument_method_info(g.ins, (uint32_t)i, &info) == 0 && !info.timed)
 				data[3 * i] = 0;
 		}
@@ -507,7 +495,7 @@ static bool define_runtime(JNIEnv *jni)
 				return false;
 			}
 		}
-		if (!strcmp(c->name, "jinst/rt/Hooks"))
+		if (!strcmp(c->name, JINST_RUNTIME_HOOKS))
 			g.hooks = (jclass)(*jni)->NewGlobalRef(jni, k);
 		(*jni)->DeleteLocalRef(jni, k);
 	}
@@ -606,7 +594,7 @@ static void retransform_loaded(JNIEnv *jni, bool (*select)(const char *name), co
 
 static bool select_wanted(const char *name)
 {
-	return !runtime_class(name) && g.have_pass && g.ins && jinst_instrument_wants(g.ins, name);
+	return !runtime_class(name) && g.ins && jinst_instrument_wants(g.ins, name);
 }
 
 static bool select_instrumented(const char *name)
@@ -722,7 +710,7 @@ static void summary(void)
 	logf_("%ld classes instrumented, %ld left unchanged on error, %ld not modifiable, %ld loaded from inside the "
 	      "hook, %u methods",
 	      atomic_load(&g.instrumented), atomic_load(&g.failed), atomic_load(&g.unmodifiable),
-	      atomic_load(&g.reentrant), g.have_pass && g.ins ? jinst_instrument_method_count(g.ins) : 0u);
+	      atomic_load(&g.reentrant), g.ins ? jinst_instrument_method_count(g.ins) : 0u);
 }
 
 static void stop_tracing(JNIEnv *jni)
@@ -796,37 +784,30 @@ static int setup(JavaVM *vm, bool attach)
 		logf_("no thread-local key");
 		return JNI_ERR;
 	}
-	g.have_pass = jinst_instrument_new && jinst_instrument_free && jinst_instrument_wants &&
-	              jinst_instrument_class && jinst_instrument_method_count && jinst_instrument_method_info;
-	if (!g.have_pass) {
-		logf_("this build has no instrumentation pass: every class is left unchanged");
-	} else {
-		/* Static: the instrumenter may keep the pointers. */
-		static const char *exclude[2 * JINST_AGENT_MAX_PATTERNS + 16];
-		size_t k = 0;
-		for (size_t i = 0; i < g.opts.exclude_count; i++)
-			exclude[k++] = g.opts.exclude[i];
-		for (size_t i = 0; always_excluded[i]; i++)
-			exclude[k++] = always_excluded[i];
-		exclude[k] = NULL;
-		jinst_instrument_options io = JINST_INSTRUMENT_OPTIONS_INIT;
-		/* Counts need the entry hook alone (exit does nothing in that
-		 * mode, and the mode never changes): less code to JIT. Times
-		 * count leaves only unless leaves=time; an events timeline
-		 * shows every call. */
-		io.passes = g.opts.mode == JINST_TRACE_COUNTS ? JINST_PASS_COUNT : JINST_PASS_TRACE;
-		if (g.opts.mode == JINST_TRACE_TIMES && !g.opts.time_leaves)
-			io.passes |= JINST_PASS_COUNT_LEAVES;
-		io.include = g.opts.include_count ? g.opts.include : NULL;
-		io.exclude = exclude;
-		jinst_diag diag;
-		memset(&diag, 0, sizeof diag);
-		if (jinst_instrument_new(&g.ins, &io, &diag) < 0) {
-			char msg[600];
-			jinst_diag_format(&diag, msg, sizeof msg);
-			logf_("cannot set up the instrumentation: %s", msg);
-			return JNI_ERR;
-		}
+	/* The instrumenter copies the patterns. */
+	const char *exclude[2 * JINST_AGENT_MAX_PATTERNS + 16];
+	size_t k = 0;
+	for (size_t i = 0; i < g.opts.exclude_count; i++)
+		exclude[k++] = g.opts.exclude[i];
+	for (size_t i = 0; always_excluded[i]; i++)
+		exclude[k++] = always_excluded[i];
+	exclude[k] = NULL;
+	jinst_instrument_options io = JINST_INSTRUMENT_OPTIONS_INIT;
+	/* Counts need the entry hook alone (exit does nothing in that mode, and
+	 * the mode never changes): less code to JIT. Times count leaves only
+	 * unless leaves=time; an events timeline shows every call. */
+	io.passes = g.opts.mode == JINST_TRACE_COUNTS ? JINST_PASS_COUNT : JINST_PASS_TRACE;
+	if (g.opts.mode == JINST_TRACE_TIMES && !g.opts.time_leaves)
+		io.passes |= JINST_PASS_COUNT_LEAVES;
+	io.include = g.opts.include_count ? g.opts.include : NULL;
+	io.exclude = exclude;
+	jinst_diag diag;
+	memset(&diag, 0, sizeof diag);
+	if (jinst_instrument_new(&g.ins, &io, &diag) < 0) {
+		char msg[600];
+		jinst_diag_format(&diag, msg, sizeof msg);
+		logf_("cannot set up the instrumentation: %s", msg);
+		return JNI_ERR;
 	}
 	jvmtiCapabilities caps;
 	memset(&caps, 0, sizeof caps);
@@ -897,7 +878,8 @@ EXPORT JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *re
 {
 	(void)reserved;
 	/* A second load (dump, stop) must not touch the running options, which
-	 * the instrumenter points into: parse into a scratch copy. */
+	 * the clock, the load hook and the output read: parse into a scratch
+	 * copy. */
 	static jinst_agent_options scratch;
 	jinst_agent_options *asked = g.started ? &scratch : &g.opts;
 	if (parse(asked, options, true) != JNI_OK)

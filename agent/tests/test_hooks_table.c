@@ -13,9 +13,10 @@
 
 #include "jinst/classfile.h"
 #include "jinst/instrument.h"
+#include "hooks_modes.h"
 #include "../../tests/testlib.h"
 
-static const char runtime_hooks[] = "jinst/rt/Hooks";
+static const char runtime_hooks[] = JINST_RUNTIME_HOOKS;
 
 static bool utf8_is(const uint8_t *p, uint16_t n, const char *s)
 {
@@ -95,10 +96,47 @@ static void check_class(const char *path, const char *expect, bool bridge)
 	free(bytes);
 }
 
+/* Hooks' static final int NAME, from its ConstantValue; -1 without one. */
+static long int_constant(jinst_class *cls, const char *name)
+{
+	for (uint16_t i = 0; i < jinst_class_field_count(cls); i++) {
+		jinst_member *f = jinst_class_field(cls, i);
+		uint16_t n;
+		const uint8_t *fn = jinst_cp_utf8(cls, jinst_member_name_index(f), &n);
+		jinst_attr *a = utf8_is(fn, n, name) ? jinst_attr_find(jinst_member_attrs(f), JINST_ATTR_CONSTANT_VALUE) : NULL;
+		jinst_attr_index *ix;
+		jinst_cp_entry e;
+		if (a && !jinst_attr_decode(cls, a, (void **)&ix, NULL) && ix && !jinst_cp_get(cls, ix->index, &e) &&
+		    e.tag == JINST_CP_INTEGER)
+			return (int32_t)e.u.u4;
+	}
+	return -1;
+}
+
+/* The mode bits the agent engages the hooks with are Hooks' own. */
+static void check_modes(const char *path)
+{
+	size_t len;
+	uint8_t *bytes = test_read_file(path, &len);
+	jinst_class *cls;
+	if (!bytes || jinst_class_parse(&cls, bytes, len, NULL, NULL, NULL)) {
+		CHECK(false, "cannot read %s", path);
+		free(bytes);
+		return;
+	}
+	static const struct { const char *name; long bit; } modes[] = {
+		{"COUNTS", HOOKS_COUNTS}, {"TIMES", HOOKS_TIMES}, {"TREE", HOOKS_TREE}, {"EVENTS", HOOKS_EVENTS}};
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		CHECK(int_constant(cls, modes[i].name) == modes[i].bit, "Hooks.%s is %ld, the agent's %ld", modes[i].name,
+		      int_constant(cls, modes[i].name), modes[i].bit);
+	jinst_class_free(cls);
+	free(bytes);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
-		printf("usage: test_hooks_table Hooks.class Bridge.class\n");
+		printf("usage: test_hooks_table Hooks.class Bridge.class [StandIn.class]\n");
 		return 2;
 	}
 	const jinst_hook *hooks = jinst_hooks();
@@ -107,5 +145,9 @@ int main(int argc, char **argv)
 		      hooks[0].owner);
 	check_class(argv[2], hooks[0].owner, true);
 	check_class(argv[1], runtime_hooks, false);
+	check_modes(argv[1]);
+	/* tests/instrument's stand-in for the runtime, which offline tests run */
+	if (argc > 3)
+		check_class(argv[3], runtime_hooks, false);
 	return check_report();
 }
