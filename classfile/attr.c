@@ -384,6 +384,262 @@ static void dec_code(dec *d, jinst_code *code)
 		d->r.bad = true;
 }
 
+static void dec_constant_value(dec *d, void *model)
+{
+	jinst_attr_index *x = model;
+	uint32_t at = d->r.pos;
+	x->index = jinst_rd_u2(&d->r);
+	uint8_t t = jinst_cp_tag(d->c, x->index);
+	if (!d->r.bad && t != JINST_CP_INTEGER && t != JINST_CP_FLOAT && t != JINST_CP_LONG &&
+	    t != JINST_CP_DOUBLE && t != JINST_CP_STRING)
+		d->r.bad = jinst_fail(d->diag, JINST_EMALFORMED, at, "ConstantValue: #%u is a %s, a constant expected",
+		                      (unsigned)x->index, jinst_cp_tag_name(t)) != 0;
+}
+
+static void dec_utf8_index(dec *d, void *model)
+{
+	jinst_attr_index *x = model;
+	x->index = rd_index(d, JINST_CP_UTF8, false);
+}
+
+static void dec_class_index(dec *d, void *model)
+{
+	jinst_attr_index *x = model;
+	x->index = rd_index(d, JINST_CP_CLASS, false);
+}
+
+static void dec_class_list(dec *d, void *model)
+{
+	jinst_index_list *x = model;
+	dec_index_list(d, x, JINST_CP_CLASS);
+}
+
+static void dec_package_list(dec *d, void *model)
+{
+	jinst_index_list *x = model;
+	dec_index_list(d, x, JINST_CP_PACKAGE);
+}
+
+static void dec_inner_classes(dec *d, void *model)
+{
+	jinst_inner_classes *x = model;
+	x->count = jinst_rd_u2(&d->r);
+	x->items = alloc_n(d, x->count, sizeof(jinst_inner_class), 8);
+	for (uint32_t i = 0; i < x->count && !d->r.bad; i++) {
+		x->items[i].inner_class_info_index = rd_index(d, JINST_CP_CLASS, false);
+		x->items[i].outer_class_info_index = rd_index(d, JINST_CP_CLASS, true);
+		x->items[i].inner_name_index = rd_index(d, JINST_CP_UTF8, true);
+		x->items[i].inner_class_access_flags = jinst_rd_u2(&d->r);
+	}
+}
+
+static void dec_enclosing_method(dec *d, void *model)
+{
+	jinst_enclosing_method *x = model;
+	x->class_index = rd_index(d, JINST_CP_CLASS, false);
+	x->method_index = rd_index(d, JINST_CP_NAME_AND_TYPE, true);
+}
+
+static void dec_source_debug_extension(dec *d, void *model)
+{
+	jinst_blob *x = model;
+	x->length = jinst_rd_left(&d->r);
+	x->bytes = jinst_rd_bytes(&d->r, x->length);
+}
+
+static void dec_line_numbers(dec *d, void *model)
+{
+	jinst_line_numbers *x = model;
+	x->count = jinst_rd_u2(&d->r);
+	x->items = alloc_n(d, x->count, sizeof(jinst_line_number), 4);
+	for (uint32_t i = 0; i < x->count && !d->r.bad; i++) {
+		x->items[i].start_pc = jinst_rd_u2(&d->r);
+		x->items[i].line_number = jinst_rd_u2(&d->r);
+	}
+}
+
+static void dec_local_variables(dec *d, void *model)
+{
+	jinst_local_variables *x = model;
+	x->count = jinst_rd_u2(&d->r);
+	x->items = alloc_n(d, x->count, sizeof(jinst_local_variable), 10);
+	for (uint32_t i = 0; i < x->count && !d->r.bad; i++) {
+		x->items[i].start_pc = jinst_rd_u2(&d->r);
+		x->items[i].length = jinst_rd_u2(&d->r);
+		x->items[i].name_index = rd_index(d, JINST_CP_UTF8, false);
+		x->items[i].descriptor_index = rd_index(d, JINST_CP_UTF8, false);
+		x->items[i].index = jinst_rd_u2(&d->r);
+	}
+}
+
+static void dec_annotations_attr(dec *d, void *model)
+{
+	jinst_annotations *x = model;
+	dec_annotations(d, x);
+}
+
+static void dec_parameter_annotations(dec *d, void *model)
+{
+	jinst_parameter_annotations *x = model;
+	x->count = jinst_rd_u1(&d->r);
+	x->parameters = alloc_n(d, x->count, sizeof(jinst_annotations), 2);
+	for (uint32_t i = 0; i < x->count && !d->r.bad; i++)
+		dec_annotations(d, &x->parameters[i]);
+}
+
+static void dec_type_annotations(dec *d, void *model)
+{
+	jinst_type_annotations *x = model;
+	x->count = jinst_rd_u2(&d->r);
+	x->items = alloc_n(d, x->count, sizeof(jinst_type_annotation), 5);
+	for (uint32_t i = 0; i < x->count && !d->r.bad; i++)
+		dec_type_annotation(d, &x->items[i]);
+}
+
+static void dec_annotation_default_attr(dec *d, void *model)
+{
+	jinst_element_value *x = model;
+	dec_element_value(d, x);
+}
+
+static void dec_bootstrap_methods(dec *d, void *model)
+{
+	jinst_bootstrap_methods *x = model;
+	x->count = jinst_rd_u2(&d->r);
+	x->items = alloc_n(d, x->count, sizeof(jinst_bootstrap_method), 4);
+	for (uint32_t i = 0; i < x->count && !d->r.bad; i++) {
+		jinst_bootstrap_method *bm = &x->items[i];
+		bm->method_ref = rd_index(d, JINST_CP_METHOD_HANDLE, false);
+		bm->arg_count = jinst_rd_u2(&d->r);
+		bm->args = alloc_n(d, bm->arg_count, 2, 2);
+		for (uint32_t k = 0; k < bm->arg_count && !d->r.bad; k++) {
+			uint32_t at = d->r.pos;
+			bm->args[k] = jinst_rd_u2(&d->r);
+			uint8_t t = jinst_cp_tag(d->c, bm->args[k]);
+			if (!d->r.bad && !loadable_tag(t)) {
+				jinst_fail(d->diag, JINST_EMALFORMED, at, "BootstrapMethods: argument #%u is a %s, a loadable constant expected",
+				           (unsigned)bm->args[k], jinst_cp_tag_name(t));
+				d->r.bad = true;
+			}
+		}
+	}
+}
+
+static void dec_method_parameters(dec *d, void *model)
+{
+	jinst_method_parameters *x = model;
+	x->count = jinst_rd_u1(&d->r);
+	x->items = alloc_n(d, x->count, sizeof(jinst_method_parameter), 4);
+	for (uint32_t i = 0; i < x->count && !d->r.bad; i++) {
+		x->items[i].name_index = rd_index(d, JINST_CP_UTF8, true);
+		x->items[i].access_flags = jinst_rd_u2(&d->r);
+	}
+}
+
+static void dec_module(dec *d, void *model)
+{
+	jinst_module *x = model;
+	x->module_name_index = rd_index(d, JINST_CP_MODULE, false);
+	x->module_flags = jinst_rd_u2(&d->r);
+	x->module_version_index = rd_index(d, JINST_CP_UTF8, true);
+	x->requires_count = jinst_rd_u2(&d->r);
+	x->requires = alloc_n(d, x->requires_count, sizeof(jinst_module_requires), 6);
+	for (uint32_t i = 0; i < x->requires_count && !d->r.bad; i++) {
+		x->requires[i].requires_index = rd_index(d, JINST_CP_MODULE, false);
+		x->requires[i].requires_flags = jinst_rd_u2(&d->r);
+		x->requires[i].requires_version_index = rd_index(d, JINST_CP_UTF8, true);
+	}
+	for (int pass = 0; pass < 2 && !d->r.bad; pass++) {
+		uint16_t *cnt = pass ? &x->opens_count : &x->exports_count;
+		jinst_module_export **list = pass ? &x->opens : &x->exports;
+		*cnt = jinst_rd_u2(&d->r);
+		*list = alloc_n(d, *cnt, sizeof(jinst_module_export), 6);
+		for (uint32_t i = 0; i < *cnt && !d->r.bad; i++) {
+			jinst_module_export *e = &(*list)[i];
+			e->index = rd_index(d, JINST_CP_PACKAGE, false);
+			e->flags = jinst_rd_u2(&d->r);
+			e->to_count = jinst_rd_u2(&d->r);
+			e->to = alloc_n(d, e->to_count, 2, 2);
+			for (uint32_t k = 0; k < e->to_count && !d->r.bad; k++)
+				e->to[k] = rd_index(d, JINST_CP_MODULE, false);
+		}
+	}
+	x->uses_count = jinst_rd_u2(&d->r);
+	x->uses = alloc_n(d, x->uses_count, 2, 2);
+	for (uint32_t i = 0; i < x->uses_count && !d->r.bad; i++)
+		x->uses[i] = rd_index(d, JINST_CP_CLASS, false);
+	x->provides_count = jinst_rd_u2(&d->r);
+	x->provides = alloc_n(d, x->provides_count, sizeof(jinst_module_provides), 4);
+	for (uint32_t i = 0; i < x->provides_count && !d->r.bad; i++) {
+		jinst_module_provides *p = &x->provides[i];
+		p->provides_index = rd_index(d, JINST_CP_CLASS, false);
+		p->with_count = jinst_rd_u2(&d->r);
+		p->with = alloc_n(d, p->with_count, 2, 2);
+		for (uint32_t k = 0; k < p->with_count && !d->r.bad; k++)
+			p->with[k] = rd_index(d, JINST_CP_CLASS, false);
+	}
+}
+
+static void dec_record(dec *d, void *model)
+{
+	jinst_record *x = model;
+	x->count = jinst_rd_u2(&d->r);
+	x->components = alloc_n(d, x->count, sizeof(jinst_record_component), 6);
+	for (uint32_t i = 0; i < x->count && !d->r.bad; i++) {
+		x->components[i].name_index = rd_index(d, JINST_CP_UTF8, false);
+		x->components[i].descriptor_index = rd_index(d, JINST_CP_UTF8, false);
+		if (!d->r.bad && jinst_attrs_read(d->c, &d->r, JINST_CTX_RECORD_COMPONENT, &x->components[i].attrs, d->diag))
+			d->r.bad = true;
+	}
+}
+
+static void dec_code_attr(dec *d, void *model)
+{
+	jinst_code *x = model;
+	dec_code(d, x);
+}
+
+static void dec_stack_map_table(dec *d, void *model)
+{
+	jinst_stack_map *x = model;
+	dec_stack_map(d, x);
+}
+
+/* The decoder of each attribute kind with a model, and the model's size. */
+static const struct {
+	size_t size;
+	void (*decode)(dec *d, void *model);
+} decoders[JINST_ATTR_KIND_COUNT] = {
+	[JINST_ATTR_CONSTANT_VALUE] = {sizeof(jinst_attr_index), dec_constant_value},
+	[JINST_ATTR_SIGNATURE] = {sizeof(jinst_attr_index), dec_utf8_index},
+	[JINST_ATTR_SOURCE_FILE] = {sizeof(jinst_attr_index), dec_utf8_index},
+	[JINST_ATTR_MODULE_MAIN_CLASS] = {sizeof(jinst_attr_index), dec_class_index},
+	[JINST_ATTR_NEST_HOST] = {sizeof(jinst_attr_index), dec_class_index},
+	[JINST_ATTR_EXCEPTIONS] = {sizeof(jinst_index_list), dec_class_list},
+	[JINST_ATTR_NEST_MEMBERS] = {sizeof(jinst_index_list), dec_class_list},
+	[JINST_ATTR_PERMITTED_SUBCLASSES] = {sizeof(jinst_index_list), dec_class_list},
+	[JINST_ATTR_MODULE_PACKAGES] = {sizeof(jinst_index_list), dec_package_list},
+	[JINST_ATTR_INNER_CLASSES] = {sizeof(jinst_inner_classes), dec_inner_classes},
+	[JINST_ATTR_ENCLOSING_METHOD] = {sizeof(jinst_enclosing_method), dec_enclosing_method},
+	[JINST_ATTR_SOURCE_DEBUG_EXTENSION] = {sizeof(jinst_blob), dec_source_debug_extension},
+	[JINST_ATTR_LINE_NUMBER_TABLE] = {sizeof(jinst_line_numbers), dec_line_numbers},
+	[JINST_ATTR_LOCAL_VARIABLE_TABLE] = {sizeof(jinst_local_variables), dec_local_variables},
+	[JINST_ATTR_LOCAL_VARIABLE_TYPE_TABLE] = {sizeof(jinst_local_variables), dec_local_variables},
+	[JINST_ATTR_RUNTIME_VISIBLE_ANNOTATIONS] = {sizeof(jinst_annotations), dec_annotations_attr},
+	[JINST_ATTR_RUNTIME_INVISIBLE_ANNOTATIONS] = {sizeof(jinst_annotations), dec_annotations_attr},
+	[JINST_ATTR_RUNTIME_VISIBLE_PARAMETER_ANNOTATIONS] = {sizeof(jinst_parameter_annotations), dec_parameter_annotations},
+	[JINST_ATTR_RUNTIME_INVISIBLE_PARAMETER_ANNOTATIONS] = {sizeof(jinst_parameter_annotations), dec_parameter_annotations},
+	[JINST_ATTR_RUNTIME_VISIBLE_TYPE_ANNOTATIONS] = {sizeof(jinst_type_annotations), dec_type_annotations},
+	[JINST_ATTR_RUNTIME_INVISIBLE_TYPE_ANNOTATIONS] = {sizeof(jinst_type_annotations), dec_type_annotations},
+	[JINST_ATTR_ANNOTATION_DEFAULT] = {sizeof(jinst_element_value), dec_annotation_default_attr},
+	[JINST_ATTR_BOOTSTRAP_METHODS] = {sizeof(jinst_bootstrap_methods), dec_bootstrap_methods},
+	[JINST_ATTR_METHOD_PARAMETERS] = {sizeof(jinst_method_parameters), dec_method_parameters},
+	[JINST_ATTR_MODULE] = {sizeof(jinst_module), dec_module},
+	[JINST_ATTR_RECORD] = {sizeof(jinst_record), dec_record},
+	[JINST_ATTR_CODE] = {sizeof(jinst_code), dec_code_attr},
+	[JINST_ATTR_STACK_MAP_TABLE] = {sizeof(jinst_stack_map), dec_stack_map_table},
+};
+
 int jinst_attr_decode(jinst_class *c, jinst_attr *a, void **model, jinst_diag *diag)
 {
 	if (a->model || !a->info) {
@@ -409,230 +665,18 @@ int jinst_attr_decode(jinst_class *c, jinst_attr *a, void **model, jinst_diag *d
 	} else {
 		jinst_reader_init(&d.r, a->info, 0, a->length);
 	}
-	void *m = NULL;
-#define MODEL(type) type *x = jinst_arena_zalloc(c->arena, sizeof(type)); if (!x) return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory"); m = x
-	switch ((enum jinst_attr_kind)a->kind) {
-	case JINST_ATTR_UNKNOWN:
-		return 0;
-	case JINST_ATTR_SYNTHETIC:
-	case JINST_ATTR_DEPRECATED:
+	if (a->kind == JINST_ATTR_SYNTHETIC || a->kind == JINST_ATTR_DEPRECATED) {
 		if (a->length)
 			return jinst_fail(diag, JINST_EMALFORMED, a->offset + 2, "%s: attribute_length %u, 0 expected", d.what,
 			                  (unsigned)a->length);
 		return 0;
-	case JINST_ATTR_CONSTANT_VALUE: {
-		MODEL(jinst_attr_index);
-		uint32_t at = d.r.pos;
-		x->index = jinst_rd_u2(&d.r);
-		uint8_t t = jinst_cp_tag(c, x->index);
-		if (!d.r.bad && t != JINST_CP_INTEGER && t != JINST_CP_FLOAT && t != JINST_CP_LONG &&
-		    t != JINST_CP_DOUBLE && t != JINST_CP_STRING)
-			return jinst_fail(diag, JINST_EMALFORMED, at, "ConstantValue: #%u is a %s, a constant expected",
-			                  (unsigned)x->index, jinst_cp_tag_name(t));
-		break;
 	}
-	case JINST_ATTR_SIGNATURE:
-	case JINST_ATTR_SOURCE_FILE: {
-		MODEL(jinst_attr_index);
-		x->index = rd_index(&d, JINST_CP_UTF8, false);
-		break;
-	}
-	case JINST_ATTR_MODULE_MAIN_CLASS:
-	case JINST_ATTR_NEST_HOST: {
-		MODEL(jinst_attr_index);
-		x->index = rd_index(&d, JINST_CP_CLASS, false);
-		break;
-	}
-	case JINST_ATTR_EXCEPTIONS:
-	case JINST_ATTR_NEST_MEMBERS:
-	case JINST_ATTR_PERMITTED_SUBCLASSES: {
-		MODEL(jinst_index_list);
-		dec_index_list(&d, x, JINST_CP_CLASS);
-		break;
-	}
-	case JINST_ATTR_MODULE_PACKAGES: {
-		MODEL(jinst_index_list);
-		dec_index_list(&d, x, JINST_CP_PACKAGE);
-		break;
-	}
-	case JINST_ATTR_INNER_CLASSES: {
-		MODEL(jinst_inner_classes);
-		x->count = jinst_rd_u2(&d.r);
-		x->items = alloc_n(&d, x->count, sizeof(jinst_inner_class), 8);
-		for (uint32_t i = 0; i < x->count && !d.r.bad; i++) {
-			x->items[i].inner_class_info_index = rd_index(&d, JINST_CP_CLASS, false);
-			x->items[i].outer_class_info_index = rd_index(&d, JINST_CP_CLASS, true);
-			x->items[i].inner_name_index = rd_index(&d, JINST_CP_UTF8, true);
-			x->items[i].inner_class_access_flags = jinst_rd_u2(&d.r);
-		}
-		break;
-	}
-	case JINST_ATTR_ENCLOSING_METHOD: {
-		MODEL(jinst_enclosing_method);
-		x->class_index = rd_index(&d, JINST_CP_CLASS, false);
-		x->method_index = rd_index(&d, JINST_CP_NAME_AND_TYPE, true);
-		break;
-	}
-	case JINST_ATTR_SOURCE_DEBUG_EXTENSION: {
-		MODEL(jinst_blob);
-		x->length = a->length;
-		x->bytes = jinst_rd_bytes(&d.r, a->length);
-		break;
-	}
-	case JINST_ATTR_LINE_NUMBER_TABLE: {
-		MODEL(jinst_line_numbers);
-		x->count = jinst_rd_u2(&d.r);
-		x->items = alloc_n(&d, x->count, sizeof(jinst_line_number), 4);
-		for (uint32_t i = 0; i < x->count && !d.r.bad; i++) {
-			x->items[i].start_pc = jinst_rd_u2(&d.r);
-			x->items[i].line_number = jinst_rd_u2(&d.r);
-		}
-		break;
-	}
-	case JINST_ATTR_LOCAL_VARIABLE_TABLE:
-	case JINST_ATTR_LOCAL_VARIABLE_TYPE_TABLE: {
-		MODEL(jinst_local_variables);
-		x->count = jinst_rd_u2(&d.r);
-		x->items = alloc_n(&d, x->count, sizeof(jinst_local_variable), 10);
-		for (uint32_t i = 0; i < x->count && !d.r.bad; i++) {
-			x->items[i].start_pc = jinst_rd_u2(&d.r);
-			x->items[i].length = jinst_rd_u2(&d.r);
-			x->items[i].name_index = rd_index(&d, JINST_CP_UTF8, false);
-			x->items[i].descriptor_index = rd_index(&d, JINST_CP_UTF8, false);
-			x->items[i].index = jinst_rd_u2(&d.r);
-		}
-		break;
-	}
-	case JINST_ATTR_RUNTIME_VISIBLE_ANNOTATIONS:
-	case JINST_ATTR_RUNTIME_INVISIBLE_ANNOTATIONS: {
-		MODEL(jinst_annotations);
-		dec_annotations(&d, x);
-		break;
-	}
-	case JINST_ATTR_RUNTIME_VISIBLE_PARAMETER_ANNOTATIONS:
-	case JINST_ATTR_RUNTIME_INVISIBLE_PARAMETER_ANNOTATIONS: {
-		MODEL(jinst_parameter_annotations);
-		x->count = jinst_rd_u1(&d.r);
-		x->parameters = alloc_n(&d, x->count, sizeof(jinst_annotations), 2);
-		for (uint32_t i = 0; i < x->count && !d.r.bad; i++)
-			dec_annotations(&d, &x->parameters[i]);
-		break;
-	}
-	case JINST_ATTR_RUNTIME_VISIBLE_TYPE_ANNOTATIONS:
-	case JINST_ATTR_RUNTIME_INVISIBLE_TYPE_ANNOTATIONS: {
-		MODEL(jinst_type_annotations);
-		x->count = jinst_rd_u2(&d.r);
-		x->items = alloc_n(&d, x->count, sizeof(jinst_type_annotation), 5);
-		for (uint32_t i = 0; i < x->count && !d.r.bad; i++)
-			dec_type_annotation(&d, &x->items[i]);
-		break;
-	}
-	case JINST_ATTR_ANNOTATION_DEFAULT: {
-		MODEL(jinst_element_value);
-		dec_element_value(&d, x);
-		break;
-	}
-	case JINST_ATTR_BOOTSTRAP_METHODS: {
-		MODEL(jinst_bootstrap_methods);
-		x->count = jinst_rd_u2(&d.r);
-		x->items = alloc_n(&d, x->count, sizeof(jinst_bootstrap_method), 4);
-		for (uint32_t i = 0; i < x->count && !d.r.bad; i++) {
-			jinst_bootstrap_method *bm = &x->items[i];
-			bm->method_ref = rd_index(&d, JINST_CP_METHOD_HANDLE, false);
-			bm->arg_count = jinst_rd_u2(&d.r);
-			bm->args = alloc_n(&d, bm->arg_count, 2, 2);
-			for (uint32_t k = 0; k < bm->arg_count && !d.r.bad; k++) {
-				uint32_t at = d.r.pos;
-				bm->args[k] = jinst_rd_u2(&d.r);
-				uint8_t t = jinst_cp_tag(c, bm->args[k]);
-				if (!d.r.bad && !loadable_tag(t)) {
-					jinst_fail(diag, JINST_EMALFORMED, at, "BootstrapMethods: argument #%u is a %s, a loadable constant expected",
-					           (unsigned)bm->args[k], jinst_cp_tag_name(t));
-					d.r.bad = true;
-				}
-			}
-		}
-		break;
-	}
-	case JINST_ATTR_METHOD_PARAMETERS: {
-		MODEL(jinst_method_parameters);
-		x->count = jinst_rd_u1(&d.r);
-		x->items = alloc_n(&d, x->count, sizeof(jinst_method_parameter), 4);
-		for (uint32_t i = 0; i < x->count && !d.r.bad; i++) {
-			x->items[i].name_index = rd_index(&d, JINST_CP_UTF8, true);
-			x->items[i].access_flags = jinst_rd_u2(&d.r);
-		}
-		break;
-	}
-	case JINST_ATTR_MODULE: {
-		MODEL(jinst_module);
-		x->module_name_index = rd_index(&d, JINST_CP_MODULE, false);
-		x->module_flags = jinst_rd_u2(&d.r);
-		x->module_version_index = rd_index(&d, JINST_CP_UTF8, true);
-		x->requires_count = jinst_rd_u2(&d.r);
-		x->requires = alloc_n(&d, x->requires_count, sizeof(jinst_module_requires), 6);
-		for (uint32_t i = 0; i < x->requires_count && !d.r.bad; i++) {
-			x->requires[i].requires_index = rd_index(&d, JINST_CP_MODULE, false);
-			x->requires[i].requires_flags = jinst_rd_u2(&d.r);
-			x->requires[i].requires_version_index = rd_index(&d, JINST_CP_UTF8, true);
-		}
-		for (int pass = 0; pass < 2 && !d.r.bad; pass++) {
-			uint16_t *cnt = pass ? &x->opens_count : &x->exports_count;
-			jinst_module_export **list = pass ? &x->opens : &x->exports;
-			*cnt = jinst_rd_u2(&d.r);
-			*list = alloc_n(&d, *cnt, sizeof(jinst_module_export), 6);
-			for (uint32_t i = 0; i < *cnt && !d.r.bad; i++) {
-				jinst_module_export *e = &(*list)[i];
-				e->index = rd_index(&d, JINST_CP_PACKAGE, false);
-				e->flags = jinst_rd_u2(&d.r);
-				e->to_count = jinst_rd_u2(&d.r);
-				e->to = alloc_n(&d, e->to_count, 2, 2);
-				for (uint32_t k = 0; k < e->to_count && !d.r.bad; k++)
-					e->to[k] = rd_index(&d, JINST_CP_MODULE, false);
-			}
-		}
-		x->uses_count = jinst_rd_u2(&d.r);
-		x->uses = alloc_n(&d, x->uses_count, 2, 2);
-		for (uint32_t i = 0; i < x->uses_count && !d.r.bad; i++)
-			x->uses[i] = rd_index(&d, JINST_CP_CLASS, false);
-		x->provides_count = jinst_rd_u2(&d.r);
-		x->provides = alloc_n(&d, x->provides_count, sizeof(jinst_module_provides), 4);
-		for (uint32_t i = 0; i < x->provides_count && !d.r.bad; i++) {
-			jinst_module_provides *p = &x->provides[i];
-			p->provides_index = rd_index(&d, JINST_CP_CLASS, false);
-			p->with_count = jinst_rd_u2(&d.r);
-			p->with = alloc_n(&d, p->with_count, 2, 2);
-			for (uint32_t k = 0; k < p->with_count && !d.r.bad; k++)
-				p->with[k] = rd_index(&d, JINST_CP_CLASS, false);
-		}
-		break;
-	}
-	case JINST_ATTR_RECORD: {
-		MODEL(jinst_record);
-		x->count = jinst_rd_u2(&d.r);
-		x->components = alloc_n(&d, x->count, sizeof(jinst_record_component), 6);
-		for (uint32_t i = 0; i < x->count && !d.r.bad; i++) {
-			x->components[i].name_index = rd_index(&d, JINST_CP_UTF8, false);
-			x->components[i].descriptor_index = rd_index(&d, JINST_CP_UTF8, false);
-			if (!d.r.bad && jinst_attrs_read(c, &d.r, JINST_CTX_RECORD_COMPONENT, &x->components[i].attrs, diag))
-				d.r.bad = true;
-		}
-		break;
-	}
-	case JINST_ATTR_CODE: {
-		MODEL(jinst_code);
-		dec_code(&d, x);
-		break;
-	}
-	case JINST_ATTR_STACK_MAP_TABLE: {
-		MODEL(jinst_stack_map);
-		dec_stack_map(&d, x);
-		break;
-	}
-	case JINST_ATTR_KIND_COUNT:
-		return 0;
-	}
-#undef MODEL
+	if (a->kind >= JINST_ATTR_KIND_COUNT || !decoders[a->kind].decode)
+		return 0; /* unknown */
+	void *m = jinst_arena_zalloc(c->arena, decoders[a->kind].size);
+	if (!m)
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+	decoders[a->kind].decode(&d, m);
 	if (d.r.bad)
 		return fail_or_truncated(&d);
 	if (d.r.pos != d.r.end)
