@@ -384,6 +384,262 @@ static void dec_code(dec *d, jinst_code *code)
 		d->r.bad = true;
 }
 
+static void dec_constant_value(dec *d, void *model)
+{
+	jinst_attr_index *x = model;
+	uint32_t at = d->r.pos;
+	x->index = jinst_rd_u2(&d->r);
+	uint8_t t = jinst_cp_tag(d->c, x->index);
+	if (!d->r.bad && t != JINST_CP_INTEGER && t != JINST_CP_FLOAT && t != JINST_CP_LONG &&
+	    t != JINST_CP_DOUBLE && t != JINST_CP_STRING)
+		d->r.bad = jinst_fail(d->diag, JINST_EMALFORMED, at, "ConstantValue: #%u is a %s, a constant expected",
+		                      (unsigned)x->index, jinst_cp_tag_name(t)) != 0;
+}
+
+static void dec_utf8_index(dec *d, void *model)
+{
+	jinst_attr_index *x = model;
+	x->index = rd_index(d, JINST_CP_UTF8, false);
+}
+
+static void dec_class_index(dec *d, void *model)
+{
+	jinst_attr_index *x = model;
+	x->index = rd_index(d, JINST_CP_CLASS, false);
+}
+
+static void dec_class_list(dec *d, void *model)
+{
+	jinst_index_list *x = model;
+	dec_index_list(d, x, JINST_CP_CLASS);
+}
+
+static void dec_package_list(dec *d, void *model)
+{
+	jinst_index_list *x = model;
+	dec_index_list(d, x, JINST_CP_PACKAGE);
+}
+
+static void dec_inner_classes(dec *d, void *model)
+{
+	jinst_inner_classes *x = model;
+	x->count = jinst_rd_u2(&d->r);
+	x->items = alloc_n(d, x->count, sizeof(jinst_inner_class), 8);
+	for (uint32_t i = 0; i < x->count && !d->r.bad; i++) {
+		x->items[i].inner_class_info_index = rd_index(d, JINST_CP_CLASS, false);
+		x->items[i].outer_class_info_index = rd_index(d, JINST_CP_CLASS, true);
+		x->items[i].inner_name_index = rd_index(d, JINST_CP_UTF8, true);
+		x->items[i].inner_class_access_flags = jinst_rd_u2(&d->r);
+	}
+}
+
+static void dec_enclosing_method(dec *d, void *model)
+{
+	jinst_enclosing_method *x = model;
+	x->class_index = rd_index(d, JINST_CP_CLASS, false);
+	x->method_index = rd_index(d, JINST_CP_NAME_AND_TYPE, true);
+}
+
+static void dec_source_debug_extension(dec *d, void *model)
+{
+	jinst_blob *x = model;
+	x->length = jinst_rd_left(&d->r);
+	x->bytes = jinst_rd_bytes(&d->r, x->length);
+}
+
+static void dec_line_numbers(dec *d, void *model)
+{
+	jinst_line_numbers *x = model;
+	x->count = jinst_rd_u2(&d->r);
+	x->items = alloc_n(d, x->count, sizeof(jinst_line_number), 4);
+	for (uint32_t i = 0; i < x->count && !d->r.bad; i++) {
+		x->items[i].start_pc = jinst_rd_u2(&d->r);
+		x->items[i].line_number = jinst_rd_u2(&d->r);
+	}
+}
+
+static void dec_local_variables(dec *d, void *model)
+{
+	jinst_local_variables *x = model;
+	x->count = jinst_rd_u2(&d->r);
+	x->items = alloc_n(d, x->count, sizeof(jinst_local_variable), 10);
+	for (uint32_t i = 0; i < x->count && !d->r.bad; i++) {
+		x->items[i].start_pc = jinst_rd_u2(&d->r);
+		x->items[i].length = jinst_rd_u2(&d->r);
+		x->items[i].name_index = rd_index(d, JINST_CP_UTF8, false);
+		x->items[i].descriptor_index = rd_index(d, JINST_CP_UTF8, false);
+		x->items[i].index = jinst_rd_u2(&d->r);
+	}
+}
+
+static void dec_annotations_attr(dec *d, void *model)
+{
+	jinst_annotations *x = model;
+	dec_annotations(d, x);
+}
+
+static void dec_parameter_annotations(dec *d, void *model)
+{
+	jinst_parameter_annotations *x = model;
+	x->count = jinst_rd_u1(&d->r);
+	x->parameters = alloc_n(d, x->count, sizeof(jinst_annotations), 2);
+	for (uint32_t i = 0; i < x->count && !d->r.bad; i++)
+		dec_annotations(d, &x->parameters[i]);
+}
+
+static void dec_type_annotations(dec *d, void *model)
+{
+	jinst_type_annotations *x = model;
+	x->count = jinst_rd_u2(&d->r);
+	x->items = alloc_n(d, x->count, sizeof(jinst_type_annotation), 5);
+	for (uint32_t i = 0; i < x->count && !d->r.bad; i++)
+		dec_type_annotation(d, &x->items[i]);
+}
+
+static void dec_annotation_default_attr(dec *d, void *model)
+{
+	jinst_element_value *x = model;
+	dec_element_value(d, x);
+}
+
+static void dec_bootstrap_methods(dec *d, void *model)
+{
+	jinst_bootstrap_methods *x = model;
+	x->count = jinst_rd_u2(&d->r);
+	x->items = alloc_n(d, x->count, sizeof(jinst_bootstrap_method), 4);
+	for (uint32_t i = 0; i < x->count && !d->r.bad; i++) {
+		jinst_bootstrap_method *bm = &x->items[i];
+		bm->method_ref = rd_index(d, JINST_CP_METHOD_HANDLE, false);
+		bm->arg_count = jinst_rd_u2(&d->r);
+		bm->args = alloc_n(d, bm->arg_count, 2, 2);
+		for (uint32_t k = 0; k < bm->arg_count && !d->r.bad; k++) {
+			uint32_t at = d->r.pos;
+			bm->args[k] = jinst_rd_u2(&d->r);
+			uint8_t t = jinst_cp_tag(d->c, bm->args[k]);
+			if (!d->r.bad && !loadable_tag(t)) {
+				jinst_fail(d->diag, JINST_EMALFORMED, at, "BootstrapMethods: argument #%u is a %s, a loadable constant expected",
+				           (unsigned)bm->args[k], jinst_cp_tag_name(t));
+				d->r.bad = true;
+			}
+		}
+	}
+}
+
+static void dec_method_parameters(dec *d, void *model)
+{
+	jinst_method_parameters *x = model;
+	x->count = jinst_rd_u1(&d->r);
+	x->items = alloc_n(d, x->count, sizeof(jinst_method_parameter), 4);
+	for (uint32_t i = 0; i < x->count && !d->r.bad; i++) {
+		x->items[i].name_index = rd_index(d, JINST_CP_UTF8, true);
+		x->items[i].access_flags = jinst_rd_u2(&d->r);
+	}
+}
+
+static void dec_module(dec *d, void *model)
+{
+	jinst_module *x = model;
+	x->module_name_index = rd_index(d, JINST_CP_MODULE, false);
+	x->module_flags = jinst_rd_u2(&d->r);
+	x->module_version_index = rd_index(d, JINST_CP_UTF8, true);
+	x->requires_count = jinst_rd_u2(&d->r);
+	x->requires = alloc_n(d, x->requires_count, sizeof(jinst_module_requires), 6);
+	for (uint32_t i = 0; i < x->requires_count && !d->r.bad; i++) {
+		x->requires[i].requires_index = rd_index(d, JINST_CP_MODULE, false);
+		x->requires[i].requires_flags = jinst_rd_u2(&d->r);
+		x->requires[i].requires_version_index = rd_index(d, JINST_CP_UTF8, true);
+	}
+	for (int pass = 0; pass < 2 && !d->r.bad; pass++) {
+		uint16_t *cnt = pass ? &x->opens_count : &x->exports_count;
+		jinst_module_export **list = pass ? &x->opens : &x->exports;
+		*cnt = jinst_rd_u2(&d->r);
+		*list = alloc_n(d, *cnt, sizeof(jinst_module_export), 6);
+		for (uint32_t i = 0; i < *cnt && !d->r.bad; i++) {
+			jinst_module_export *e = &(*list)[i];
+			e->index = rd_index(d, JINST_CP_PACKAGE, false);
+			e->flags = jinst_rd_u2(&d->r);
+			e->to_count = jinst_rd_u2(&d->r);
+			e->to = alloc_n(d, e->to_count, 2, 2);
+			for (uint32_t k = 0; k < e->to_count && !d->r.bad; k++)
+				e->to[k] = rd_index(d, JINST_CP_MODULE, false);
+		}
+	}
+	x->uses_count = jinst_rd_u2(&d->r);
+	x->uses = alloc_n(d, x->uses_count, 2, 2);
+	for (uint32_t i = 0; i < x->uses_count && !d->r.bad; i++)
+		x->uses[i] = rd_index(d, JINST_CP_CLASS, false);
+	x->provides_count = jinst_rd_u2(&d->r);
+	x->provides = alloc_n(d, x->provides_count, sizeof(jinst_module_provides), 4);
+	for (uint32_t i = 0; i < x->provides_count && !d->r.bad; i++) {
+		jinst_module_provides *p = &x->provides[i];
+		p->provides_index = rd_index(d, JINST_CP_CLASS, false);
+		p->with_count = jinst_rd_u2(&d->r);
+		p->with = alloc_n(d, p->with_count, 2, 2);
+		for (uint32_t k = 0; k < p->with_count && !d->r.bad; k++)
+			p->with[k] = rd_index(d, JINST_CP_CLASS, false);
+	}
+}
+
+static void dec_record(dec *d, void *model)
+{
+	jinst_record *x = model;
+	x->count = jinst_rd_u2(&d->r);
+	x->components = alloc_n(d, x->count, sizeof(jinst_record_component), 6);
+	for (uint32_t i = 0; i < x->count && !d->r.bad; i++) {
+		x->components[i].name_index = rd_index(d, JINST_CP_UTF8, false);
+		x->components[i].descriptor_index = rd_index(d, JINST_CP_UTF8, false);
+		if (!d->r.bad && jinst_attrs_read(d->c, &d->r, JINST_CTX_RECORD_COMPONENT, &x->components[i].attrs, d->diag))
+			d->r.bad = true;
+	}
+}
+
+static void dec_code_attr(dec *d, void *model)
+{
+	jinst_code *x = model;
+	dec_code(d, x);
+}
+
+static void dec_stack_map_table(dec *d, void *model)
+{
+	jinst_stack_map *x = model;
+	dec_stack_map(d, x);
+}
+
+/* The decoder of each attribute kind with a model, and the model's size. */
+static const struct {
+	size_t size;
+	void (*decode)(dec *d, void *model);
+} decoders[JINST_ATTR_KIND_COUNT] = {
+	[JINST_ATTR_CONSTANT_VALUE] = {sizeof(jinst_attr_index), dec_constant_value},
+	[JINST_ATTR_SIGNATURE] = {sizeof(jinst_attr_index), dec_utf8_index},
+	[JINST_ATTR_SOURCE_FILE] = {sizeof(jinst_attr_index), dec_utf8_index},
+	[JINST_ATTR_MODULE_MAIN_CLASS] = {sizeof(jinst_attr_index), dec_class_index},
+	[JINST_ATTR_NEST_HOST] = {sizeof(jinst_attr_index), dec_class_index},
+	[JINST_ATTR_EXCEPTIONS] = {sizeof(jinst_index_list), dec_class_list},
+	[JINST_ATTR_NEST_MEMBERS] = {sizeof(jinst_index_list), dec_class_list},
+	[JINST_ATTR_PERMITTED_SUBCLASSES] = {sizeof(jinst_index_list), dec_class_list},
+	[JINST_ATTR_MODULE_PACKAGES] = {sizeof(jinst_index_list), dec_package_list},
+	[JINST_ATTR_INNER_CLASSES] = {sizeof(jinst_inner_classes), dec_inner_classes},
+	[JINST_ATTR_ENCLOSING_METHOD] = {sizeof(jinst_enclosing_method), dec_enclosing_method},
+	[JINST_ATTR_SOURCE_DEBUG_EXTENSION] = {sizeof(jinst_blob), dec_source_debug_extension},
+	[JINST_ATTR_LINE_NUMBER_TABLE] = {sizeof(jinst_line_numbers), dec_line_numbers},
+	[JINST_ATTR_LOCAL_VARIABLE_TABLE] = {sizeof(jinst_local_variables), dec_local_variables},
+	[JINST_ATTR_LOCAL_VARIABLE_TYPE_TABLE] = {sizeof(jinst_local_variables), dec_local_variables},
+	[JINST_ATTR_RUNTIME_VISIBLE_ANNOTATIONS] = {sizeof(jinst_annotations), dec_annotations_attr},
+	[JINST_ATTR_RUNTIME_INVISIBLE_ANNOTATIONS] = {sizeof(jinst_annotations), dec_annotations_attr},
+	[JINST_ATTR_RUNTIME_VISIBLE_PARAMETER_ANNOTATIONS] = {sizeof(jinst_parameter_annotations), dec_parameter_annotations},
+	[JINST_ATTR_RUNTIME_INVISIBLE_PARAMETER_ANNOTATIONS] = {sizeof(jinst_parameter_annotations), dec_parameter_annotations},
+	[JINST_ATTR_RUNTIME_VISIBLE_TYPE_ANNOTATIONS] = {sizeof(jinst_type_annotations), dec_type_annotations},
+	[JINST_ATTR_RUNTIME_INVISIBLE_TYPE_ANNOTATIONS] = {sizeof(jinst_type_annotations), dec_type_annotations},
+	[JINST_ATTR_ANNOTATION_DEFAULT] = {sizeof(jinst_element_value), dec_annotation_default_attr},
+	[JINST_ATTR_BOOTSTRAP_METHODS] = {sizeof(jinst_bootstrap_methods), dec_bootstrap_methods},
+	[JINST_ATTR_METHOD_PARAMETERS] = {sizeof(jinst_method_parameters), dec_method_parameters},
+	[JINST_ATTR_MODULE] = {sizeof(jinst_module), dec_module},
+	[JINST_ATTR_RECORD] = {sizeof(jinst_record), dec_record},
+	[JINST_ATTR_CODE] = {sizeof(jinst_code), dec_code_attr},
+	[JINST_ATTR_STACK_MAP_TABLE] = {sizeof(jinst_stack_map), dec_stack_map_table},
+};
+
 int jinst_attr_decode(jinst_class *c, jinst_attr *a, void **model, jinst_diag *diag)
 {
 	if (a->model || !a->info) {
@@ -409,230 +665,18 @@ int jinst_attr_decode(jinst_class *c, jinst_attr *a, void **model, jinst_diag *d
 	} else {
 		jinst_reader_init(&d.r, a->info, 0, a->length);
 	}
-	void *m = NULL;
-#define MODEL(type) type *x = jinst_arena_zalloc(c->arena, sizeof(type)); if (!x) return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory"); m = x
-	switch ((enum jinst_attr_kind)a->kind) {
-	case JINST_ATTR_UNKNOWN:
-		return 0;
-	case JINST_ATTR_SYNTHETIC:
-	case JINST_ATTR_DEPRECATED:
+	if (a->kind == JINST_ATTR_SYNTHETIC || a->kind == JINST_ATTR_DEPRECATED) {
 		if (a->length)
 			return jinst_fail(diag, JINST_EMALFORMED, a->offset + 2, "%s: attribute_length %u, 0 expected", d.what,
 			                  (unsigned)a->length);
 		return 0;
-	case JINST_ATTR_CONSTANT_VALUE: {
-		MODEL(jinst_attr_index);
-		uint32_t at = d.r.pos;
-		x->index = jinst_rd_u2(&d.r);
-		uint8_t t = jinst_cp_tag(c, x->index);
-		if (!d.r.bad && t != JINST_CP_INTEGER && t != JINST_CP_FLOAT && t != JINST_CP_LONG &&
-		    t != JINST_CP_DOUBLE && t != JINST_CP_STRING)
-			return jinst_fail(diag, JINST_EMALFORMED, at, "ConstantValue: #%u is a %s, a constant expected",
-			                  (unsigned)x->index, jinst_cp_tag_name(t));
-		break;
 	}
-	case JINST_ATTR_SIGNATURE:
-	case JINST_ATTR_SOURCE_FILE: {
-		MODEL(jinst_attr_index);
-		x->index = rd_index(&d, JINST_CP_UTF8, false);
-		break;
-	}
-	case JINST_ATTR_MODULE_MAIN_CLASS:
-	case JINST_ATTR_NEST_HOST: {
-		MODEL(jinst_attr_index);
-		x->index = rd_index(&d, JINST_CP_CLASS, false);
-		break;
-	}
-	case JINST_ATTR_EXCEPTIONS:
-	case JINST_ATTR_NEST_MEMBERS:
-	case JINST_ATTR_PERMITTED_SUBCLASSES: {
-		MODEL(jinst_index_list);
-		dec_index_list(&d, x, JINST_CP_CLASS);
-		break;
-	}
-	case JINST_ATTR_MODULE_PACKAGES: {
-		MODEL(jinst_index_list);
-		dec_index_list(&d, x, JINST_CP_PACKAGE);
-		break;
-	}
-	case JINST_ATTR_INNER_CLASSES: {
-		MODEL(jinst_inner_classes);
-		x->count = jinst_rd_u2(&d.r);
-		x->items = alloc_n(&d, x->count, sizeof(jinst_inner_class), 8);
-		for (uint32_t i = 0; i < x->count && !d.r.bad; i++) {
-			x->items[i].inner_class_info_index = rd_index(&d, JINST_CP_CLASS, false);
-			x->items[i].outer_class_info_index = rd_index(&d, JINST_CP_CLASS, true);
-			x->items[i].inner_name_index = rd_index(&d, JINST_CP_UTF8, true);
-			x->items[i].inner_class_access_flags = jinst_rd_u2(&d.r);
-		}
-		break;
-	}
-	case JINST_ATTR_ENCLOSING_METHOD: {
-		MODEL(jinst_enclosing_method);
-		x->class_index = rd_index(&d, JINST_CP_CLASS, false);
-		x->method_index = rd_index(&d, JINST_CP_NAME_AND_TYPE, true);
-		break;
-	}
-	case JINST_ATTR_SOURCE_DEBUG_EXTENSION: {
-		MODEL(jinst_blob);
-		x->length = a->length;
-		x->bytes = jinst_rd_bytes(&d.r, a->length);
-		break;
-	}
-	case JINST_ATTR_LINE_NUMBER_TABLE: {
-		MODEL(jinst_line_numbers);
-		x->count = jinst_rd_u2(&d.r);
-		x->items = alloc_n(&d, x->count, sizeof(jinst_line_number), 4);
-		for (uint32_t i = 0; i < x->count && !d.r.bad; i++) {
-			x->items[i].start_pc = jinst_rd_u2(&d.r);
-			x->items[i].line_number = jinst_rd_u2(&d.r);
-		}
-		break;
-	}
-	case JINST_ATTR_LOCAL_VARIABLE_TABLE:
-	case JINST_ATTR_LOCAL_VARIABLE_TYPE_TABLE: {
-		MODEL(jinst_local_variables);
-		x->count = jinst_rd_u2(&d.r);
-		x->items = alloc_n(&d, x->count, sizeof(jinst_local_variable), 10);
-		for (uint32_t i = 0; i < x->count && !d.r.bad; i++) {
-			x->items[i].start_pc = jinst_rd_u2(&d.r);
-			x->items[i].length = jinst_rd_u2(&d.r);
-			x->items[i].name_index = rd_index(&d, JINST_CP_UTF8, false);
-			x->items[i].descriptor_index = rd_index(&d, JINST_CP_UTF8, false);
-			x->items[i].index = jinst_rd_u2(&d.r);
-		}
-		break;
-	}
-	case JINST_ATTR_RUNTIME_VISIBLE_ANNOTATIONS:
-	case JINST_ATTR_RUNTIME_INVISIBLE_ANNOTATIONS: {
-		MODEL(jinst_annotations);
-		dec_annotations(&d, x);
-		break;
-	}
-	case JINST_ATTR_RUNTIME_VISIBLE_PARAMETER_ANNOTATIONS:
-	case JINST_ATTR_RUNTIME_INVISIBLE_PARAMETER_ANNOTATIONS: {
-		MODEL(jinst_parameter_annotations);
-		x->count = jinst_rd_u1(&d.r);
-		x->parameters = alloc_n(&d, x->count, sizeof(jinst_annotations), 2);
-		for (uint32_t i = 0; i < x->count && !d.r.bad; i++)
-			dec_annotations(&d, &x->parameters[i]);
-		break;
-	}
-	case JINST_ATTR_RUNTIME_VISIBLE_TYPE_ANNOTATIONS:
-	case JINST_ATTR_RUNTIME_INVISIBLE_TYPE_ANNOTATIONS: {
-		MODEL(jinst_type_annotations);
-		x->count = jinst_rd_u2(&d.r);
-		x->items = alloc_n(&d, x->count, sizeof(jinst_type_annotation), 5);
-		for (uint32_t i = 0; i < x->count && !d.r.bad; i++)
-			dec_type_annotation(&d, &x->items[i]);
-		break;
-	}
-	case JINST_ATTR_ANNOTATION_DEFAULT: {
-		MODEL(jinst_element_value);
-		dec_element_value(&d, x);
-		break;
-	}
-	case JINST_ATTR_BOOTSTRAP_METHODS: {
-		MODEL(jinst_bootstrap_methods);
-		x->count = jinst_rd_u2(&d.r);
-		x->items = alloc_n(&d, x->count, sizeof(jinst_bootstrap_method), 4);
-		for (uint32_t i = 0; i < x->count && !d.r.bad; i++) {
-			jinst_bootstrap_method *bm = &x->items[i];
-			bm->method_ref = rd_index(&d, JINST_CP_METHOD_HANDLE, false);
-			bm->arg_count = jinst_rd_u2(&d.r);
-			bm->args = alloc_n(&d, bm->arg_count, 2, 2);
-			for (uint32_t k = 0; k < bm->arg_count && !d.r.bad; k++) {
-				uint32_t at = d.r.pos;
-				bm->args[k] = jinst_rd_u2(&d.r);
-				uint8_t t = jinst_cp_tag(c, bm->args[k]);
-				if (!d.r.bad && !loadable_tag(t)) {
-					jinst_fail(diag, JINST_EMALFORMED, at, "BootstrapMethods: argument #%u is a %s, a loadable constant expected",
-					           (unsigned)bm->args[k], jinst_cp_tag_name(t));
-					d.r.bad = true;
-				}
-			}
-		}
-		break;
-	}
-	case JINST_ATTR_METHOD_PARAMETERS: {
-		MODEL(jinst_method_parameters);
-		x->count = jinst_rd_u1(&d.r);
-		x->items = alloc_n(&d, x->count, sizeof(jinst_method_parameter), 4);
-		for (uint32_t i = 0; i < x->count && !d.r.bad; i++) {
-			x->items[i].name_index = rd_index(&d, JINST_CP_UTF8, true);
-			x->items[i].access_flags = jinst_rd_u2(&d.r);
-		}
-		break;
-	}
-	case JINST_ATTR_MODULE: {
-		MODEL(jinst_module);
-		x->module_name_index = rd_index(&d, JINST_CP_MODULE, false);
-		x->module_flags = jinst_rd_u2(&d.r);
-		x->module_version_index = rd_index(&d, JINST_CP_UTF8, true);
-		x->requires_count = jinst_rd_u2(&d.r);
-		x->requires = alloc_n(&d, x->requires_count, sizeof(jinst_module_requires), 6);
-		for (uint32_t i = 0; i < x->requires_count && !d.r.bad; i++) {
-			x->requires[i].requires_index = rd_index(&d, JINST_CP_MODULE, false);
-			x->requires[i].requires_flags = jinst_rd_u2(&d.r);
-			x->requires[i].requires_version_index = rd_index(&d, JINST_CP_UTF8, true);
-		}
-		for (int pass = 0; pass < 2 && !d.r.bad; pass++) {
-			uint16_t *cnt = pass ? &x->opens_count : &x->exports_count;
-			jinst_module_export **list = pass ? &x->opens : &x->exports;
-			*cnt = jinst_rd_u2(&d.r);
-			*list = alloc_n(&d, *cnt, sizeof(jinst_module_export), 6);
-			for (uint32_t i = 0; i < *cnt && !d.r.bad; i++) {
-				jinst_module_export *e = &(*list)[i];
-				e->index = rd_index(&d, JINST_CP_PACKAGE, false);
-				e->flags = jinst_rd_u2(&d.r);
-				e->to_count = jinst_rd_u2(&d.r);
-				e->to = alloc_n(&d, e->to_count, 2, 2);
-				for (uint32_t k = 0; k < e->to_count && !d.r.bad; k++)
-					e->to[k] = rd_index(&d, JINST_CP_MODULE, false);
-			}
-		}
-		x->uses_count = jinst_rd_u2(&d.r);
-		x->uses = alloc_n(&d, x->uses_count, 2, 2);
-		for (uint32_t i = 0; i < x->uses_count && !d.r.bad; i++)
-			x->uses[i] = rd_index(&d, JINST_CP_CLASS, false);
-		x->provides_count = jinst_rd_u2(&d.r);
-		x->provides = alloc_n(&d, x->provides_count, sizeof(jinst_module_provides), 4);
-		for (uint32_t i = 0; i < x->provides_count && !d.r.bad; i++) {
-			jinst_module_provides *p = &x->provides[i];
-			p->provides_index = rd_index(&d, JINST_CP_CLASS, false);
-			p->with_count = jinst_rd_u2(&d.r);
-			p->with = alloc_n(&d, p->with_count, 2, 2);
-			for (uint32_t k = 0; k < p->with_count && !d.r.bad; k++)
-				p->with[k] = rd_index(&d, JINST_CP_CLASS, false);
-		}
-		break;
-	}
-	case JINST_ATTR_RECORD: {
-		MODEL(jinst_record);
-		x->count = jinst_rd_u2(&d.r);
-		x->components = alloc_n(&d, x->count, sizeof(jinst_record_component), 6);
-		for (uint32_t i = 0; i < x->count && !d.r.bad; i++) {
-			x->components[i].name_index = rd_index(&d, JINST_CP_UTF8, false);
-			x->components[i].descriptor_index = rd_index(&d, JINST_CP_UTF8, false);
-			if (!d.r.bad && jinst_attrs_read(c, &d.r, JINST_CTX_RECORD_COMPONENT, &x->components[i].attrs, diag))
-				d.r.bad = true;
-		}
-		break;
-	}
-	case JINST_ATTR_CODE: {
-		MODEL(jinst_code);
-		dec_code(&d, x);
-		break;
-	}
-	case JINST_ATTR_STACK_MAP_TABLE: {
-		MODEL(jinst_stack_map);
-		dec_stack_map(&d, x);
-		break;
-	}
-	case JINST_ATTR_KIND_COUNT:
-		return 0;
-	}
-#undef MODEL
+	if (a->kind >= JINST_ATTR_KIND_COUNT || !decoders[a->kind].decode)
+		return 0; /* unknown */
+	void *m = jinst_arena_zalloc(c->arena, decoders[a->kind].size);
+	if (!m)
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+	decoders[a->kind].decode(&d, m);
 	if (d.r.bad)
 		return fail_or_truncated(&d);
 	if (d.r.pos != d.r.end)
@@ -641,324 +685,5 @@ int jinst_attr_decode(jinst_class *c, jinst_attr *a, void **model, jinst_diag *d
 	a->model = m;
 	if (model)
 		*model = m;
-	return 0;
-}
-
-/* ---- encoding -------------------------------------------------------------------- */
-
-static void enc_element_value(jinst_buf *o, const jinst_element_value *v);
-
-static void enc_annotation(jinst_buf *o, const jinst_annotation *a)
-{
-	jinst_buf_u2(o, a->type_index);
-	jinst_buf_u2(o, a->count);
-	for (uint32_t i = 0; i < a->count; i++) {
-		jinst_buf_u2(o, a->pairs[i].name_index);
-		enc_element_value(o, &a->pairs[i].value);
-	}
-}
-
-static void enc_element_value(jinst_buf *o, const jinst_element_value *v)
-{
-	jinst_buf_u1(o, v->tag);
-	switch (v->tag) {
-	case 'e':
-		jinst_buf_u2(o, v->u.enum_const.type_name_index);
-		jinst_buf_u2(o, v->u.enum_const.const_name_index);
-		break;
-	case '@':
-		enc_annotation(o, &v->u.annotation);
-		break;
-	case '[':
-		jinst_buf_u2(o, v->u.array.count);
-		for (uint32_t i = 0; i < v->u.array.count; i++)
-			enc_element_value(o, &v->u.array.values[i]);
-		break;
-	case 'c':
-		jinst_buf_u2(o, v->u.class_info_index);
-		break;
-	default:
-		jinst_buf_u2(o, v->u.const_value_index);
-		break;
-	}
-}
-
-static void enc_annotations(jinst_buf *o, const jinst_annotations *as)
-{
-	jinst_buf_u2(o, as->count);
-	for (uint32_t i = 0; i < as->count; i++)
-		enc_annotation(o, &as->items[i]);
-}
-
-static void enc_index_list(jinst_buf *o, uint16_t n, const uint16_t *items)
-{
-	jinst_buf_u2(o, n);
-	for (uint32_t i = 0; i < n; i++)
-		jinst_buf_u2(o, items[i]);
-}
-
-static void enc_vtypes(jinst_buf *o, const jinst_vtype *v, uint16_t n)
-{
-	for (uint32_t i = 0; i < n; i++) {
-		jinst_buf_u1(o, v[i].tag);
-		if (v[i].tag == JINST_VT_OBJECT || v[i].tag == JINST_VT_UNINITIALIZED)
-			jinst_buf_u2(o, v[i].value);
-	}
-}
-
-static void enc_stack_map(jinst_buf *o, const jinst_stack_map *m)
-{
-	jinst_buf_u2(o, m->count);
-	for (uint32_t i = 0; i < m->count; i++) {
-		const jinst_frame *f = &m->frames[i];
-		jinst_buf_u1(o, f->type);
-		if (f->type <= 63)
-			continue;
-		if (f->type <= 127) {
-			enc_vtypes(o, f->stack, 1);
-			continue;
-		}
-		jinst_buf_u2(o, f->offset_delta);
-		if (f->type == 247) {
-			enc_vtypes(o, f->stack, 1);
-		} else if (f->type >= 252 && f->type <= 254) {
-			enc_vtypes(o, f->locals, f->nlocals);
-		} else if (f->type == 255) {
-			jinst_buf_u2(o, f->nlocals);
-			enc_vtypes(o, f->locals, f->nlocals);
-			jinst_buf_u2(o, f->nstack);
-			enc_vtypes(o, f->stack, f->nstack);
-		}
-	}
-}
-
-static int enc_code(jinst_class *c, const jinst_code *code, bool from_model, jinst_buf *o, jinst_diag *diag)
-{
-	if (c->old_code_layout) {
-		jinst_buf_u1(o, (uint8_t)code->max_stack);
-		jinst_buf_u1(o, (uint8_t)code->max_locals);
-		jinst_buf_u2(o, (uint16_t)code->code_length);
-	} else {
-		jinst_buf_u2(o, code->max_stack);
-		jinst_buf_u2(o, code->max_locals);
-		jinst_buf_u4(o, code->code_length);
-	}
-	if (from_model) {
-		jinst_buf_reserve(o, code->code_length + 16);
-		jinst_insn *insns;
-		uint32_t n;
-		int rc = jinst_code_decode(c, code, &insns, &n, diag);
-		if (rc)
-			return rc;
-		size_t at = o->len;
-		rc = jinst_code_encode(c, insns, n, o, diag);
-		if (rc)
-			return rc;
-		if (o->len - at != code->code_length)
-			return jinst_fail(diag, JINST_EINVAL, JINST_NO_OFFSET, "code re-encoded to %zu bytes, not %u",
-			                  o->len - at, (unsigned)code->code_length);
-	} else {
-		jinst_buf_bytes(o, code->code, code->code_length);
-	}
-	jinst_buf_u2(o, code->exception_count);
-	for (uint32_t i = 0; i < code->exception_count; i++) {
-		const jinst_exception_entry *e = &code->exceptions[i];
-		jinst_buf_u2(o, e->start_pc);
-		jinst_buf_u2(o, e->end_pc);
-		jinst_buf_u2(o, e->handler_pc);
-		jinst_buf_u2(o, e->catch_type);
-	}
-	return jinst_attrs_write(c, (jinst_attr_list *)&code->attrs, from_model, o, diag);
-}
-
-int jinst_attr_encode(jinst_class *c, jinst_attr *a, bool from_model, jinst_buf *o, jinst_diag *diag)
-{
-	if (!a->model) {
-		int rc = jinst_attr_decode(c, a, NULL, diag);
-		if (rc)
-			return rc;
-	}
-	const void *m = a->model;
-	if (!m) { /* kinds without a model: Synthetic, Deprecated, unknown */
-		jinst_buf_bytes(o, a->info, a->info ? a->length : 0);
-		return 0;
-	}
-	switch ((enum jinst_attr_kind)a->kind) {
-	case JINST_ATTR_CONSTANT_VALUE:
-	case JINST_ATTR_SIGNATURE:
-	case JINST_ATTR_SOURCE_FILE:
-	case JINST_ATTR_MODULE_MAIN_CLASS:
-	case JINST_ATTR_NEST_HOST:
-		jinst_buf_u2(o, ((const jinst_attr_index *)m)->index);
-		break;
-	case JINST_ATTR_EXCEPTIONS:
-	case JINST_ATTR_NEST_MEMBERS:
-	case JINST_ATTR_PERMITTED_SUBCLASSES:
-	case JINST_ATTR_MODULE_PACKAGES: {
-		const jinst_index_list *x = m;
-		enc_index_list(o, x->count, x->items);
-		break;
-	}
-	case JINST_ATTR_INNER_CLASSES: {
-		const jinst_inner_classes *x = m;
-		jinst_buf_u2(o, x->count);
-		for (uint32_t i = 0; i < x->count; i++) {
-			jinst_buf_u2(o, x->items[i].inner_class_info_index);
-			jinst_buf_u2(o, x->items[i].outer_class_info_index);
-			jinst_buf_u2(o, x->items[i].inner_name_index);
-			jinst_buf_u2(o, x->items[i].inner_class_access_flags);
-		}
-		break;
-	}
-	case JINST_ATTR_ENCLOSING_METHOD: {
-		const jinst_enclosing_method *x = m;
-		jinst_buf_u2(o, x->class_index);
-		jinst_buf_u2(o, x->method_index);
-		break;
-	}
-	case JINST_ATTR_SOURCE_DEBUG_EXTENSION: {
-		const jinst_blob *x = m;
-		jinst_buf_bytes(o, x->bytes, x->length);
-		break;
-	}
-	case JINST_ATTR_LINE_NUMBER_TABLE: {
-		const jinst_line_numbers *x = m;
-		jinst_buf_u2(o, x->count);
-		for (uint32_t i = 0; i < x->count; i++) {
-			jinst_buf_u2(o, x->items[i].start_pc);
-			jinst_buf_u2(o, x->items[i].line_number);
-		}
-		break;
-	}
-	case JINST_ATTR_LOCAL_VARIABLE_TABLE:
-	case JINST_ATTR_LOCAL_VARIABLE_TYPE_TABLE: {
-		const jinst_local_variables *x = m;
-		jinst_buf_u2(o, x->count);
-		for (uint32_t i = 0; i < x->count; i++) {
-			const jinst_local_variable *v = &x->items[i];
-			jinst_buf_u2(o, v->start_pc);
-			jinst_buf_u2(o, v->length);
-			jinst_buf_u2(o, v->name_index);
-			jinst_buf_u2(o, v->descriptor_index);
-			jinst_buf_u2(o, v->index);
-		}
-		break;
-	}
-	case JINST_ATTR_RUNTIME_VISIBLE_ANNOTATIONS:
-	case JINST_ATTR_RUNTIME_INVISIBLE_ANNOTATIONS:
-		enc_annotations(o, m);
-		break;
-	case JINST_ATTR_RUNTIME_VISIBLE_PARAMETER_ANNOTATIONS:
-	case JINST_ATTR_RUNTIME_INVISIBLE_PARAMETER_ANNOTATIONS: {
-		const jinst_parameter_annotations *x = m;
-		jinst_buf_u1(o, x->count);
-		for (uint32_t i = 0; i < x->count; i++)
-			enc_annotations(o, &x->parameters[i]);
-		break;
-	}
-	case JINST_ATTR_RUNTIME_VISIBLE_TYPE_ANNOTATIONS:
-	case JINST_ATTR_RUNTIME_INVISIBLE_TYPE_ANNOTATIONS: {
-		const jinst_type_annotations *x = m;
-		jinst_buf_u2(o, x->count);
-		for (uint32_t i = 0; i < x->count; i++) {
-			const jinst_type_annotation *t = &x->items[i];
-			jinst_buf_u1(o, t->target_type);
-			switch (t->target_type) {
-			case 0x00: case 0x01: case 0x16: jinst_buf_u1(o, (uint8_t)t->a); break;
-			case 0x10: case 0x17: case 0x42: case 0x43: case 0x44: case 0x45: case 0x46: jinst_buf_u2(o, t->a); break;
-			case 0x11: case 0x12: jinst_buf_u1(o, (uint8_t)t->a); jinst_buf_u1(o, (uint8_t)t->b); break;
-			case 0x40: case 0x41:
-				jinst_buf_u2(o, t->table_length);
-				for (uint32_t k = 0; k < t->table_length; k++) {
-					jinst_buf_u2(o, t->table[k].start_pc);
-					jinst_buf_u2(o, t->table[k].length);
-					jinst_buf_u2(o, t->table[k].index);
-				}
-				break;
-			case 0x47: case 0x48: case 0x49: case 0x4A: case 0x4B:
-				jinst_buf_u2(o, t->a);
-				jinst_buf_u1(o, (uint8_t)t->b);
-				break;
-			default: break;
-			}
-			jinst_buf_u1(o, t->path_length);
-			for (uint32_t k = 0; k < t->path_length; k++) {
-				jinst_buf_u1(o, t->path[k].kind);
-				jinst_buf_u1(o, t->path[k].argument_index);
-			}
-			enc_annotation(o, &t->annotation);
-		}
-		break;
-	}
-	case JINST_ATTR_ANNOTATION_DEFAULT:
-		enc_element_value(o, m);
-		break;
-	case JINST_ATTR_BOOTSTRAP_METHODS: {
-		const jinst_bootstrap_methods *x = m;
-		jinst_buf_u2(o, x->count);
-		for (uint32_t i = 0; i < x->count; i++) {
-			jinst_buf_u2(o, x->items[i].method_ref);
-			enc_index_list(o, x->items[i].arg_count, x->items[i].args);
-		}
-		break;
-	}
-	case JINST_ATTR_METHOD_PARAMETERS: {
-		const jinst_method_parameters *x = m;
-		jinst_buf_u1(o, x->count);
-		for (uint32_t i = 0; i < x->count; i++) {
-			jinst_buf_u2(o, x->items[i].name_index);
-			jinst_buf_u2(o, x->items[i].access_flags);
-		}
-		break;
-	}
-	case JINST_ATTR_MODULE: {
-		const jinst_module *x = m;
-		jinst_buf_u2(o, x->module_name_index);
-		jinst_buf_u2(o, x->module_flags);
-		jinst_buf_u2(o, x->module_version_index);
-		jinst_buf_u2(o, x->requires_count);
-		for (uint32_t i = 0; i < x->requires_count; i++) {
-			jinst_buf_u2(o, x->requires[i].requires_index);
-			jinst_buf_u2(o, x->requires[i].requires_flags);
-			jinst_buf_u2(o, x->requires[i].requires_version_index);
-		}
-		for (int pass = 0; pass < 2; pass++) {
-			uint16_t n = pass ? x->opens_count : x->exports_count;
-			const jinst_module_export *l = pass ? x->opens : x->exports;
-			jinst_buf_u2(o, n);
-			for (uint32_t i = 0; i < n; i++) {
-				jinst_buf_u2(o, l[i].index);
-				jinst_buf_u2(o, l[i].flags);
-				enc_index_list(o, l[i].to_count, l[i].to);
-			}
-		}
-		enc_index_list(o, x->uses_count, x->uses);
-		jinst_buf_u2(o, x->provides_count);
-		for (uint32_t i = 0; i < x->provides_count; i++) {
-			jinst_buf_u2(o, x->provides[i].provides_index);
-			enc_index_list(o, x->provides[i].with_count, x->provides[i].with);
-		}
-		break;
-	}
-	case JINST_ATTR_RECORD: {
-		const jinst_record *x = m;
-		jinst_buf_u2(o, x->count);
-		for (uint32_t i = 0; i < x->count; i++) {
-			jinst_buf_u2(o, x->components[i].name_index);
-			jinst_buf_u2(o, x->components[i].descriptor_index);
-			int rc = jinst_attrs_write(c, &x->components[i].attrs, from_model, o, diag);
-			if (rc)
-				return rc;
-		}
-		break;
-	}
-	case JINST_ATTR_CODE:
-		return enc_code(c, m, from_model, o, diag);
-	case JINST_ATTR_STACK_MAP_TABLE:
-		enc_stack_map(o, m);
-		break;
-	default:
-		break;
-	}
 	return 0;
 }

@@ -614,47 +614,17 @@ static int initial_locals(jinst_patch *p)
 	return q == end ? n : -1;
 }
 
-typedef struct rd {
-	const uint8_t *p, *end;
-	bool bad;
-} rd;
-
-static inline bool rd_need(rd *r, size_t n)
-{
-	if (r->bad || (size_t)(r->end - r->p) < n) {
-		r->bad = true;
-		return false;
-	}
-	return true;
-}
-
-static inline uint16_t rd_u2(rd *r)
-{
-	if (!rd_need(r, 2))
-		return 0;
-	uint16_t v = jinst_be16(r->p);
-	r->p += 2;
-	return v;
-}
-
-static inline uint8_t rd_u1(rd *r)
-{
-	if (!rd_need(r, 1))
-		return 0;
-	return *r->p++;
-}
-
-static int copy_vtypes(jinst_patch *p, rd *r, uint32_t n, out *o)
+static int copy_vtypes(jinst_patch *p, jinst_reader *r, uint32_t n, out *o)
 {
 	for (uint32_t i = 0; i < n; i++) {
-		uint8_t tag = rd_u1(r);
+		uint8_t tag = jinst_rd_u1(r);
 		if (r->bad || tag > JINST_VT_UNINITIALIZED)
 			return JINST_EMALFORMED;
 		put_u1(o, tag);
 		if (tag == JINST_VT_OBJECT) {
-			put_u2(o, rd_u2(r));
+			put_u2(o, jinst_rd_u2(r));
 		} else if (tag == JINST_VT_UNINITIALIZED) {
-			uint16_t off = rd_u2(r);
+			uint16_t off = jinst_rd_u2(r);
 			if (r->bad || !is_start(p, off) || p->code[off] != JINST_OP_NEW)
 				return JINST_EMALFORMED;
 			put_u2(o, (uint16_t)map_insn(p, off));
@@ -690,21 +660,21 @@ static void put_handler_frame(jinst_patch *p, out *o, int64_t prev_new, int nloc
 	put_u2(o, cls);
 }
 
-static int emit_frames(jinst_patch *p, rd *r, out *o, uint32_t handler_at, uint16_t handler_cls)
+static int emit_frames(jinst_patch *p, jinst_reader *r, out *o, uint32_t handler_at, uint16_t handler_cls)
 {
-	uint16_t count = rd_u2(r);
+	uint16_t count = jinst_rd_u2(r);
 	put_u2(o, (uint16_t)(count + (p->handler ? 1 : 0)));
 	int64_t prev_old = -1, prev_new = -1;
 	int nloc = initial_locals(p);
 	for (uint32_t i = 0; i < count; i++) {
-		uint8_t type = rd_u1(r);
+		uint8_t type = jinst_rd_u1(r);
 		uint32_t delta;
 		if (type <= 63)
 			delta = type;
 		else if (type <= 127)
 			delta = type - 64u;
 		else if (type >= 247)
-			delta = rd_u2(r);
+			delta = jinst_rd_u2(r);
 		else
 			return JINST_EMALFORMED;
 		if (r->bad)
@@ -736,11 +706,11 @@ static int emit_frames(jinst_patch *p, rd *r, out *o, uint32_t handler_at, uint1
 		} else {
 			put_u1(o, type);
 			put_u2(o, (uint16_t)nd);
-			uint16_t nl = rd_u2(r);
+			uint16_t nl = jinst_rd_u2(r);
 			put_u2(o, nl);
 			if (!rc)
 				rc = copy_vtypes(p, r, nl, o);
-			uint16_t ns = rd_u2(r);
+			uint16_t ns = jinst_rd_u2(r);
 			put_u2(o, ns);
 			if (!rc)
 				rc = copy_vtypes(p, r, ns, o);
@@ -749,7 +719,7 @@ static int emit_frames(jinst_patch *p, rd *r, out *o, uint32_t handler_at, uint1
 		if (rc || r->bad)
 			return JINST_EMALFORMED;
 	}
-	if (r->p != r->end)
+	if (r->pos != r->end)
 		return JINST_EMALFORMED;
 	if (p->handler)
 		put_handler_frame(p, o, prev_new, nloc, handler_at, handler_cls);
@@ -844,11 +814,12 @@ int jinst_patch_commit(jinst_patch *p, jinst_diag *diag)
 		o.p += p->handler_len;
 	}
 
-	rd r = {p->info + p->tail, p->info + p->info_len, false};
-	uint16_t nexc = rd_u2(&r);
+	jinst_reader r;
+	jinst_reader_init(&r, p->info, p->tail, p->info_len);
+	uint16_t nexc = jinst_rd_u2(&r);
 	put_u2(&o, (uint16_t)(nexc + p->nranges));
 	for (uint32_t i = 0; i < nexc; i++) {
-		uint16_t s = rd_u2(&r), e = rd_u2(&r), h = rd_u2(&r), t = rd_u2(&r);
+		uint16_t s = jinst_rd_u2(&r), e = jinst_rd_u2(&r), h = jinst_rd_u2(&r), t = jinst_rd_u2(&r);
 		if (!position_ok(p, s, false) || !position_ok(p, e, true) || !position_ok(p, h, false) || s >= e)
 			return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET,
 			                  "exception_table[%u]: %u-%u -> %u not on instructions", (unsigned)i, s, e, h);
@@ -865,19 +836,15 @@ int jinst_patch_commit(jinst_patch *p, jinst_diag *diag)
 		put_u2(&o, (uint16_t)handler_at);
 		put_u2(&o, p->catch_type);
 	}
-	uint16_t nattrs = rd_u2(&r);
+	uint16_t nattrs = jinst_rd_u2(&r);
 	put_u2(&o, (uint16_t)(nattrs + new_smt));
 	for (uint32_t i = 0; i < nattrs; i++) {
-		uint16_t name = rd_u2(&r);
-		uint32_t alen = 0;
-		if (rd_need(&r, 4)) {
-			alen = jinst_be32(r.p);
-			r.p += 4;
-		}
-		if (!rd_need(&r, alen))
+		uint16_t name = jinst_rd_u2(&r);
+		uint32_t alen = jinst_rd_u4(&r), at = r.pos;
+		if (!jinst_rd_bytes(&r, alen))
 			return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "Code attribute truncated");
-		rd a = {r.p, r.p + alen, false};
-		r.p += alen;
+		jinst_reader a;
+		jinst_reader_init(&a, r.base, at, at + alen);
 		put_u2(&o, name);
 		uint8_t *len_at = o.p;
 		o.p += 4;
@@ -886,10 +853,10 @@ int jinst_patch_commit(jinst_patch *p, jinst_diag *diag)
 			if (emit_frames(p, &a, &o, handler_at, handler_cls))
 				return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "StackMapTable malformed");
 		} else if (kind == JINST_ATTR_LINE_NUMBER_TABLE) {
-			uint16_t n = rd_u2(&a);
+			uint16_t n = jinst_rd_u2(&a);
 			put_u2(&o, n);
 			for (uint32_t k = 0; k < n; k++) {
-				uint16_t s = rd_u2(&a), line = rd_u2(&a);
+				uint16_t s = jinst_rd_u2(&a), line = jinst_rd_u2(&a);
 				if (a.bad || !position_ok(p, s, false))
 					return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET,
 					                  "LineNumberTable[%u]: start_pc %u not an instruction", (unsigned)k, s);
@@ -897,10 +864,10 @@ int jinst_patch_commit(jinst_patch *p, jinst_diag *diag)
 				put_u2(&o, line);
 			}
 		} else { /* LocalVariableTable, LocalVariableTypeTable (open let nothing else through) */
-			uint16_t n = rd_u2(&a);
+			uint16_t n = jinst_rd_u2(&a);
 			put_u2(&o, n);
 			for (uint32_t k = 0; k < n; k++) {
-				uint16_t s = rd_u2(&a), l = rd_u2(&a), nm = rd_u2(&a), d = rd_u2(&a), slot = rd_u2(&a);
+				uint16_t s = jinst_rd_u2(&a), l = jinst_rd_u2(&a), nm = jinst_rd_u2(&a), d = jinst_rd_u2(&a), slot = jinst_rd_u2(&a);
 				if (a.bad || !position_ok(p, s, false) || !position_ok(p, (uint32_t)s + l, true))
 					return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET,
 					                  "local variable table[%u]: %u+%u not on instructions", (unsigned)k, s, l);
@@ -912,7 +879,7 @@ int jinst_patch_commit(jinst_patch *p, jinst_diag *diag)
 				put_u2(&o, slot);
 			}
 		}
-		if (a.bad || a.p != a.end)
+		if (a.bad || a.pos != a.end)
 			return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "Code attribute %u malformed", (unsigned)i);
 		jinst_put_u4(len_at, (uint32_t)(o.p - len_at - 4));
 	}
@@ -924,7 +891,7 @@ int jinst_patch_commit(jinst_patch *p, jinst_diag *diag)
 		put_handler_frame(p, &o, -1, initial_locals(p), handler_at, handler_cls);
 		jinst_put_u4(len_at, (uint32_t)(o.p - len_at - 4));
 	}
-	if (r.bad || r.p != r.end)
+	if (r.bad || r.pos != r.end)
 		return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "Code attribute malformed");
 	if (p->need)
 		for (uint32_t i = 0; i <= p->code_length / 8; i++)
