@@ -282,7 +282,11 @@ static void JNICALL on_class_file_load(jvmtiEnv *jvmti, JNIEnv *jni, jclass clas
 	size_t out_len = 0;
 	jinst_diag diag;
 	memset(&diag, 0, sizeof diag);
-	int r = jinst_instrument_class(g.ins, arena, data, (size_t)len, NULL,
+	/* A class retransformed again keeps the identity of the bytes it was
+	 * first instrumented from (the VM may hand back other bytes). */
+	const original *first = class_being_redefined ? originals_find(name) : NULL;
+	uint64_t identity = first ? jinst_instrument_identity(first->bytes, (size_t)first->len) : 0;
+	int r = jinst_instrument_class(g.ins, arena, data, (size_t)len, first ? &identity : NULL,
 	                               class_being_redefined ? JINST_INSTRUMENT_RETRANSFORM : 0, &alloc, &out, &out_len,
 	                               &diag);
 	jinst_arena_reset(arena);
