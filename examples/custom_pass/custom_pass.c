@@ -94,11 +94,17 @@ static int copy(zip_t *in, zip_t *out, jinst_instrument *ins, jinst_arena *arena
 				fprintf(stderr, "custom_pass: %s left as it was: %s\n", name, msg);
 			}
 		}
-		/* the source takes the buffer and frees it once the archive is written */
+		/* the source takes the buffer and frees it once the archive is
+		 * written; an empty one it would keep, so it gets none */
 		uint8_t *data = done ? done : bytes;
-		zip_source_t *src = zip_source_buffer(out, data, done ? out_len : len, 1);
+		size_t data_len = done ? out_len : len;
 		if (done)
 			free(bytes);
+		if (!data_len) {
+			free(data);
+			data = NULL;
+		}
+		zip_source_t *src = zip_source_buffer(out, data, data_len, data != NULL);
 		if (!src || zip_file_add(out, name, src, ZIP_FL_ENC_UTF_8) < 0) {
 			zip_source_free(src);
 			return fail(name, zip_strerror(out));

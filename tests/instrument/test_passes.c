@@ -165,7 +165,7 @@ static void check_marker(const char *data)
 /* Features with a reference to owner.dump()V added to its pool, and nothing else changed. */
 static uint8_t *with_ref(const uint8_t *b, size_t len, const char *owner, size_t *out_len)
 {
-	jinst_class *c;
+	jinst_class *c = NULL;
 	uint16_t ix;
 	uint8_t *out = NULL;
 	jinst_arena_reset(arena);
@@ -204,13 +204,16 @@ static void check_hook_refs(const char *data)
 	size_t len, out_len;
 	uint8_t *b = test_load(data, "main/jinsttest/Features.class", &len);
 	jinst_diag d;
-	jinst_class *c;
+	jinst_class *c = NULL;
 	jinst_instrument *ins;
 	jinst_instrument_options o = JINST_INSTRUMENT_OPTIONS_INIT;
 	o.passes = JINST_PASS_COUNT;
 	CHECK(!jinst_instrument_new(&ins, &o, NULL), "new (counts)");
 	uint8_t *out = instrument(ins, b, len, NULL, &out_len, &d);
-	CHECK(out && !jinst_class_parse(&c, out, out_len, arena, NULL, NULL), "parse");
+	if (!out || jinst_class_parse(&c, out, out_len, arena, NULL, NULL)) {
+		CHECK(false, "instrumented and parsed: '%s'", d.message);
+		return;
+	}
 	CHECK(refs_to(c, "called") == 1 && !refs_to(c, "enter") && !refs_to(c, "exit") && !refs_to(c, "exitThrow"),
 	      "counts: the counting hook alone in the pool");
 	jinst_class_free(c);
@@ -221,7 +224,10 @@ static void check_hook_refs(const char *data)
 	o.hooks_class = "jinsttest/MyHooks";
 	CHECK(!jinst_instrument_new(&ins, &o, NULL), "new (trace)");
 	out = instrument(ins, b, len, NULL, &out_len, &d);
-	CHECK(out && !jinst_class_parse(&c, out, out_len, arena, NULL, NULL), "parse");
+	if (!out || jinst_class_parse(&c, out, out_len, arena, NULL, NULL)) {
+		CHECK(false, "instrumented and parsed: '%s'", d.message);
+		return;
+	}
 	CHECK(!refs_to(c, "called") && refs_to(c, "enter") == 1 && refs_to(c, "exit") == 1 && refs_to(c, "exitThrow") == 1,
 	      "trace: entry, exit and exceptional exit, not the counting hook");
 	bool named = false;
@@ -242,7 +248,7 @@ static void check_two_passes(const char *trace)
 	size_t len, out_len;
 	uint8_t *b = test_load(trace, "jinsttrace/Main.class", &len);
 	jinst_diag d;
-	jinst_class *c;
+	jinst_class *c = NULL;
 	jinst_instrument *ins;
 	throws t = {0};
 	jinst_pass p = throws_pass(&t);
@@ -251,7 +257,10 @@ static void check_two_passes(const char *trace)
 	CHECK(jinst_instrument_add_pass(ins, &dup, &d) == JINST_EINVAL && strstr(d.message, "already"),
 	      "a second pass of one name is refused");
 	uint8_t *out = instrument(ins, b, len, NULL, &out_len, &d);
-	CHECK(out && !jinst_class_parse(&c, out, out_len, arena, NULL, NULL), "parse");
+	if (!out || jinst_class_parse(&c, out, out_len, arena, NULL, NULL)) {
+		CHECK(false, "instrumented and parsed: '%s'", d.message);
+		return;
+	}
 	CHECK(t.begun == 1 && t.ended == 1 && t.written == 1 && t.methods == jinst_instrument_method_count(ins) &&
 	          t.athrows >= 1,
 	      "throws: begun %u, %u methods, %u athrow, ended %u, written %u", t.begun, t.methods, t.athrows, t.ended,
