@@ -50,7 +50,7 @@
 #include "jinst/instrument.h"
 #include "options.h"
 #include "runtime_classes.h"
-#include "trace_output.h"
+#include "jinst/report.h"
 
 /* The instrumentation pass is a separate library that may not be in this
  * build yet; weak references let the agent run without it (it then changes

@@ -1,10 +1,11 @@
 # Installation: the libraries, their public headers, the jinst tool, a
 # pkg-config file each and a CMake package (find_package(jinst) -> jinst::classfile,
 # jinst::classpath; jinst::archive and jinst::util, which the class-path
-# library links and include/jinst/archive.h and util.h declare).
+# library links and include/jinst/archive.h and util.h declare;
+# jinst::report for include/jinst/report.h).
 include(CMakePackageConfigHelpers)
 
-install(TARGETS jinst_classfile jinst_util jinst_archive jinst_classpath EXPORT jinstTargets
+install(TARGETS jinst_classfile jinst_util jinst_archive jinst_classpath jinst_report EXPORT jinstTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/jinst DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
