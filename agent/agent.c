@@ -51,7 +51,7 @@
 #include "hooks_modes.h"
 #include "options.h"
 #include "runtime_classes.h"
-#include "trace_output.h"
+#include "jinst/report.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

@@ -5,10 +5,10 @@
  * Entries and how they find a class:
  *   zip (jar, zip, .jmod): the entry PREFIX pkg/Cls.class, PREFIX "" for a
  *     jar and "classes/" for a .jmod, whose zip starts after a 4-byte "JM"
- *     header (libzip reads it through a file source that starts at byte 4).
+ *     header (the archive layer, include/jinst/archive.h, skips it).
  *     A multi-release jar (manifest "Multi-Release: true") is first asked for
  *     META-INF/versions/N/pkg/Cls.class, N from the release set down to 9.
- *     libzip archives are not thread-safe: each has its own mutex.
+ *     An archive is for one thread at a time: each has its own mutex.
  *   folder: the file FOLDER/pkg/Cls.class.
  *   module tree (as `jimage extract` writes): FOLDER/MODULE/pkg/Cls.class.
  *     The package folders are indexed once when the entry is added, so a
@@ -20,7 +20,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,9 +28,10 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zip.h>
 
 #include "internal.h"
+#include "jinst/archive.h"
+#include "jinst/util.h"
 
 #define NAME_MAX_LEN 2048
 
@@ -63,8 +63,9 @@ typedef struct path_entry {
 	entry_kind kind;
 	char *path;
 	/* zip */
-	zip_t *zip;
+	jinst_archive *zip;
 	pthread_mutex_t lock;
+	bool lock_made;
 	const char *prefix;
 	bool multi_release;
 	/* module tree */
@@ -109,41 +110,16 @@ static bool is_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-/* Whole file into a malloc'd buffer. JINST_ENOTFOUND when it does not exist. */
+/* Whole file into a malloc'd buffer. JINST_ENOTFOUND when it does not exist
+ * or is no regular file (a folder named like a class). */
 static int file_read(const char *path, uint8_t **bytes, size_t *len, jinst_diag *diag)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ENOENT || errno == ENOTDIR)
-			return JINST_ENOTFOUND;
-		return jinst_classpath_fail(diag, JINST_EIO, "%s: %s", path, strerror(errno));
-	}
-	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return JINST_ENOTFOUND;
-	}
-	size_t size = (size_t)st.st_size, got = 0;
-	uint8_t *buf = malloc(size ? size : 1);
-	if (!buf) {
-		close(fd);
-		return jinst_classpath_fail(diag, JINST_ENOMEM, "%s: out of memory for %zu bytes", path, size);
-	}
-	while (got < size) {
-		ssize_t n = read(fd, buf + got, size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			int err = n < 0 ? errno : 0;
-			close(fd);
-			free(buf);
-			return jinst_classpath_fail(diag, JINST_EIO, "%s: %s", path, err ? strerror(err) : "shorter than its size");
-		}
-		got += (size_t)n;
-	}
-	close(fd);
-	*bytes = buf;
-	*len = size;
+	jinst_diag d;
+	int rc = jinst_file_read(bytes, len, path, 0, &d);
+	if (rc == JINST_ENOTFOUND)
+		return rc;
+	if (rc)
+		return jinst_classpath_fail(diag, rc, "%s: %s", path, d.message);
 	return 0;
 }
 
@@ -171,10 +147,9 @@ static void entry_free(path_entry *e)
 {
 	if (!e)
 		return;
-	if (e->zip) {
-		zip_discard(e->zip);
+	if (e->zip && e->lock_made)
 		pthread_mutex_destroy(&e->lock);
-	}
+	jinst_archive_close(e->zip);
 	for (size_t i = 0; i < e->bucket_count; i++)
 		for (package_node *p = e->buckets[i], *next; p; p = next) {
 			next = p->next;
@@ -224,33 +199,13 @@ static path_entry *entry_new(entry_kind kind, const char *path)
 /* Reads the zip entry res into a malloc'd buffer. Called with e->lock held. */
 static int zip_entry_read(path_entry *e, const char *res, uint8_t **bytes, size_t *len, jinst_diag *diag)
 {
-	zip_int64_t index = zip_name_locate(e->zip, res, ZIP_FL_ENC_RAW);
-	if (index < 0)
+	size_t index;
+	if (jinst_archive_find(&index, e->zip, res) != 0)
 		return JINST_ENOTFOUND;
-	zip_stat_t st;
-	zip_stat_init(&st);
-	if (zip_stat_index(e->zip, (zip_uint64_t)index, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE))
-		return jinst_classpath_fail(diag, JINST_EIO, "%s: %s: %s", e->path, res, zip_strerror(e->zip));
-	if (st.size > (1u << 30))
-		return jinst_classpath_fail(diag, JINST_EIO, "%s: %s: %llu bytes is too large for a class", e->path, res,
-		                     (unsigned long long)st.size);
-	size_t size = (size_t)st.size;
-	uint8_t *buf = malloc(size ? size : 1);
-	if (!buf)
-		return jinst_classpath_fail(diag, JINST_ENOMEM, "out of memory");
-	zip_file_t *f = zip_fopen_index(e->zip, (zip_uint64_t)index, 0);
-	zip_int64_t got = f ? zip_fread(f, buf, size) : -1;
-	if (!f || got < 0 || (size_t)got != size) {
-		int rc = jinst_classpath_fail(diag, JINST_EIO, "%s: %s: %s", e->path, res,
-		                       f ? zip_file_strerror(f) : zip_strerror(e->zip));
-		if (f)
-			zip_fclose(f);
-		free(buf);
-		return rc;
-	}
-	zip_fclose(f);
-	*bytes = buf;
-	*len = size;
+	jinst_diag d;
+	int rc = jinst_archive_read(bytes, len, e->zip, index, &d);
+	if (rc)
+		return jinst_classpath_fail(diag, rc == JINST_ENOMEM ? rc : JINST_EIO, "%s: %s: %s", e->path, res, d.message);
 	return 0;
 }
 
@@ -277,32 +232,24 @@ static bool zip_multi_release(path_entry *e)
 	return yes;
 }
 
-static int add_zip(jinst_classpath *cp, const char *path, zip_uint64_t start, const char *prefix,
-                   jinst_diag *diag)
+static int add_zip(jinst_classpath *cp, const char *path, const char *prefix, jinst_diag *diag)
 {
 	path_entry *e = entry_new(ENTRY_ZIP, path);
 	if (!e)
 		return jinst_classpath_fail(diag, JINST_ENOMEM, "out of memory");
 	e->prefix = prefix;
-	zip_error_t ze;
-	zip_error_init(&ze);
-	zip_source_t *src = zip_source_file_create(path, start, -1, &ze);
-	zip_t *z = src ? zip_open_from_source(src, ZIP_RDONLY, &ze) : NULL;
-	if (!z) {
-		int rc = jinst_classpath_fail(diag, JINST_EIO, "%s: %s", path, zip_error_strerror(&ze));
-		zip_error_fini(&ze);
-		if (src)
-			zip_source_free(src);
+	/* Classes are at most 1 GiB, the archive layer's default limit. */
+	jinst_diag d;
+	int rc = jinst_archive_open(&e->zip, path, NULL, &d);
+	if (rc) {
 		entry_free(e);
-		return rc;
+		return jinst_classpath_fail(diag, JINST_EIO, "%s: %s", path, d.message);
 	}
-	zip_error_fini(&ze);
 	if (pthread_mutex_init(&e->lock, NULL) != 0) {
-		zip_discard(z);
 		entry_free(e);
 		return jinst_classpath_fail(diag, JINST_ENOMEM, "no mutex for %s", path);
 	}
-	e->zip = z;
+	e->lock_made = true;
 	e->multi_release = prefix[0] == '\0' && zip_multi_release(e);
 	return entry_push(cp, e, diag);
 }
@@ -677,7 +624,7 @@ int jinst_classpath_add_jdk(jinst_classpath *cp, const char *java_home, jinst_di
 		if (!(path = path_join(java_home, images[i])))
 			return jinst_classpath_fail(diag, JINST_ENOMEM, "out of memory");
 		if (is_file(path)) {
-			rc = add_zip(cp, path, 0, "", diag);
+			rc = add_zip(cp, path, "", diag);
 			free(path);
 			return rc;
 		}
@@ -725,9 +672,9 @@ int jinst_classpath_add(jinst_classpath *cp, const char *path, jinst_diag *diag)
 	fclose(f);
 	if (got == 4 && magic[0] == 'P' && magic[1] == 'K' &&
 	    ((magic[2] == 3 && magic[3] == 4) || (magic[2] == 5 && magic[3] == 6)))
-		return add_zip(cp, path, 0, "", diag);
+		return add_zip(cp, path, "", diag);
 	if (got == 4 && magic[0] == 'J' && magic[1] == 'M' && magic[2] == 1 && magic[3] == 0)
-		return add_zip(cp, path, 4, "classes/", diag);
+		return add_zip(cp, path, "classes/", diag);
 	if (got == 4 && ((magic[0] == 0xDA && magic[1] == 0xDA && magic[2] == 0xFE && magic[3] == 0xCA) ||
 	                 (magic[0] == 0xCA && magic[1] == 0xFE && magic[2] == 0xDA && magic[3] == 0xDA)))
 		return add_image(cp, path, diag);

@@ -36,19 +36,7 @@ int render_class(jinst_class *cls, enum render_mode mode, text *t, jinst_diag *d
 
 /* ---- inputs --------------------------------------------------------------------------- */
 
-/* One class to process: name is "PATH" or "JAR!ENTRY". */
-typedef int (*class_fn)(void *ctx, const char *name, const uint8_t *bytes, size_t len);
-/* Reports a file-level problem (unreadable file, bad jar). */
-typedef void (*error_fn)(void *ctx, const char *name, const char *message);
-
-/* Walks a .class file, a .jar/.zip/.jmod, or a folder (recursively, sorted)
- * and calls fn for every class. Entries named in `entries` (if any) select
- * classes inside a jar. Returns the number of file-level errors. */
-int walk_path(const char *path, const char *const *entries, int nentries, class_fn fn, error_fn err, void *ctx);
-
-/* The names in a folder but . and .., sorted (malloc'd, each and the array);
- * -1 with errno when it cannot be read. */
-int list_dir_sorted(const char *path, char ***names, size_t *count);
+/* Classes come from jinst_walk (include/jinst/archive.h). */
 
 /* The JDK whose classes answer last (malloc'd, or NULL when none is found):
  * JAVA_HOME, else the JDK that `java` on the PATH belongs to. */

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "jinst/archive.h"
 
 typedef struct dump_ctx {
 	int classes, failures;
@@ -63,7 +64,7 @@ int cmd_dump(int argc, char **argv)
 		fputs("jinst: out of memory\n", stderr);
 		return 1;
 	}
-	walk_path(argv[0], (const char *const *)argv + 1, argc - 1, dump_one, dump_error, &d);
+	jinst_walk(argv[0], (const char *const *)argv + 1, argc - 1, dump_one, dump_error, &d);
 	jinst_arena_free(d.arena);
 	if (argc > 1 && d.classes == 0) {
 		fprintf(stderr, "jinst dump: no class in %s matches the entries given\n", argv[0]);

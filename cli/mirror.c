@@ -7,26 +7,27 @@
  * keeps its entries in their order, with their names, times, compression
  * methods, attributes and comments, classes transformed and everything else
  * copied, so the same input and options give the same output bytes
- * (DESIGN.md, invariant 8). A jar is written to a temporary file beside the
- * output and renamed into place at the end, so a failure never leaves half
- * a jar behind.
+ * (DESIGN.md, invariant 8). A jar goes through the archive layer
+ * (include/jinst/archive.h), which writes a temporary file beside the
+ * output and renames it into place at the end, so a failure never leaves
+ * half a jar behind.
  *
- * The classes of one input are gathered in memory, transformed by worker
- * threads that take them through an atomic index, and reported in input
- * order, so the report is the same whatever the number of threads. A class
+ * The classes of one input are gathered in memory, transformed by the
+ * worker pool (include/jinst/util.h), one arena per pool thread, and
+ * reported in input order, so the report is the same whatever the number
+ * of threads. A class
  * the transformation fails on is written unchanged and reported: the
  * output is always complete and always runs.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zip.h>
 
+#include "jinst/archive.h"
+#include "jinst/util.h"
 #include "mirror.h"
 
 typedef struct job {
@@ -38,7 +39,7 @@ typedef struct job {
 	enum mirror_result result;
 	char *message;
 	char *dest;       /* folder mode: the output path */
-	zip_uint64_t index; /* jar mode: the entry index */
+	size_t index;     /* jar mode: the entry index */
 	bool is_class;
 } job;
 
@@ -47,7 +48,8 @@ typedef struct run {
 	mirror_stats *stats;
 	job *jobs;
 	size_t n, cap;
-	_Atomic size_t next;
+	jinst_pool *pool;
+	jinst_arena **arenas; /* one per pool thread */
 	_Atomic size_t done;
 	size_t total_classes;
 } run;
@@ -64,29 +66,6 @@ static void problem(run *R, const char *name, const char *fmt, const char *detai
 	fprintf(stderr, fmt, detail);
 	fputc('\n', stderr);
 	R->stats->errors++;
-}
-
-static int read_all(const char *path, uint8_t **out, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return -1;
-	struct stat st;
-	if (fstat(fileno(f), &st) != 0 || st.st_size < 0) {
-		fclose(f);
-		return -1;
-	}
-	size_t n = (size_t)st.st_size;
-	uint8_t *buf = malloc(n ? n : 1);
-	if (!buf || fread(buf, 1, n, f) != n) {
-		free(buf);
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	*out = buf;
-	*len = n;
-	return 0;
 }
 
 static int write_all(const char *path, const uint8_t *data, size_t len)
@@ -132,46 +111,27 @@ static job *add_job(run *R, char *name, uint8_t *in, size_t len, bool is_class)
 	return j;
 }
 
-static void *worker(void *arg)
+static void transform_one(void *arg, int worker, size_t i)
 {
 	run *R = arg;
-	jinst_arena *arena = NULL;
-	if (jinst_arena_new(&arena))
-		return NULL;
-	for (;;) {
-		size_t i = atomic_fetch_add(&R->next, 1);
-		if (i >= R->n)
-			break;
-		job *j = &R->jobs[i];
-		if (!j->is_class)
-			continue;
-		jinst_arena_reset(arena);
-		j->result = R->o->transform(R->o->ctx, arena, j->name, j->in, j->in_len, &j->out, &j->out_len, &j->message);
-		if (j->result != MIRROR_CHANGED) {
-			free(j->out);
-			j->out = NULL;
-		}
-		size_t done = atomic_fetch_add(&R->done, 1) + 1;
-		if (R->o->progress && done % 2000 == 0)
-			fprintf(stderr, "\r%zu/%zu classes", done, R->total_classes);
+	job *j = &R->jobs[i];
+	if (!j->is_class)
+		return;
+	jinst_arena *arena = R->arenas[worker];
+	jinst_arena_reset(arena);
+	j->result = R->o->transform(R->o->ctx, arena, j->name, j->in, j->in_len, &j->out, &j->out_len, &j->message);
+	if (j->result != MIRROR_CHANGED) {
+		free(j->out);
+		j->out = NULL;
 	}
-	jinst_arena_free(arena);
-	return NULL;
+	size_t done = atomic_fetch_add(&R->done, 1) + 1;
+	if (R->o->progress && done % 2000 == 0)
+		fprintf(stderr, "\r%zu/%zu classes", done, R->total_classes);
 }
 
 static void transform_all(run *R)
 {
-	int jobs = R->o->jobs > 0 ? R->o->jobs : 1;
-	pthread_t tid[64];
-	if (jobs > 64)
-		jobs = 64;
-	int started = 0;
-	for (; started < jobs - 1; started++)
-		if (pthread_create(&tid[started], NULL, worker, R) != 0)
-			break;
-	worker(R);
-	for (int i = 0; i < started; i++)
-		pthread_join(tid[i], NULL);
+	jinst_pool_run(R->pool, R->n, transform_one, R);
 	if (R->o->progress && R->total_classes >= 2000)
 		fputc('\n', stderr);
 	for (size_t i = 0; i < R->n; i++) {
@@ -198,7 +158,6 @@ static void free_jobs(run *R)
 	R->jobs = NULL;
 	R->n = R->cap = 0;
 	R->total_classes = 0;
-	atomic_store(&R->next, 0);
 	atomic_store(&R->done, 0);
 }
 
@@ -216,8 +175,9 @@ static void gather_dir(run *R, const char *dir, const char *out)
 {
 	char **names;
 	size_t n;
-	if (list_dir_sorted(dir, &names, &n) != 0) {
-		problem(R, dir, "%s", strerror(errno));
+	jinst_diag d;
+	if (jinst_dir_list(&names, &n, dir, &d) != 0) {
+		problem(R, dir, "%s", d.message);
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -230,8 +190,8 @@ static void gather_dir(run *R, const char *dir, const char *out)
 		} else if (S_ISREG(st.st_mode)) {
 			uint8_t *data;
 			size_t len;
-			if (read_all(src, &data, &len) != 0) {
-				problem(R, src, "%s", strerror(errno ? errno : EIO));
+			if (jinst_file_read(&data, &len, src, 0, &d) != 0) {
+				problem(R, src, "%s", d.message);
 			} else {
 				job *j = add_job(R, src, data, len, ends_with(src, ".class"));
 				if (j) {
@@ -242,9 +202,8 @@ static void gather_dir(run *R, const char *dir, const char *out)
 		}
 		free(src);
 		free(dst);
-		free(names[i]);
 	}
-	free(names);
+	jinst_dir_list_free(names, n);
 }
 
 static void write_files(run *R)
@@ -278,8 +237,9 @@ static void mirror_file(run *R, const char *in, const char *out)
 {
 	uint8_t *data;
 	size_t len;
-	if (read_all(in, &data, &len) != 0) {
-		problem(R, in, "%s", strerror(errno ? errno : EIO));
+	jinst_diag d;
+	if (jinst_file_read(&data, &len, in, 0, &d) != 0) {
+		problem(R, in, "%s", d.message);
 		return;
 	}
 	job *j = add_job(R, strdup(in), data, len, true);
@@ -293,113 +253,66 @@ static void mirror_file(run *R, const char *in, const char *out)
 	free_jobs(R);
 }
 
-static void zip_problem(run *R, const char *name, zip_t *z)
-{
-	problem(R, name, "%s", z ? zip_strerror(z) : "cannot open");
-}
-
 static void mirror_jar(run *R, const char *in, const char *out)
 {
-	int zerr = 0;
-	zip_t *zi = zip_open(in, ZIP_RDONLY, &zerr);
-	if (!zi) {
-		zip_error_t ze;
-		zip_error_init_with_code(&ze, zerr);
-		problem(R, in, "cannot open as a jar: %s", zip_error_strerror(&ze));
-		zip_error_fini(&ze);
+	jinst_archive *a;
+	jinst_diag d;
+	if (jinst_archive_open(&a, in, NULL, &d) != 0) {
+		problem(R, in, "cannot open as a jar: %s", d.message);
 		return;
 	}
-	zip_int64_t n = zip_get_num_entries(zi, 0);
-	for (zip_int64_t i = 0; i < n; i++) {
-		zip_stat_t st;
-		if (zip_stat_index(zi, (zip_uint64_t)i, 0, &st) != 0 || !(st.valid & ZIP_STAT_NAME)) {
-			zip_problem(R, in, zi);
+	size_t n = jinst_archive_count(a);
+	for (size_t i = 0; i < n; i++) {
+		jinst_archive_entry e;
+		if (jinst_archive_entry_at(&e, a, i, &d) != 0) {
+			problem(R, in, "%s", d.message);
 			continue;
 		}
-		uint8_t *data = malloc(st.size ? st.size : 1);
-		zip_file_t *zf = data ? zip_fopen_index(zi, (zip_uint64_t)i, 0) : NULL;
-		zip_int64_t got = zf ? zip_fread(zf, data, st.size) : -1;
-		if (zf)
-			zip_fclose(zf);
-		char *name = malloc(strlen(in) + strlen(st.name) + 2);
-		if (!name || got < 0 || (zip_uint64_t)got != st.size) {
-			problem(R, in, "cannot read entry %s", st.name);
-			free(data);
+		uint8_t *data;
+		size_t len;
+		char *name = malloc(strlen(in) + strlen(e.name) + 2);
+		if (!name || jinst_archive_read(&data, &len, a, i, &d) != 0) {
+			problem(R, in, "cannot read entry %s", e.name);
 			free(name);
 			continue;
 		}
-		sprintf(name, "%s!%s", in, st.name);
-		bool is_class = ends_with(st.name, ".class") && st.name[strlen(st.name) - 1] != '/';
-		job *j = add_job(R, name, data, (size_t)got, is_class);
+		sprintf(name, "%s!%s", in, e.name);
+		bool is_class = ends_with(e.name, ".class") && e.name[strlen(e.name) - 1] != '/';
+		job *j = add_job(R, name, data, len, is_class);
 		if (!j) {
 			free(data);
 			free(name);
 			continue;
 		}
-		j->index = (zip_uint64_t)i;
+		j->index = i;
 	}
 	transform_all(R);
 
-	size_t tmp_len = strlen(out) + 16;
-	char *tmp = malloc(tmp_len);
-	snprintf(tmp, tmp_len, "%s.tmp%ld", out, (long)getpid());
-	zip_t *zo = zip_open(tmp, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
-	bool ok = zo != NULL;
-	if (!zo)
-		problem(R, out, "cannot create: %s", "zip_open failed");
+	/* Each entry as it was but for its bytes: name, order, method, time,
+	 * attributes, comment. */
+	jinst_archive_writer *w;
+	bool ok = jinst_archive_writer_new(&w, out, &d) == 0;
+	if (!ok)
+		problem(R, out, "cannot create: %s", d.message);
 	for (size_t k = 0; ok && k < R->n; k++) {
 		job *j = &R->jobs[k];
-		const char *entry = zip_get_name(zi, j->index, ZIP_FL_ENC_RAW);
-		zip_stat_t st;
-		zip_stat_index(zi, j->index, 0, &st);
-		zip_int64_t at;
-		if (entry[0] && entry[strlen(entry) - 1] == '/' && j->in_len == 0) {
-			at = zip_dir_add(zo, entry, ZIP_FL_ENC_RAW);
-		} else {
-			zip_source_t *src = zip_source_buffer(zo, j->out ? j->out : j->in, j->out ? j->out_len : j->in_len, 0);
-			at = src ? zip_file_add(zo, entry, src, ZIP_FL_ENC_RAW) : -1;
-			if (at < 0 && src)
-				zip_source_free(src);
-		}
-		if (at < 0) {
-			zip_problem(R, j->name, zo);
-			ok = false;
-			break;
-		}
-		zip_set_file_compression(zo, (zip_uint64_t)at, st.comp_method == ZIP_CM_STORE ? ZIP_CM_STORE : ZIP_CM_DEFLATE, 0);
-		if (st.valid & ZIP_STAT_MTIME)
-			zip_file_set_mtime(zo, (zip_uint64_t)at, st.mtime, 0);
-		zip_uint8_t opsys;
-		zip_uint32_t attrs;
-		if (zip_file_get_external_attributes(zi, j->index, 0, &opsys, &attrs) == 0)
-			zip_file_set_external_attributes(zo, (zip_uint64_t)at, 0, opsys, attrs);
-		zip_uint32_t clen;
-		const char *comment = zip_file_get_comment(zi, j->index, &clen, ZIP_FL_ENC_RAW);
-		if (comment && clen)
-			zip_file_set_comment(zo, (zip_uint64_t)at, comment, (zip_uint16_t)clen, 0);
-	}
-	if (ok) {
-		int clen;
-		const char *comment = zip_get_archive_comment(zi, &clen, ZIP_FL_ENC_RAW);
-		if (comment && clen > 0)
-			zip_set_archive_comment(zo, comment, (zip_uint16_t)clen);
-	}
-	if (zo) {
-		if (ok && zip_close(zo) != 0) {
-			zip_problem(R, out, zo);
-			ok = false;
-		}
+		jinst_archive_entry e;
+		ok = jinst_archive_entry_at(&e, a, j->index, &d) == 0 &&
+		     jinst_archive_writer_add(w, &e, j->out ? j->out : j->in, j->out ? j->out_len : j->in_len, &d) == 0;
 		if (!ok)
-			zip_discard(zo);
+			problem(R, j->name, "%s", d.message);
 	}
-	if (ok && rename(tmp, out) != 0) {
-		problem(R, out, "cannot rename the temporary jar into place: %s", strerror(errno));
+	size_t clen;
+	const uint8_t *comment = jinst_archive_comment(a, &clen);
+	if (ok && comment && jinst_archive_writer_set_comment(w, comment, clen, &d) != 0) {
+		problem(R, out, "%s", d.message);
 		ok = false;
 	}
-	if (!ok)
-		unlink(tmp);
-	free(tmp);
-	zip_discard(zi);
+	if (ok && jinst_archive_writer_commit(w, &d) != 0)
+		problem(R, out, "%s", d.message);
+	else if (!ok)
+		jinst_archive_writer_discard(w);
+	jinst_archive_close(a);
 	free_jobs(R);
 }
 
@@ -425,10 +338,32 @@ static bool is_zip(const char *path)
 	return got == 4 && m[0] == 'P' && m[1] == 'K';
 }
 
+static void mirror_end(run *R, int threads)
+{
+	for (int i = 0; R->arenas && i < threads; i++)
+		jinst_arena_free(R->arenas[i]);
+	free(R->arenas);
+	jinst_pool_free(R->pool);
+}
+
 int mirror_run(const char *const *inputs, int n, const char *output, const mirror_options *o, mirror_stats *stats)
 {
 	memset(stats, 0, sizeof(*stats));
 	run R = {.o = o, .stats = stats};
+	if (jinst_pool_new(&R.pool, o->jobs > 0 ? o->jobs : 1) != 0) {
+		problem(&R, output, "%s", "out of memory");
+		return -1;
+	}
+	int threads = jinst_pool_threads(R.pool);
+	R.arenas = calloc((size_t)threads, sizeof(*R.arenas));
+	bool ok = R.arenas != NULL;
+	for (int i = 0; ok && i < threads; i++)
+		ok = jinst_arena_new(&R.arenas[i]) == 0;
+	if (!ok) {
+		problem(&R, output, "%s", "out of memory");
+		mirror_end(&R, threads);
+		return -1;
+	}
 	struct stat ost;
 	bool out_is_dir = stat(output, &ost) == 0 && S_ISDIR(ost.st_mode);
 	for (int i = 0; i < n; i++) {
@@ -443,6 +378,7 @@ int mirror_run(const char *const *inputs, int n, const char *output, const mirro
 		if (n > 1 && make_dirs(output) != 0) {
 			problem(&R, output, "cannot make the folder: %s", strerror(errno));
 			free(dest);
+			mirror_end(&R, threads);
 			return -1;
 		}
 		if (S_ISDIR(st.st_mode))
@@ -455,5 +391,6 @@ int mirror_run(const char *const *inputs, int n, const char *output, const mirro
 			problem(&R, in, "%s", "not a class file, a jar or a folder");
 		free(dest);
 	}
+	mirror_end(&R, threads);
 	return 0;
 }

@@ -2,17 +2,18 @@
  * jinst roundtrip: parse and write every class and compare.
  *
  * Classes are gathered in batches (up to 64 MB) in the order the inputs give
- * them; worker threads take classes from the batch through an atomic index
- * and leave a verdict in each slot; the verdicts are printed in input order,
- * so the output is the same whatever the number of threads.
+ * them; the worker pool (include/jinst/util.h) takes classes from the batch
+ * and leaves a verdict in each slot, two arenas per pool thread; the
+ * verdicts are printed in input order, so the output is the same whatever
+ * the number of threads.
  */
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "jinst/archive.h"
+#include "jinst/util.h"
 
 enum verdict { V_IDENTICAL, V_EQUIVALENT, V_DIFFER, V_REJECTED };
 
@@ -30,7 +31,8 @@ typedef struct rt {
 	int jobs;
 	item *items;
 	size_t n, cap, bytes;
-	_Atomic size_t next;
+	jinst_pool *pool;
+	jinst_arena **arenas; /* two per pool thread */
 	size_t counts[4], total, file_errors;
 } rt;
 
@@ -137,41 +139,17 @@ static void check(rt *R, item *it, jinst_arena *arena, jinst_arena *arena2)
 	free(out);
 }
 
-static void *worker(void *p)
+static void check_one(void *p, int worker, size_t i)
 {
 	rt *R = p;
-	jinst_arena *a, *b;
-	if (jinst_arena_new(&a) || jinst_arena_new(&b)) {
-		fputs("jinst: out of memory\n", stderr);
-		exit(1);
-	}
-	for (;;) {
-		size_t i = atomic_fetch_add(&R->next, 1);
-		if (i >= R->n)
-			break;
-		check(R, &R->items[i], a, b);
-	}
-	jinst_arena_free(a);
-	jinst_arena_free(b);
-	return NULL;
+	check(R, &R->items[i], R->arenas[2 * worker], R->arenas[2 * worker + 1]);
 }
 
 static void run_batch(rt *R)
 {
 	if (!R->n)
 		return;
-	atomic_store(&R->next, 0);
-	int jobs = R->jobs;
-	if ((size_t)jobs > R->n)
-		jobs = (int)R->n;
-	pthread_t th[256];
-	int started = 0;
-	for (int i = 1; i < jobs; i++)
-		if (pthread_create(&th[started], NULL, worker, R) == 0)
-			started++;
-	worker(R);
-	for (int i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
+	jinst_pool_run(R->pool, R->n, check_one, R);
 	for (size_t i = 0; i < R->n; i++) {
 		item *it = &R->items[i];
 		R->counts[it->verdict]++;
@@ -266,15 +244,28 @@ int cmd_roundtrip(int argc, char **argv)
 		return 2;
 	}
 	R.progress = !R.quiet && isatty(2);
+	bool ok = jinst_pool_new(&R.pool, R.jobs) == 0;
+	size_t narenas = ok ? 2 * (size_t)jinst_pool_threads(R.pool) : 0;
+	ok = ok && (R.arenas = calloc(narenas, sizeof(*R.arenas))) != NULL;
+	for (size_t i = 0; ok && i < narenas; i++)
+		ok = jinst_arena_new(&R.arenas[i]) == 0;
+	if (!ok) {
+		fputs("jinst: out of memory\n", stderr);
+		return 1;
+	}
 	for (int i = first; i < argc; i++) {
 		if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "jinst roundtrip: options go before the paths: '%s'\n", argv[i]);
 			return 2;
 		}
-		walk_path(argv[i], NULL, 0, add_class, file_error, &R);
+		jinst_walk(argv[i], NULL, 0, add_class, file_error, &R);
 	}
 	run_batch(&R);
 	free(R.items);
+	for (int i = 0; i < 2 * jinst_pool_threads(R.pool); i++)
+		jinst_arena_free(R.arenas[i]);
+	free(R.arenas);
+	jinst_pool_free(R.pool);
 	if (R.progress)
 		fputs("\r", stderr);
 	printf("%zu classes: %zu identical, %zu equivalent, %zu differ, %zu rejected\n", R.total, R.counts[V_IDENTICAL],

@@ -1,9 +1,11 @@
 # Installation: the libraries, their public headers, the jinst tool, a
 # pkg-config file each and a CMake package (find_package(jinst) -> jinst::classfile,
-# jinst::classpath, jinst::instrument).
+# jinst::classpath, jinst::instrument; jinst::archive and jinst::util, which
+# the class-path library links and include/jinst/archive.h and util.h
+# declare; jinst::report for include/jinst/report.h).
 include(CMakePackageConfigHelpers)
 
-install(TARGETS jinst_classfile jinst_classpath jinst_instrument EXPORT jinstTargets
+install(TARGETS jinst_classfile jinst_util jinst_archive jinst_classpath jinst_instrument jinst_report EXPORT jinstTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/jinst DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
@@ -20,7 +22,8 @@ install(FILES ${PROJECT_BINARY_DIR}/jinstConfig.cmake ${PROJECT_BINARY_DIR}/jins
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/jinst)
 
 # xxhash is compiled in (header-only), so the class-file library needs only pthreads
-# at link time; the class-path library adds libzip.
+# at link time; the class-path library adds the archive layer (libzip) and
+# the util library.
 # From lib/pkgconfig (or lib/x86_64-linux-gnu/pkgconfig) back up to the prefix.
 file(RELATIVE_PATH PC_UP /x/${CMAKE_INSTALL_LIBDIR}/pkgconfig /x)
 configure_file(${CMAKE_CURRENT_LIST_DIR}/jinst.pc.in ${PROJECT_BINARY_DIR}/jinst.pc @ONLY)

@@ -1,6 +1,6 @@
 /*
- * The corpus walk of edit_check and patch_check: cli/walk.c's walk_path
- * over one argument (a folder, a .class or a jar), each class handed on
+ * The corpus walk of edit_check and patch_check: jinst_walk
+ * (include/jinst/archive.h) over one argument (a folder, a .class or a jar), each class handed on
  * with the name it takes in an --out folder: its path under the folder
  * walked, or JAR.jar/ENTRY for a jar's entry (one folder per jar, the
  * layout tests/jvm/verify.sh reads). Files that cannot be read are
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
+#include "jinst/archive.h"
 
 typedef void (*check_class_fn)(const uint8_t *bytes, size_t len, const char *name);
 
@@ -54,7 +54,7 @@ static inline void check_walk_error(void *ctx, const char *name, const char *mes
 static inline void check_walk(const char *root, check_class_fn fn)
 {
 	check_walk_ctx w = {root, fn};
-	walk_path(root, NULL, 0, check_walk_class, check_walk_error, &w);
+	jinst_walk(root, NULL, 0, check_walk_class, check_walk_error, &w);
 }
 
 /* Writes bytes to DIR/NAME, making the folders on the way; exits on failure. */

@@ -36,7 +36,7 @@
 #include "jinst/classfile.h"
 #include "jinst/infer.h"
 
-#include "cli.h"
+#include "jinst/archive.h"
 #include "../testlib.h"
 
 /* ---- the hierarchy: an open-addressing map over the corpus's class headers ---- */
@@ -496,11 +496,11 @@ int main(int argc, char **argv)
 	}
 	hmap h = {0};
 	for (int i = 1; i < argc; i++)
-		walk_path(argv[i], NULL, 0, collect, walk_error, &h);
+		jinst_walk(argv[i], NULL, 0, collect, walk_error, &h);
 	stats S = {.h = &h};
 	if (jinst_arena_new(&S.arena))
 		return 1;
-	walk_path(argv[1], NULL, 0, check_class, walk_error, &S);
+	jinst_walk(argv[1], NULL, 0, check_class, walk_error, &S);
 	printf("%lu classes in the hierarchy\n", (unsigned long)h.count);
 	printf("%lu classes, %lu methods with code; %lu of them in versions < 50 (no frames)\n", S.classes, S.methods,
 	       S.old_methods);

@@ -1,5 +1,5 @@
 /*
- * The trace outputs (agent/trace_output.c) from synthetic snapshots laid out
+ * The trace outputs (report/trace_output.c) from synthetic snapshots laid out
  * as runtime-java's Hooks.snapshot* return them: sorting, totals, self time
  * of folded stacks merged across threads, JSON escaping. Writes the Chrome
  * JSON to ARGV[1] so a second test can parse it with python3.
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_output.h"
-#include "../../tests/testlib.h"
+#include "jinst/report.h"
+#include "../testlib.h"
 
 static const char *const methods[][3] = {
 	{"p/B", "run", "()V"},                     /* 0 */

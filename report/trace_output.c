@@ -1,10 +1,10 @@
 /*
- * The trace outputs (trace_output.h). Every input is a snapshot taken while
- * other threads may still run, so nothing in it is trusted: lengths are
- * checked before each read, node parents must come before their children,
+ * The trace outputs (include/jinst/report.h). Every input is a snapshot
+ * taken while other threads may still run, so nothing in it is trusted:
+ * lengths are checked before each read, node parents must come before their children,
  * and ids without a name are skipped.
  */
-#include "trace_output.h"
+#include "jinst/report.h"
 
 #include <inttypes.h>
 #include <stdbool.h>

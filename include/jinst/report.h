@@ -1,15 +1,23 @@
 /*
- * The trace outputs, written from the snapshots the runtime's Hooks class
+ * Reports: the trace outputs (counts TSV, ranked profile, folded stacks,
+ * Chrome JSON), written from the snapshots the runtime's Hooks class
  * returns (runtime-java/jinst/rt/Hooks.java, snapshot*): plain arrays of
- * longs, so these functions know nothing of JNI and a unit test can feed
- * them synthetic data. Method names come from a callback (the
- * instrumenter's metadata in the agent).
+ * longs, so these functions know nothing of JNI or JVMTI and a unit test,
+ * the agent at VM death and a `jinst report` command can all feed them.
+ * Method names come from a callback (the instrumenter's metadata in the
+ * agent). Library jinst_report; functions return 0 or a negative JINST_E*
+ * code (JINST_ENOMEM, JINST_EIO when the stream fails).
  */
-#ifndef JINST_AGENT_TRACE_OUTPUT_H
-#define JINST_AGENT_TRACE_OUTPUT_H
+#ifndef JINST_REPORT_H
+#define JINST_REPORT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Names of method id: 0 and the three strings (internal class name, method
  * name, descriptor), or negative for an unknown id (its data is skipped). */
@@ -53,5 +61,9 @@ int jinst_trace_write_folded(FILE *f, const int64_t *tree, size_t len, double mi
  * event, and pid as given. */
 int jinst_trace_write_chrome(FILE *f, const int64_t *events, size_t len, const char *const *thread_names,
                              size_t thread_name_count, long pid, jinst_trace_names names, void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -1,0 +1,85 @@
+/*
+ * libFuzzer target for the archive layer (include/jinst/archive.h): the
+ * bytes as a jar in memory, as a nested jar is read.
+ *
+ * Whatever the input, opening either fails with a negative code and a
+ * diagnostic, or succeeds; and then every entry's metadata, bytes, extra
+ * fields (central and local) and the archive comment are read, each either
+ * failing cleanly or giving data within its bounds: the bytes read are as
+ * many as the entry's recorded size, never more than the limit, and
+ * reading the entry again gives the same bytes or the same failure
+ * (determinism). The limit is small so a lying directory cannot make a
+ * run allocate much. Checks are always on.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz_check.h"
+#include "fuzz_classfile.h"
+#include "jinst/archive.h"
+
+#define LIMIT (1u << 20)
+
+static void check_extra(jinst_archive *a, size_t i, enum jinst_archive_extra_where where)
+{
+	size_t n;
+	jinst_diag d;
+	if (jinst_archive_extra_count(&n, a, i, where, &d) != 0) {
+		CHECK(d.code < 0, "extra count failed without a code");
+		return;
+	}
+	for (size_t k = 0; k < n; k++) {
+		uint16_t id, len;
+		const uint8_t *data;
+		if (jinst_archive_extra(&id, &data, &len, a, i, k, where, &d) != 0)
+			continue;
+		volatile uint8_t sum = 0;
+		for (uint16_t b = 0; b < len; b++)
+			sum ^= data[b];
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	jinst_archive_options opts = JINST_ARCHIVE_OPTIONS_INIT;
+	opts.max_entry_size = LIMIT;
+	jinst_archive *a;
+	jinst_diag d;
+	int rc = jinst_archive_open_memory(&a, data, size, "fuzz.jar", &opts, &d);
+	if (rc) {
+		CHECK(rc < 0 && d.code == rc, "open failed with %d, diag code %d", rc, d.code);
+		return 0;
+	}
+	size_t clen;
+	const uint8_t *comment = jinst_archive_comment(a, &clen);
+	CHECK((comment == NULL) == (clen == 0), "comment %p with length %zu", (const void *)comment, clen);
+	size_t n = jinst_archive_count(a);
+	for (size_t i = 0; i < n && i < 4096; i++) {
+		jinst_archive_entry e;
+		if (jinst_archive_entry_at(&e, a, i, &d) != 0)
+			continue;
+		CHECK(e.index == i && e.name != NULL, "entry %zu: index %zu", i, e.index);
+		size_t found;
+		if (jinst_archive_find(&found, a, e.name) == 0)
+			CHECK(found < n, "found %zu of %zu", found, n);
+		check_extra(a, i, JINST_ARCHIVE_EXTRA_CENTRAL);
+		check_extra(a, i, JINST_ARCHIVE_EXTRA_LOCAL);
+		uint8_t *b1 = NULL, *b2 = NULL;
+		size_t l1 = 0, l2 = 0;
+		jinst_diag d2;
+		int r1 = jinst_archive_read(&b1, &l1, a, i, &d);
+		int r2 = jinst_archive_read(&b2, &l2, a, i, &d2);
+		CHECK(r1 == r2, "entry %zu read twice: %d then %d", i, r1, r2);
+		if (r1 == 0) {
+			CHECK(l1 == e.size && l1 <= LIMIT, "entry %zu: %zu bytes, recorded %llu", i, l1,
+			      (unsigned long long)e.size);
+			CHECK(l1 == l2 && memcmp(b1, b2, l1) == 0, "entry %zu: two reads differ", i);
+		} else {
+			CHECK(d.code == r1 && b1 == NULL, "entry %zu: failure %d with diag %d", i, r1, d.code);
+		}
+		free(b1);
+		free(b2);
+	}
+	jinst_archive_close(a);
+	return 0;
+}

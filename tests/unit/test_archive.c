@@ -1,0 +1,125 @@
+/*
+ * The archive layer (include/jinst/archive.h): an archive written with the
+ * writer reads back with every entry's name, order, method, time,
+ * attributes, comment and bytes; the fuzz seeds that are damaged fail with
+ * the codes the header promises; the entry limit holds.
+ *
+ *     test_archive WORK_DIR SEEDS_DIR
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "jinst/archive.h"
+#include "../testlib.h"
+
+static void round_trip(const char *work)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/written.jar", work);
+	static uint8_t big[5000];
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (uint8_t)(i % 7);
+	const jinst_archive_entry in[] = {
+		{.name = "META-INF/", .method = JINST_ARCHIVE_STORED, .mtime = 1000000000, .opsys = 3,
+		 .external_attributes = 040755u << 16},
+		{.name = "p/C.class", .method = JINST_ARCHIVE_STORED, .mtime = 1100000000, .opsys = 3,
+		 .external_attributes = 0100640u << 16, .comment = (const uint8_t *)"hi", .comment_len = 2},
+		{.name = "res/big.bin", .method = JINST_ARCHIVE_DEFLATED, .mtime = 1200000000},
+	};
+	const uint8_t *bytes[] = {NULL, (const uint8_t *)"\xca\xfe\xba\xbe", big};
+	const size_t lens[] = {0, 4, sizeof(big)};
+	jinst_archive_writer *w;
+	jinst_diag d;
+	CHECK(jinst_archive_writer_new(&w, path, &d) == 0, "writer: %s", d.message);
+	for (size_t i = 0; i < 3; i++)
+		CHECK(jinst_archive_writer_add(w, &in[i], bytes[i], lens[i], &d) == 0, "add %s: %s", in[i].name, d.message);
+	CHECK(jinst_archive_writer_set_comment(w, (const uint8_t *)"the end", 7, &d) == 0, "comment: %s", d.message);
+	CHECK(jinst_archive_writer_commit(w, &d) == 0, "commit: %s", d.message);
+
+	jinst_archive *a;
+	if (jinst_archive_open(&a, path, NULL, &d) != 0) {
+		CHECK(0, "open %s: %s", path, d.message);
+		return;
+	}
+	CHECK(jinst_archive_count(a) == 3, "%zu entries", jinst_archive_count(a));
+	for (size_t i = 0; i < 3 && i < jinst_archive_count(a); i++) {
+		jinst_archive_entry e;
+		CHECK(jinst_archive_entry_at(&e, a, i, &d) == 0, "entry %zu: %s", i, d.message);
+		CHECK(strcmp(e.name, in[i].name) == 0 && e.index == i, "entry %zu is %s", i, e.name);
+		CHECK(e.method == in[i].method, "%s: method %u", e.name, e.method);
+		/* DOS times have two-second steps. */
+		CHECK(llabs(e.mtime - in[i].mtime) <= 2, "%s: mtime %lld", e.name, (long long)e.mtime);
+		if (in[i].opsys == 3)
+			CHECK(e.opsys == 3 && e.external_attributes == in[i].external_attributes, "%s: attributes %o", e.name,
+			      e.external_attributes >> 16);
+		CHECK(e.comment_len == in[i].comment_len &&
+		          (!e.comment_len || memcmp(e.comment, in[i].comment, e.comment_len) == 0),
+		      "%s: comment", e.name);
+		uint8_t *got;
+		size_t len;
+		CHECK(jinst_archive_read(&got, &len, a, i, &d) == 0, "read %s: %s", e.name, d.message);
+		CHECK(len == lens[i] && (!len || memcmp(got, bytes[i], len) == 0), "%s: bytes", e.name);
+		free(got);
+	}
+	size_t index, clen;
+	CHECK(jinst_archive_find(&index, a, "res/big.bin") == 0 && index == 2, "find");
+	CHECK(jinst_archive_find(&index, a, "no/such") == JINST_ENOTFOUND, "find a missing entry");
+	const uint8_t *comment = jinst_archive_comment(a, &clen);
+	CHECK(comment && clen == 7 && memcmp(comment, "the end", 7) == 0, "archive comment");
+	jinst_archive_close(a);
+
+	/* The limit is checked before anything is read. */
+	jinst_archive_options o = JINST_ARCHIVE_OPTIONS_INIT;
+	o.max_entry_size = 100;
+	if (jinst_archive_open(&a, path, &o, &d) == 0) {
+		uint8_t *got = NULL;
+		size_t len;
+		CHECK(jinst_archive_read(&got, &len, a, 2, &d) == JINST_ETOOLARGE && !got, "limit: %d", d.code);
+		jinst_archive_close(a);
+	}
+	/* No entry: refused, nothing written. */
+	snprintf(path, sizeof(path), "%s/empty.jar", work);
+	CHECK(jinst_archive_writer_new(&w, path, &d) == 0, "writer: %s", d.message);
+	CHECK(jinst_archive_writer_commit(w, &d) == JINST_EUNSUPPORTED, "empty archive: %d", d.code);
+}
+
+/* Reads every entry of seed; the code of the first failure (0 for none). */
+static int read_seed(const char *dir, const char *seed)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir, seed);
+	size_t len;
+	uint8_t *data = test_read_file(path, &len);
+	if (!data)
+		return 1;
+	jinst_archive *a = NULL;
+	jinst_diag d;
+	int rc = jinst_archive_open_memory(&a, data, len, seed, NULL, &d);
+	for (size_t i = 0; rc == 0 && i < jinst_archive_count(a); i++) {
+		uint8_t *bytes;
+		size_t n;
+		if ((rc = jinst_archive_read(&bytes, &n, a, i, &d)) == 0)
+			free(bytes);
+		else
+			CHECK(d.code == rc && strchr(d.where, '!'), "%s: diag %d where '%s'", seed, d.code, d.where);
+	}
+	jinst_archive_close(a);
+	free(data);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3) {
+		fprintf(stderr, "usage: test_archive WORK_DIR SEEDS_DIR\n");
+		return 2;
+	}
+	round_trip(argv[1]);
+	CHECK(read_seed(argv[2], "jar") == 0, "the good jar");
+	CHECK(read_seed(argv[2], "jmod") == 0, "the jmod");
+	CHECK(read_seed(argv[2], "empty") == 0, "no entries");
+	CHECK(read_seed(argv[2], "truncated") == JINST_EMALFORMED, "truncated");
+	CHECK(read_seed(argv[2], "bad_crc") == JINST_EMALFORMED, "bad CRC");
+	CHECK(read_seed(argv[2], "lying_size") == JINST_EMALFORMED, "lying size");
+	return check_report();
+}
