@@ -5,6 +5,7 @@
  * walked, or JAR.jar/ENTRY for a jar's entry (one folder per jar, the
  * layout tests/jvm/verify.sh reads). Files that cannot be read are
  * reported on stderr and skipped. check_write_out writes a class there.
+ * With sample > 1, 1 class in sample (sample.h).
  */
 #ifndef JINST_TESTS_CHECK_WALK_H
 #define JINST_TESTS_CHECK_WALK_H
@@ -15,12 +16,14 @@
 #include <sys/stat.h>
 
 #include "jinst/archive.h"
+#include "sample.h"
 
 typedef void (*check_class_fn)(const uint8_t *bytes, size_t len, const char *name);
 
 typedef struct check_walk_ctx {
 	const char *root;
 	check_class_fn fn;
+	unsigned long sample;
 } check_walk_ctx;
 
 static inline int check_walk_class(void *ctx, const char *name, const uint8_t *bytes, size_t len)
@@ -41,7 +44,8 @@ static inline int check_walk_class(void *ctx, const char *name, const uint8_t *b
 		snprintf(out, sizeof(out), "%.*s/%s", (int)(bang - base), base, bang + 1);
 		rel = out;
 	}
-	w->fn(bytes, len, rel);
+	if (corpus_sampled(rel, w->sample))
+		w->fn(bytes, len, rel);
 	return 0;
 }
 
@@ -51,9 +55,9 @@ static inline void check_walk_error(void *ctx, const char *name, const char *mes
 	fprintf(stderr, "%s: %s\n", name, message);
 }
 
-static inline void check_walk(const char *root, check_class_fn fn)
+static inline void check_walk(const char *root, check_class_fn fn, unsigned long sample)
 {
-	check_walk_ctx w = {root, fn};
+	check_walk_ctx w = {root, fn, sample};
 	jinst_walk(root, NULL, 0, check_walk_class, check_walk_error, &w);
 }
 

@@ -38,6 +38,7 @@
 
 #include "jinst/archive.h"
 #include "../testlib.h"
+#include "sample.h"
 
 /* ---- the hierarchy: an open-addressing map over the corpus's class headers ---- */
 
@@ -146,6 +147,7 @@ typedef struct stats {
 	unsigned long err_hierarchy, err_jsr, err_other;
 	unsigned shown;
 	char why[200]; /* the first suspect type of the frame compared last */
+	unsigned long sample; /* 1 class in sample (sample.h) */
 } stats;
 
 /* Whether class `from` is assignable to class `to` as the verifier sees it
@@ -468,6 +470,8 @@ static void check_method(stats *S, jinst_class *c, jinst_member *m, const char *
 static int check_class(void *ctx, const char *name, const uint8_t *bytes, size_t len)
 {
 	stats *S = ctx;
+	if (!corpus_sampled(name, S->sample))
+		return 0;
 	jinst_arena_reset(S->arena);
 	jinst_class *c;
 	if (jinst_class_parse(&c, bytes, len, S->arena, NULL, NULL))
@@ -497,7 +501,7 @@ int main(int argc, char **argv)
 	hmap h = {0};
 	for (int i = 1; i < argc; i++)
 		jinst_walk(argv[i], NULL, 0, collect, walk_error, &h);
-	stats S = {.h = &h};
+	stats S = {.h = &h, .sample = corpus_sample()};
 	if (jinst_arena_new(&S.arena))
 		return 1;
 	jinst_walk(argv[1], NULL, 0, check_class, walk_error, &S);

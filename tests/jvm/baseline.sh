@@ -16,7 +16,7 @@ if [[ ! -d $dir ]]; then
 	echo "corpus $dir not present: skipped"
 	exit 77
 fi
-args=(--java "$java_home" --harness "$harness" --list-missing)
+args=(--java "$java_home" --harness "$harness" --sample "${JINST_CORPUS_SAMPLE:-1}" --list-missing)
 [[ -n $original ]] && args+=(--original "$original")
 out=$("$here/verify.sh" "${args[@]}" "$dir")
 rc=$?

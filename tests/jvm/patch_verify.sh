@@ -28,7 +28,8 @@ if [[ $rc != 0 ]]; then
 	echo "FAIL: patch_check exited with $rc"
 	exit 1
 fi
-"$here/verify.sh" --java "$java_home" --harness "$harness" --original "$corpus" "$work/tree" >"$work/verify.out"
+"$here/verify.sh" --java "$java_home" --harness "$harness" --sample "${JINST_CORPUS_SAMPLE:-1}" \
+	--original "$corpus" "$work/tree" >"$work/verify.out"
 rc=$?
 grep -vE '^(missing-class|not verified by HotSpot) ' "$work/verify.out" | tail -n 20
 exit $rc

@@ -35,6 +35,9 @@ Options:
   --mode jdk|jars    instead of guessing from TREE
   --harness DIR|JAR  the compiled harness (Verify.class); default: compile
                      tests/jvm/harness/Verify.java with JAVA_HOME's javac
+  --sample N         check 1 class in N, chosen by a hash of its name (the
+                     same classes in every run); the rest stay loadable as
+                     dependencies. Default 1: every class
   --show-missing     one line per class stopped by a missing dependency
   --list-missing     the missing class names, with how many classes needed each
   --log FILE         keep HotSpot's class+init log there
@@ -64,7 +67,7 @@ EOF
 
 die() { echo "verify.sh: $*" >&2; exit 2; }
 
-java_home=${JAVA_HOME:-} original= mode= harness= tree= keep_log=
+java_home=${JAVA_HOME:-} original= mode= harness= tree= keep_log= sample=1
 opts=() jvm_opts=()
 while (($#)); do
 	case $1 in
@@ -75,6 +78,7 @@ while (($#)); do
 	--harness) harness=${2:?}; shift ;;
 	--log) keep_log=${2:?}; shift ;;
 	--jvm-opt) jvm_opts+=("${2:?}"); shift ;;
+	--sample) sample=${2:?}; [[ $sample =~ ^[1-9][0-9]*$ ]] || die "--sample needs a positive number"; shift ;;
 	--show-missing|--list-missing) opts+=("$1") ;;
 	-*) die "unknown option $1 (see --help)" ;;
 	*) [[ -z $tree ]] || die "one TREE only (see --help)"; tree=$1 ;;
@@ -135,7 +139,7 @@ args+=("${jvm_opts[@]}")
 printf '%s\n' "${args[@]}" | sed 's/.*/"&"/' >"$work/args"
 
 start=$SECONDS
-"$java" "@$work/args" Verify --log "$log" "${opts[@]}" "${targs[@]}" \
+"$java" "@$work/args" Verify --log "$log" --sample "$sample" "${opts[@]}" "${targs[@]}" \
 	>"$work/out" 2>"$work/err"
 rc=$?
 last=$(tail -n 1 "$work/out")
