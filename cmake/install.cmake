@@ -28,6 +28,8 @@ install(FILES ${PROJECT_BINARY_DIR}/jinstConfig.cmake ${PROJECT_BINARY_DIR}/jins
 file(RELATIVE_PATH PC_UP /x/${CMAKE_INSTALL_LIBDIR}/pkgconfig /x)
 configure_file(${CMAKE_CURRENT_LIST_DIR}/jinst.pc.in ${PROJECT_BINARY_DIR}/jinst.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/jinst.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+configure_file(${CMAKE_CURRENT_LIST_DIR}/jinst-archive.pc.in ${PROJECT_BINARY_DIR}/jinst-archive.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/jinst-archive.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 configure_file(${CMAKE_CURRENT_LIST_DIR}/jinst-classpath.pc.in ${PROJECT_BINARY_DIR}/jinst-classpath.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/jinst-classpath.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 configure_file(${CMAKE_CURRENT_LIST_DIR}/jinst-instrument.pc.in ${PROJECT_BINARY_DIR}/jinst-instrument.pc @ONLY)

@@ -1,7 +1,7 @@
 /*
  * A pass of your own, run with jinst's tracing pass over a jar, through the
- * installed library (find_package(jinst) -> jinst::instrument, or
- * pkg-config jinst-instrument):
+ * installed library (find_package(jinst) -> jinst::instrument and
+ * jinst::archive, or pkg-config jinst-instrument jinst-archive):
  *
  *   custom_pass IN.jar OUT.jar
  *
@@ -9,15 +9,16 @@
  * (call counts: jinst/rt/Hooks.called(id) at each method's entry, as for a
  * class instrumented ahead of time) and the example's own pass
  * (athrows.c: a call to Throws.thrown(id) before each athrow). Every entry
- * of IN.jar is written to OUT.jar in its order, classes instrumented,
- * everything else as it was. Prints what was done and the methods with the
- * most athrow instructions.
+ * of IN.jar is written to OUT.jar in its order with its metadata (time,
+ * attributes, compression), classes instrumented, everything else as it
+ * was; OUT.jar appears whole or not at all. Prints what was done and the
+ * methods with the most athrow instructions.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zip.h>
 
+#include "jinst/archive.h"
 #include "athrows.h"
 
 static int fail(const char *what, const char *why)
@@ -26,22 +27,12 @@ static int fail(const char *what, const char *why)
 	return 1;
 }
 
-/* Entry i of in, whole, malloc'd. */
-static uint8_t *read_entry(zip_t *in, zip_uint64_t i, size_t *len)
+static int fail_diag(const jinst_diag *d)
 {
-	zip_stat_t st;
-	if (zip_stat_index(in, i, 0, &st) || !(st.valid & ZIP_STAT_SIZE))
-		return NULL;
-	zip_file_t *f = zip_fopen_index(in, i, 0);
-	uint8_t *b = f ? malloc(st.size ? st.size : 1) : NULL;
-	if (b && zip_fread(f, b, st.size) != (zip_int64_t)st.size) {
-		free(b);
-		b = NULL;
-	}
-	if (f)
-		zip_fclose(f);
-	*len = st.size;
-	return b;
+	char msg[600];
+	jinst_diag_format(d, msg, sizeof(msg));
+	fprintf(stderr, "custom_pass: %s\n", msg);
+	return 1;
 }
 
 static int by_athrows(const void *a, const void *b)
@@ -74,41 +65,34 @@ static void report(const athrows *t, const jinst_instrument *ins)
 	free(sorted);
 }
 
-/* Instruments IN's classes into OUT (an archive being written). */
-static int copy(zip_t *in, zip_t *out, jinst_instrument *ins, jinst_arena *arena)
+/* Instruments IN's classes into OUT. The writer borrows each entry's bytes
+ * until it commits, so they are kept in kept[], one per entry. */
+static int copy(jinst_archive *in, jinst_archive_writer *out, uint8_t **kept, jinst_instrument *ins,
+                jinst_arena *arena)
 {
-	zip_int64_t n = zip_get_num_entries(in, 0);
-	for (zip_uint64_t i = 0; i < (zip_uint64_t)n; i++) {
-		const char *name = zip_get_name(in, i, 0);
-		size_t len, nlen = name ? strlen(name) : 0, out_len = 0;
-		uint8_t *bytes = name ? read_entry(in, i, &len) : NULL, *done = NULL;
-		if (!bytes)
-			return fail(name ? name : "an entry", "cannot read it");
-		if (nlen > 6 && !strcmp(name + nlen - 6, ".class")) {
-			jinst_diag d;
-			jinst_arena_reset(arena);
-			int rc = jinst_instrument_class(ins, arena, bytes, len, NULL, 0, NULL, &done, &out_len, &d);
-			if (rc) {
-				char msg[600];
-				jinst_diag_format(&d, msg, sizeof(msg));
-				fprintf(stderr, "custom_pass: %s left as it was: %s\n", name, msg);
-			}
+	for (size_t i = 0; i < jinst_archive_count(in); i++) {
+		jinst_archive_entry e;
+		uint8_t *bytes, *done = NULL;
+		size_t len, out_len = 0, nlen;
+		jinst_diag d;
+		if (jinst_archive_entry_at(&e, in, i, &d) || jinst_archive_read(&bytes, &len, in, i, &d))
+			return fail_diag(&d);
+		nlen = strlen(e.name);
+		if (nlen > 6 && !strcmp(e.name + nlen - 6, ".class") &&
+		    jinst_instrument_class(ins, arena, bytes, len, NULL, 0, NULL, &done, &out_len, &d)) {
+			char msg[600];
+			jinst_diag_format(&d, msg, sizeof(msg));
+			fprintf(stderr, "custom_pass: %s left as it was: %s\n", e.name, msg);
 		}
-		/* the source takes the buffer and frees it once the archive is
-		 * written; an empty one it would keep, so it gets none */
-		uint8_t *data = done ? done : bytes;
-		size_t data_len = done ? out_len : len;
-		if (done)
+		jinst_arena_reset(arena);
+		if (done) {
 			free(bytes);
-		if (!data_len) {
-			free(data);
-			data = NULL;
+			bytes = done;
+			len = out_len;
 		}
-		zip_source_t *src = zip_source_buffer(out, data, data_len, data != NULL);
-		if (!src || zip_file_add(out, name, src, ZIP_FL_ENC_UTF_8) < 0) {
-			zip_source_free(src);
-			return fail(name, zip_strerror(out));
-		}
+		kept[i] = bytes;
+		if (jinst_archive_writer_add(out, &e, bytes, len, &d))
+			return fail_diag(&d);
 	}
 	return 0;
 }
@@ -119,15 +103,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: custom_pass IN.jar OUT.jar\n");
 		return 2;
 	}
-	int err;
-	zip_t *in = zip_open(argv[1], ZIP_RDONLY, &err);
-	if (!in)
-		return fail(argv[1], "not a readable jar");
-	remove(argv[2]);
-	zip_t *out = zip_open(argv[2], ZIP_CREATE | ZIP_EXCL, &err);
-	if (!out) {
-		zip_close(in);
-		return fail(argv[2], "cannot be created");
+	jinst_archive *in = NULL;
+	jinst_archive_writer *out = NULL;
+	jinst_diag d;
+	if (jinst_archive_open(&in, argv[1], NULL, &d) || jinst_archive_writer_new(&out, argv[2], &d)) {
+		jinst_archive_close(in);
+		return fail_diag(&d);
 	}
 
 	jinst_instrument_options o = JINST_INSTRUMENT_OPTIONS_INIT;
@@ -137,18 +118,22 @@ int main(int argc, char **argv)
 	jinst_arena *arena = NULL;
 	jinst_pass pass;
 	athrows *figures;
-	jinst_diag d;
-	int rc = jinst_instrument_new(&ins, &o, &d) || jinst_arena_new(&arena) ||
+	size_t n = jinst_archive_count(in);
+	uint8_t **kept = calloc(n ? n : 1, sizeof(*kept));
+	int rc = !kept || jinst_instrument_new(&ins, &o, &d) || jinst_arena_new(&arena) ||
 	         athrows_new(&pass, &figures, "Throws") || jinst_instrument_add_pass(ins, &pass, &d);
 	if (rc)
 		rc = fail("jinst", "cannot set up the instrumenter");
 	else
-		rc = copy(in, out, ins, arena);
-	if (!rc && zip_close(out) < 0)
-		rc = fail(argv[2], zip_strerror(out));
+		rc = copy(in, out, kept, ins, arena);
+	if (!rc && jinst_archive_writer_commit(out, &d))
+		rc = fail_diag(&d);
 	else if (rc)
-		zip_discard(out);
-	zip_close(in);
+		jinst_archive_writer_discard(out);
+	jinst_archive_close(in);
+	for (size_t i = 0; kept && i < n; i++)
+		free(kept[i]);
+	free(kept);
 	if (!rc)
 		report(figures, ins);
 	jinst_instrument_free(ins);

@@ -36,7 +36,7 @@ cmake -S "$src/examples/custom_pass" -B "$work/cp" -DCMAKE_PREFIX_PATH="$prefix"
 cmake --build "$work/cp" >/dev/null
 # shellcheck disable=SC2086 # flags and pkg-config output are word lists
 "$cc" $flags "$src/examples/custom_pass/custom_pass.c" "$src/examples/custom_pass/athrows.c" \
-	$(pkg-config --cflags --libs jinst-instrument libzip) -pthread -o "$work/custom_pass_pc"
+	$(pkg-config --cflags --libs jinst-instrument jinst-archive) -pthread -o "$work/custom_pass_pc"
 "$work/custom_pass_pc" "$work/jars/features.jar" "$work/pc.jar" >/dev/null
 "$work/cp/custom_pass" "$work/jars/features.jar" "$work/out/features.jar" | tee "$work/custom_pass.txt"
 cmp -s "$work/pc.jar" "$work/out/features.jar" || { echo "the two builds of custom_pass wrote different jars"; exit 1; }
