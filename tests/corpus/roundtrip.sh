@@ -15,7 +15,7 @@ fi
 inputs=("$dir")
 sample=${JINST_CORPUS_SAMPLE:-1}
 if [[ $sample =~ ^[1-9][0-9]*$ ]] && ((sample > 1)); then
-	mapfile -t all < <(find "$dir" -mindepth 1 -maxdepth 1 | LC_ALL=C sort)
+	mapfile -t all < <(find "$dir" -mindepth 1 -maxdepth 1 -not -name '.*' | LC_ALL=C sort)
 	inputs=()
 	for i in "${!all[@]}"; do
 		((i % sample == 0)) && inputs+=("${all[i]}")
