@@ -278,6 +278,25 @@ static inline bool jumps_by_kind(enum jinst_operand_kind k)
 	return k == JINST_OPND_BRANCH4 || k == JINST_OPND_TABLESWITCH || k == JINST_OPND_LOOKUPSWITCH;
 }
 
+/* One pass decodes: the instruction count is not known before, so the
+ * array is sized for the worst case (one instruction per byte); the arena
+ * makes that cheap. Branch targets are checked afterwards, once every
+ * instruction start is known: index_at[pc] is the index of the instruction
+ * starting at pc, -1 (all bits set) inside one. The instructions that jump
+ * are listed by index, so that the check visits only them: each
+ * instruction writes its index at the end of the list, and only a jump
+ * moves the end on. */
+static bool decode_arrays(jinst_arena *A, uint32_t len, int32_t **index_at, jinst_insn **insns, uint32_t **jumps)
+{
+	*index_at = jinst_arena_alloc(A, ((size_t)len + 1) * sizeof(**index_at));
+	*insns = jinst_arena_alloc(A, (size_t)len * sizeof(**insns));
+	*jumps = jinst_arena_alloc(A, ((size_t)len + 1) * sizeof(**jumps));
+	if (!*index_at || !*insns || !*jumps)
+		return false;
+	memset(*index_at, 0xff, ((size_t)len + 1) * sizeof(**index_at));
+	return true;
+}
+
 int jinst_code_decode_at(jinst_class *c, const jinst_code *code, jinst_insn **insns, uint32_t *count,
                          int32_t **insn_at, uint32_t **jump_list, uint32_t *jump_count, jinst_diag *diag)
 {
@@ -288,20 +307,11 @@ int jinst_code_decode_at(jinst_class *c, const jinst_code *code, jinst_insn **in
 	*insn_at = NULL;
 	*jump_list = NULL;
 	*jump_count = 0;
-	/* One pass decodes: the instruction count is not known before, so the
-	 * array is sized for the worst case (one instruction per byte); the
-	 * arena makes that cheap. Branch targets are checked afterwards, once
-	 * every instruction start is known: index_at[pc] is the index of the
-	 * instruction starting at pc, -1 (all bits set) inside one. */
-	int32_t *index_at = jinst_arena_alloc(c->arena, ((size_t)len + 1) * sizeof(*index_at));
-	jinst_insn *out = jinst_arena_alloc(c->arena, (size_t)len * sizeof(*out));
-	/* The instructions that jump, by index, so that the check afterwards
-	 * visits only them: each instruction writes its index at the end of
-	 * the list, and only a jump moves the end on. */
-	uint32_t *jumps = jinst_arena_alloc(c->arena, ((size_t)len + 1) * sizeof(*jumps));
-	if (!index_at || !out || !jumps)
+	int32_t *index_at;
+	jinst_insn *out;
+	uint32_t *jumps;
+	if (!decode_arrays(c->arena, len, &index_at, &out, &jumps))
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory decoding code");
-	memset(index_at, 0xff, ((size_t)len + 1) * sizeof(*index_at));
 	/* The fast path reads the four bytes after an opcode at once. Past the
 	 * code's end they are still there when the code lies in the class file,
 	 * where a Code attribute holds at least exception_table_length and
