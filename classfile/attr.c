@@ -1,5 +1,6 @@
 /*
- * Attribute models (JVMS 4.7): the name table, decoders and encoders.
+ * Attribute models (JVMS 4.7): the name table and the decoders (the
+ * encoders are attr_encode.c's).
  *
  * Each decoder reads an attribute's info with the bounds-checked reader over
  * the class bytes (so diagnostics carry file offsets), checks each count
@@ -630,7 +631,7 @@ int jinst_attr_decode(jinst_class *c, jinst_attr *a, void **model, jinst_diag *d
 		diag->where[0] = diag->message[0] = '\0';
 	}
 	dec d = {.c = c, .diag = diag, .what = a->kind ? kinds[a->kind].name : "attribute"};
-	/* An attribute rebuilt by the patcher (patch.c) holds info outside the
+	/* An attribute rebuilt by the patcher (patch_commit.c) holds info outside the
 	 * class bytes: read it from its own start (its offsets are then
 	 * relative to it in diagnostics). */
 	uintptr_t base = (uintptr_t)c->bytes, info_at = (uintptr_t)a->info;
