@@ -1,5 +1,6 @@
 /*
- * Attribute models (JVMS 4.7): the name table, decoders and encoders.
+ * Attribute models (JVMS 4.7): the name table and the decoders (the
+ * encoders are attr_encode.c's).
  *
  * Each decoder reads an attribute's info with the bounds-checked reader over
  * the class bytes (so diagnostics carry file offsets), checks each count
@@ -496,7 +497,7 @@ static void dec_type_annotations(dec *d, void *model)
 		dec_type_annotation(d, &x->items[i]);
 }
 
-static void dec_annotation_default_attr(dec *d, void *model)
+static void dec_annotation_default(dec *d, void *model)
 {
 	jinst_element_value *x = model;
 	dec_element_value(d, x);
@@ -610,34 +611,9 @@ static const struct {
 	size_t size;
 	void (*decode)(dec *d, void *model);
 } decoders[JINST_ATTR_KIND_COUNT] = {
-	[JINST_ATTR_CONSTANT_VALUE] = {sizeof(jinst_attr_index), dec_constant_value},
-	[JINST_ATTR_SIGNATURE] = {sizeof(jinst_attr_index), dec_utf8_index},
-	[JINST_ATTR_SOURCE_FILE] = {sizeof(jinst_attr_index), dec_utf8_index},
-	[JINST_ATTR_MODULE_MAIN_CLASS] = {sizeof(jinst_attr_index), dec_class_index},
-	[JINST_ATTR_NEST_HOST] = {sizeof(jinst_attr_index), dec_class_index},
-	[JINST_ATTR_EXCEPTIONS] = {sizeof(jinst_index_list), dec_class_list},
-	[JINST_ATTR_NEST_MEMBERS] = {sizeof(jinst_index_list), dec_class_list},
-	[JINST_ATTR_PERMITTED_SUBCLASSES] = {sizeof(jinst_index_list), dec_class_list},
-	[JINST_ATTR_MODULE_PACKAGES] = {sizeof(jinst_index_list), dec_package_list},
-	[JINST_ATTR_INNER_CLASSES] = {sizeof(jinst_inner_classes), dec_inner_classes},
-	[JINST_ATTR_ENCLOSING_METHOD] = {sizeof(jinst_enclosing_method), dec_enclosing_method},
-	[JINST_ATTR_SOURCE_DEBUG_EXTENSION] = {sizeof(jinst_blob), dec_source_debug_extension},
-	[JINST_ATTR_LINE_NUMBER_TABLE] = {sizeof(jinst_line_numbers), dec_line_numbers},
-	[JINST_ATTR_LOCAL_VARIABLE_TABLE] = {sizeof(jinst_local_variables), dec_local_variables},
-	[JINST_ATTR_LOCAL_VARIABLE_TYPE_TABLE] = {sizeof(jinst_local_variables), dec_local_variables},
-	[JINST_ATTR_RUNTIME_VISIBLE_ANNOTATIONS] = {sizeof(jinst_annotations), dec_annotations_attr},
-	[JINST_ATTR_RUNTIME_INVISIBLE_ANNOTATIONS] = {sizeof(jinst_annotations), dec_annotations_attr},
-	[JINST_ATTR_RUNTIME_VISIBLE_PARAMETER_ANNOTATIONS] = {sizeof(jinst_parameter_annotations), dec_parameter_annotations},
-	[JINST_ATTR_RUNTIME_INVISIBLE_PARAMETER_ANNOTATIONS] = {sizeof(jinst_parameter_annotations), dec_parameter_annotations},
-	[JINST_ATTR_RUNTIME_VISIBLE_TYPE_ANNOTATIONS] = {sizeof(jinst_type_annotations), dec_type_annotations},
-	[JINST_ATTR_RUNTIME_INVISIBLE_TYPE_ANNOTATIONS] = {sizeof(jinst_type_annotations), dec_type_annotations},
-	[JINST_ATTR_ANNOTATION_DEFAULT] = {sizeof(jinst_element_value), dec_annotation_default_attr},
-	[JINST_ATTR_BOOTSTRAP_METHODS] = {sizeof(jinst_bootstrap_methods), dec_bootstrap_methods},
-	[JINST_ATTR_METHOD_PARAMETERS] = {sizeof(jinst_method_parameters), dec_method_parameters},
-	[JINST_ATTR_MODULE] = {sizeof(jinst_module), dec_module},
-	[JINST_ATTR_RECORD] = {sizeof(jinst_record), dec_record},
-	[JINST_ATTR_CODE] = {sizeof(jinst_code), dec_code_attr},
-	[JINST_ATTR_STACK_MAP_TABLE] = {sizeof(jinst_stack_map), dec_stack_map_table},
+#define DECODER(kind, type, dec_name, enc_name) [kind] = {sizeof(type), dec_##dec_name},
+	JINST_ATTR_MODELS(DECODER)
+#undef DECODER
 };
 
 int jinst_attr_decode(jinst_class *c, jinst_attr *a, void **model, jinst_diag *diag)
@@ -655,7 +631,7 @@ int jinst_attr_decode(jinst_class *c, jinst_attr *a, void **model, jinst_diag *d
 		diag->where[0] = diag->message[0] = '\0';
 	}
 	dec d = {.c = c, .diag = diag, .what = a->kind ? kinds[a->kind].name : "attribute"};
-	/* An attribute rebuilt by the patcher (patch.c) holds info outside the
+	/* An attribute rebuilt by the patcher (patch_commit.c) holds info outside the
 	 * class bytes: read it from its own start (its offsets are then
 	 * relative to it in diagnostics). */
 	uintptr_t base = (uintptr_t)c->bytes, info_at = (uintptr_t)a->info;

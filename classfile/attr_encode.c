@@ -1,12 +1,21 @@
 /*
  * Attribute encoding (the other half of attr.c): a model back into
- * attribute info bytes, one function per structure (annotations, element
- * values, stack maps, Code), for attributes that were modified or when the
- * writer is asked to encode from the models.
+ * attribute info bytes, for attributes that were modified or when the
+ * writer is asked to encode from the models. One function per attribute
+ * kind, dispatched through a table by kind built from the same rows as the
+ * decoders' (JINST_ATTR_MODELS in internal.h), over helpers for the shared
+ * structures (annotations, element values, verification types).
  */
 #include "internal.h"
 
-/* ---- encoding -------------------------------------------------------------------- */
+typedef struct enc {
+	jinst_class *c;
+	jinst_buf *o;
+	bool from_model; /* Code: decode and encode the instructions too */
+	jinst_diag *diag;
+} enc;
+
+/* ---- shared structures ----------------------------------------------------------- */
 
 static void enc_element_value(jinst_buf *o, const jinst_element_value *v);
 
@@ -52,7 +61,7 @@ static void enc_annotations(jinst_buf *o, const jinst_annotations *as)
 		enc_annotation(o, &as->items[i]);
 }
 
-static void enc_index_list(jinst_buf *o, uint16_t n, const uint16_t *items)
+static void put_index_list(jinst_buf *o, uint16_t n, const uint16_t *items)
 {
 	jinst_buf_u2(o, n);
 	for (uint32_t i = 0; i < n; i++)
@@ -94,8 +103,67 @@ static void enc_stack_map(jinst_buf *o, const jinst_stack_map *m)
 	}
 }
 
-static int enc_code(jinst_class *c, const jinst_code *code, bool from_model, jinst_buf *o, jinst_diag *diag)
+/* JVMS 4.7.20.1: the target_info union, by target_type. */
+static void enc_type_target(jinst_buf *o, const jinst_type_annotation *t)
 {
+	switch (t->target_type) {
+	case 0x00: case 0x01: case 0x16: jinst_buf_u1(o, (uint8_t)t->a); break;
+	case 0x10: case 0x17: case 0x42: case 0x43: case 0x44: case 0x45: case 0x46: jinst_buf_u2(o, t->a); break;
+	case 0x11: case 0x12: jinst_buf_u1(o, (uint8_t)t->a); jinst_buf_u1(o, (uint8_t)t->b); break;
+	case 0x40: case 0x41:
+		jinst_buf_u2(o, t->table_length);
+		for (uint32_t k = 0; k < t->table_length; k++) {
+			jinst_buf_u2(o, t->table[k].start_pc);
+			jinst_buf_u2(o, t->table[k].length);
+			jinst_buf_u2(o, t->table[k].index);
+		}
+		break;
+	case 0x47: case 0x48: case 0x49: case 0x4A: case 0x4B:
+		jinst_buf_u2(o, t->a);
+		jinst_buf_u1(o, (uint8_t)t->b);
+		break;
+	default: break;
+	}
+}
+
+static void enc_type_annotation(jinst_buf *o, const jinst_type_annotation *t)
+{
+	jinst_buf_u1(o, t->target_type);
+	enc_type_target(o, t);
+	jinst_buf_u1(o, t->path_length);
+	for (uint32_t k = 0; k < t->path_length; k++) {
+		jinst_buf_u1(o, t->path[k].kind);
+		jinst_buf_u1(o, t->path[k].argument_index);
+	}
+	enc_annotation(o, &t->annotation);
+}
+
+/* The code decoded and encoded again, which must give as many bytes. */
+static int enc_instructions(jinst_class *c, const jinst_code *code, jinst_buf *o, jinst_diag *diag)
+{
+	jinst_buf_reserve(o, code->code_length + 16);
+	jinst_insn *insns;
+	uint32_t n;
+	int rc = jinst_code_decode(c, code, &insns, &n, diag);
+	if (rc)
+		return rc;
+	size_t at = o->len;
+	rc = jinst_code_encode(c, insns, n, o, diag);
+	if (rc)
+		return rc;
+	if (o->len - at != code->code_length)
+		return jinst_fail(diag, JINST_EINVAL, JINST_NO_OFFSET, "code re-encoded to %zu bytes, not %u",
+		                  o->len - at, (unsigned)code->code_length);
+	return 0;
+}
+
+/* ---- one encoder per attribute kind ---------------------------------------------- */
+
+static int enc_code_attr(enc *e, const void *model)
+{
+	const jinst_code *code = model;
+	jinst_class *c = e->c;
+	jinst_buf *o = e->o;
 	if (c->old_code_layout) {
 		jinst_buf_u1(o, (uint8_t)code->max_stack);
 		jinst_buf_u1(o, (uint8_t)code->max_locals);
@@ -105,33 +173,211 @@ static int enc_code(jinst_class *c, const jinst_code *code, bool from_model, jin
 		jinst_buf_u2(o, code->max_locals);
 		jinst_buf_u4(o, code->code_length);
 	}
-	if (from_model) {
-		jinst_buf_reserve(o, code->code_length + 16);
-		jinst_insn *insns;
-		uint32_t n;
-		int rc = jinst_code_decode(c, code, &insns, &n, diag);
+	if (e->from_model) {
+		int rc = enc_instructions(c, code, o, e->diag);
 		if (rc)
 			return rc;
-		size_t at = o->len;
-		rc = jinst_code_encode(c, insns, n, o, diag);
-		if (rc)
-			return rc;
-		if (o->len - at != code->code_length)
-			return jinst_fail(diag, JINST_EINVAL, JINST_NO_OFFSET, "code re-encoded to %zu bytes, not %u",
-			                  o->len - at, (unsigned)code->code_length);
 	} else {
 		jinst_buf_bytes(o, code->code, code->code_length);
 	}
 	jinst_buf_u2(o, code->exception_count);
 	for (uint32_t i = 0; i < code->exception_count; i++) {
-		const jinst_exception_entry *e = &code->exceptions[i];
-		jinst_buf_u2(o, e->start_pc);
-		jinst_buf_u2(o, e->end_pc);
-		jinst_buf_u2(o, e->handler_pc);
-		jinst_buf_u2(o, e->catch_type);
+		const jinst_exception_entry *x = &code->exceptions[i];
+		jinst_buf_u2(o, x->start_pc);
+		jinst_buf_u2(o, x->end_pc);
+		jinst_buf_u2(o, x->handler_pc);
+		jinst_buf_u2(o, x->catch_type);
 	}
-	return jinst_attrs_write(c, (jinst_attr_list *)&code->attrs, from_model, o, diag);
+	return jinst_attrs_write(c, (jinst_attr_list *)&code->attrs, e->from_model, o, e->diag);
 }
+
+static int enc_stack_map_table(enc *e, const void *model)
+{
+	enc_stack_map(e->o, model);
+	return 0;
+}
+
+/* ConstantValue, Signature, SourceFile, ModuleMainClass, NestHost. */
+static int enc_index(enc *e, const void *model)
+{
+	jinst_buf_u2(e->o, ((const jinst_attr_index *)model)->index);
+	return 0;
+}
+
+/* Exceptions, NestMembers, PermittedSubclasses, ModulePackages. */
+static int enc_index_list(enc *e, const void *model)
+{
+	const jinst_index_list *x = model;
+	put_index_list(e->o, x->count, x->items);
+	return 0;
+}
+
+static int enc_inner_classes(enc *e, const void *model)
+{
+	const jinst_inner_classes *x = model;
+	jinst_buf *o = e->o;
+	jinst_buf_u2(o, x->count);
+	for (uint32_t i = 0; i < x->count; i++) {
+		jinst_buf_u2(o, x->items[i].inner_class_info_index);
+		jinst_buf_u2(o, x->items[i].outer_class_info_index);
+		jinst_buf_u2(o, x->items[i].inner_name_index);
+		jinst_buf_u2(o, x->items[i].inner_class_access_flags);
+	}
+	return 0;
+}
+
+static int enc_enclosing_method(enc *e, const void *model)
+{
+	const jinst_enclosing_method *x = model;
+	jinst_buf_u2(e->o, x->class_index);
+	jinst_buf_u2(e->o, x->method_index);
+	return 0;
+}
+
+/* SourceDebugExtension. */
+static int enc_blob(enc *e, const void *model)
+{
+	const jinst_blob *x = model;
+	jinst_buf_bytes(e->o, x->bytes, x->length);
+	return 0;
+}
+
+static int enc_line_numbers(enc *e, const void *model)
+{
+	const jinst_line_numbers *x = model;
+	jinst_buf *o = e->o;
+	jinst_buf_u2(o, x->count);
+	for (uint32_t i = 0; i < x->count; i++) {
+		jinst_buf_u2(o, x->items[i].start_pc);
+		jinst_buf_u2(o, x->items[i].line_number);
+	}
+	return 0;
+}
+
+/* LocalVariableTable, LocalVariableTypeTable. */
+static int enc_local_variables(enc *e, const void *model)
+{
+	const jinst_local_variables *x = model;
+	jinst_buf *o = e->o;
+	jinst_buf_u2(o, x->count);
+	for (uint32_t i = 0; i < x->count; i++) {
+		const jinst_local_variable *v = &x->items[i];
+		jinst_buf_u2(o, v->start_pc);
+		jinst_buf_u2(o, v->length);
+		jinst_buf_u2(o, v->name_index);
+		jinst_buf_u2(o, v->descriptor_index);
+		jinst_buf_u2(o, v->index);
+	}
+	return 0;
+}
+
+static int enc_annotations_attr(enc *e, const void *model)
+{
+	enc_annotations(e->o, model);
+	return 0;
+}
+
+static int enc_parameter_annotations(enc *e, const void *model)
+{
+	const jinst_parameter_annotations *x = model;
+	jinst_buf_u1(e->o, x->count);
+	for (uint32_t i = 0; i < x->count; i++)
+		enc_annotations(e->o, &x->parameters[i]);
+	return 0;
+}
+
+static int enc_type_annotations(enc *e, const void *model)
+{
+	const jinst_type_annotations *x = model;
+	jinst_buf_u2(e->o, x->count);
+	for (uint32_t i = 0; i < x->count; i++)
+		enc_type_annotation(e->o, &x->items[i]);
+	return 0;
+}
+
+static int enc_annotation_default(enc *e, const void *model)
+{
+	enc_element_value(e->o, model);
+	return 0;
+}
+
+static int enc_bootstrap_methods(enc *e, const void *model)
+{
+	const jinst_bootstrap_methods *x = model;
+	jinst_buf_u2(e->o, x->count);
+	for (uint32_t i = 0; i < x->count; i++) {
+		jinst_buf_u2(e->o, x->items[i].method_ref);
+		put_index_list(e->o, x->items[i].arg_count, x->items[i].args);
+	}
+	return 0;
+}
+
+static int enc_method_parameters(enc *e, const void *model)
+{
+	const jinst_method_parameters *x = model;
+	jinst_buf_u1(e->o, x->count);
+	for (uint32_t i = 0; i < x->count; i++) {
+		jinst_buf_u2(e->o, x->items[i].name_index);
+		jinst_buf_u2(e->o, x->items[i].access_flags);
+	}
+	return 0;
+}
+
+/* The exports or the opens of a Module: the same layout. */
+static void enc_module_packages(jinst_buf *o, uint16_t n, const jinst_module_export *l)
+{
+	jinst_buf_u2(o, n);
+	for (uint32_t i = 0; i < n; i++) {
+		jinst_buf_u2(o, l[i].index);
+		jinst_buf_u2(o, l[i].flags);
+		put_index_list(o, l[i].to_count, l[i].to);
+	}
+}
+
+static int enc_module(enc *e, const void *model)
+{
+	const jinst_module *x = model;
+	jinst_buf *o = e->o;
+	jinst_buf_u2(o, x->module_name_index);
+	jinst_buf_u2(o, x->module_flags);
+	jinst_buf_u2(o, x->module_version_index);
+	jinst_buf_u2(o, x->requires_count);
+	for (uint32_t i = 0; i < x->requires_count; i++) {
+		jinst_buf_u2(o, x->requires[i].requires_index);
+		jinst_buf_u2(o, x->requires[i].requires_flags);
+		jinst_buf_u2(o, x->requires[i].requires_version_index);
+	}
+	enc_module_packages(o, x->exports_count, x->exports);
+	enc_module_packages(o, x->opens_count, x->opens);
+	put_index_list(o, x->uses_count, x->uses);
+	jinst_buf_u2(o, x->provides_count);
+	for (uint32_t i = 0; i < x->provides_count; i++) {
+		jinst_buf_u2(o, x->provides[i].provides_index);
+		put_index_list(o, x->provides[i].with_count, x->provides[i].with);
+	}
+	return 0;
+}
+
+static int enc_record(enc *e, const void *model)
+{
+	const jinst_record *x = model;
+	jinst_buf_u2(e->o, x->count);
+	for (uint32_t i = 0; i < x->count; i++) {
+		jinst_buf_u2(e->o, x->components[i].name_index);
+		jinst_buf_u2(e->o, x->components[i].descriptor_index);
+		int rc = jinst_attrs_write(e->c, &x->components[i].attrs, e->from_model, e->o, e->diag);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The encoder of each attribute kind with a model. */
+static int (*const encoders[JINST_ATTR_KIND_COUNT])(enc *e, const void *model) = {
+#define ENCODER(kind, type, dec_name, enc_name) [kind] = enc_##enc_name,
+	JINST_ATTR_MODELS(ENCODER)
+#undef ENCODER
+};
 
 int jinst_attr_encode(jinst_class *c, jinst_attr *a, bool from_model, jinst_buf *o, jinst_diag *diag)
 {
@@ -140,187 +386,12 @@ int jinst_attr_encode(jinst_class *c, jinst_attr *a, bool from_model, jinst_buf 
 		if (rc)
 			return rc;
 	}
-	const void *m = a->model;
-	if (!m) { /* kinds without a model: Synthetic, Deprecated, unknown */
+	if (!a->model) { /* kinds without a model: Synthetic, Deprecated, unknown */
 		jinst_buf_bytes(o, a->info, a->info ? a->length : 0);
 		return 0;
 	}
-	switch ((enum jinst_attr_kind)a->kind) {
-	case JINST_ATTR_CONSTANT_VALUE:
-	case JINST_ATTR_SIGNATURE:
-	case JINST_ATTR_SOURCE_FILE:
-	case JINST_ATTR_MODULE_MAIN_CLASS:
-	case JINST_ATTR_NEST_HOST:
-		jinst_buf_u2(o, ((const jinst_attr_index *)m)->index);
-		break;
-	case JINST_ATTR_EXCEPTIONS:
-	case JINST_ATTR_NEST_MEMBERS:
-	case JINST_ATTR_PERMITTED_SUBCLASSES:
-	case JINST_ATTR_MODULE_PACKAGES: {
-		const jinst_index_list *x = m;
-		enc_index_list(o, x->count, x->items);
-		break;
-	}
-	case JINST_ATTR_INNER_CLASSES: {
-		const jinst_inner_classes *x = m;
-		jinst_buf_u2(o, x->count);
-		for (uint32_t i = 0; i < x->count; i++) {
-			jinst_buf_u2(o, x->items[i].inner_class_info_index);
-			jinst_buf_u2(o, x->items[i].outer_class_info_index);
-			jinst_buf_u2(o, x->items[i].inner_name_index);
-			jinst_buf_u2(o, x->items[i].inner_class_access_flags);
-		}
-		break;
-	}
-	case JINST_ATTR_ENCLOSING_METHOD: {
-		const jinst_enclosing_method *x = m;
-		jinst_buf_u2(o, x->class_index);
-		jinst_buf_u2(o, x->method_index);
-		break;
-	}
-	case JINST_ATTR_SOURCE_DEBUG_EXTENSION: {
-		const jinst_blob *x = m;
-		jinst_buf_bytes(o, x->bytes, x->length);
-		break;
-	}
-	case JINST_ATTR_LINE_NUMBER_TABLE: {
-		const jinst_line_numbers *x = m;
-		jinst_buf_u2(o, x->count);
-		for (uint32_t i = 0; i < x->count; i++) {
-			jinst_buf_u2(o, x->items[i].start_pc);
-			jinst_buf_u2(o, x->items[i].line_number);
-		}
-		break;
-	}
-	case JINST_ATTR_LOCAL_VARIABLE_TABLE:
-	case JINST_ATTR_LOCAL_VARIABLE_TYPE_TABLE: {
-		const jinst_local_variables *x = m;
-		jinst_buf_u2(o, x->count);
-		for (uint32_t i = 0; i < x->count; i++) {
-			const jinst_local_variable *v = &x->items[i];
-			jinst_buf_u2(o, v->start_pc);
-			jinst_buf_u2(o, v->length);
-			jinst_buf_u2(o, v->name_index);
-			jinst_buf_u2(o, v->descriptor_index);
-			jinst_buf_u2(o, v->index);
-		}
-		break;
-	}
-	case JINST_ATTR_RUNTIME_VISIBLE_ANNOTATIONS:
-	case JINST_ATTR_RUNTIME_INVISIBLE_ANNOTATIONS:
-		enc_annotations(o, m);
-		break;
-	case JINST_ATTR_RUNTIME_VISIBLE_PARAMETER_ANNOTATIONS:
-	case JINST_ATTR_RUNTIME_INVISIBLE_PARAMETER_ANNOTATIONS: {
-		const jinst_parameter_annotations *x = m;
-		jinst_buf_u1(o, x->count);
-		for (uint32_t i = 0; i < x->count; i++)
-			enc_annotations(o, &x->parameters[i]);
-		break;
-	}
-	case JINST_ATTR_RUNTIME_VISIBLE_TYPE_ANNOTATIONS:
-	case JINST_ATTR_RUNTIME_INVISIBLE_TYPE_ANNOTATIONS: {
-		const jinst_type_annotations *x = m;
-		jinst_buf_u2(o, x->count);
-		for (uint32_t i = 0; i < x->count; i++) {
-			const jinst_type_annotation *t = &x->items[i];
-			jinst_buf_u1(o, t->target_type);
-			switch (t->target_type) {
-			case 0x00: case 0x01: case 0x16: jinst_buf_u1(o, (uint8_t)t->a); break;
-			case 0x10: case 0x17: case 0x42: case 0x43: case 0x44: case 0x45: case 0x46: jinst_buf_u2(o, t->a); break;
-			case 0x11: case 0x12: jinst_buf_u1(o, (uint8_t)t->a); jinst_buf_u1(o, (uint8_t)t->b); break;
-			case 0x40: case 0x41:
-				jinst_buf_u2(o, t->table_length);
-				for (uint32_t k = 0; k < t->table_length; k++) {
-					jinst_buf_u2(o, t->table[k].start_pc);
-					jinst_buf_u2(o, t->table[k].length);
-					jinst_buf_u2(o, t->table[k].index);
-				}
-				break;
-			case 0x47: case 0x48: case 0x49: case 0x4A: case 0x4B:
-				jinst_buf_u2(o, t->a);
-				jinst_buf_u1(o, (uint8_t)t->b);
-				break;
-			default: break;
-			}
-			jinst_buf_u1(o, t->path_length);
-			for (uint32_t k = 0; k < t->path_length; k++) {
-				jinst_buf_u1(o, t->path[k].kind);
-				jinst_buf_u1(o, t->path[k].argument_index);
-			}
-			enc_annotation(o, &t->annotation);
-		}
-		break;
-	}
-	case JINST_ATTR_ANNOTATION_DEFAULT:
-		enc_element_value(o, m);
-		break;
-	case JINST_ATTR_BOOTSTRAP_METHODS: {
-		const jinst_bootstrap_methods *x = m;
-		jinst_buf_u2(o, x->count);
-		for (uint32_t i = 0; i < x->count; i++) {
-			jinst_buf_u2(o, x->items[i].method_ref);
-			enc_index_list(o, x->items[i].arg_count, x->items[i].args);
-		}
-		break;
-	}
-	case JINST_ATTR_METHOD_PARAMETERS: {
-		const jinst_method_parameters *x = m;
-		jinst_buf_u1(o, x->count);
-		for (uint32_t i = 0; i < x->count; i++) {
-			jinst_buf_u2(o, x->items[i].name_index);
-			jinst_buf_u2(o, x->items[i].access_flags);
-		}
-		break;
-	}
-	case JINST_ATTR_MODULE: {
-		const jinst_module *x = m;
-		jinst_buf_u2(o, x->module_name_index);
-		jinst_buf_u2(o, x->module_flags);
-		jinst_buf_u2(o, x->module_version_index);
-		jinst_buf_u2(o, x->requires_count);
-		for (uint32_t i = 0; i < x->requires_count; i++) {
-			jinst_buf_u2(o, x->requires[i].requires_index);
-			jinst_buf_u2(o, x->requires[i].requires_flags);
-			jinst_buf_u2(o, x->requires[i].requires_version_index);
-		}
-		for (int pass = 0; pass < 2; pass++) {
-			uint16_t n = pass ? x->opens_count : x->exports_count;
-			const jinst_module_export *l = pass ? x->opens : x->exports;
-			jinst_buf_u2(o, n);
-			for (uint32_t i = 0; i < n; i++) {
-				jinst_buf_u2(o, l[i].index);
-				jinst_buf_u2(o, l[i].flags);
-				enc_index_list(o, l[i].to_count, l[i].to);
-			}
-		}
-		enc_index_list(o, x->uses_count, x->uses);
-		jinst_buf_u2(o, x->provides_count);
-		for (uint32_t i = 0; i < x->provides_count; i++) {
-			jinst_buf_u2(o, x->provides[i].provides_index);
-			enc_index_list(o, x->provides[i].with_count, x->provides[i].with);
-		}
-		break;
-	}
-	case JINST_ATTR_RECORD: {
-		const jinst_record *x = m;
-		jinst_buf_u2(o, x->count);
-		for (uint32_t i = 0; i < x->count; i++) {
-			jinst_buf_u2(o, x->components[i].name_index);
-			jinst_buf_u2(o, x->components[i].descriptor_index);
-			int rc = jinst_attrs_write(c, &x->components[i].attrs, from_model, o, diag);
-			if (rc)
-				return rc;
-		}
-		break;
-	}
-	case JINST_ATTR_CODE:
-		return enc_code(c, m, from_model, o, diag);
-	case JINST_ATTR_STACK_MAP_TABLE:
-		enc_stack_map(o, m);
-		break;
-	default:
-		break;
-	}
-	return 0;
+	if (a->kind >= JINST_ATTR_KIND_COUNT || !encoders[a->kind])
+		return 0;
+	enc e = {c, o, from_model, diag};
+	return encoders[a->kind](&e, a->model);
 }

@@ -104,170 +104,158 @@ int jinst_code_decode(jinst_class *c, const jinst_code *code, jinst_insn **insns
 	return jinst_code_decode_at(c, code, insns, count, &insn_at, &jumps, &njumps, diag);
 }
 
-int jinst_code_decode_at(jinst_class *c, const jinst_code *code, jinst_insn **insns, uint32_t *count,
-                         int32_t **insn_at, uint32_t **jump_list, uint32_t *jump_count, jinst_diag *diag)
+/* What the decoder reads from: the code, and where it lies for diagnostics. */
+typedef struct decoder {
+	jinst_class *c;
+	const uint8_t *b;
+	uint32_t len;
+	uint32_t base;     /* offset of the code in the class file */
+	uint32_t readable; /* bytes readable from b: len, or len + 4 inside the class file */
+	jinst_diag *diag;
+} decoder;
+
+/* An offset the code jumps to, or -1 outside the code (checked afterwards). */
+static inline int32_t target_of(const decoder *d, uint32_t pc, const uint8_t *rel)
 {
-	const uint8_t *b = code->code;
-	uint32_t len = code->code_length;
-	uint32_t base = (uint32_t)(b - c->bytes); /* offset of the code in the class file, for diagnostics */
-	*insns = NULL;
-	*count = 0;
-	*insn_at = NULL;
-	*jump_list = NULL;
-	*jump_count = 0;
-	/* One pass decodes: the instruction count is not known before, so the
-	 * array is sized for the worst case (one instruction per byte); the
-	 * arena makes that cheap. Branch targets are checked afterwards, once
-	 * every instruction start is known: index_at[pc] is the index of the
-	 * instruction starting at pc, -1 (all bits set) inside one. */
-	int32_t *index_at = jinst_arena_alloc(c->arena, ((size_t)len + 1) * sizeof(*index_at));
-	jinst_insn *out = jinst_arena_alloc(c->arena, (size_t)len * sizeof(*out));
-	/* The instructions that jump, by index, so that the check afterwards
-	 * visits only them: each instruction writes its index at the end of
-	 * the list, and only a jump moves the end on. */
-	uint32_t *jumps = jinst_arena_alloc(c->arena, ((size_t)len + 1) * sizeof(*jumps));
-	if (!index_at || !out || !jumps)
-		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory decoding code");
-	memset(index_at, 0xff, ((size_t)len + 1) * sizeof(*index_at));
-	uint32_t i = 0, njumps = 0;
-	/* The fast path reads the four bytes after an opcode at once. Past the
-	 * code's end they are still there when the code lies in the class file,
-	 * where a Code attribute holds at least exception_table_length and
-	 * attributes_count after it (JVMS 4.7.3); code from elsewhere (an
-	 * arena copy) has its last instructions' operands read zero-padded. */
-	uintptr_t from = (uintptr_t)b, file = (uintptr_t)c->bytes;
-	uint32_t readable = from >= file && from - file + len + 4 <= c->len ? len + 4 : len;
-	for (uint32_t pc = 0; pc < len; i++) {
-		uint8_t op = b[pc];
-		uint32_t l = jinst_opcodes[op].length;
-		if (!l || pc + l > len)
-			l = jinst_insn_length(b, len, pc);
-		if (!l) {
-			if (operand_kind(op) == JINST_OPND_INVALID)
-				return jinst_fail(diag, JINST_EMALFORMED, base + pc, "invalid opcode 0x%02x at pc %u", op,
-				                  (unsigned)pc);
-			return jinst_fail(diag, JINST_EMALFORMED, base + pc, "malformed or truncated %s at pc %u",
-			                  jinst_opcodes[op].name, (unsigned)pc);
-		}
-		index_at[pc] = (int32_t)i;
-		jinst_insn *in = &out[i];
-		in->offset = pc;
-		in->opcode = op;
-		in->wide = 0;
-		in->length = l < 256 ? (uint8_t)l : 0;
-		in->operand = in->operand2 = 0;
-		in->sw = NULL;
-		const uint8_t *p = b + pc + 1;
-		uint8_t form = form_of_kind[operand_kind(op)];
-		if (form != X) {
-			/* The operand field from the top of the next four bytes, sign-
-			 * extended for the signed forms, made absolute for branches. The
-			 * last instructions of the code read their operands zero-padded. */
-			static const uint8_t shift[7] = {0, 32, 24, 24, 16, 16, 16};
-			static const uint32_t sign[7] = {0, 0, 0, 0x80, 0, 0x8000, 0x8000};
-			uint8_t padded[4] = {0};
-			const uint8_t *q = p;
-			if (pc + 5 > readable) {
-				memcpy(padded, p, l - 1);
-				q = padded;
-			}
-			uint32_t field = (uint32_t)((uint64_t)jinst_be32(q) >> shift[form]);
-			int32_t value = (int32_t)((field ^ sign[form]) - sign[form]);
-			in->operand = value + (form == B2 ? (int32_t)pc : 0);
-			if (op == JINST_OP_IINC)
-				in->operand2 = (int8_t)q[1];
-			jumps[njumps] = i;
-			njumps += form == B2;
-		} else switch (operand_kind(op)) {
-		case JINST_OPND_BRANCH4: {
-			int64_t t = (int64_t)pc + (int32_t)jinst_be32(p);
-			in->operand = t < 0 || t >= len ? -1 : (int32_t)t;
-			jumps[njumps++] = i;
-			break;
-		}
-		case JINST_OPND_INVOKEINTERFACE:
-			in->operand = jinst_be16(p);
-			in->operand2 = p[2];
-			if (p[2] == 0 || p[3] != 0)
-				return jinst_fail(diag, JINST_EMALFORMED, base + pc, "invokeinterface count %u / zero byte %u at pc %u",
-				                  p[2], p[3], (unsigned)pc);
-			break;
-		case JINST_OPND_INVOKEDYNAMIC:
-			in->operand = jinst_be16(p);
-			if (p[2] || p[3])
-				return jinst_fail(diag, JINST_EMALFORMED, base + pc, "invokedynamic zero bytes not zero at pc %u",
-				                  (unsigned)pc);
-			break;
-		case JINST_OPND_MULTIANEWARRAY:
-			in->operand = jinst_be16(p);
-			in->operand2 = p[2];
-			if (p[2] == 0)
-				return jinst_fail(diag, JINST_EMALFORMED, base + pc, "multianewarray with 0 dimensions at pc %u",
-				                  (unsigned)pc);
-			break;
-		case JINST_OPND_WIDE:
-			in->wide = 1;
-			in->opcode = op = p[0];
-			in->operand = jinst_be16(p + 1);
-			if (op == JINST_OP_IINC)
-				in->operand2 = (int16_t)jinst_be16(p + 3);
-			break;
-		case JINST_OPND_TABLESWITCH:
-		case JINST_OPND_LOOKUPSWITCH: {
-			uint32_t at = (pc + 4) & ~3u;
-			jinst_switch *sw = jinst_arena_alloc(c->arena, sizeof(*sw));
-			if (!sw)
-				return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory decoding code");
-			int64_t d = (int64_t)pc + (int32_t)jinst_be32(b + at);
-			sw->default_target = d < 0 || d >= len ? -1 : (int32_t)d;
-			sw->low = sw->high = 0;
-			sw->keys = NULL;
-			if (op == JINST_OP_TABLESWITCH) {
-				sw->low = (int32_t)jinst_be32(b + at + 4);
-				sw->high = (int32_t)jinst_be32(b + at + 8);
-				sw->count = (uint32_t)((int64_t)sw->high - sw->low + 1);
-				at += 12;
-			} else {
-				sw->count = jinst_be32(b + at + 4);
-				at += 8;
-				sw->keys = jinst_arena_alloc(c->arena, (size_t)sw->count * 4 + 4);
-			}
-			sw->targets = jinst_arena_alloc(c->arena, (size_t)sw->count * 4 + 4);
-			if (!sw->targets || (op == JINST_OP_LOOKUPSWITCH && !sw->keys))
-				return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory decoding code");
-			for (uint32_t k = 0; k < sw->count; k++) {
-				if (op == JINST_OP_LOOKUPSWITCH) {
-					sw->keys[k] = (int32_t)jinst_be32(b + at);
-					at += 4;
-				}
-				int64_t t = (int64_t)pc + (int32_t)jinst_be32(b + at);
-				at += 4;
-				sw->targets[k] = t < 0 || t >= len ? -1 : (int32_t)t;
-			}
-			in->sw = sw;
-			jumps[njumps++] = i;
-			break;
-		}
-		default:
-			break;
-		}
-		uint32_t tags = cp_kinds[jinst_opcodes[op].cp].tags;
-		if (tags && !((tags >> jinst_cp_tag_fast(c, (uint16_t)in->operand)) & 1)) {
-			return jinst_fail(diag, JINST_EMALFORMED, base + pc, "%s at pc %u: #%d is a %s, %s expected",
-			                  jinst_opcodes[op].name, (unsigned)pc, in->operand,
-			                  jinst_cp_tag_name(jinst_cp_tag(c, (uint16_t)in->operand)),
-			                  cp_kinds[jinst_opcodes[op].cp].what);
-		}
-		pc += l;
+	int64_t t = (int64_t)pc + (int32_t)jinst_be32(rel);
+	return t < 0 || t >= d->len ? -1 : (int32_t)t;
+}
+
+static int bad_instruction(const decoder *d, uint32_t pc)
+{
+	uint8_t op = d->b[pc];
+	if (operand_kind(op) == JINST_OPND_INVALID)
+		return jinst_fail(d->diag, JINST_EMALFORMED, d->base + pc, "invalid opcode 0x%02x at pc %u", op,
+		                  (unsigned)pc);
+	return jinst_fail(d->diag, JINST_EMALFORMED, d->base + pc, "malformed or truncated %s at pc %u",
+	                  jinst_opcodes[op].name, (unsigned)pc);
+}
+
+/* The operand field of a common form from the top of the next four bytes,
+ * sign-extended for the signed forms, made absolute for branches. The last
+ * instructions of the code read their operands zero-padded. */
+static inline void decode_form(const decoder *d, jinst_insn *in, uint32_t pc, uint32_t l, uint8_t form)
+{
+	static const uint8_t shift[7] = {0, 32, 24, 24, 16, 16, 16};
+	static const uint32_t sign[7] = {0, 0, 0, 0x80, 0, 0x8000, 0x8000};
+	const uint8_t *p = d->b + pc + 1;
+	uint8_t padded[4] = {0};
+	const uint8_t *q = p;
+	if (pc + 5 > d->readable) {
+		memcpy(padded, p, l - 1);
+		q = padded;
 	}
-	uint32_t n = i;
-	/* Every branch must land on an instruction start inside the code (JVMS 4.9.1). */
+	uint32_t field = (uint32_t)((uint64_t)jinst_be32(q) >> shift[form]);
+	int32_t value = (int32_t)((field ^ sign[form]) - sign[form]);
+	in->operand = value + (form == B2 ? (int32_t)pc : 0);
+	if (in->opcode == JINST_OP_IINC)
+		in->operand2 = (int8_t)q[1];
+}
+
+/* tableswitch and lookupswitch (JVMS 6.5): the targets absolute, in the arena. */
+static int decode_switch(const decoder *d, jinst_insn *in, uint32_t pc)
+{
+	jinst_arena *A = d->c->arena;
+	const uint8_t *b = d->b;
+	uint8_t op = in->opcode;
+	uint32_t at = (pc + 4) & ~3u;
+	jinst_switch *sw = jinst_arena_alloc(A, sizeof(*sw));
+	if (!sw)
+		return jinst_fail(d->diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory decoding code");
+	sw->default_target = target_of(d, pc, b + at);
+	sw->low = sw->high = 0;
+	sw->keys = NULL;
+	if (op == JINST_OP_TABLESWITCH) {
+		sw->low = (int32_t)jinst_be32(b + at + 4);
+		sw->high = (int32_t)jinst_be32(b + at + 8);
+		sw->count = (uint32_t)((int64_t)sw->high - sw->low + 1);
+		at += 12;
+	} else {
+		sw->count = jinst_be32(b + at + 4);
+		at += 8;
+		sw->keys = jinst_arena_alloc(A, (size_t)sw->count * 4 + 4);
+	}
+	sw->targets = jinst_arena_alloc(A, (size_t)sw->count * 4 + 4);
+	if (!sw->targets || (op == JINST_OP_LOOKUPSWITCH && !sw->keys))
+		return jinst_fail(d->diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory decoding code");
+	for (uint32_t k = 0; k < sw->count; k++) {
+		if (op == JINST_OP_LOOKUPSWITCH) {
+			sw->keys[k] = (int32_t)jinst_be32(b + at);
+			at += 4;
+		}
+		sw->targets[k] = target_of(d, pc, b + at);
+		at += 4;
+	}
+	in->sw = sw;
+	return 0;
+}
+
+/* The instructions of form X, each with a layout of its own. */
+static int decode_other(const decoder *d, jinst_insn *in, uint32_t pc)
+{
+	const uint8_t *p = d->b + pc + 1;
+	uint32_t at = d->base + pc;
+	switch (operand_kind(in->opcode)) {
+	case JINST_OPND_BRANCH4:
+		in->operand = target_of(d, pc, p);
+		return 0;
+	case JINST_OPND_INVOKEINTERFACE:
+		in->operand = jinst_be16(p);
+		in->operand2 = p[2];
+		if (p[2] == 0 || p[3] != 0)
+			return jinst_fail(d->diag, JINST_EMALFORMED, at, "invokeinterface count %u / zero byte %u at pc %u",
+			                  p[2], p[3], (unsigned)pc);
+		return 0;
+	case JINST_OPND_INVOKEDYNAMIC:
+		in->operand = jinst_be16(p);
+		if (p[2] || p[3])
+			return jinst_fail(d->diag, JINST_EMALFORMED, at, "invokedynamic zero bytes not zero at pc %u",
+			                  (unsigned)pc);
+		return 0;
+	case JINST_OPND_MULTIANEWARRAY:
+		in->operand = jinst_be16(p);
+		in->operand2 = p[2];
+		if (p[2] == 0)
+			return jinst_fail(d->diag, JINST_EMALFORMED, at, "multianewarray with 0 dimensions at pc %u",
+			                  (unsigned)pc);
+		return 0;
+	case JINST_OPND_WIDE:
+		in->wide = 1;
+		in->opcode = p[0];
+		in->operand = jinst_be16(p + 1);
+		if (in->opcode == JINST_OP_IINC)
+			in->operand2 = (int16_t)jinst_be16(p + 3);
+		return 0;
+	case JINST_OPND_TABLESWITCH:
+	case JINST_OPND_LOOKUPSWITCH:
+		return decode_switch(d, in, pc);
+	default:
+		return 0;
+	}
+}
+
+/* The constant-pool index of in, for the tags its opcode allows (JVMS 6.5). */
+static inline int check_cp_index(const decoder *d, const jinst_insn *in)
+{
+	uint8_t op = in->opcode;
+	uint32_t tags = cp_kinds[jinst_opcodes[op].cp].tags;
+	if (!tags || ((tags >> jinst_cp_tag_fast(d->c, (uint16_t)in->operand)) & 1))
+		return 0;
+	return jinst_fail(d->diag, JINST_EMALFORMED, d->base + in->offset, "%s at pc %u: #%d is a %s, %s expected",
+	                  jinst_opcodes[op].name, (unsigned)in->offset, in->operand,
+	                  jinst_cp_tag_name(jinst_cp_tag(d->c, (uint16_t)in->operand)), cp_kinds[jinst_opcodes[op].cp].what);
+}
+
+/* Every branch must land on an instruction start inside the code (JVMS 4.9.1). */
+static int check_jumps(const decoder *d, const jinst_insn *insns, const int32_t *index_at, const uint32_t *jumps,
+                       uint32_t njumps)
+{
 	for (uint32_t j = 0; j < njumps; j++) {
-		const jinst_insn *in = &out[jumps[j]];
+		const jinst_insn *in = &insns[jumps[j]];
 		enum jinst_operand_kind k = operand_kind(in->wide ? JINST_OP_WIDE : in->opcode);
 		int64_t bad = -2;
 		if (k == JINST_OPND_BRANCH2 || k == JINST_OPND_BRANCH4) {
-			if (in->operand < 0 || (uint32_t)in->operand >= len || index_at[in->operand] < 0)
+			if (in->operand < 0 || (uint32_t)in->operand >= d->len || index_at[in->operand] < 0)
 				bad = in->operand;
 		} else if (k == JINST_OPND_TABLESWITCH || k == JINST_OPND_LOOKUPSWITCH) {
 			const jinst_switch *sw = in->sw;
@@ -278,11 +266,92 @@ int jinst_code_decode_at(jinst_class *c, const jinst_code *code, jinst_insn **in
 					bad = sw->targets[t];
 		}
 		if (bad != -2)
-			return jinst_fail(diag, JINST_EMALFORMED, base + in->offset, "%s at pc %u jumps to %lld, not an instruction",
-			                  jinst_opcodes[in->opcode].name, (unsigned)in->offset, (long long)bad);
+			return jinst_fail(d->diag, JINST_EMALFORMED, d->base + in->offset,
+			                  "%s at pc %u jumps to %lld, not an instruction", jinst_opcodes[in->opcode].name,
+			                  (unsigned)in->offset, (long long)bad);
 	}
+	return 0;
+}
+
+static inline bool jumps_by_kind(enum jinst_operand_kind k)
+{
+	return k == JINST_OPND_BRANCH4 || k == JINST_OPND_TABLESWITCH || k == JINST_OPND_LOOKUPSWITCH;
+}
+
+/* One pass decodes: the instruction count is not known before, so the
+ * array is sized for the worst case (one instruction per byte); the arena
+ * makes that cheap. Branch targets are checked afterwards, once every
+ * instruction start is known: index_at[pc] is the index of the instruction
+ * starting at pc, -1 (all bits set) inside one. The instructions that jump
+ * are listed by index, so that the check visits only them: each
+ * instruction writes its index at the end of the list, and only a jump
+ * moves the end on. */
+static bool decode_arrays(jinst_arena *A, uint32_t len, int32_t **index_at, jinst_insn **insns, uint32_t **jumps)
+{
+	*index_at = jinst_arena_alloc(A, ((size_t)len + 1) * sizeof(**index_at));
+	*insns = jinst_arena_alloc(A, (size_t)len * sizeof(**insns));
+	*jumps = jinst_arena_alloc(A, ((size_t)len + 1) * sizeof(**jumps));
+	if (!*index_at || !*insns || !*jumps)
+		return false;
+	memset(*index_at, 0xff, ((size_t)len + 1) * sizeof(**index_at));
+	return true;
+}
+
+int jinst_code_decode_at(jinst_class *c, const jinst_code *code, jinst_insn **insns, uint32_t *count,
+                         int32_t **insn_at, uint32_t **jump_list, uint32_t *jump_count, jinst_diag *diag)
+{
+	const uint8_t *b = code->code;
+	uint32_t len = code->code_length;
+	*insns = NULL;
+	*count = 0;
+	*insn_at = NULL;
+	*jump_list = NULL;
+	*jump_count = 0;
+	int32_t *index_at;
+	jinst_insn *out;
+	uint32_t *jumps;
+	if (!decode_arrays(c->arena, len, &index_at, &out, &jumps))
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory decoding code");
+	/* The fast path reads the four bytes after an opcode at once. Past the
+	 * code's end they are still there when the code lies in the class file,
+	 * where a Code attribute holds at least exception_table_length and
+	 * attributes_count after it (JVMS 4.7.3); code from elsewhere (an
+	 * arena copy) has its last instructions' operands read zero-padded. */
+	uintptr_t from = (uintptr_t)b, file = (uintptr_t)c->bytes;
+	decoder d = {c, b, len, (uint32_t)(b - c->bytes), from >= file && from - file + len + 4 <= c->len ? len + 4 : len,
+	             diag};
+	uint32_t i = 0, njumps = 0;
+	for (uint32_t pc = 0; pc < len; i++) {
+		uint8_t op = b[pc];
+		uint32_t l = jinst_opcodes[op].length;
+		if (!l || pc + l > len)
+			l = jinst_insn_length(b, len, pc);
+		if (!l)
+			return bad_instruction(&d, pc);
+		index_at[pc] = (int32_t)i;
+		jinst_insn *in = &out[i];
+		*in = (jinst_insn){.offset = pc, .opcode = op, .length = l < 256 ? (uint8_t)l : 0};
+		uint8_t form = form_of_kind[operand_kind(op)];
+		jumps[njumps] = i;
+		if (form != X) {
+			decode_form(&d, in, pc, l, form);
+			njumps += form == B2;
+		} else {
+			int rc = decode_other(&d, in, pc);
+			if (rc)
+				return rc;
+			njumps += jumps_by_kind(operand_kind(op));
+		}
+		int rc = check_cp_index(&d, in);
+		if (rc)
+			return rc;
+		pc += l;
+	}
+	int rc = check_jumps(&d, out, index_at, jumps, njumps);
+	if (rc)
+		return rc;
 	*insns = out;
-	*count = n;
+	*count = i;
 	*insn_at = index_at;
 	*jump_list = jumps;
 	*jump_count = njumps;

@@ -290,46 +290,17 @@ static jinst_node *label_node(jinst_edit *ed, jinst_node *ln, jinst_label l)
 	return ln;
 }
 
-int jinst_edit_open(jinst_edit **out, jinst_class *c, jinst_member *m, const jinst_edit_options *opts,
-                    jinst_diag *diag)
+/* One node per original instruction, and the offset -> node and offset ->
+ * label maps (-1: none yet). */
+static int open_nodes(jinst_edit *ed, const jinst_insn *insns, uint32_t n, jinst_diag *diag)
 {
-	*out = NULL;
-	int lrc = jinst_member_attrs_load(m, diag);
-	if (lrc)
-		return lrc;
-	jinst_attr *ca = jinst_attr_find(&m->attrs, JINST_ATTR_CODE);
-	if (!ca)
-		return jinst_fail(diag, JINST_EINVAL, JINST_NO_OFFSET, "method has no Code");
-	jinst_code *code;
-	int rc = jinst_attr_decode(c, ca, (void **)&code, diag);
-	if (rc)
-		goto fail;
-	jinst_arena *A = c->arena;
-	jinst_edit *ed = jinst_arena_zalloc(A, sizeof(*ed));
-	if (!ed)
-		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-	ed->c = c;
-	ed->m = m;
-	ed->code_attr = ca;
-	ed->code = code;
-	ed->A = A;
-	ed->opts = opts ? *opts : (jinst_edit_options)JINST_EDIT_OPTIONS_INIT;
-	ed->max_locals = code->max_locals;
-	ed->orig_code = code->code;
-	jinst_insn *insns;
-	uint32_t n;
-	rc = jinst_code_decode(c, code, &insns, &n, diag);
-	if (rc)
-		goto fail;
-	uint32_t len = code->code_length;
+	uint32_t len = ed->code->code_length;
 	ed->ninsns = n;
-	ed->nodes = jinst_arena_alloc(A, ((size_t)n + 1) * sizeof(jinst_node));
-	ed->idx_at = jinst_arena_alloc(A, ((size_t)len + 1) * sizeof(int32_t));
-	ed->lab_at = jinst_arena_alloc(A, ((size_t)len + 1) * sizeof(jinst_label));
-	if (!ed->nodes || !ed->idx_at || !ed->lab_at) {
-		rc = jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-		goto fail;
-	}
+	ed->nodes = jinst_arena_alloc(ed->A, ((size_t)n + 1) * sizeof(jinst_node));
+	ed->idx_at = jinst_arena_alloc(ed->A, ((size_t)len + 1) * sizeof(int32_t));
+	ed->lab_at = jinst_arena_alloc(ed->A, ((size_t)len + 1) * sizeof(jinst_label));
+	if (!ed->nodes || !ed->idx_at || !ed->lab_at)
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
 	memset(ed->idx_at, 0xff, ((size_t)len + 1) * sizeof(int32_t));
 	memset(ed->lab_at, 0xff, ((size_t)len + 1) * sizeof(jinst_label));
 	for (uint32_t i = 0; i < n; i++) {
@@ -343,38 +314,54 @@ int jinst_edit_open(jinst_edit **out, jinst_class *c, jinst_member *m, const jin
 		nd->removed = false;
 		ed->idx_at[insns[i].offset] = (int32_t)i;
 	}
-	/* Branch operands and switch targets become labels. */
-	for (uint32_t i = 0; i < n && !rc; i++) {
+	return 0;
+}
+
+/* A switch's copy whose default and targets are labels. */
+static int label_switch(jinst_edit *ed, jinst_insn *in, jinst_diag *diag)
+{
+	jinst_label l;
+	jinst_switch *sw = jinst_arena_alloc(ed->A, sizeof(*sw));
+	int32_t *t = jinst_arena_alloc(ed->A, ((size_t)in->sw->count + 1) * sizeof(int32_t));
+	if (!sw || !t)
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+	*sw = *in->sw;
+	int rc = ref(ed, (uint32_t)sw->default_target, &l, diag, "switch");
+	sw->default_target = (int32_t)l;
+	for (uint32_t k = 0; k < sw->count && !rc; k++) {
+		rc = ref(ed, (uint32_t)in->sw->targets[k], &l, diag, "switch");
+		t[k] = (int32_t)l;
+	}
+	sw->targets = t;
+	in->sw = sw;
+	return rc;
+}
+
+/* Branch operands and switch targets become labels. */
+static int label_jumps(jinst_edit *ed, jinst_diag *diag)
+{
+	int rc = 0;
+	for (uint32_t i = 0; i < ed->ninsns && !rc; i++) {
 		jinst_insn *in = &ed->nodes[i].insn;
 		jinst_label l;
 		if (is_branch(in)) {
 			rc = ref(ed, (uint32_t)in->operand, &l, diag, "branch");
 			in->operand = (int32_t)l;
 		} else if (in->sw) {
-			jinst_switch *sw = jinst_arena_alloc(A, sizeof(*sw));
-			int32_t *t = jinst_arena_alloc(A, ((size_t)in->sw->count + 1) * sizeof(int32_t));
-			if (!sw || !t) {
-				rc = jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-				break;
-			}
-			*sw = *in->sw;
-			rc = ref(ed, (uint32_t)sw->default_target, &l, diag, "switch");
-			sw->default_target = (int32_t)l;
-			for (uint32_t k = 0; k < sw->count && !rc; k++) {
-				rc = ref(ed, (uint32_t)in->sw->targets[k], &l, diag, "switch");
-				t[k] = (int32_t)l;
-			}
-			sw->targets = t;
-			in->sw = sw;
+			rc = label_switch(ed, in, diag);
 		}
 	}
-	if (rc)
-		goto fail;
-	rc = ref(ed, len, &ed->end_label, diag, "end");
-	/* The exception table. */
+	return rc;
+}
+
+/* The exception table, its positions as labels. */
+static int open_exception_table(jinst_edit *ed, jinst_diag *diag)
+{
+	const jinst_code *code = ed->code;
 	ed->orig_nex = ed->nex = code->exception_count;
-	if (!rc && !grow(A, (void **)&ed->ex, &ed->cap_ex, ed->nex + 1, sizeof(xentry)))
-		rc = jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+	if (!grow(ed->A, (void **)&ed->ex, &ed->cap_ex, ed->nex + 1, sizeof(xentry)))
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+	int rc = 0;
 	for (uint32_t i = 0; i < ed->nex && !rc; i++) {
 		const jinst_exception_entry *e = &code->exceptions[i];
 		xentry *x = &ed->ex[i];
@@ -385,11 +372,19 @@ int jinst_edit_open(jinst_edit **out, jinst_class *c, jinst_member *m, const jin
 		if (!rc)
 			rc = ref(ed, e->handler_pc, &x->handler, diag, "exception_table");
 	}
-	/* The Code attribute's own attributes that name positions. */
-	ed->tracked = jinst_arena_alloc(A, ((size_t)code->attrs.count + 1) * sizeof(tracked_attr));
-	if (!rc && !ed->tracked)
-		rc = jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+	return rc;
+}
+
+/* The Code attribute's own attributes that name positions, and its first
+ * StackMapTable (opened when the frames are kept). */
+static int open_code_attrs(jinst_edit *ed, jinst_diag *diag)
+{
+	const jinst_code *code = ed->code;
+	ed->tracked = jinst_arena_alloc(ed->A, ((size_t)code->attrs.count + 1) * sizeof(tracked_attr));
+	if (!ed->tracked)
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
 	jinst_attr *smt = NULL;
+	int rc = 0;
 	for (uint16_t i = 0; i < code->attrs.count && !rc; i++) {
 		jinst_attr *a = &code->attrs.items[i];
 		switch (a->kind) {
@@ -411,40 +406,71 @@ int jinst_edit_open(jinst_edit **out, jinst_class *c, jinst_member *m, const jin
 	ed->has_map = smt != NULL;
 	if (!rc && smt && ed->opts.frames == JINST_EDIT_FRAMES_KEEP)
 		rc = open_frames(ed, smt, diag);
-	if (rc)
-		goto fail;
-	/* Link the list: each instruction after the label of its offset, the end label last. */
-	jinst_node *lnodes = jinst_arena_zalloc(A, ((size_t)ed->nlabels + 1) * sizeof(jinst_node));
-	if (!lnodes) {
-		rc = jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-		goto fail;
-	}
+	return rc;
+}
+
+static void append_node(jinst_edit *ed, jinst_node **prev, jinst_node *nd)
+{
+	nd->prev = *prev;
+	if (*prev)
+		(*prev)->next = nd;
+	else
+		ed->head = nd;
+	*prev = nd;
+}
+
+/* Links the list: each instruction after the label of its offset, the end label last. */
+static int link_nodes(jinst_edit *ed, jinst_diag *diag)
+{
+	uint32_t n = ed->ninsns, len = ed->code->code_length;
+	jinst_node *lnodes = jinst_arena_zalloc(ed->A, ((size_t)ed->nlabels + 1) * sizeof(jinst_node));
+	if (!lnodes)
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
 	jinst_node *prev = NULL;
 	uint32_t nl = 0;
 	for (uint32_t i = 0; i <= n; i++) {
 		uint32_t off = i < n ? ed->nodes[i].orig : len;
 		jinst_label l = ed->lab_at[off];
-		if (l != JINST_NO_LABEL) {
-			jinst_node *ln = label_node(ed, &lnodes[nl++], l);
-			ln->prev = prev;
-			if (prev)
-				prev->next = ln;
-			else
-				ed->head = ln;
-			prev = ln;
-		}
-		if (i < n) {
-			jinst_node *nd = &ed->nodes[i];
-			nd->prev = prev;
-			if (prev)
-				prev->next = nd;
-			else
-				ed->head = nd;
-			prev = nd;
-		}
+		if (l != JINST_NO_LABEL)
+			append_node(ed, &prev, label_node(ed, &lnodes[nl++], l));
+		if (i < n)
+			append_node(ed, &prev, &ed->nodes[i]);
 	}
 	prev->next = NULL;
 	ed->tail = prev;
+	return 0;
+}
+
+int jinst_edit_open(jinst_edit **out, jinst_class *c, jinst_member *m, const jinst_edit_options *opts,
+                    jinst_diag *diag)
+{
+	*out = NULL;
+	int rc = jinst_member_attrs_load(m, diag);
+	if (rc)
+		return rc;
+	jinst_attr *ca = jinst_attr_find(&m->attrs, JINST_ATTR_CODE);
+	if (!ca)
+		return jinst_fail(diag, JINST_EINVAL, JINST_NO_OFFSET, "method has no Code");
+	jinst_code *code;
+	if ((rc = jinst_attr_decode(c, ca, (void **)&code, diag)))
+		goto fail;
+	jinst_edit *ed = jinst_arena_zalloc(c->arena, sizeof(*ed));
+	if (!ed)
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+	ed->c = c;
+	ed->m = m;
+	ed->code_attr = ca;
+	ed->code = code;
+	ed->A = c->arena;
+	ed->opts = opts ? *opts : (jinst_edit_options)JINST_EDIT_OPTIONS_INIT;
+	ed->max_locals = code->max_locals;
+	ed->orig_code = code->code;
+	jinst_insn *insns;
+	uint32_t n;
+	if ((rc = jinst_code_decode(c, code, &insns, &n, diag)) || (rc = open_nodes(ed, insns, n, diag)) ||
+	    (rc = label_jumps(ed, diag)) || (rc = ref(ed, code->code_length, &ed->end_label, diag, "end")) ||
+	    (rc = open_exception_table(ed, diag)) || (rc = open_code_attrs(ed, diag)) || (rc = link_nodes(ed, diag)))
+		goto fail;
 	*out = ed;
 	return 0;
 fail:

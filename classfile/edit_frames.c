@@ -154,105 +154,158 @@ typedef struct placed_frame {
 	jinst_full_frame *f;
 } placed_frame;
 
-/* The frames of the new code, as full frames at the new offsets (see edit.h). */
-/* Needs the target and handler marks of check_placed. */
-int jinst_ed_keep_frames(jinst_edit *ed, uint32_t max_stack, jinst_full_frame **out, uint32_t *count, jinst_diag *diag)
+/* The interpreter's state with room for max_locals and max_stack words. */
+static int new_sim(jinst_edit *ed, jinst_sim *s, uint16_t max_stack, jinst_diag *diag)
 {
-	jinst_sim s = {.max_locals = ed->max_locals, .max_stack = (uint16_t)(max_stack ? max_stack : 1),
-	               .new_class = sim_new_class, .ctx = ed};
-	s.locals = jinst_arena_alloc(ed->A, ((size_t)s.max_locals + 1) * sizeof(jinst_ftype));
-	s.stack = jinst_arena_alloc(ed->A, ((size_t)s.max_stack + 1) * sizeof(jinst_ftype));
+	*s = (jinst_sim){.max_locals = ed->max_locals, .max_stack = max_stack, .new_class = sim_new_class, .ctx = ed};
+	s->locals = jinst_arena_alloc(ed->A, ((size_t)s->max_locals + 1) * sizeof(jinst_ftype));
+	s->stack = jinst_arena_alloc(ed->A, ((size_t)s->max_stack + 1) * sizeof(jinst_ftype));
+	if (!s->locals || !s->stack)
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+	return 0;
+}
+
+/* A handler's frame: nothing in the locals, the caught class on the stack. */
+static jinst_full_frame *handler_frame(jinst_edit *ed, const label_info *handler)
+{
+	jinst_full_frame *f = jinst_arena_zalloc(ed->A, sizeof(*f));
+	jinst_ftype *t = jinst_arena_alloc(ed->A, sizeof(*t));
+	if (!f || !t)
+		return NULL;
+	if (handler->catch_type) {
+		t->tag = JINST_VT_OBJECT;
+		t->value = handler->catch_type;
+		t->name = jinst_cp_name(ed->c, handler->catch_type, &t->name_length);
+	} else {
+		*t = (jinst_ftype){JINST_VT_OBJECT, 0, 19, (const uint8_t *)"java/lang/Throwable"};
+	}
+	f->stack = t;
+	f->nstack = 1;
+	f->locals = t; /* unused: nlocals is 0 */
+	return f;
+}
+
+/* The walk over the list: what the labels since the last instruction say. */
+typedef struct frame_walk {
+	jinst_sim s;
+	jinst_full_frame *cur, *given, *kept; /* the last frame placed; the frames of the labels */
+	jinst_node *cur_node;
+	bool need;           /* a target, or after an unconditional transfer */
+	label_info *handler; /* a handler's label */
+} frame_walk;
+
+/* The frame before instruction n, or NULL when it needs none: given, kept
+ * (with the declared locals), a handler's, or derived from the last one. */
+static int frame_at(jinst_edit *ed, frame_walk *w, jinst_node *n, jinst_full_frame **out, jinst_diag *diag)
+{
+	jinst_full_frame *f = w->given;
+	if (!f && w->kept && !(f = jinst_ed_with_declared(ed, w->kept)))
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+	if (!f && w->need && w->handler) {
+		if (!(f = handler_frame(ed, w->handler)))
+			return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+	} else if (!f && w->need) {
+		int rc = jinst_ed_derive(ed, &w->s, w->cur, w->cur_node, n, &f, diag);
+		if (rc)
+			return rc;
+	}
+	*out = f;
+	return 0;
+}
+
+/* The frames placed, each at the node it goes before. */
+static int place_frames(jinst_edit *ed, frame_walk *w, placed_frame **out, uint32_t *count, jinst_diag *diag)
+{
 	placed_frame *pf = NULL;
 	uint32_t np = 0, cap = 0;
-	if (!s.locals || !s.stack)
-		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-	jinst_full_frame *cur = NULL, *given = NULL, *kept = NULL;
-	jinst_node *cur_node = NULL;
-	bool need = false, after = false;
-	label_info *handler = NULL;
+	bool after = false;
 	for (jinst_node *n = ed->head; n; n = n->next) {
 		if (n->kind == NODE_LABEL) {
 			label_info *li = &ed->labels[n->label];
 			if (li->frame) {
 				if (li->given)
-					given = li->frame;
+					w->given = li->frame;
 				else
-					kept = li->frame;
+					w->kept = li->frame;
 			}
-			need |= li->target;
+			w->need |= li->target;
 			if (li->handler)
-				handler = li;
+				w->handler = li;
 			continue;
 		}
-		need |= after;
-		jinst_full_frame *f = given;
-		if (!f && kept && !(f = jinst_ed_with_declared(ed, kept)))
-			return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-		if (!f && need && handler) {
-			/* A handler: nothing in the locals, the caught class on the stack. */
-			f = jinst_arena_zalloc(ed->A, sizeof(*f));
-			jinst_ftype *t = jinst_arena_alloc(ed->A, sizeof(*t));
-			if (!f || !t)
-				return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-			if (handler->catch_type) {
-				t->tag = JINST_VT_OBJECT;
-				t->value = handler->catch_type;
-				t->name = jinst_cp_name(ed->c, handler->catch_type, &t->name_length);
-			} else {
-				*t = (jinst_ftype){JINST_VT_OBJECT, 0, 19, (const uint8_t *)"java/lang/Throwable"};
-			}
-			f->stack = t;
-			f->nstack = 1;
-			f->locals = t; /* unused: nlocals is 0 */
-		} else if (!f && need) {
-			int rc = jinst_ed_derive(ed, &s, cur, cur_node, n, &f, diag);
-			if (rc)
-				return rc;
-		}
+		w->need |= after;
+		jinst_full_frame *f = NULL;
+		int rc = frame_at(ed, w, n, &f, diag);
+		if (rc)
+			return rc;
 		if (f) {
 			if (!grow(ed->A, (void **)&pf, &cap, np + 1, sizeof(*pf)))
 				return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
 			pf[np++] = (placed_frame){n, f};
-			cur = f;
-			cur_node = n;
+			w->cur = f;
+			w->cur_node = n;
 		}
-		given = kept = NULL;
-		handler = NULL;
-		need = false;
+		w->given = w->kept = NULL;
+		w->handler = NULL;
+		w->need = false;
 		after = unconditional(n->insn.opcode) || n->form == FORM_INVERT;
 	}
+	*out = pf;
+	*count = np;
+	return 0;
+}
+
+static bool has_uninitialized(const jinst_full_frame *f)
+{
+	bool uninit = false;
+	for (uint16_t k = 0; k < f->nlocals; k++)
+		uninit |= f->locals[k].tag == JINST_VT_UNINITIALIZED;
+	for (uint16_t k = 0; k < f->nstack; k++)
+		uninit |= f->stack[k].tag == JINST_VT_UNINITIALIZED;
+	return uninit;
+}
+
+/* o's Uninitialized types (copied first) naming the new offset of their `new`. */
+static int remap_uninitialized(jinst_edit *ed, jinst_full_frame *o, const jinst_full_frame *f, jinst_diag *diag)
+{
+	o->locals = jinst_ed_copy_types(ed->A, f->locals, f->nlocals);
+	o->stack = jinst_ed_copy_types(ed->A, f->stack, f->nstack);
+	if (!o->locals || !o->stack)
+		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+	for (int pass = 0; pass < 2; pass++) {
+		jinst_ftype *t = pass ? o->stack : o->locals;
+		uint16_t nt = pass ? o->nstack : o->nlocals;
+		for (uint16_t k = 0; k < nt; k++) {
+			if (t[k].tag != JINST_VT_UNINITIALIZED)
+				continue;
+			jinst_node *nn = t[k].value < ed->nkeys ? ed->keys[t[k].value] : NULL;
+			if (!nn || nn->removed)
+				return jinst_fail(diag, JINST_EINVAL, JINST_NO_OFFSET, "a frame names Uninitialized of a removed new");
+			t[k].value = (uint16_t)nn->offset;
+		}
+	}
+	return 0;
+}
+
+/* The frames of the new code, as full frames at the new offsets (see edit.h). */
+/* Needs the target and handler marks of check_placed. */
+int jinst_ed_keep_frames(jinst_edit *ed, uint32_t max_stack, jinst_full_frame **out, uint32_t *count, jinst_diag *diag)
+{
+	frame_walk w = {0};
+	placed_frame *pf = NULL;
+	uint32_t np = 0;
+	int rc = new_sim(ed, &w.s, (uint16_t)(max_stack ? max_stack : 1), diag);
+	if (rc || (rc = place_frames(ed, &w, &pf, &np, diag)))
+		return rc;
 	/* At the new offsets, Uninitialized types naming the new offset of their `new`. */
 	jinst_full_frame *o = jinst_arena_alloc(ed->A, ((size_t)np + 1) * sizeof(*o));
 	if (!o)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
 	for (uint32_t i = 0; i < np; i++) {
-		const jinst_full_frame *f = pf[i].f;
-		o[i] = *f;
+		o[i] = *pf[i].f;
 		o[i].offset = pf[i].at->offset;
-		bool uninit = false;
-		for (uint16_t k = 0; k < f->nlocals; k++)
-			uninit |= f->locals[k].tag == JINST_VT_UNINITIALIZED;
-		for (uint16_t k = 0; k < f->nstack; k++)
-			uninit |= f->stack[k].tag == JINST_VT_UNINITIALIZED;
-		if (!uninit)
-			continue;
-		o[i].locals = jinst_ed_copy_types(ed->A, f->locals, f->nlocals);
-		o[i].stack = jinst_ed_copy_types(ed->A, f->stack, f->nstack);
-		if (!o[i].locals || !o[i].stack)
-			return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
-		for (int pass = 0; pass < 2; pass++) {
-			jinst_ftype *t = pass ? o[i].stack : o[i].locals;
-			uint16_t nt = pass ? o[i].nstack : o[i].nlocals;
-			for (uint16_t k = 0; k < nt; k++) {
-				if (t[k].tag != JINST_VT_UNINITIALIZED)
-					continue;
-				jinst_node *nn = t[k].value < ed->nkeys ? ed->keys[t[k].value] : NULL;
-				if (!nn || nn->removed)
-					return jinst_fail(diag, JINST_EINVAL, JINST_NO_OFFSET,
-					                  "a frame names Uninitialized of a removed new");
-				t[k].value = (uint16_t)nn->offset;
-			}
-		}
+		if (has_uninitialized(pf[i].f) && (rc = remap_uninitialized(ed, &o[i], pf[i].f, diag)))
+			return rc;
 	}
 	*out = o;
 	*count = np;
@@ -280,14 +333,12 @@ int jinst_edit_frame_before(jinst_edit *ed, jinst_node *n, jinst_full_frame *out
 	uint32_t words = ed->code->max_stack + 2;
 	for (jinst_node *p = from_node ? from_node : ed->head; p && p != n; p = p->next)
 		words += p->kind == NODE_INSN ? 2 : 0;
-	jinst_sim s = {.max_locals = ed->max_locals, .max_stack = (uint16_t)(words > 65535 ? 65535 : words),
-	               .new_class = sim_new_class, .ctx = ed};
-	s.locals = jinst_arena_alloc(ed->A, ((size_t)s.max_locals + 1) * sizeof(jinst_ftype));
-	s.stack = jinst_arena_alloc(ed->A, ((size_t)s.max_stack + 1) * sizeof(jinst_ftype));
-	if (!s.locals || !s.stack)
-		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
+	jinst_sim s;
+	int rc = new_sim(ed, &s, (uint16_t)(words > 65535 ? 65535 : words), diag);
+	if (rc)
+		return rc;
 	jinst_full_frame *f;
-	int rc = jinst_ed_derive(ed, &s, from, from_node, n, &f, diag);
+	rc = jinst_ed_derive(ed, &s, from, from_node, n, &f, diag);
 	if (rc)
 		return rc;
 	*out = *f;

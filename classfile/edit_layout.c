@@ -302,6 +302,111 @@ static uint8_t inverted(uint8_t op)
 	return op >= JINST_OP_IFNULL ? (uint8_t)(op ^ 1) : (uint8_t)(((op - JINST_OP_IFEQ) ^ 1) + JINST_OP_IFEQ);
 }
 
+/* A branch at its new offset pc: goto_w or jsr_w when widened, an inverted
+ * if over a goto_w when its condition is (see the layout). */
+static inline void encode_branch(const jinst_edit *ed, const jinst_node *n, enum jinst_operand_kind k, uint8_t *o)
+{
+	const jinst_insn *in = &n->insn;
+	uint32_t pc = n->offset, target = ed->labels[in->operand].node->offset;
+	uint8_t op = in->opcode;
+	if (k == JINST_OPND_BRANCH4 || n->form == FORM_WIDE) {
+		o[0] = k == JINST_OPND_BRANCH4 ? op : op == JINST_OP_GOTO ? JINST_OP_GOTO_W : JINST_OP_JSR_W;
+		jinst_put_u4(o + 1, target - pc);
+	} else if (n->form == FORM_INVERT) {
+		/* if<!cond> over the goto_w: lands on what follows the pair. */
+		o[0] = inverted(op);
+		jinst_put_u2(o + 1, 8);
+		o[3] = JINST_OP_GOTO_W;
+		jinst_put_u4(o + 4, target - (pc + 3));
+	} else {
+		o[0] = op;
+		jinst_put_u2(o + 1, (uint16_t)(target - pc));
+	}
+}
+
+/* A switch at its new offset, with the padding that offset needs (JVMS 6.5). */
+static void encode_switch(const jinst_edit *ed, const jinst_node *n, uint8_t *p)
+{
+	const jinst_insn *in = &n->insn;
+	const jinst_switch *sw = in->sw;
+	uint32_t pc = n->offset, at = (pc + 4) & ~3u;
+	uint8_t op = in->opcode;
+	p[pc] = op;
+	for (uint32_t i = pc + 1; i < at; i++)
+		p[i] = 0;
+	jinst_put_u4(p + at, ed->labels[sw->default_target].node->offset - pc);
+	at += 4;
+	if (op == JINST_OP_TABLESWITCH) {
+		jinst_put_u4(p + at, (uint32_t)sw->low);
+		jinst_put_u4(p + at + 4, (uint32_t)sw->high);
+		at += 8;
+	} else {
+		jinst_put_u4(p + at, sw->count);
+		at += 4;
+	}
+	for (uint32_t i = 0; i < sw->count; i++) {
+		if (op == JINST_OP_LOOKUPSWITCH) {
+			jinst_put_u4(p + at, (uint32_t)sw->keys[i]);
+			at += 4;
+		}
+		jinst_put_u4(p + at, ed->labels[sw->targets[i]].node->offset - pc);
+		at += 4;
+	}
+}
+
+/* An inserted instruction without offsets, from its operands. */
+static int encode_inserted(const jinst_insn *in, enum jinst_operand_kind k, uint8_t *o, jinst_diag *diag)
+{
+	uint8_t op = in->opcode;
+	uint16_t v = (uint16_t)in->operand;
+	switch (k) {
+	case JINST_OPND_NONE:
+		o[0] = op;
+		break;
+	case JINST_OPND_LOCAL:
+	case JINST_OPND_IINC:
+		if (in->wide) {
+			o[0] = JINST_OP_WIDE;
+			o[1] = op;
+			jinst_put_u2(o + 2, v);
+			if (k == JINST_OPND_IINC)
+				jinst_put_u2(o + 4, (uint16_t)in->operand2);
+		} else {
+			o[0] = op;
+			o[1] = (uint8_t)v;
+			if (k == JINST_OPND_IINC)
+				o[2] = (uint8_t)in->operand2;
+		}
+		break;
+	case JINST_OPND_BYTE:
+	case JINST_OPND_CP1:
+	case JINST_OPND_NEWARRAY:
+		o[0] = op;
+		o[1] = (uint8_t)v;
+		break;
+	case JINST_OPND_SHORT:
+	case JINST_OPND_CP2:
+		o[0] = op;
+		jinst_put_u2(o + 1, v);
+		break;
+	case JINST_OPND_INVOKEINTERFACE:
+	case JINST_OPND_INVOKEDYNAMIC:
+		o[0] = op;
+		jinst_put_u2(o + 1, v);
+		o[3] = k == JINST_OPND_INVOKEINTERFACE ? (uint8_t)in->operand2 : 0;
+		o[4] = 0;
+		break;
+	case JINST_OPND_MULTIANEWARRAY:
+		o[0] = op;
+		jinst_put_u2(o + 1, v);
+		o[3] = (uint8_t)in->operand2;
+		break;
+	default:
+		return jinst_fail(diag, JINST_EINVAL, JINST_NO_OFFSET, "cannot encode %s", jinst_opcode_name(op));
+	}
+	return 0;
+}
+
 /* The new code bytes, in the arena, written straight from the nodes: an
  * original instruction that names no position is copied from the original
  * code (its bytes do not depend on where it lands); branches and switches
@@ -315,108 +420,19 @@ int jinst_ed_encode(jinst_edit *ed, uint32_t code_length, uint8_t **bytes, jinst
 		if (n->kind != NODE_INSN)
 			continue;
 		const jinst_insn *in = &n->insn;
-		uint32_t pc = n->offset;
-		uint8_t *o = p + pc, op = in->opcode;
+		uint8_t *o = p + n->offset;
 		enum jinst_operand_kind k = kind_of(in);
 		if (k == JINST_OPND_BRANCH2 || k == JINST_OPND_BRANCH4) {
-			uint32_t target = ed->labels[in->operand].node->offset;
-			if (k == JINST_OPND_BRANCH4 || n->form == FORM_WIDE) {
-				o[0] = k == JINST_OPND_BRANCH4 ? op : op == JINST_OP_GOTO ? JINST_OP_GOTO_W : JINST_OP_JSR_W;
-				jinst_put_u4(o + 1, target - pc);
-			} else if (n->form == FORM_INVERT) {
-				/* if<!cond> over the goto_w: lands on what follows the pair. */
-				o[0] = inverted(op);
-				jinst_put_u2(o + 1, 8);
-				o[3] = JINST_OP_GOTO_W;
-				jinst_put_u4(o + 4, target - (pc + 3));
-			} else {
-				o[0] = op;
-				jinst_put_u2(o + 1, (uint16_t)(target - pc));
-			}
-			continue;
-		}
-		if (in->sw) {
-			const jinst_switch *sw = in->sw;
-			uint32_t at = (pc + 4) & ~3u;
-			o[0] = op;
-			for (uint32_t i = pc + 1; i < at; i++)
-				p[i] = 0;
-			jinst_put_u4(p + at, ed->labels[sw->default_target].node->offset - pc);
-			at += 4;
-			if (op == JINST_OP_TABLESWITCH) {
-				jinst_put_u4(p + at, (uint32_t)sw->low);
-				jinst_put_u4(p + at + 4, (uint32_t)sw->high);
-				at += 8;
-			} else {
-				jinst_put_u4(p + at, sw->count);
-				at += 4;
-			}
-			for (uint32_t i = 0; i < sw->count; i++) {
-				if (op == JINST_OP_LOOKUPSWITCH) {
-					jinst_put_u4(p + at, (uint32_t)sw->keys[i]);
-					at += 4;
-				}
-				jinst_put_u4(p + at, ed->labels[sw->targets[i]].node->offset - pc);
-				at += 4;
-			}
-			continue;
-		}
-		if (n->orig != JINST_NO_OFFSET) {
+			encode_branch(ed, n, k, o);
+		} else if (in->sw) {
+			encode_switch(ed, n, p);
+		} else if (n->orig != JINST_NO_OFFSET) {
+			/* An original instruction without offsets: its bytes as they were. */
 			memcpy(o, ed->orig_code + n->orig, in->length);
-			continue;
-		}
-		uint16_t v = (uint16_t)in->operand;
-		switch (k) {
-		case JINST_OPND_NONE:
-			o[0] = op;
-			break;
-		case JINST_OPND_LOCAL:
-			if (in->wide) {
-				o[0] = JINST_OP_WIDE;
-				o[1] = op;
-				jinst_put_u2(o + 2, v);
-			} else {
-				o[0] = op;
-				o[1] = (uint8_t)v;
-			}
-			break;
-		case JINST_OPND_IINC:
-			if (in->wide) {
-				o[0] = JINST_OP_WIDE;
-				o[1] = op;
-				jinst_put_u2(o + 2, v);
-				jinst_put_u2(o + 4, (uint16_t)in->operand2);
-			} else {
-				o[0] = op;
-				o[1] = (uint8_t)v;
-				o[2] = (uint8_t)in->operand2;
-			}
-			break;
-		case JINST_OPND_BYTE:
-		case JINST_OPND_CP1:
-		case JINST_OPND_NEWARRAY:
-			o[0] = op;
-			o[1] = (uint8_t)v;
-			break;
-		case JINST_OPND_SHORT:
-		case JINST_OPND_CP2:
-			o[0] = op;
-			jinst_put_u2(o + 1, v);
-			break;
-		case JINST_OPND_INVOKEINTERFACE:
-		case JINST_OPND_INVOKEDYNAMIC:
-			o[0] = op;
-			jinst_put_u2(o + 1, v);
-			o[3] = k == JINST_OPND_INVOKEINTERFACE ? (uint8_t)in->operand2 : 0;
-			o[4] = 0;
-			break;
-		case JINST_OPND_MULTIANEWARRAY:
-			o[0] = op;
-			jinst_put_u2(o + 1, v);
-			o[3] = (uint8_t)in->operand2;
-			break;
-		default:
-			return jinst_fail(diag, JINST_EINVAL, JINST_NO_OFFSET, "cannot encode %s", jinst_opcode_name(op));
+		} else {
+			int rc = encode_inserted(in, k, o, diag);
+			if (rc)
+				return rc;
 		}
 	}
 	*bytes = p;

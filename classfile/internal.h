@@ -316,6 +316,45 @@ int jinst_member_attrs_load(jinst_member *m, jinst_diag *diag);
  * model is encoded (decoding it first when needed). */
 int jinst_attrs_write(jinst_class *cls, jinst_attr_list *list, bool from_model, jinst_buf *out,
                       jinst_diag *diag);
+/* The attribute kinds with a model (JVMS 4.7), one row each: the kind, the
+ * model's type, its decoder (dec_<name> in attr.c) and its encoder
+ * (enc_<name> in attr_encode.c). Both files build their table by kind from
+ * these rows, so every kind that decodes to a model also encodes from it.
+ * Synthetic, Deprecated and unknown attributes have no model: their info is
+ * copied. */
+#define JINST_ATTR_MODELS(X)                                                                          \
+	X(JINST_ATTR_CONSTANT_VALUE, jinst_attr_index, constant_value, index)                         \
+	X(JINST_ATTR_SIGNATURE, jinst_attr_index, utf8_index, index)                                  \
+	X(JINST_ATTR_SOURCE_FILE, jinst_attr_index, utf8_index, index)                                \
+	X(JINST_ATTR_MODULE_MAIN_CLASS, jinst_attr_index, class_index, index)                         \
+	X(JINST_ATTR_NEST_HOST, jinst_attr_index, class_index, index)                                 \
+	X(JINST_ATTR_EXCEPTIONS, jinst_index_list, class_list, index_list)                            \
+	X(JINST_ATTR_NEST_MEMBERS, jinst_index_list, class_list, index_list)                          \
+	X(JINST_ATTR_PERMITTED_SUBCLASSES, jinst_index_list, class_list, index_list)                  \
+	X(JINST_ATTR_MODULE_PACKAGES, jinst_index_list, package_list, index_list)                     \
+	X(JINST_ATTR_INNER_CLASSES, jinst_inner_classes, inner_classes, inner_classes)                \
+	X(JINST_ATTR_ENCLOSING_METHOD, jinst_enclosing_method, enclosing_method, enclosing_method)    \
+	X(JINST_ATTR_SOURCE_DEBUG_EXTENSION, jinst_blob, source_debug_extension, blob)                \
+	X(JINST_ATTR_LINE_NUMBER_TABLE, jinst_line_numbers, line_numbers, line_numbers)               \
+	X(JINST_ATTR_LOCAL_VARIABLE_TABLE, jinst_local_variables, local_variables, local_variables)   \
+	X(JINST_ATTR_LOCAL_VARIABLE_TYPE_TABLE, jinst_local_variables, local_variables, local_variables) \
+	X(JINST_ATTR_RUNTIME_VISIBLE_ANNOTATIONS, jinst_annotations, annotations_attr, annotations_attr) \
+	X(JINST_ATTR_RUNTIME_INVISIBLE_ANNOTATIONS, jinst_annotations, annotations_attr, annotations_attr) \
+	X(JINST_ATTR_RUNTIME_VISIBLE_PARAMETER_ANNOTATIONS, jinst_parameter_annotations, parameter_annotations, \
+	  parameter_annotations)                                                                      \
+	X(JINST_ATTR_RUNTIME_INVISIBLE_PARAMETER_ANNOTATIONS, jinst_parameter_annotations, parameter_annotations, \
+	  parameter_annotations)                                                                      \
+	X(JINST_ATTR_RUNTIME_VISIBLE_TYPE_ANNOTATIONS, jinst_type_annotations, type_annotations, type_annotations) \
+	X(JINST_ATTR_RUNTIME_INVISIBLE_TYPE_ANNOTATIONS, jinst_type_annotations, type_annotations,   \
+	  type_annotations)                                                                           \
+	X(JINST_ATTR_ANNOTATION_DEFAULT, jinst_element_value, annotation_default, annotation_default) \
+	X(JINST_ATTR_BOOTSTRAP_METHODS, jinst_bootstrap_methods, bootstrap_methods, bootstrap_methods) \
+	X(JINST_ATTR_METHOD_PARAMETERS, jinst_method_parameters, method_parameters, method_parameters) \
+	X(JINST_ATTR_MODULE, jinst_module, module, module)                                            \
+	X(JINST_ATTR_RECORD, jinst_record, record, record)                                            \
+	X(JINST_ATTR_CODE, jinst_code, code_attr, code_attr)                                          \
+	X(JINST_ATTR_STACK_MAP_TABLE, jinst_stack_map, stack_map_table, stack_map_table)
+
 /* Encodes a->model as attribute info bytes (no name index or length). */
 int jinst_attr_encode(jinst_class *cls, jinst_attr *a, bool from_model, jinst_buf *out,
                       jinst_diag *diag);

@@ -402,6 +402,325 @@ static void index_list(r *R, const jinst_index_list *l, int depth)
 	}
 }
 
+/* ---- attributes: one printer per kind ---- */
+
+/* A printer gets the attribute, its model (NULL for Synthetic, Deprecated
+ * and unknown attributes), the depth of its lines and the method it is in.
+ * A same-line printer goes on after the attribute's name and ends the line;
+ * the others print their lines under it. */
+typedef void attr_printer(r *R, const jinst_attr *a, void *m, int d, const jinst_member *method);
+
+static void print_unknown(r *R, const jinst_attr *a, void *m, int d, const jinst_member *method)
+{
+	(void)m, (void)d, (void)method;
+	text_printf(R->t, " %u bytes:", (unsigned)a->length);
+	uint32_t show = DUMP(R) && a->length > 64 ? 64 : a->length;
+	for (uint32_t i = 0; i < show; i++)
+		text_printf(R->t, " %02x", a->info[i]);
+	if (show < a->length)
+		text_printf(R->t, " ...");
+	text_put(R->t, "\n", 1);
+}
+
+/* Synthetic, Deprecated. */
+static void print_flag(r *R, const jinst_attr *a, void *m, int d, const jinst_member *method)
+{
+	(void)a, (void)m, (void)d, (void)method;
+	text_put(R->t, " true\n", 6);
+}
+
+/* ConstantValue, Signature, SourceFile, ModuleMainClass, NestHost. */
+static void print_index(r *R, const jinst_attr *a, void *m, int d, const jinst_member *method)
+{
+	(void)a, (void)d, (void)method;
+	text_put(R->t, " ", 1);
+	put_ref(R, ((jinst_attr_index *)m)->index);
+	text_put(R->t, "\n", 1);
+}
+
+static void print_source_debug_extension(r *R, const jinst_attr *a, void *m, int d, const jinst_member *method)
+{
+	(void)a, (void)d, (void)method;
+	jinst_blob *b = m;
+	text_put(R->t, " ", 1);
+	for (uint32_t i = 0; i < b->length; i++) {
+		uint8_t ch = b->bytes[i];
+		if (ch >= 0x20 && ch < 0x7f && ch != '\\')
+			text_put(R->t, (const char *)&ch, 1);
+		else
+			text_printf(R->t, "\\x%02x", ch);
+	}
+	text_put(R->t, "\n", 1);
+}
+
+static void print_code(r *R, const jinst_attr *a, void *m, int d, const jinst_member *method)
+{
+	(void)a;
+	code_body(R, m, method, d);
+}
+
+static void print_stack_map(r *R, const jinst_attr *a, void *m, int d, const jinst_member *method)
+{
+	(void)a;
+	stack_map(R, m, method, d);
+}
+
+/* Exceptions, NestMembers, PermittedSubclasses, ModulePackages. */
+static void print_index_list(r *R, const jinst_attr *a, void *m, int d, const jinst_member *method)
+{
+	(void)a, (void)method;
+	index_list(R, m, d);
+}
+
+static void print_inner_classes(r *R, const jinst_attr *a, void *m, int d, const jinst_member *method)
+{
+	(void)a, (void)method;
+	jinst_inner_classes *x = m;
+	for (uint16_t i = 0; i < x->count; i++) {
+		indent(R, d);
+		text_put(R->t, "inner ", 6);
+		put_ref(R, x->items[i].inner_class_info_index);
+		text_put(R->t, " outer ", 7);
+		put_ref(R, x->items[i].outer_class_info_index);
+		text_put(R->t, " name ", 6);
+		put_ref(R, x->items[i].inner_name_index);
+		text_put(R->t, " flags ", 7);
+		flags(R, x->items[i].inner_class_access_flags, 3);
+		text_put(R->t, "\n", 1);
+	}
+}
+
+static void print_enclosing_method(r *R, const jinst_attr *a, void *m, int d, const jinst_member *method)
+{
+	(void)a, (void)method;
+	jinst_enclosing_method *x = m;
+	indent(R, d);
+	put_ref(R, x->class_index);
+	text_put(R->t, " method ", 8);
+	put_ref(R, x->method_index);
+	text_put(R->t, "\n", 1);
+}
+
+static void print_line_numbers(r *R, const jinst_attr *a, void *m, int d, const jinst_member *method)
+{
+	(void)a, (void)method;
+	jinst_line_numbers *x = m;
+	for (uint16_t i = 0; i < x->count; i++) {
+		indent(R, d);
+		text_printf(R->t, "line %u: %u\n", x->items[i].line_number, x->items[i].start_pc);
+	}
+}
+
+/* LocalVariableTable, LocalVariableTypeTable. */
+static void print_local_variables(r *R, const jinst_attr *a, void *m, int d, const jinst_member *method)
+{
+	(void)a, (void)method;
+	jinst_local_variables *x = m;
+	for (uint16_t i = 0; i < x->count; i++) {
+		const jinst_local_variable *v = &x->items[i];
+		indent(R, d);
+		text_printf(R->t, "start %u length %u slot %u name ", v->start_pc, v->length, v->index);
+		put_utf8_at(R, v->name_index);
+		text_put(R->t, " type ", 6);
+		put_utf8_at(R, v->descriptor_index);
+		text_put(R->t, "\n", 1);
+	}
+}
+
+static void print_annotations(r *R, const jinst_attr *a, void *m, int d, const jinst_member *method)
+{
+	(void)a, (void)method;
+	annotations(R, m, d);
+}
+
+static void print_parameter_annotations(r *R, const jinst_attr *a, void *m, int d, const jinst_member *method)
+{
+	(void)a, (void)method;
+	jinst_parameter_annotations *x = m;
+	for (uint16_t i = 0; i < x->count; i++) {
+		indent(R, d);
+		text_printf(R->t, "parameter %u:\n", i);
+		annotations(R, &x->parameters[i], d + 1);
+	}
+}
+
+static void print_type_annotations(r *R, const jinst_attr *a, void *m, int d, const jinst_member *method)
+{
+	(void)a, (void)method;
+	jinst_type_annotations *x = m;
+	for (uint16_t i = 0; i < x->count; i++) {
+		const jinst_type_annotation *ta = &x->items[i];
+		indent(R, d);
+		text_printf(R->t, "target 0x%02x (%u, %u)", ta->target_type, ta->a, ta->b);
+		for (uint16_t k = 0; k < ta->table_length; k++)
+			text_printf(R->t, " [start %u length %u slot %u]", ta->table[k].start_pc, ta->table[k].length,
+			            ta->table[k].index);
+		text_put(R->t, " path [", 7);
+		for (uint8_t k = 0; k < ta->path_length; k++)
+			text_printf(R->t, "%s%u:%u", k ? ", " : "", ta->path[k].kind, ta->path[k].argument_index);
+		text_put(R->t, "] ", 2);
+		annotation(R, &ta->annotation);
+		text_put(R->t, "\n", 1);
+	}
+}
+
+static void print_annotation_default(r *R, const jinst_attr *a, void *m, int d, const jinst_member *method)
+{
+	(void)a, (void)method;
+	indent(R, d);
+	element_value(R, m);
+	text_put(R->t, "\n", 1);
+}
+
+static void print_bootstrap_methods(r *R, const jinst_attr *a, void *m, int d, const jinst_member *method)
+{
+	(void)a, (void)method;
+	jinst_bootstrap_methods *x = m;
+	for (uint16_t i = 0; i < x->count; i++) {
+		indent(R, d);
+		text_printf(R->t, "%u: ", i);
+		put_ref(R, x->items[i].method_ref);
+		text_put(R->t, "\n", 1);
+		for (uint16_t k = 0; k < x->items[i].arg_count; k++) {
+			indent(R, d + 1);
+			put_ref(R, x->items[i].args[k]);
+			text_put(R->t, "\n", 1);
+		}
+	}
+}
+
+static void print_method_parameters(r *R, const jinst_attr *a, void *m, int d, const jinst_member *method)
+{
+	(void)a, (void)method;
+	jinst_method_parameters *x = m;
+	for (uint8_t i = 0; i < x->count; i++) {
+		indent(R, d);
+		if (x->items[i].name_index)
+			put_utf8_at(R, x->items[i].name_index);
+		else
+			text_put(R->t, "<no name>", 9);
+		text_put(R->t, " ", 1);
+		flags(R, x->items[i].access_flags, 3);
+		text_put(R->t, "\n", 1);
+	}
+}
+
+/* A Module's exports or opens: "exports p flags to m, n". */
+static void print_module_packages(r *R, const char *what, uint16_t n, const jinst_module_export *l, int d)
+{
+	for (uint16_t i = 0; i < n; i++) {
+		indent(R, d);
+		text_put(R->t, what, strlen(what));
+		put_ref(R, l[i].index);
+		text_put(R->t, " ", 1);
+		flags(R, l[i].flags, 3);
+		for (uint16_t k = 0; k < l[i].to_count; k++) {
+			text_put(R->t, k ? ", " : " to ", k ? 2 : 4);
+			put_ref(R, l[i].to[k]);
+		}
+		text_put(R->t, "\n", 1);
+	}
+}
+
+static void print_module_services(r *R, const jinst_module *x, int d)
+{
+	for (uint16_t i = 0; i < x->uses_count; i++) {
+		indent(R, d);
+		text_put(R->t, "uses ", 5);
+		put_ref(R, x->uses[i]);
+		text_put(R->t, "\n", 1);
+	}
+	for (uint16_t i = 0; i < x->provides_count; i++) {
+		indent(R, d);
+		text_put(R->t, "provides ", 9);
+		put_ref(R, x->provides[i].provides_index);
+		for (uint16_t k = 0; k < x->provides[i].with_count; k++) {
+			text_put(R->t, k ? ", " : " with ", k ? 2 : 6);
+			put_ref(R, x->provides[i].with[k]);
+		}
+		text_put(R->t, "\n", 1);
+	}
+}
+
+static void print_module(r *R, const jinst_attr *a, void *m, int d, const jinst_member *method)
+{
+	(void)a, (void)method;
+	jinst_module *x = m;
+	indent(R, d);
+	text_put(R->t, "module ", 7);
+	put_ref(R, x->module_name_index);
+	text_put(R->t, " ", 1);
+	flags(R, x->module_flags, 3);
+	text_put(R->t, " version ", 9);
+	put_ref(R, x->module_version_index);
+	text_put(R->t, "\n", 1);
+	for (uint16_t i = 0; i < x->requires_count; i++) {
+		indent(R, d + 1);
+		text_put(R->t, "requires ", 9);
+		put_ref(R, x->requires[i].requires_index);
+		text_put(R->t, " ", 1);
+		flags(R, x->requires[i].requires_flags, 3);
+		text_put(R->t, " version ", 9);
+		put_ref(R, x->requires[i].requires_version_index);
+		text_put(R->t, "\n", 1);
+	}
+	print_module_packages(R, "exports ", x->exports_count, x->exports, d + 1);
+	print_module_packages(R, "opens ", x->opens_count, x->opens, d + 1);
+	print_module_services(R, x, d + 1);
+}
+
+static void print_record(r *R, const jinst_attr *a, void *m, int d, const jinst_member *method)
+{
+	(void)a, (void)method;
+	jinst_record *x = m;
+	for (uint16_t i = 0; i < x->count; i++) {
+		indent(R, d);
+		text_put(R->t, "component ", 10);
+		put_utf8_at(R, x->components[i].name_index);
+		text_put(R->t, " ", 1);
+		put_utf8_at(R, x->components[i].descriptor_index);
+		text_put(R->t, "\n", 1);
+		attrs(R, &x->components[i].attrs, d + 1, NULL, NULL);
+	}
+}
+
+static const struct {
+	bool same_line;
+	attr_printer *print;
+} printers[JINST_ATTR_KIND_COUNT] = {
+	[JINST_ATTR_UNKNOWN] = {true, print_unknown},
+	[JINST_ATTR_SYNTHETIC] = {true, print_flag},
+	[JINST_ATTR_DEPRECATED] = {true, print_flag},
+	[JINST_ATTR_CONSTANT_VALUE] = {true, print_index},
+	[JINST_ATTR_SIGNATURE] = {true, print_index},
+	[JINST_ATTR_SOURCE_FILE] = {true, print_index},
+	[JINST_ATTR_MODULE_MAIN_CLASS] = {true, print_index},
+	[JINST_ATTR_NEST_HOST] = {true, print_index},
+	[JINST_ATTR_SOURCE_DEBUG_EXTENSION] = {true, print_source_debug_extension},
+	[JINST_ATTR_CODE] = {false, print_code},
+	[JINST_ATTR_STACK_MAP_TABLE] = {false, print_stack_map},
+	[JINST_ATTR_EXCEPTIONS] = {false, print_index_list},
+	[JINST_ATTR_NEST_MEMBERS] = {false, print_index_list},
+	[JINST_ATTR_PERMITTED_SUBCLASSES] = {false, print_index_list},
+	[JINST_ATTR_MODULE_PACKAGES] = {false, print_index_list},
+	[JINST_ATTR_INNER_CLASSES] = {false, print_inner_classes},
+	[JINST_ATTR_ENCLOSING_METHOD] = {false, print_enclosing_method},
+	[JINST_ATTR_LINE_NUMBER_TABLE] = {false, print_line_numbers},
+	[JINST_ATTR_LOCAL_VARIABLE_TABLE] = {false, print_local_variables},
+	[JINST_ATTR_LOCAL_VARIABLE_TYPE_TABLE] = {false, print_local_variables},
+	[JINST_ATTR_RUNTIME_VISIBLE_ANNOTATIONS] = {false, print_annotations},
+	[JINST_ATTR_RUNTIME_INVISIBLE_ANNOTATIONS] = {false, print_annotations},
+	[JINST_ATTR_RUNTIME_VISIBLE_PARAMETER_ANNOTATIONS] = {false, print_parameter_annotations},
+	[JINST_ATTR_RUNTIME_INVISIBLE_PARAMETER_ANNOTATIONS] = {false, print_parameter_annotations},
+	[JINST_ATTR_RUNTIME_VISIBLE_TYPE_ANNOTATIONS] = {false, print_type_annotations},
+	[JINST_ATTR_RUNTIME_INVISIBLE_TYPE_ANNOTATIONS] = {false, print_type_annotations},
+	[JINST_ATTR_ANNOTATION_DEFAULT] = {false, print_annotation_default},
+	[JINST_ATTR_BOOTSTRAP_METHODS] = {false, print_bootstrap_methods},
+	[JINST_ATTR_METHOD_PARAMETERS] = {false, print_method_parameters},
+	[JINST_ATTR_MODULE] = {false, print_module},
+	[JINST_ATTR_RECORD] = {false, print_record},
+};
+
 static void attr(r *R, jinst_attr *a, int depth, const jinst_member *method, const jinst_code *code)
 {
 	(void)code;
@@ -417,245 +736,11 @@ static void attr(r *R, jinst_attr *a, int depth, const jinst_member *method, con
 		text_put(R->t, "\n", 1);
 		return;
 	}
-	int d = depth + 1;
-	switch ((enum jinst_attr_kind)a->kind) {
-	case JINST_ATTR_UNKNOWN: {
-		text_printf(R->t, " %u bytes:", (unsigned)a->length);
-		uint32_t show = DUMP(R) && a->length > 64 ? 64 : a->length;
-		for (uint32_t i = 0; i < show; i++)
-			text_printf(R->t, " %02x", a->info[i]);
-		if (show < a->length)
-			text_printf(R->t, " ...");
+	attr_printer *print = a->kind < JINST_ATTR_KIND_COUNT ? printers[a->kind].print : NULL;
+	if (!print || !printers[a->kind].same_line)
 		text_put(R->t, "\n", 1);
-		return;
-	}
-	case JINST_ATTR_SYNTHETIC:
-	case JINST_ATTR_DEPRECATED:
-		text_put(R->t, " true\n", 6);
-		return;
-	case JINST_ATTR_CONSTANT_VALUE:
-	case JINST_ATTR_SIGNATURE:
-	case JINST_ATTR_SOURCE_FILE:
-	case JINST_ATTR_MODULE_MAIN_CLASS:
-	case JINST_ATTR_NEST_HOST:
-		text_put(R->t, " ", 1);
-		put_ref(R, ((jinst_attr_index *)m)->index);
-		text_put(R->t, "\n", 1);
-		return;
-	case JINST_ATTR_SOURCE_DEBUG_EXTENSION: {
-		jinst_blob *b = m;
-		text_put(R->t, " ", 1);
-		for (uint32_t i = 0; i < b->length; i++) {
-			uint8_t ch = b->bytes[i];
-			if (ch >= 0x20 && ch < 0x7f && ch != '\\')
-				text_put(R->t, (const char *)&ch, 1);
-			else
-				text_printf(R->t, "\\x%02x", ch);
-		}
-		text_put(R->t, "\n", 1);
-		return;
-	}
-	default:
-		text_put(R->t, "\n", 1);
-		break;
-	}
-	switch ((enum jinst_attr_kind)a->kind) {
-	case JINST_ATTR_CODE:
-		code_body(R, m, method, d);
-		break;
-	case JINST_ATTR_STACK_MAP_TABLE:
-		stack_map(R, m, method, d);
-		break;
-	case JINST_ATTR_EXCEPTIONS:
-	case JINST_ATTR_NEST_MEMBERS:
-	case JINST_ATTR_PERMITTED_SUBCLASSES:
-	case JINST_ATTR_MODULE_PACKAGES:
-		index_list(R, m, d);
-		break;
-	case JINST_ATTR_INNER_CLASSES: {
-		jinst_inner_classes *x = m;
-		for (uint16_t i = 0; i < x->count; i++) {
-			indent(R, d);
-			text_put(R->t, "inner ", 6);
-			put_ref(R, x->items[i].inner_class_info_index);
-			text_put(R->t, " outer ", 7);
-			put_ref(R, x->items[i].outer_class_info_index);
-			text_put(R->t, " name ", 6);
-			put_ref(R, x->items[i].inner_name_index);
-			text_put(R->t, " flags ", 7);
-			flags(R, x->items[i].inner_class_access_flags, 3);
-			text_put(R->t, "\n", 1);
-		}
-		break;
-	}
-	case JINST_ATTR_ENCLOSING_METHOD: {
-		jinst_enclosing_method *x = m;
-		indent(R, d);
-		put_ref(R, x->class_index);
-		text_put(R->t, " method ", 8);
-		put_ref(R, x->method_index);
-		text_put(R->t, "\n", 1);
-		break;
-	}
-	case JINST_ATTR_LINE_NUMBER_TABLE: {
-		jinst_line_numbers *x = m;
-		for (uint16_t i = 0; i < x->count; i++) {
-			indent(R, d);
-			text_printf(R->t, "line %u: %u\n", x->items[i].line_number, x->items[i].start_pc);
-		}
-		break;
-	}
-	case JINST_ATTR_LOCAL_VARIABLE_TABLE:
-	case JINST_ATTR_LOCAL_VARIABLE_TYPE_TABLE: {
-		jinst_local_variables *x = m;
-		for (uint16_t i = 0; i < x->count; i++) {
-			const jinst_local_variable *v = &x->items[i];
-			indent(R, d);
-			text_printf(R->t, "start %u length %u slot %u name ", v->start_pc, v->length, v->index);
-			put_utf8_at(R, v->name_index);
-			text_put(R->t, " type ", 6);
-			put_utf8_at(R, v->descriptor_index);
-			text_put(R->t, "\n", 1);
-		}
-		break;
-	}
-	case JINST_ATTR_RUNTIME_VISIBLE_ANNOTATIONS:
-	case JINST_ATTR_RUNTIME_INVISIBLE_ANNOTATIONS:
-		annotations(R, m, d);
-		break;
-	case JINST_ATTR_RUNTIME_VISIBLE_PARAMETER_ANNOTATIONS:
-	case JINST_ATTR_RUNTIME_INVISIBLE_PARAMETER_ANNOTATIONS: {
-		jinst_parameter_annotations *x = m;
-		for (uint16_t i = 0; i < x->count; i++) {
-			indent(R, d);
-			text_printf(R->t, "parameter %u:\n", i);
-			annotations(R, &x->parameters[i], d + 1);
-		}
-		break;
-	}
-	case JINST_ATTR_RUNTIME_VISIBLE_TYPE_ANNOTATIONS:
-	case JINST_ATTR_RUNTIME_INVISIBLE_TYPE_ANNOTATIONS: {
-		jinst_type_annotations *x = m;
-		for (uint16_t i = 0; i < x->count; i++) {
-			const jinst_type_annotation *ta = &x->items[i];
-			indent(R, d);
-			text_printf(R->t, "target 0x%02x (%u, %u)", ta->target_type, ta->a, ta->b);
-			for (uint16_t k = 0; k < ta->table_length; k++)
-				text_printf(R->t, " [start %u length %u slot %u]", ta->table[k].start_pc, ta->table[k].length,
-				            ta->table[k].index);
-			text_put(R->t, " path [", 7);
-			for (uint8_t k = 0; k < ta->path_length; k++)
-				text_printf(R->t, "%s%u:%u", k ? ", " : "", ta->path[k].kind, ta->path[k].argument_index);
-			text_put(R->t, "] ", 2);
-			annotation(R, &ta->annotation);
-			text_put(R->t, "\n", 1);
-		}
-		break;
-	}
-	case JINST_ATTR_ANNOTATION_DEFAULT:
-		indent(R, d);
-		element_value(R, m);
-		text_put(R->t, "\n", 1);
-		break;
-	case JINST_ATTR_BOOTSTRAP_METHODS: {
-		jinst_bootstrap_methods *x = m;
-		for (uint16_t i = 0; i < x->count; i++) {
-			indent(R, d);
-			text_printf(R->t, "%u: ", i);
-			put_ref(R, x->items[i].method_ref);
-			text_put(R->t, "\n", 1);
-			for (uint16_t k = 0; k < x->items[i].arg_count; k++) {
-				indent(R, d + 1);
-				put_ref(R, x->items[i].args[k]);
-				text_put(R->t, "\n", 1);
-			}
-		}
-		break;
-	}
-	case JINST_ATTR_METHOD_PARAMETERS: {
-		jinst_method_parameters *x = m;
-		for (uint8_t i = 0; i < x->count; i++) {
-			indent(R, d);
-			if (x->items[i].name_index)
-				put_utf8_at(R, x->items[i].name_index);
-			else
-				text_put(R->t, "<no name>", 9);
-			text_put(R->t, " ", 1);
-			flags(R, x->items[i].access_flags, 3);
-			text_put(R->t, "\n", 1);
-		}
-		break;
-	}
-	case JINST_ATTR_MODULE: {
-		jinst_module *x = m;
-		indent(R, d);
-		text_put(R->t, "module ", 7);
-		put_ref(R, x->module_name_index);
-		text_put(R->t, " ", 1);
-		flags(R, x->module_flags, 3);
-		text_put(R->t, " version ", 9);
-		put_ref(R, x->module_version_index);
-		text_put(R->t, "\n", 1);
-		for (uint16_t i = 0; i < x->requires_count; i++) {
-			indent(R, d + 1);
-			text_put(R->t, "requires ", 9);
-			put_ref(R, x->requires[i].requires_index);
-			text_put(R->t, " ", 1);
-			flags(R, x->requires[i].requires_flags, 3);
-			text_put(R->t, " version ", 9);
-			put_ref(R, x->requires[i].requires_version_index);
-			text_put(R->t, "\n", 1);
-		}
-		for (int pass = 0; pass < 2; pass++) {
-			uint16_t n = pass ? x->opens_count : x->exports_count;
-			const jinst_module_export *l = pass ? x->opens : x->exports;
-			for (uint16_t i = 0; i < n; i++) {
-				indent(R, d + 1);
-				text_put(R->t, pass ? "opens " : "exports ", pass ? 6 : 8);
-				put_ref(R, l[i].index);
-				text_put(R->t, " ", 1);
-				flags(R, l[i].flags, 3);
-				for (uint16_t k = 0; k < l[i].to_count; k++) {
-					text_put(R->t, k ? ", " : " to ", k ? 2 : 4);
-					put_ref(R, l[i].to[k]);
-				}
-				text_put(R->t, "\n", 1);
-			}
-		}
-		for (uint16_t i = 0; i < x->uses_count; i++) {
-			indent(R, d + 1);
-			text_put(R->t, "uses ", 5);
-			put_ref(R, x->uses[i]);
-			text_put(R->t, "\n", 1);
-		}
-		for (uint16_t i = 0; i < x->provides_count; i++) {
-			indent(R, d + 1);
-			text_put(R->t, "provides ", 9);
-			put_ref(R, x->provides[i].provides_index);
-			for (uint16_t k = 0; k < x->provides[i].with_count; k++) {
-				text_put(R->t, k ? ", " : " with ", k ? 2 : 6);
-				put_ref(R, x->provides[i].with[k]);
-			}
-			text_put(R->t, "\n", 1);
-		}
-		break;
-	}
-	case JINST_ATTR_RECORD: {
-		jinst_record *x = m;
-		for (uint16_t i = 0; i < x->count; i++) {
-			indent(R, d);
-			text_put(R->t, "component ", 10);
-			put_utf8_at(R, x->components[i].name_index);
-			text_put(R->t, " ", 1);
-			put_utf8_at(R, x->components[i].descriptor_index);
-			text_put(R->t, "\n", 1);
-			attrs(R, &x->components[i].attrs, d + 1, NULL, NULL);
-		}
-		break;
-	}
-	default:
-		break;
-	}
+	if (print)
+		print(R, a, m, depth + 1, method);
 }
 
 static void attrs(r *R, jinst_attr_list *list, int depth, const jinst_member *method, const jinst_code *code)
