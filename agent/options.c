@@ -3,10 +3,17 @@
  * a list value takes '+' or ':' between its items, and list options may be
  * repeated. Every mistake is reported with the option it is in, so the VM
  * can refuse to start with a message that says what to fix.
+ *
+ * One loop serves the core and every module: a key is looked up in the
+ * core's table, then in each module's (modules.h), and handed with its
+ * value to that option's parse function, which writes into the core's
+ * options or into the module's settings. The help comes from the same
+ * tables, so an option cannot be parsed and not listed.
  */
-#include "options.h"
+#include "modules.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,14 +22,31 @@
 /* The JDK's own packages: left alone unless an include= asks for them. */
 static const char *const jdk_packages[] = {"java/**", "javax/**", "jdk/**", "sun/**", "com/sun/**", NULL};
 
-static int fail(char *err, size_t size, const char *fmt, ...)
+int jinst_option_error(char *err, size_t size, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(err, size, fmt, ap);
+	if (err && size)
+		vsnprintf(err, size, fmt, ap);
 	va_end(ap);
 	return JINST_EINVAL;
 }
+
+bool jinst_option_is(const char *s, size_t n, const char *word)
+{
+	return strlen(word) == n && !memcmp(s, word, n);
+}
+
+long jinst_option_number(const char *v, size_t vn, long max)
+{
+	long x = 0;
+	size_t i = 0;
+	for (; i < vn && v[i] >= '0' && v[i] <= '9' && x <= max; i++)
+		x = x * 10 + (v[i] - '0');
+	return vn == 0 || i < vn || x > max ? -1 : x;
+}
+
+/* ---- the core's options ------------------------------------------------ */
 
 /* Copies s[0..n) into the struct's buffer, '.' as '/' when dots is set. */
 static const char *keep(jinst_agent_options *o, const char *s, size_t n, bool dots)
@@ -46,18 +70,18 @@ static int add_patterns(jinst_agent_options *o, const char **list, size_t *count
 		while (j < vn && v[j] != '+' && v[j] != ':')
 			j++;
 		if (j == i)
-			return fail(err, esize, "%s=: empty pattern", key);
+			return jinst_option_error(err, esize, "%s=: empty pattern", key);
 		if (*count == JINST_AGENT_MAX_PATTERNS)
-			return fail(err, esize, "%s=: more than %d patterns", key, JINST_AGENT_MAX_PATTERNS);
+			return jinst_option_error(err, esize, "%s=: more than %d patterns", key, JINST_AGENT_MAX_PATTERNS);
 		for (size_t c = i; c < j; c++) {
 			unsigned char ch = (unsigned char)v[c];
 			if (ch <= ' ' || ch == ';' || ch == '[')
-				return fail(err, esize, "%s=%.*s: '%c' cannot be in a class name pattern", key, (int)vn, v,
-				            ch > ' ' ? ch : '?');
+				return jinst_option_error(err, esize, "%s=%.*s: '%c' cannot be in a class name pattern", key,
+				                          (int)vn, v, ch > ' ' ? ch : '?');
 		}
 		const char *p = keep(o, v + i, j - i, true);
 		if (!p)
-			return fail(err, esize, "%s=: options too long", key);
+			return jinst_option_error(err, esize, "%s=: options too long", key);
 		list[(*count)++] = p;
 		list[*count] = NULL;
 		i = j + 1;
@@ -65,159 +89,176 @@ static int add_patterns(jinst_agent_options *o, const char **list, size_t *count
 	return 0;
 }
 
-/* The decimal number v[0..vn), or -1 when it is not one or exceeds max. */
-static long number(const char *v, size_t vn, long max)
+static int parse_include(void *c, const char *v, size_t vn, char *err, size_t esize)
 {
-	long x = 0;
-	size_t i = 0;
-	for (; i < vn && v[i] >= '0' && v[i] <= '9' && x <= max; i++)
-		x = x * 10 + (v[i] - '0');
-	return vn == 0 || i < vn || x > max ? -1 : x;
+	jinst_agent_options *o = c;
+	return add_patterns(o, o->include, &o->include_count, "include", v, vn, err, esize);
 }
 
-static bool is(const char *s, size_t n, const char *word)
+static int parse_exclude(void *c, const char *v, size_t vn, char *err, size_t esize)
 {
-	return strlen(word) == n && !memcmp(s, word, n);
+	jinst_agent_options *o = c;
+	return add_patterns(o, o->exclude, &o->exclude_count, "exclude", v, vn, err, esize);
 }
 
-static int parse_formats(jinst_agent_options *o, const char *v, size_t vn, char *err, size_t esize)
+static int set_path(char *dst, size_t size, const char *key, const char *v, size_t vn, char *err, size_t esize)
 {
-	static const struct { const char *name; unsigned bit; } formats[] = {
-		{"counts", JINST_FORMAT_COUNTS}, {"profile", JINST_FORMAT_PROFILE},
-		{"folded", JINST_FORMAT_FOLDED}, {"chrome", JINST_FORMAT_CHROME}};
-	size_t i = 0;
-	o->formats = 0;
-	while (i <= vn) {
-		size_t j = i;
-		while (j < vn && v[j] != '+' && v[j] != ':')
-			j++;
-		unsigned bit = 0;
-		for (size_t k = 0; k < sizeof formats / sizeof formats[0]; k++)
-			if (is(v + i, j - i, formats[k].name))
-				bit = formats[k].bit;
-		if (!bit)
-			return fail(err, esize, "format=%.*s: unknown format '%.*s' (counts, profile, folded, chrome)", (int)vn,
-			            v, (int)(j - i), v + i);
-		o->formats |= bit;
-		i = j + 1;
-	}
+	if (vn == 0)
+		return jinst_option_error(err, esize, "%s=: empty path", key);
+	if (vn >= size)
+		return jinst_option_error(err, esize, "%s=: path too long", key);
+	memcpy(dst, v, vn);
+	dst[vn] = 0;
 	return 0;
 }
 
-int jinst_agent_options_parse(jinst_agent_options *o, const char *options, char *err, size_t esize)
+static int parse_out(void *c, const char *v, size_t vn, char *err, size_t esize)
+{
+	jinst_agent_options *o = c;
+	return set_path(o->out, sizeof o->out, "out", v, vn, err, esize);
+}
+
+static int parse_log(void *c, const char *v, size_t vn, char *err, size_t esize)
+{
+	jinst_agent_options *o = c;
+	return set_path(o->log, sizeof o->log, "log", v, vn, err, esize);
+}
+
+static int action(void *c, enum jinst_agent_action a)
+{
+	((jinst_agent_options *)c)->action = a;
+	return 0;
+}
+
+static int parse_help(void *c, const char *v, size_t vn, char *err, size_t esize)
+{
+	(void)v, (void)vn, (void)err, (void)esize;
+	return action(c, JINST_ACTION_HELP);
+}
+
+static int parse_dump(void *c, const char *v, size_t vn, char *err, size_t esize)
+{
+	(void)v, (void)vn, (void)err, (void)esize;
+	return action(c, JINST_ACTION_DUMP);
+}
+
+static int parse_stop(void *c, const char *v, size_t vn, char *err, size_t esize)
+{
+	(void)v, (void)vn, (void)err, (void)esize;
+	return action(c, JINST_ACTION_STOP);
+}
+
+static const jinst_agent_option core_options[] = {
+	{"help", NULL, "print these options and exit", parse_help},
+	{"include", "GLOBS",
+	 "classes to instrument [all]: patterns separated by + or :,\n"
+	 ". or / between packages, * within a package, ** across\n"
+	 "(com.example.**, com/example/*Service)",
+	 parse_include},
+	{"exclude", "GLOBS",
+	 "classes not to instrument [java.**, javax.**, jdk.**, sun.**,\n"
+	 "com.sun.** when no include= is given]",
+	 parse_exclude},
+	{"out", "PATH", "output path prefix, %p the process id [jinst-%p]", parse_out},
+	{"log", "PATH|stderr", "where diagnostics go, %p the process id [stderr]", parse_log},
+	{"dump", NULL, "(jcmd) write the output now", parse_dump},
+	{"stop", NULL, "(jcmd) write the output and restore the original code", parse_stop},
+	{NULL, NULL, NULL, NULL}};
+
+/* ---- the loop ---------------------------------------------------------- */
+
+/* The defaults, and each module's settings laid out in config_buf. */
+static int reset(jinst_agent_options *o, const jinst_agent_module *const *modules, char *err, size_t esize)
 {
 	memset(o, 0, sizeof *o);
 	o->action = JINST_ACTION_START;
-	o->mode = JINST_TRACE_COUNTS;
-	o->max_events = 100000;
-	o->fold_min = 0.00001;
-	o->tick_us = 1000;
+	o->modules = modules;
 	snprintf(o->out, sizeof o->out, "jinst-%%p");
 	snprintf(o->log, sizeof o->log, "stderr");
 	if (err && esize)
 		err[0] = 0;
-	bool formats_given = false, mode_given = false;
-	const char *s = options ? options : "";
-	while (*s) {
-		const char *end = strchr(s, ',');
-		size_t n = end ? (size_t)(end - s) : strlen(s);
-		const char *eq = memchr(s, '=', n);
-		size_t kn = eq ? (size_t)(eq - s) : n;
-		const char *v = eq ? eq + 1 : NULL;
-		size_t vn = eq ? n - kn - 1 : 0;
-		if (n == 0) {
-			/* an empty item (",," or a trailing ',') is harmless */
-		} else if (!eq && is(s, kn, "help")) {
-			o->action = JINST_ACTION_HELP;
-		} else if (!eq && is(s, kn, "dump")) {
-			o->action = JINST_ACTION_DUMP;
-		} else if (!eq && is(s, kn, "stop")) {
-			o->action = JINST_ACTION_STOP;
-		} else if (!eq) {
-			return fail(err, esize, "unknown option '%.*s'", (int)n, s);
-		} else if (is(s, kn, "trace")) {
-			if (is(v, vn, "counts"))
-				o->mode = JINST_TRACE_COUNTS;
-			else if (is(v, vn, "times"))
-				o->mode = JINST_TRACE_TIMES;
-			else if (is(v, vn, "events"))
-				o->mode = JINST_TRACE_EVENTS;
-			else
-				return fail(err, esize, "trace=%.*s: expected counts, times or events", (int)vn, v);
-			mode_given = true;
-		} else if (is(s, kn, "include") || is(s, kn, "exclude")) {
-			bool inc = s[0] == 'i';
-			int r = add_patterns(o, inc ? o->include : o->exclude, inc ? &o->include_count : &o->exclude_count,
-			                     inc ? "include" : "exclude", v, vn, err, esize);
-			if (r < 0)
-				return r;
-		} else if (is(s, kn, "format")) {
-			int r = parse_formats(o, v, vn, err, esize);
-			if (r < 0)
-				return r;
-			formats_given = true;
-		} else if (is(s, kn, "out") || is(s, kn, "log")) {
-			char *dst = s[0] == 'o' ? o->out : o->log;
-			if (vn == 0)
-				return fail(err, esize, "%.*s=: empty path", (int)kn, s);
-			if (vn >= sizeof o->out)
-				return fail(err, esize, "%.*s=: path too long", (int)kn, s);
-			memcpy(dst, v, vn);
-			dst[vn] = 0;
-		} else if (is(s, kn, "leaves")) {
-			if (is(v, vn, "count"))
-				o->time_leaves = false;
-			else if (is(v, vn, "time"))
-				o->time_leaves = true;
-			else
-				return fail(err, esize, "leaves=%.*s: expected count or time", (int)vn, v);
-		} else if (is(s, kn, "foldmin")) {
-			char num[32], *rest = NULL;
-			double x = -1;
-			if (vn > 0 && vn < sizeof num && strspn(v, "0123456789.") >= vn) {
-				memcpy(num, v, vn);
-				num[vn] = 0;
-				x = strtod(num, &rest);
-			}
-			if (!rest || *rest || x < 0 || x > 100)
-				return fail(err, esize, "foldmin=%.*s: expected a percentage from 0 to 100", (int)vn, v);
-			o->fold_min = x / 100;
-		} else if (is(s, kn, "maxevents")) {
-			long x = number(v, vn, 100000000);
-			if (x < 2)
-				return fail(err, esize, "maxevents=%.*s: expected a number from 2 to 100000000", (int)vn, v);
-			o->max_events = x;
-		} else if (is(s, kn, "tick")) {
-			long x = number(v, vn, 1000000);
-			if (x < 0 || (x > 0 && x < 10))
-				return fail(err, esize, "tick=%.*s: expected microseconds from 10 to 1000000, or 0", (int)vn, v);
-			o->tick_us = x;
-		} else {
-			return fail(err, esize, "unknown option '%.*s'", (int)kn, s);
-		}
-		s += n;
-		if (*s == ',')
-			s++;
+	const size_t align = alignof(max_align_t);
+	size_t used = 0;
+	for (size_t i = 0; modules && modules[i]; i++) {
+		const jinst_agent_module *m = modules[i];
+		size_t size = (m->config_size + align - 1) / align * align;
+		if (i == JINST_AGENT_MAX_MODULES || size > sizeof o->config_buf - used)
+			return jinst_option_error(err, esize, "%s: no room for the module's settings", m->name);
+		o->config[i] = o->config_buf + used;
+		used += size;
+		if (m->defaults)
+			m->defaults(o->config[i]);
 	}
-	static const unsigned allowed[] = {
-		[JINST_TRACE_COUNTS] = JINST_FORMAT_COUNTS,
-		[JINST_TRACE_TIMES] = JINST_FORMAT_COUNTS | JINST_FORMAT_PROFILE | JINST_FORMAT_FOLDED,
-		[JINST_TRACE_EVENTS] = JINST_FORMAT_CHROME};
-	static const char *const mode_names[] = {"", "counts", "times", "events"};
-	if (!formats_given) {
-		static const unsigned defaults[] = {
-			[JINST_TRACE_COUNTS] = JINST_FORMAT_COUNTS,
-			[JINST_TRACE_TIMES] = JINST_FORMAT_PROFILE | JINST_FORMAT_FOLDED,
-			[JINST_TRACE_EVENTS] = JINST_FORMAT_CHROME};
-		o->formats = defaults[o->mode];
-	} else if (o->formats & ~allowed[o->mode]) {
-		unsigned bad = o->formats & ~allowed[o->mode];
-		return fail(err, esize,
-		            "format=%s is not available with trace=%s%s (counts: counts; times: counts, profile, folded; "
-		            "events: chrome)",
-		            (bad & JINST_FORMAT_COUNTS) ? "counts" : (bad & JINST_FORMAT_PROFILE) ? "profile" :
-		            (bad & JINST_FORMAT_FOLDED) ? "folded" : "chrome",
-		            mode_names[o->mode], mode_given ? "" : " (the default)");
+	return 0;
+}
+
+/* The option key[0..kn) (with a value or not) of the core (*module = -1)
+ * or of a module; NULL when there is none. */
+static const jinst_agent_option *find(const jinst_agent_module *const *modules, const char *key, size_t kn,
+                                       bool with_value, int *module)
+{
+	for (int i = -1; i < 0 || (modules && modules[i]); i++)
+		for (const jinst_agent_option *op = i < 0 ? core_options : modules[i]->options; op && op->key; op++)
+			if (jinst_option_is(key, kn, op->key) && (op->arg != NULL) == with_value) {
+				*module = i;
+				return op;
+			}
+	return NULL;
+}
+
+/* Appends the options of one table to err: "key=ARG, key, ...". */
+static void list_options(char *err, size_t esize, const jinst_agent_option *op)
+{
+	for (; op && op->key; op++) {
+		size_t used = strlen(err);
+		snprintf(err + used, esize - used, "%s%s%s%s", op->key, op->arg ? "=" : "", op->arg ? op->arg : "",
+		         op[1].key ? ", " : "");
+	}
+}
+
+static int unknown(const jinst_agent_module *const *modules, const char *key, size_t kn, char *err, size_t esize)
+{
+	jinst_option_error(err, esize, "unknown option '%.*s' (options: ", (int)kn, key);
+	if (!err || !esize)
+		return JINST_EINVAL;
+	list_options(err, esize, core_options);
+	for (size_t i = 0; modules && modules[i]; i++) {
+		size_t used = strlen(err);
+		snprintf(err + used, esize - used, "; %s: ", modules[i]->name);
+		list_options(err, esize, modules[i]->options);
+	}
+	size_t used = strlen(err);
+	snprintf(err + used, esize - used, ")");
+	return JINST_EINVAL;
+}
+
+/* One item, s[0..n) (key or key=value). */
+static int parse_item(jinst_agent_options *o, const char *s, size_t n, char *err, size_t esize)
+{
+	const char *eq = memchr(s, '=', n);
+	size_t kn = eq ? (size_t)(eq - s) : n;
+	int i;
+	const jinst_agent_option *op = find(o->modules, s, kn, eq != NULL, &i);
+	if (!op)
+		return unknown(o->modules, s, kn, err, esize);
+	if (i >= 0)
+		o->enabled |= 1u << i;
+	return op->parse(i < 0 ? (void *)o : o->config[i], eq ? eq + 1 : NULL, eq ? n - kn - 1 : 0, err, esize);
+}
+
+/* After the last item: the modules on by default when none was named, each
+ * module's checks, the JDK left alone unless an include= names classes. */
+static int finish(jinst_agent_options *o, char *err, size_t esize)
+{
+	if (!o->enabled)
+		for (size_t i = 0; o->modules && o->modules[i]; i++)
+			if (o->modules[i]->by_default)
+				o->enabled |= 1u << i;
+	for (size_t i = 0; o->modules && o->modules[i]; i++) {
+		const jinst_agent_module *m = o->modules[i];
+		int r = jinst_agent_module_on(o, i) && m->check ? m->check(o->config[i], err, esize) : 0;
+		if (r < 0)
+			return r;
 	}
 	if (o->include_count == 0)
 		for (const char *const *p = jdk_packages; *p && o->exclude_count < JINST_AGENT_MAX_PATTERNS; p++) {
@@ -227,74 +268,87 @@ int jinst_agent_options_parse(jinst_agent_options *o, const char *options, char 
 	return 0;
 }
 
-void jinst_agent_usage(FILE *f)
+int jinst_agent_options_parse(jinst_agent_options *o, const jinst_agent_module *const *modules, const char *options,
+                              char *err, size_t esize)
 {
-	fputs("jinst " JINST_VERSION_STRING ": method tracing by bytecode instrumentation\n"
+	int r = reset(o, modules, err, esize);
+	const char *s = options ? options : "";
+	while (r == 0 && *s) {
+		const char *end = strchr(s, ',');
+		size_t n = end ? (size_t)(end - s) : strlen(s);
+		/* an empty item (",," or a trailing ',') is harmless */
+		if (n > 0)
+			r = parse_item(o, s, n, err, esize);
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+	return r < 0 ? r : finish(o, err, esize);
+}
+
+void *jinst_agent_module_config(const jinst_agent_options *o, const jinst_agent_module *m)
+{
+	for (size_t i = 0; o->modules && o->modules[i]; i++)
+		if (o->modules[i] == m)
+			return o->config[i];
+	return NULL;
+}
+
+bool jinst_agent_option_wants_value(const jinst_agent_module *const *modules, const char *s)
+{
+	int module;
+	return s && find(modules, s, strlen(s), true, &module) != NULL;
+}
+
+/* ---- help -------------------------------------------------------------- */
+
+static void print_options(FILE *f, const jinst_agent_option *op)
+{
+	for (; op && op->key; op++) {
+		char head[64];
+		snprintf(head, sizeof head, "%s%s%s", op->key, op->arg ? "=" : "", op->arg ? op->arg : "");
+		const char *line = op->help;
+		for (bool first = true; line; first = false) {
+			const char *nl = strchr(line, '\n');
+			int len = nl ? (int)(nl - line) : (int)strlen(line);
+			if (first)
+				fprintf(f, "  %-16s %.*s\n", head, len, line);
+			else
+				fprintf(f, "%19s%.*s\n", "", len, line);
+			line = nl ? nl + 1 : NULL;
+		}
+	}
+}
+
+void jinst_agent_usage(FILE *f, const jinst_agent_module *const *modules)
+{
+	fputs("jinst " JINST_VERSION_STRING ": bytecode instrumentation for the JVM\n"
 	      "\n"
 	      "Usage:\n"
 	      "  java -agentpath:/path/libjinst.so[=OPTION,...] ...\n"
 	      "  jcmd PID JVMTI.agent_load /path/libjinst.so '\"OPTION,...\"'\n"
 	      "      (quoted: jcmd would cut the options at their first '=')\n"
 	      "\n"
-	      "Options (defaults in brackets):\n"
-	      "  help             print these options and exit\n"
-	      "  trace=MODE       what to record [counts]\n"
-	      "                     counts   exact call counts per method\n"
-	      "                     times    exact calls, and inclusive and self wall time per\n"
-	      "                              method and the call tree, from a clock (tick=)\n"
-	      "                     events   a bounded enter/exit timeline per thread\n"
-	      "  include=GLOBS    classes to trace [all]: patterns separated by + or :,\n"
-	      "                   . or / between packages, * within a package, ** across\n"
-	      "                   (com.example.**, com/example/*Service)\n"
-	      "  exclude=GLOBS    classes not to trace [java.**, javax.**, jdk.**, sun.**,\n"
-	      "                   com.sun.** when no include= is given]\n"
-	      "  format=FMTS      outputs, separated by + or : [counts for trace=counts,\n"
-	      "                   profile+folded for times, chrome for events]\n"
-	      "                     counts   OUT.tsv     class<TAB>method<TAB>descriptor<TAB>count\n"
-	      "                                          (trace=counts or times)\n"
-	      "                     profile  OUT.txt     ranked wall-time profile in the manner\n"
-	      "                                          of HPROF cpu=times (trace=times)\n"
-	      "                     folded   OUT.folded  folded stacks, self ns, for flamegraph.pl\n"
-	      "                                          and speedscope (trace=times)\n"
-	      "                     chrome   OUT.json    Chrome/Perfetto trace-event JSON\n"
-	      "                                          (trace=events)\n"
-	      "  foldmin=PERCENT  folded stacks: a stack under this share of the total time\n"
-	      "                   is merged with its callees into one \"(small stacks)\" frame\n"
-	      "                   under its caller; 0 keeps every stack [0.001]\n"
-	      "  leaves=WHAT      trace=times: count or time the calls of leaf methods [count]\n"
-	      "                   (a leaf has no loop and calls nothing but on the way to a\n"
-	      "                   throw: counted, its time is its caller's self time)\n"
-	      "  tick=USEC        trace=times: how often the clock advances, in microseconds,\n"
-	      "                   10 to 1000000 [1000]; each advance is given to the stack of\n"
-	      "                   every thread where it falls; a shorter tick gives finer\n"
-	      "                   times for more CPU; 0: no clock, no times\n"
-	      "  out=PATH         output path prefix, %p the process id [jinst-%p]\n"
-	      "  maxevents=N      events kept per thread, trace=events [100000]\n"
-	      "  log=PATH|stderr  where diagnostics go, %p the process id [stderr]\n"
-	      "  dump             (jcmd) write the output now\n"
-	      "  stop             (jcmd) write the output and restore the original code\n"
-	      "\n"
-	      "Options may be repeated: include=a.**,include=b.**. The output is written when\n"
-	      "the VM exits, on dump and stop, and when the program calls\n"
+	      "Options (defaults in brackets):\n",
+	      f);
+	print_options(f, core_options);
+	for (size_t i = 0; modules && modules[i]; i++) {
+		fprintf(f, "\n%s%s: %s\n", modules[i]->name, modules[i]->by_default ? " (on by default)" : "",
+		        modules[i]->summary);
+		print_options(f, modules[i]->options);
+	}
+	fputs("\n"
+	      "A module is on when one of its options is given; when none is, those on by\n"
+	      "default are. Options may be repeated: include=a.**,include=b.**. The output is\n"
+	      "written when the VM exits, on dump and stop, and when the program calls\n"
 	      "jinst.rt.Control.dump(). The agent's runtime (jinst.rt) and the classes it runs\n"
 	      "on (java.lang.Object, Thread and its nested classes, ThreadLocal, System, Math,\n"
 	      "Module, VirtualThread, java.lang.ref, jdk.internal.module,\n"
-	      "jdk.internal.vm.Continuation) are never traced.\n"
+	      "jdk.internal.vm.Continuation) are never instrumented.\n"
 	      "\n"
 	      "Example:\n"
 	      "  java -agentpath:/path/libjinst.so=trace=times,include=com.example.**,out=/tmp/prof-%p App\n",
 	      f);
-}
-
-const char *jinst_agent_format_ext(unsigned format)
-{
-	switch (format) {
-	case JINST_FORMAT_COUNTS: return ".tsv";
-	case JINST_FORMAT_PROFILE: return ".txt";
-	case JINST_FORMAT_FOLDED: return ".folded";
-	case JINST_FORMAT_CHROME: return ".json";
-	default: return NULL;
-	}
 }
 
 void jinst_agent_expand_path(const char *path, long pid, char *out, size_t size)

@@ -1,38 +1,33 @@
 /*
  * The agent's options, in the HPROF tradition:
  * -agentpath:libjinst.so=OPTION,OPTION=VALUE,... and the same string for
- * jcmd PID JVMTI.agent_load. Parsing knows nothing of JVMTI, so a unit
- * test can drive it.
+ * jcmd PID JVMTI.agent_load. The core's own options (help, include=,
+ * exclude=, out=, log=, dump, stop) are here; each module's come from its
+ * table (modules.h), parsed into the settings these options hold for it.
+ * Parsing calls no JVMTI, so a unit test can drive it.
  */
 #ifndef JINST_AGENT_OPTIONS_H
 #define JINST_AGENT_OPTIONS_H
 
+#include <stdalign.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
-enum jinst_trace_mode { JINST_TRACE_COUNTS = 1, JINST_TRACE_TIMES, JINST_TRACE_EVENTS };
-
-enum {
-	JINST_FORMAT_COUNTS = 0x1,  /* OUT.tsv */
-	JINST_FORMAT_PROFILE = 0x2, /* OUT.txt */
-	JINST_FORMAT_FOLDED = 0x4,  /* OUT.folded */
-	JINST_FORMAT_CHROME = 0x8   /* OUT.json */
-};
+typedef struct jinst_agent_module jinst_agent_module;
 
 enum jinst_agent_action {
-	JINST_ACTION_START,  /* trace (the default) */
+	JINST_ACTION_START,  /* run the enabled modules (the default) */
 	JINST_ACTION_HELP,
 	JINST_ACTION_DUMP,   /* write the output now (attach) */
 	JINST_ACTION_STOP    /* write it and restore the original code (attach) */
 };
 
 #define JINST_AGENT_MAX_PATTERNS 64
+#define JINST_AGENT_MAX_MODULES 8
 
 typedef struct jinst_agent_options {
 	enum jinst_agent_action action;
-	enum jinst_trace_mode mode;
-	unsigned formats;            /* JINST_FORMAT_*; defaults from the mode */
 	/* Patterns in internal form ('.' already turned into '/'),
 	 * NULL-terminated; the strings live in the struct's own buffer. */
 	const char *include[JINST_AGENT_MAX_PATTERNS + 1];
@@ -40,23 +35,37 @@ typedef struct jinst_agent_options {
 	size_t include_count, exclude_count;
 	char out[1024];              /* output prefix, %p expanded later */
 	char log[1024];              /* "stderr" or a path */
-	long max_events;             /* per thread, trace=events */
-	bool time_leaves;            /* leaves=time: trace=times times leaves too */
-	double fold_min;             /* foldmin=, a fraction of the whole (0 to 1) */
-	long tick_us;                /* tick=, the clock's period for trace=times; 0: no clock */
 	char buf[4096];              /* the strings the pointers above point into */
 	size_t buf_used;
+	/* The registry parsed against (NULL-terminated), the modules on (bit
+	 * i for modules[i]), and each module's settings, in config_buf. */
+	const jinst_agent_module *const *modules;
+	unsigned enabled;
+	void *config[JINST_AGENT_MAX_MODULES];
+	alignas(max_align_t) unsigned char config_buf[1024];
 } jinst_agent_options;
 
-/* Parses options (NULL or "" is the defaults). 0, or negative with a one-line
+/* Parses options (NULL or "" is the defaults) against the modules of a
+ * registry (jinst_agent_modules, or a test's). 0, or negative with a one-line
  * message in err (which names the offending option). */
-int jinst_agent_options_parse(jinst_agent_options *o, const char *options, char *err, size_t err_size);
+int jinst_agent_options_parse(jinst_agent_options *o, const jinst_agent_module *const *modules, const char *options,
+                              char *err, size_t err_size);
 
-/* Every option with its meaning. */
-void jinst_agent_usage(FILE *f);
+/* Whether modules[i] is on. */
+static inline bool jinst_agent_module_on(const jinst_agent_options *o, size_t i)
+{
+	return i < JINST_AGENT_MAX_MODULES && (o->enabled >> i & 1u);
+}
 
-/* The extension each format writes (".tsv"...), for one JINST_FORMAT_* bit. */
-const char *jinst_agent_format_ext(unsigned format);
+/* The settings parsed for module m; NULL when m is not in o's registry. */
+void *jinst_agent_module_config(const jinst_agent_options *o, const jinst_agent_module *m);
+
+/* Whether s is the key of an option that takes a value (what jcmd leaves
+ * of an unquoted "key=value"). */
+bool jinst_agent_option_wants_value(const jinst_agent_module *const *modules, const char *s);
+
+/* Every option of the core and of each module, with its meaning. */
+void jinst_agent_usage(FILE *f, const jinst_agent_module *const *modules);
 
 /* path with %p replaced by pid and %% by %, into out. */
 void jinst_agent_expand_path(const char *path, long pid, char *out, size_t size);

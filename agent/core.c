@@ -1,0 +1,368 @@
+/*
+ * libjinst.so, the JVMTI agent: its core.
+ *
+ * How it runs. Agent_OnLoad (or Agent_OnAttach in a running VM) parses the
+ * options against the registry of modules (modules.c), asks for the
+ * capabilities to see and retransform every class and those of the modules
+ * that are on, builds the instrumenter with their passes (load.c), and sets
+ * the callbacks. At VMInit (at once when attaching) the core defines the
+ * runtime into the bootstrap loader (runtime.c), starts each module (which
+ * engages its hooks), then the load hook goes live and retransforms the
+ * loaded classes the filter selects (load.c). From then on each class load
+ * goes through the hook.
+ *
+ * Output is each module's, written on `dump` through jcmd JVMTI.agent_load
+ * and when the program calls jinst.rt.Control.dump(), and, as the modules
+ * stop, at VMDeath and on `stop`; `stop` then hands every class its original
+ * bytes back.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "core.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+jinst_core jinst_the_core;
+
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- the log, and what the modules read -------------------------------- */
+
+void jinst_agent_log(const char *fmt, ...)
+{
+	va_list ap;
+	pthread_mutex_lock(&log_lock);
+	FILE *f = jinst_the_core.log ? jinst_the_core.log : stderr;
+	fputs("jinst: ", f);
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputc('\n', f);
+	fflush(f);
+	pthread_mutex_unlock(&log_lock);
+}
+
+const char *jinst_agent_jvmti_error(jvmtiError e)
+{
+	char *name = NULL;
+	static _Thread_local char buf[64];
+	jvmtiEnv *jvmti = jinst_the_core.jvmti;
+	if (jvmti && (*jvmti)->GetErrorName(jvmti, e, &name) == JVMTI_ERROR_NONE && name) {
+		snprintf(buf, sizeof buf, "%s", name);
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)name);
+	} else {
+		snprintf(buf, sizeof buf, "JVMTI error %d", (int)e);
+	}
+	return buf;
+}
+
+bool jinst_agent_jvmti_failed(jvmtiError e, const char *what)
+{
+	if (e == JVMTI_ERROR_NONE)
+		return false;
+	jinst_agent_log("%s failed: %s", what, jinst_agent_jvmti_error(e));
+	return true;
+}
+
+bool jinst_agent_java_failed(JNIEnv *jni, const char *what)
+{
+	if (!(*jni)->ExceptionCheck(jni))
+		return false;
+	(*jni)->ExceptionDescribe(jni);
+	(*jni)->ExceptionClear(jni);
+	jinst_agent_log("%s failed: Java exception (described above)", what);
+	return true;
+}
+
+jvmtiEnv *jinst_agent_jvmti(void)
+{
+	return jinst_the_core.jvmti;
+}
+
+long jinst_agent_pid(void)
+{
+	return jinst_the_core.pid;
+}
+
+void jinst_agent_output_path(const char *ext, char *buf, size_t size)
+{
+	char prefix[1024];
+	jinst_agent_expand_path(jinst_the_core.opts.out, jinst_the_core.pid, prefix, sizeof prefix);
+	snprintf(buf, size, "%s%s", prefix, ext ? ext : "");
+}
+
+/* ---- the modules -------------------------------------------------------- */
+
+static const jinst_agent_module *module(size_t i)
+{
+	return jinst_the_core.opts.modules[i];
+}
+
+static const void *settings(size_t i)
+{
+	return jinst_the_core.opts.config[i];
+}
+
+static bool on(size_t i)
+{
+	return jinst_agent_module_on(&jinst_the_core.opts, i);
+}
+
+static bool running(size_t i)
+{
+	return jinst_the_core.running >> i & 1u;
+}
+
+/* The VM is live: the runtime, then each module, then the load hook. */
+static bool start(JNIEnv *jni)
+{
+	if (!jinst_runtime_define(jni)) {
+		jinst_agent_log("the runtime could not be set up; tracing nothing");
+		return false;
+	}
+	for (size_t i = 0; module(i); i++) {
+		if (!on(i))
+			continue;
+		if (module(i)->start && !module(i)->start(settings(i), jni)) {
+			jinst_agent_log("%s could not start; instrumenting nothing", module(i)->name);
+			return false;
+		}
+		jinst_the_core.running |= 1u << i;
+	}
+	jinst_load_go_live(jni);
+	return true;
+}
+
+void jinst_agent_dump(JNIEnv *jni)
+{
+	pthread_mutex_lock(&dump_lock);
+	for (size_t i = 0; module(i); i++)
+		if (running(i) && module(i)->dump)
+			module(i)->dump(settings(i), jni);
+	pthread_mutex_unlock(&dump_lock);
+}
+
+/* The modules write their last outputs and disengage. */
+static void stop_modules(JNIEnv *jni)
+{
+	pthread_mutex_lock(&dump_lock);
+	for (size_t i = 0; module(i); i++)
+		if (running(i) && module(i)->stop)
+			module(i)->stop(settings(i), jni);
+	pthread_mutex_unlock(&dump_lock);
+}
+
+static void stop(JNIEnv *jni)
+{
+	stop_modules(jni);
+	jinst_load_restore(jni);
+	jinst_the_core.stopped = true;
+	jinst_load_summary();
+}
+
+/* ---- JVMTI events ------------------------------------------------------- */
+
+static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+	(void)jvmti;
+	(void)thread;
+	start(jni);
+}
+
+static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+	(void)jvmti;
+	if (!jinst_the_core.stopped)
+		stop_modules(jni);
+	jinst_load_end();
+	jinst_the_core.dead = true;
+	if (!jinst_the_core.stopped)
+		jinst_load_summary();
+}
+
+static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+	(void)jvmti;
+	if (jinst_the_core.dead)
+		return;
+	for (size_t i = 0; module(i); i++)
+		if (on(i) && module(i)->thread_end)
+			module(i)->thread_end(settings(i), jni, thread);
+}
+
+/* ---- setting up --------------------------------------------------------- */
+
+/* The core's capabilities and those of each module that is on. */
+static bool add_capabilities(void)
+{
+	jvmtiCapabilities caps;
+	memset(&caps, 0, sizeof caps);
+	caps.can_generate_all_class_hook_events = 1;
+	caps.can_retransform_classes = 1;
+	unsigned char *all = (unsigned char *)&caps;
+	for (size_t i = 0; module(i); i++) {
+		const unsigned char *its = (const unsigned char *)&module(i)->capabilities;
+		for (size_t b = 0; on(i) && b < sizeof caps; b++)
+			all[b] |= its[b];
+	}
+	jvmtiEnv *jvmti = jinst_the_core.jvmti;
+	return !jinst_agent_jvmti_failed((*jvmti)->AddCapabilities(jvmti, &caps), "AddCapabilities");
+}
+
+/* The events: VMInit unless attaching (the VM is live already), ThreadEnd
+ * when a module that is on asks for it. */
+static bool enable_events(bool attach)
+{
+	jvmtiEnv *jvmti = jinst_the_core.jvmti;
+	jvmtiEventCallbacks cb;
+	memset(&cb, 0, sizeof cb);
+	cb.ClassFileLoadHook = jinst_load_hook;
+	cb.VMInit = on_vm_init;
+	cb.VMDeath = on_vm_death;
+	for (size_t i = 0; module(i); i++)
+		if (on(i) && module(i)->thread_end)
+			cb.ThreadEnd = on_thread_end;
+	if (jinst_agent_jvmti_failed((*jvmti)->SetEventCallbacks(jvmti, &cb, (jint)sizeof cb), "SetEventCallbacks"))
+		return false;
+	jvmtiEvent events[4] = {JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, JVMTI_EVENT_VM_DEATH};
+	size_t n = 2;
+	if (cb.ThreadEnd)
+		events[n++] = JVMTI_EVENT_THREAD_END;
+	if (!attach)
+		events[n++] = JVMTI_EVENT_VM_INIT;
+	for (size_t i = 0; i < n; i++)
+		if (jinst_agent_jvmti_failed((*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, events[i], NULL),
+		                             "SetEventNotificationMode"))
+			return false;
+	return true;
+}
+
+static bool open_log(void)
+{
+	if (!strcmp(jinst_the_core.opts.log, "stderr"))
+		return true;
+	char path[1024];
+	jinst_agent_expand_path(jinst_the_core.opts.log, jinst_the_core.pid, path, sizeof path);
+	jinst_the_core.log = fopen(path, "a");
+	if (!jinst_the_core.log)
+		fprintf(stderr, "jinst: log=%s: %s\n", path, strerror(errno));
+	return jinst_the_core.log != NULL;
+}
+
+static int setup(JavaVM *vm, bool attach)
+{
+	jinst_the_core.vm = vm;
+	jinst_the_core.pid = (long)getpid();
+	if (!open_log())
+		return JNI_ERR;
+	if ((*vm)->GetEnv(vm, (void **)&jinst_the_core.jvmti, JVMTI_VERSION_1_2) != JNI_OK || !jinst_the_core.jvmti) {
+		jinst_agent_log("no JVMTI 1.2 environment in this VM");
+		return JNI_ERR;
+	}
+	if (!jinst_load_setup() || !add_capabilities() || !enable_events(attach))
+		return JNI_ERR;
+	jinst_the_core.started = true;
+	return JNI_OK;
+}
+
+/* ---- loading ------------------------------------------------------------ */
+
+static int parse(jinst_agent_options *o, const char *options, bool attach)
+{
+	char err[1024];
+	if (jinst_agent_options_parse(o, jinst_agent_modules, options, err, sizeof err) < 0) {
+		fprintf(stderr, "jinst: %s\n\n", err);
+		/* jcmd's own parser cuts an unquoted "key=value" argument at the '=',
+		 * so an attach that lost its value most likely needs quotes. */
+		if (attach && jinst_agent_option_wants_value(jinst_agent_modules, options))
+			fprintf(stderr, "jinst: through jcmd, quote options that contain '=': "
+			                "jcmd PID JVMTI.agent_load /path/libjinst.so '\"trace=times,out=...\"'\n\n");
+		jinst_agent_usage(stderr, jinst_agent_modules);
+		return JNI_ERR;
+	}
+	if (!attach && (o->action == JINST_ACTION_DUMP || o->action == JINST_ACTION_STOP)) {
+		const char *a = o->action == JINST_ACTION_DUMP ? "dump" : "stop";
+		fprintf(stderr, "jinst: %s is for a running VM: jcmd PID JVMTI.agent_load /path/libjinst.so %s\n\n", a, a);
+		jinst_agent_usage(stderr, jinst_agent_modules);
+		return JNI_ERR;
+	}
+	return JNI_OK;
+}
+
+EXPORT JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
+{
+	(void)reserved;
+	if (parse(&jinst_the_core.opts, options, false) != JNI_OK)
+		return JNI_ERR;
+	if (jinst_the_core.opts.action == JINST_ACTION_HELP) {
+		/* As HPROF's help did: print and end the process, successfully. */
+		jinst_agent_usage(stdout, jinst_agent_modules);
+		fflush(stdout);
+		exit(0);
+	}
+	return setup(vm, false);
+}
+
+/* The first load in a running VM: set up and start at once. */
+static jint attach_first(JavaVM *vm, JNIEnv *jni, const jinst_agent_options *asked)
+{
+	if (asked->action != JINST_ACTION_START) {
+		fprintf(stderr, "jinst: not tracing in this VM; load it with trace=... first\n");
+		return JNI_ERR;
+	}
+	if (setup(vm, true) != JNI_OK)
+		return JNI_ERR;
+	/* Failed once the runtime is in the VM, the agent stays loaded: its
+	 * callbacks are set. */
+	start(jni);
+	return jinst_agent_hooks_class() ? JNI_OK : JNI_ERR;
+}
+
+EXPORT JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
+{
+	(void)reserved;
+	/* A second load (dump, stop) must not touch the running options, which
+	 * the modules, the load hook and the output read: parse into a scratch
+	 * copy. */
+	static jinst_agent_options scratch;
+	jinst_agent_options *asked = jinst_the_core.started ? &scratch : &jinst_the_core.opts;
+	if (parse(asked, options, true) != JNI_OK)
+		return JNI_ERR;
+	if (asked->action == JINST_ACTION_HELP) {
+		jinst_agent_usage(stdout, jinst_agent_modules);
+		fflush(stdout);
+		return JNI_OK;
+	}
+	JNIEnv *jni = NULL;
+	if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_6) != JNI_OK || !jni) {
+		fprintf(stderr, "jinst: no JNI environment on the attach thread\n");
+		return JNI_ERR;
+	}
+	if (!jinst_the_core.started)
+		return attach_first(vm, jni, asked);
+	if (jinst_the_core.dead || jinst_the_core.stopped || !jinst_the_core.running) {
+		jinst_agent_log("tracing was stopped or never started in this VM; nothing to do");
+		return JNI_ERR;
+	}
+	switch (asked->action) {
+	case JINST_ACTION_DUMP: jinst_agent_dump(jni); return JNI_OK;
+	case JINST_ACTION_STOP: stop(jni); return JNI_OK;
+	default: jinst_agent_log("already tracing in this VM; load it with dump or stop"); return JNI_ERR;
+	}
+}
+
+EXPORT JNIEXPORT void JNICALL Agent_OnUnload(JavaVM *vm)
+{
+	(void)vm;
+	if (jinst_the_core.log) {
+		fclose(jinst_the_core.log);
+		jinst_the_core.log = NULL;
+	}
+}

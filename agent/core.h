@@ -1,0 +1,62 @@
+/*
+ * The agent's core, shared by its files: core.c (the JVMTI lifecycle,
+ * options, attach/dump/stop, the log), load.c (the load hook, the original
+ * bytes, retransformation) and runtime.c (the runtime in the bootstrap
+ * loader). Modules see modules.h only.
+ */
+#ifndef JINST_AGENT_CORE_H
+#define JINST_AGENT_CORE_H
+
+#include <stdio.h>
+
+#include "modules.h"
+
+typedef struct jinst_core {
+	JavaVM *vm;
+	jvmtiEnv *jvmti;
+	jinst_agent_options opts;  /* the running options */
+	long pid;
+	FILE *log;                 /* NULL: stderr */
+	bool started;              /* options applied, callbacks set */
+	unsigned running;          /* the modules whose start succeeded (bit i: jinst_agent_modules[i]) */
+	bool stopped, dead;
+} jinst_core;
+
+extern jinst_core jinst_the_core;
+
+/* ---- core.c ---- */
+
+/* JVMTI's name for an error (thread-local buffer). */
+const char *jinst_agent_jvmti_error(jvmtiError e);
+/* Every running module writes its outputs. */
+void jinst_agent_dump(JNIEnv *jni);
+
+/* ---- load.c ---- */
+
+/* The instrumenter for the options: their filters, the classes never
+ * instrumented, and the passes of the modules that are on. Calls no JVMTI. */
+int jinst_load_instrumenter_new(const jinst_agent_options *o, jinst_instrument **out, jinst_diag *diag);
+/* The instrumenter of the running options, and what the hook needs; false
+ * (logged) on failure. */
+bool jinst_load_setup(void);
+void JNICALL jinst_load_hook(jvmtiEnv *jvmti, JNIEnv *jni, jclass class_being_redefined, jobject loader,
+                             const char *name, jobject protection_domain, jint len, const unsigned char *data,
+                             jint *new_len, unsigned char **new_data);
+/* The hook instruments from now on; the loaded classes the filter selects
+ * are retransformed. */
+void jinst_load_go_live(JNIEnv *jni);
+/* The classes instrumented get their original bytes back; the hook then
+ * leaves every class alone. */
+void jinst_load_restore(JNIEnv *jni);
+/* The hook leaves every class alone (VM death). */
+void jinst_load_end(void);
+/* One log line: classes instrumented, left alone, methods. */
+void jinst_load_summary(void);
+
+/* ---- runtime.c ---- */
+
+/* Defines the runtime into the bootstrap loader, lets the bridge read it,
+ * registers its natives; false (logged) on failure. */
+bool jinst_runtime_define(JNIEnv *jni);
+
+#endif

@@ -1,0 +1,442 @@
+/*
+ * Class loads: the ClassFileLoadHook, the original bytes, retransformation.
+ *
+ * Until the VM is live the hook leaves every class alone: instrumented code
+ * calls the runtime, which cannot be defined before VMInit, and a class that
+ * called it earlier would fail with NoClassDefFoundError. Going live (at
+ * VMInit, at once when attaching) retransforms the loaded classes the
+ * filter selects, so the classes loaded before are instrumented too.
+ *
+ * The hook fails open: whatever goes wrong, the class keeps its bytes and
+ * one log line names the class and the reason. Classes the VM cannot modify
+ * (hidden classes, primitives, arrays, some of the VM's own) are skipped
+ * and counted.
+ *
+ * Recursion. The runtime's package (jinst/rt) and the classes its hot path
+ * executes (Thread, ThreadLocal and its map, Object, System, java.lang.ref)
+ * are never instrumented, whatever include= says, so a hook never reaches
+ * an instrumented method. Instrumenting a class of a named module makes the
+ * VM run jdk.internal.module.Modules.transformedByAgent on the loading
+ * thread, which may load classes and so re-enter the hook: java.lang.Module
+ * and jdk/internal/module are never instrumented either, and a per-thread
+ * flag leaves any class loaded from inside our own hook alone.
+ *
+ * Original bytes. The bytes of every class the agent instruments are kept
+ * as first seen (the load, or the first retransformation when attaching):
+ * `stop` hands them back through a retransformation, and a class
+ * retransformed again keeps the identity of those bytes (the VM may hand
+ * back other bytes).
+ */
+#define _POSIX_C_SOURCE 200809L /* strdup */
+#include "core.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Never instrumented: what the hooks run on, and what instrumenting a
+ * class of a named module runs (see the essay above). */
+static const char *const always_excluded[] = {
+	"jinst/**",           "java/lang/$JinstHooks", "java/lang/Object",       "java/lang/Thread",
+	"java/lang/ThreadLocal",
+	/* Thread's own parts: an attaching thread (JNI) runs them while its
+	 * Thread object is being made, where a hook's ThreadLocal would crash
+	 * the VM (JDK 25: FieldHolder, before the thread has its status). */
+	"java/lang/Thread$**",
+	"java/lang/ThreadLocal$**", "java/lang/ref/**", "java/lang/System",   "java/lang/Module",
+	"java/lang/Module$**", "jdk/internal/module/**", "java/lang/Math",
+	/* A virtual thread's scheduling (Thread.isAlive runs VirtualThread's
+	 * code, which the runtime calls), and the continuations under it. */
+	"java/lang/VirtualThread", "java/lang/VirtualThread$**", "jdk/internal/vm/Continuation",
+	"jdk/internal/vm/Continuation$**", NULL};
+
+typedef struct original {
+	struct original *next;
+	char *name;
+	unsigned char *bytes;
+	jint len;
+} original;
+
+static struct {
+	jinst_instrument *ins;
+	atomic_int live;           /* the runtime is engaged: the hook instruments */
+	atomic_int stopping;       /* the hook hands back original bytes */
+	pthread_mutex_t lock;      /* originals */
+	original *originals;
+	pthread_key_t arena_key;
+	atomic_long instrumented, unchanged, failed, unmodifiable, reentrant, restored;
+} ld = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Set while this thread is inside the load hook. */
+static _Thread_local int in_hook;
+
+const jinst_instrument *jinst_agent_instrumenter(void)
+{
+	return ld.ins;
+}
+
+/* ---- original bytes --------------------------------------------------- */
+
+static void originals_keep(const char *name, const unsigned char *bytes, jint len)
+{
+	pthread_mutex_lock(&ld.lock);
+	for (original *o = ld.originals; o; o = o->next)
+		if (!strcmp(o->name, name) && o->len == len && !memcmp(o->bytes, bytes, (size_t)len)) {
+			pthread_mutex_unlock(&ld.lock);
+			return;
+		}
+	original *o = calloc(1, sizeof *o);
+	if (o) {
+		o->name = strdup(name);
+		o->bytes = malloc((size_t)len ? (size_t)len : 1);
+		if (!o->name || !o->bytes) {
+			free(o->name);
+			free(o->bytes);
+			free(o);
+			o = NULL;
+		}
+	}
+	if (o) {
+		memcpy(o->bytes, bytes, (size_t)len);
+		o->len = len;
+		o->next = ld.originals;
+		ld.originals = o;
+	}
+	pthread_mutex_unlock(&ld.lock);
+}
+
+/* The one original kept for name; NULL when none, or when loaders defined
+ * several classes of that name (the VM then hands back its own copy of the
+ * initial bytes, which are the same thing). Holds no lock on return: the
+ * list only grows and entries are never freed while the VM runs. */
+static const original *originals_find(const char *name)
+{
+	const original *found = NULL;
+	pthread_mutex_lock(&ld.lock);
+	for (const original *o = ld.originals; o; o = o->next)
+		if (!strcmp(o->name, name)) {
+			if (found) {
+				found = NULL;
+				break;
+			}
+			found = o;
+		}
+	pthread_mutex_unlock(&ld.lock);
+	return found;
+}
+
+static bool originals_has(const char *name)
+{
+	bool r = false;
+	pthread_mutex_lock(&ld.lock);
+	for (const original *o = ld.originals; o && !r; o = o->next)
+		r = !strcmp(o->name, name);
+	pthread_mutex_unlock(&ld.lock);
+	return r;
+}
+
+/* ---- the instrumenter ------------------------------------------------- */
+
+int jinst_load_instrumenter_new(const jinst_agent_options *o, jinst_instrument **out, jinst_diag *diag)
+{
+	/* The instrumenter copies the patterns. */
+	const char *exclude[2 * JINST_AGENT_MAX_PATTERNS + 16];
+	size_t k = 0;
+	for (size_t i = 0; i < o->exclude_count; i++)
+		exclude[k++] = o->exclude[i];
+	for (size_t i = 0; always_excluded[i]; i++)
+		exclude[k++] = always_excluded[i];
+	exclude[k] = NULL;
+	jinst_instrument_options io = JINST_INSTRUMENT_OPTIONS_INIT;
+	io.passes = 0;
+	for (size_t i = 0; o->modules && o->modules[i]; i++)
+		if (jinst_agent_module_on(o, i) && o->modules[i]->builtin_passes)
+			io.passes |= o->modules[i]->builtin_passes(o->config[i]);
+	io.include = o->include_count ? o->include : NULL;
+	io.exclude = exclude;
+	*out = NULL;
+	int r = jinst_instrument_new(out, &io, diag);
+	for (size_t i = 0; r == 0 && o->modules && o->modules[i]; i++)
+		if (jinst_agent_module_on(o, i) && o->modules[i]->add_passes)
+			r = o->modules[i]->add_passes(o->config[i], *out, diag);
+	if (r < 0) {
+		jinst_instrument_free(*out);
+		*out = NULL;
+	}
+	return r;
+}
+
+static void arena_destroy(void *a)
+{
+	jinst_arena_free(a);
+}
+
+bool jinst_load_setup(void)
+{
+	if (pthread_key_create(&ld.arena_key, arena_destroy) != 0) {
+		jinst_agent_log("no thread-local key");
+		return false;
+	}
+	jinst_diag diag;
+	memset(&diag, 0, sizeof diag);
+	if (jinst_load_instrumenter_new(&jinst_the_core.opts, &ld.ins, &diag) < 0) {
+		char msg[600];
+		jinst_diag_format(&diag, msg, sizeof msg);
+		jinst_agent_log("cannot set up the instrumentation: %s", msg);
+		return false;
+	}
+	return true;
+}
+
+/* ---- the load hook ---------------------------------------------------- */
+
+static void *jvmti_alloc(void *ctx, size_t size)
+{
+	unsigned char *p = NULL;
+	if ((*(jvmtiEnv *)ctx)->Allocate((jvmtiEnv *)ctx, (jlong)size, &p) != JVMTI_ERROR_NONE)
+		return NULL;
+	return p;
+}
+
+/* The runtime and the bridge to it (the hooks' owner, java/lang/$JinstHooks). */
+static bool runtime_class(const char *name)
+{
+	return !strncmp(name, JINST_RUNTIME_PACKAGE, sizeof(JINST_RUNTIME_PACKAGE) - 1) ||
+	       !strcmp(name, jinst_hooks()[JINST_HOOK_ENTER].owner);
+}
+
+/* Stopping: a class retransformed gets the bytes kept from its first load. */
+static void hand_back(jvmtiEnv *jvmti, jclass class_being_redefined, const char *name, jint *new_len,
+                      unsigned char **new_data)
+{
+	const original *o = class_being_redefined ? originals_find(name) : NULL;
+	unsigned char *copy = NULL;
+	if (o && (*jvmti)->Allocate(jvmti, o->len, &copy) == JVMTI_ERROR_NONE) {
+		memcpy(copy, o->bytes, (size_t)o->len);
+		*new_data = copy;
+		*new_len = o->len;
+		atomic_fetch_add(&ld.restored, 1);
+	}
+}
+
+/* This thread's arena, made on its first class; NULL without memory. */
+static jinst_arena *thread_arena(void)
+{
+	jinst_arena *arena = pthread_getspecific(ld.arena_key);
+	if (!arena) {
+		if (jinst_arena_new(&arena) < 0)
+			return NULL;
+		pthread_setspecific(ld.arena_key, arena);
+	}
+	return arena;
+}
+
+/* What came of one class: new bytes handed to the VM, or why not. */
+static void conclude(jvmtiEnv *jvmti, const char *name, int r, const jinst_diag *diag, uint8_t *out,
+                     size_t out_len, const unsigned char *data, jint len, jint *new_len, unsigned char **new_data)
+{
+	if (r < 0) {
+		char msg[600];
+		jinst_diag_format(diag, msg, sizeof msg);
+		jinst_agent_log("%s left unchanged: %s", name, msg);
+		atomic_fetch_add(&ld.failed, 1);
+		if (out)
+			(*jvmti)->Deallocate(jvmti, out);
+	} else if (!out) {
+		atomic_fetch_add(&ld.unchanged, 1);
+		if (diag->message[0])
+			jinst_agent_log("%s: %s", name, diag->message);
+	} else if (out_len > INT32_MAX) {
+		jinst_agent_log("%s left unchanged: instrumented class of %zu bytes", name, out_len);
+		atomic_fetch_add(&ld.failed, 1);
+		(*jvmti)->Deallocate(jvmti, out);
+	} else {
+		/* Instrumented, perhaps with some methods left as they were: the
+		 * pass says which in a note (code 0). */
+		if (diag->message[0])
+			jinst_agent_log("%s: %s", name, diag->message);
+		originals_keep(name, data, len);
+		*new_data = out;
+		*new_len = (jint)out_len;
+		atomic_fetch_add(&ld.instrumented, 1);
+	}
+}
+
+static void instrument(jvmtiEnv *jvmti, jclass class_being_redefined, const char *name, jint len,
+                       const unsigned char *data, jint *new_len, unsigned char **new_data)
+{
+	jinst_arena *arena = thread_arena();
+	if (!arena) {
+		jinst_agent_log("%s left unchanged: no memory for an arena", name);
+		atomic_fetch_add(&ld.failed, 1);
+		return;
+	}
+	jinst_allocator alloc = {jvmti_alloc, jvmti};
+	uint8_t *out = NULL;
+	size_t out_len = 0;
+	jinst_diag diag;
+	memset(&diag, 0, sizeof diag);
+	/* A class retransformed again keeps the identity of the bytes it was
+	 * first instrumented from (the VM may hand back other bytes). */
+	const original *first = class_being_redefined ? originals_find(name) : NULL;
+	uint64_t identity = first ? jinst_instrument_identity(first->bytes, (size_t)first->len) : 0;
+	int r = jinst_instrument_class(ld.ins, arena, data, (size_t)len, first ? &identity : NULL,
+	                               class_being_redefined ? JINST_INSTRUMENT_RETRANSFORM : 0, &alloc, &out, &out_len,
+	                               &diag);
+	jinst_arena_reset(arena);
+	conclude(jvmti, name, r, &diag, out, out_len, data, len, new_len, new_data);
+}
+
+void JNICALL jinst_load_hook(jvmtiEnv *jvmti, JNIEnv *jni, jclass class_being_redefined, jobject loader,
+                             const char *name, jobject protection_domain, jint len, const unsigned char *data,
+                             jint *new_len, unsigned char **new_data)
+{
+	(void)jni;
+	(void)loader;
+	(void)protection_domain;
+	/* No name: a class defined without one (VM-anonymous before JDK 15);
+	 * not live: the hooks cannot be reached yet, going live retransforms. */
+	if (!name || !atomic_load(&ld.live) || runtime_class(name))
+		return;
+	if (in_hook) {
+		atomic_fetch_add(&ld.reentrant, 1);
+		return;
+	}
+	in_hook = 1;
+	if (atomic_load(&ld.stopping))
+		hand_back(jvmti, class_being_redefined, name, new_len, new_data);
+	else if (ld.ins && jinst_instrument_wants(ld.ins, name))
+		instrument(jvmti, class_being_redefined, name, len, data, new_len, new_data);
+	in_hook = 0;
+}
+
+/* ---- retransformation ------------------------------------------------- */
+
+/* "Lpkg/Cls;" of a class, as "pkg/Cls" in buf; false for arrays, primitives
+ * and failures. */
+static bool class_name(jvmtiEnv *jvmti, jclass k, char *buf, size_t size)
+{
+	char *sig = NULL;
+	if ((*jvmti)->GetClassSignature(jvmti, k, &sig, NULL) != JVMTI_ERROR_NONE || !sig)
+		return false;
+	size_t n = strlen(sig);
+	bool ok = n >= 3 && sig[0] == 'L' && sig[n - 1] == ';' && n - 2 < size;
+	if (ok) {
+		memcpy(buf, sig + 1, n - 2);
+		buf[n - 2] = 0;
+	}
+	(*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+	return ok;
+}
+
+/* The loaded classes select() picks and the VM may modify, into pick (local
+ * references, the others deleted); their number, and in *unmodifiable
+ * those picked that the VM may not modify. */
+static size_t pick_loaded(JNIEnv *jni, bool (*select)(const char *name), jclass *all, jint n, jclass *pick,
+                          long *unmodifiable)
+{
+	jvmtiEnv *jvmti = jinst_the_core.jvmti;
+	size_t count = 0;
+	*unmodifiable = 0;
+	for (jint i = 0; i < n; i++) {
+		char name[1024];
+		jboolean modifiable = JNI_FALSE;
+		bool keep = pick && class_name(jvmti, all[i], name, sizeof name) && select(name);
+		if (keep && ((*jvmti)->IsModifiableClass(jvmti, all[i], &modifiable) != JVMTI_ERROR_NONE || !modifiable)) {
+			keep = false;
+			++*unmodifiable;
+		}
+		if (keep)
+			pick[count++] = all[i];
+		else
+			(*jni)->DeleteLocalRef(jni, all[i]);
+	}
+	atomic_fetch_add(&ld.unmodifiable, *unmodifiable);
+	return count;
+}
+
+/* Retransforms pick[0..count) in batches; a batch that fails is retried one
+ * class at a time so one bad class costs only itself. The failures. */
+static size_t retransform(jclass *pick, size_t count)
+{
+	jvmtiEnv *jvmti = jinst_the_core.jvmti;
+	size_t failed = 0;
+	const size_t batch = 64;
+	for (size_t i = 0; i < count; i += batch) {
+		jint m = (jint)(count - i < batch ? count - i : batch);
+		if ((*jvmti)->RetransformClasses(jvmti, m, pick + i) == JVMTI_ERROR_NONE)
+			continue;
+		for (jint j = 0; j < m; j++) {
+			jvmtiError e = (*jvmti)->RetransformClasses(jvmti, 1, pick + i + j);
+			if (e != JVMTI_ERROR_NONE) {
+				char name[1024];
+				failed++;
+				jinst_agent_log("%s left unchanged: RetransformClasses: %s",
+				                class_name(jvmti, pick[i + j], name, sizeof name) ? name : "(class)",
+				                jinst_agent_jvmti_error(e));
+			}
+		}
+	}
+	return failed;
+}
+
+static void retransform_loaded(JNIEnv *jni, bool (*select)(const char *name), const char *why)
+{
+	jvmtiEnv *jvmti = jinst_the_core.jvmti;
+	jint n = 0;
+	jclass *all = NULL;
+	if (jinst_agent_jvmti_failed((*jvmti)->GetLoadedClasses(jvmti, &n, &all), "GetLoadedClasses"))
+		return;
+	/* One local reference per class: declare them (-Xcheck:jni counts). */
+	if ((*jni)->EnsureLocalCapacity(jni, n + 64) != 0)
+		jinst_agent_java_failed(jni, "EnsureLocalCapacity");
+	jclass *pick = malloc(((size_t)n + 1) * sizeof *pick);
+	long unmodifiable;
+	size_t count = pick_loaded(jni, select, all, n, pick, &unmodifiable);
+	(*jvmti)->Deallocate(jvmti, (unsigned char *)all);
+	size_t failed = retransform(pick, count);
+	for (size_t i = 0; i < count; i++)
+		(*jni)->DeleteLocalRef(jni, pick[i]);
+	free(pick);
+	jinst_agent_log("%s: %zu loaded classes retransformed, %zu failed, %ld not modifiable", why, count - failed,
+	                failed, unmodifiable);
+}
+
+static bool select_wanted(const char *name)
+{
+	return !runtime_class(name) && ld.ins && jinst_instrument_wants(ld.ins, name);
+}
+
+static bool select_instrumented(const char *name)
+{
+	return originals_has(name);
+}
+
+void jinst_load_go_live(JNIEnv *jni)
+{
+	atomic_store(&ld.live, 1);
+	retransform_loaded(jni, select_wanted, "start");
+}
+
+void jinst_load_restore(JNIEnv *jni)
+{
+	atomic_store(&ld.stopping, 1);
+	retransform_loaded(jni, select_instrumented, "stop");
+	atomic_store(&ld.stopping, 0);
+	atomic_store(&ld.live, 0);
+	jinst_agent_log("stop: %ld classes given back their original bytes", atomic_load(&ld.restored));
+}
+
+void jinst_load_end(void)
+{
+	atomic_store(&ld.live, 0);
+}
+
+void jinst_load_summary(void)
+{
+	jinst_agent_log("%ld classes instrumented, %ld left unchanged on error, %ld not modifiable, %ld loaded from "
+	                "inside the hook, %u methods",
+	                atomic_load(&ld.instrumented), atomic_load(&ld.failed), atomic_load(&ld.unmodifiable),
+	                atomic_load(&ld.reentrant), ld.ins ? jinst_instrument_method_count(ld.ins) : 0u);
+}

@@ -1,0 +1,115 @@
+/*
+ * Feature modules of the agent, and what the core offers them.
+ *
+ * The core (core.c, load.c, runtime.c) owns what every feature shares: the
+ * JVMTI lifecycle, the load hook and the original bytes, retransformation,
+ * the runtime in the bootstrap loader, attach/dump/stop, the log, the
+ * generic options. A feature (trace today; coverage, allocation sites,
+ * monitors, natives next) is a module: one const jinst_agent_module table in a
+ * file of its own, listed in the registry (modules.c).
+ *
+ * A module is on when one of its options is given; when no module's option
+ * is given, the modules marked by_default are on. A module that is off
+ * costs nothing: its capabilities are not asked for, it adds no pass, and
+ * none of its callbacks runs.
+ *
+ * The callbacks run on the thread of the JVMTI event that causes them, and
+ * get the module's settings as parsed (read-only: a second attach parses
+ * into a scratch copy, never into the running one). A module keeps what it
+ * learns while running (method ids, threads) in its own file.
+ */
+#ifndef JINST_AGENT_MODULES_H
+#define JINST_AGENT_MODULES_H
+
+#include <jni.h>
+#include <jvmti.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jinst/instrument.h"
+#include "options.h"
+
+/* One option, key=ARG (or a bare key when arg is NULL). parse gets the
+ * module's settings and the value (not NUL-terminated); it returns 0, or
+ * JINST_EINVAL with a one-line message in err that names the option. */
+typedef struct jinst_agent_option {
+	const char *key;
+	const char *arg;   /* the value's name in help ("MODE"); NULL: a flag without value */
+	/* Help: lines separated by '\n', the first beside the key, the rest
+	 * under it; a line may start with spaces to indent a list. */
+	const char *help;
+	int (*parse)(void *config, const char *value, size_t len, char *err, size_t err_size);
+} jinst_agent_option;
+
+typedef struct jinst_agent_module {
+	const char *name;      /* help's heading; short, [a-z] */
+	const char *summary;   /* one line for help */
+	bool by_default;       /* on when no module's option is given */
+	const jinst_agent_option *options;  /* ends with a NULL key */
+
+	/* The module's settings: config_size bytes the options hold for it,
+	 * set by defaults, then by each option's parse; check (may be NULL)
+	 * runs once all are parsed, when the module is on: rules between its
+	 * options, and defaults that depend on other options. */
+	size_t config_size;
+	void (*defaults)(void *config);
+	int (*check)(void *config, char *err, size_t err_size);
+
+	/* JVMTI capabilities the module needs beyond the core's (which sees
+	 * and retransforms every class). */
+	jvmtiCapabilities capabilities;
+
+	/* The passes the module adds to the instrumenter: built-in ones
+	 * (JINST_PASS_*, or-ed with the other modules'), and its own added with
+	 * jinst_instrument_add_pass. Either may be NULL. */
+	uint32_t (*builtin_passes)(const void *config);
+	int (*add_passes)(const void *config, jinst_instrument *ins, jinst_diag *diag);
+
+	/* The VM is live and the runtime defined (VMInit, or the attach): engage
+	 * the hooks, start threads. false when the module cannot run; the core
+	 * then instruments nothing. Before any class is retransformed. */
+	bool (*start)(const void *config, JNIEnv *jni);
+	/* Write the outputs (dump, jinst.rt.Control.dump(); never two at once). */
+	void (*dump)(const void *config, JNIEnv *jni);
+	/* The end of recording (stop, VM death): the last outputs written, the
+	 * hooks disengaged, threads stopped. Under the dump lock. */
+	void (*stop)(const void *config, JNIEnv *jni);
+	/* A thread ends (JVMTI ThreadEnd; the event is only enabled when an
+	 * enabled module has this callback). */
+	void (*thread_end)(const void *config, JNIEnv *jni, jthread thread);
+} jinst_agent_module;
+
+/* The registry: every module, NULL-terminated (modules.c). */
+extern const jinst_agent_module *const jinst_agent_modules[];
+
+/* ---- what the core offers modules ---- */
+
+/* One line "jinst: ..." to the log (log=, or stderr). */
+void jinst_agent_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Logs a failed JVMTI call; true when it failed. */
+bool jinst_agent_jvmti_failed(jvmtiError e, const char *what);
+/* Logs and clears a pending Java exception; true when there was one. */
+bool jinst_agent_java_failed(JNIEnv *jni, const char *what);
+
+jvmtiEnv *jinst_agent_jvmti(void);
+long jinst_agent_pid(void);
+/* The instrumenter: the method ids and what the reports say of them. */
+const jinst_instrument *jinst_agent_instrumenter(void);
+/* The output prefix (out=, %p expanded) followed by ext, into buf. */
+void jinst_agent_output_path(const char *ext, char *buf, size_t size);
+/* The runtime's class of hooks (jinst/rt/Hooks), a global reference; NULL
+ * until the runtime is defined. */
+jclass jinst_agent_hooks_class(void);
+
+/* ---- for option parsers ---- */
+
+/* Formats the message into err; returns JINST_EINVAL. */
+int jinst_option_error(char *err, size_t err_size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Whether s[0..n) is word. */
+bool jinst_option_is(const char *s, size_t n, const char *word);
+/* The decimal number v[0..n), or -1 when it is not one or exceeds max. */
+long jinst_option_number(const char *v, size_t n, long max);
+
+#endif

@@ -1,0 +1,41 @@
+/*
+ * The trace module: exact call counts, wall times from a clock, the call
+ * tree, timelines (trace.c: its table, options, hooks and clock;
+ * trace_output.c: the runtime's snapshots into the report library's
+ * writers). Its settings are here for the registry and the tests.
+ */
+#ifndef JINST_AGENT_TRACE_H
+#define JINST_AGENT_TRACE_H
+
+#include "modules.h"
+
+enum jinst_trace_mode { JINST_TRACE_COUNTS = 1, JINST_TRACE_TIMES, JINST_TRACE_EVENTS };
+
+enum {
+	JINST_FORMAT_COUNTS = 0x1,  /* OUT.tsv */
+	JINST_FORMAT_PROFILE = 0x2, /* OUT.txt */
+	JINST_FORMAT_FOLDED = 0x4,  /* OUT.folded */
+	JINST_FORMAT_CHROME = 0x8   /* OUT.json */
+};
+
+typedef struct jinst_trace_config {
+	enum jinst_trace_mode mode;
+	unsigned formats;            /* JINST_FORMAT_*; defaults from the mode */
+	long max_events;             /* per thread, trace=events */
+	bool time_leaves;            /* leaves=time: trace=times times leaves too */
+	double fold_min;             /* foldmin=, a fraction of the whole (0 to 1) */
+	long tick_us;                /* tick=, the clock's period for trace=times; 0: no clock */
+	bool mode_given, formats_given;
+} jinst_trace_config;
+
+extern const jinst_agent_module jinst_trace_module;
+
+/* The extension each format writes (".tsv"...), for one JINST_FORMAT_* bit. */
+const char *jinst_trace_format_ext(unsigned format);
+
+/* trace_output.c: finds the runtime's snapshot methods (at start), and
+ * writes every format of the settings (dump, stop). */
+bool jinst_trace_output_init(JNIEnv *jni);
+void jinst_trace_dump(const void *config, JNIEnv *jni);
+
+#endif

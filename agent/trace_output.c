@@ -1,0 +1,180 @@
+/*
+ * The trace module's outputs: each format's data is a snapshot the runtime
+ * returns as a long[] (jinst.rt.Hooks.snapshot*), copied out and handed
+ * with the method names of the instrumenter to the report library
+ * (include/jinst/report.h), which writes OUT.tsv, .txt, .folded, .json.
+ * An output that cannot be written costs the program nothing: one log line
+ * says why.
+ */
+#define _POSIX_C_SOURCE 200809L /* strdup */
+#include "trace.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jinst/report.h"
+
+static jmethodID snap_counts, snap_times, snap_tree, snap_events, thread_names;
+
+bool jinst_trace_output_init(JNIEnv *jni)
+{
+	struct { jmethodID *id; const char *name, *sig; } ms[] = {
+		{&snap_counts, "snapshotCounts", "()[J"}, {&snap_times, "snapshotTimes", "()[J"},
+		{&snap_tree, "snapshotTree", "()[J"},     {&snap_events, "snapshotEvents", "()[J"},
+		{&thread_names, "threadNames", "()[Ljava/lang/String;"}};
+	jclass hooks = jinst_agent_hooks_class();
+	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
+		*ms[i].id = (*jni)->GetStaticMethodID(jni, hooks, ms[i].name, ms[i].sig);
+		if (jinst_agent_java_failed(jni, ms[i].name) || !*ms[i].id)
+			return false;
+	}
+	return true;
+}
+
+static int method_names(void *ctx, uint32_t id, const char **cls, const char **name, const char **desc)
+{
+	(void)ctx;
+	jinst_method_info info;
+	const jinst_instrument *ins = jinst_agent_instrumenter();
+	if (!ins || jinst_instrument_method_info(ins, id, &info) < 0)
+		return -1;
+	*cls = info.class_name;
+	*name = info.name;
+	*desc = info.descriptor;
+	return 0;
+}
+
+/* What one format is written from. */
+typedef struct trace_data {
+	int64_t *data;
+	size_t len;
+	int64_t *counts;      /* profile: each method's calls */
+	size_t counts_len;
+	const char **names;   /* chrome: the threads' names */
+	size_t name_count;
+} trace_data;
+
+static void trace_data_free(trace_data *d)
+{
+	for (size_t i = 0; d->names && i < d->name_count; i++)
+		free((void *)d->names[i]);
+	free(d->names);
+	free(d->data);
+	free(d->counts);
+}
+
+/* The long[] a snapshot method returns, copied; NULL on failure. */
+static int64_t *snapshot(JNIEnv *jni, jmethodID m, const char *what, size_t *len)
+{
+	jlongArray a = (jlongArray)(*jni)->CallStaticObjectMethod(jni, jinst_agent_hooks_class(), m);
+	if (jinst_agent_java_failed(jni, what) || !a)
+		return NULL;
+	jsize n = (*jni)->GetArrayLength(jni, a);
+	int64_t *v = malloc((size_t)n * sizeof *v + 8);
+	if (v)
+		(*jni)->GetLongArrayRegion(jni, a, 0, n, (jlong *)v);
+	(*jni)->DeleteLocalRef(jni, a);
+	*len = v ? (size_t)n : 0;
+	return v;
+}
+
+/* The times snapshot holds (calls, self, total) per method. The entry
+ * counts are its calls. The methods only counted (leaves) have no time: no
+ * calls in data, so that the profile lists them apart, by their count. */
+static void read_profile(JNIEnv *jni, trace_data *d)
+{
+	d->data = snapshot(jni, snap_times, "Hooks.snapshotTimes", &d->len);
+	d->counts = d->data ? malloc((d->len / 3 + 1) * sizeof *d->counts) : NULL;
+	const jinst_instrument *ins = jinst_agent_instrumenter();
+	for (size_t i = 0; d->counts && i < d->len / 3; i++) {
+		jinst_method_info info;
+		d->counts[i] = d->data[3 * i];
+		if (d->data[3 * i] > 0 && ins && jinst_instrument_method_info(ins, (uint32_t)i, &info) == 0 && !info.timed)
+			d->data[3 * i] = 0;
+	}
+	d->counts_len = d->counts ? d->len / 3 : 0;
+}
+
+static void read_thread_names(JNIEnv *jni, trace_data *d)
+{
+	jobjectArray tn = (jobjectArray)(*jni)->CallStaticObjectMethod(jni, jinst_agent_hooks_class(), thread_names);
+	if (jinst_agent_java_failed(jni, "Hooks.threadNames") || !tn)
+		return;
+	d->name_count = (size_t)(*jni)->GetArrayLength(jni, tn);
+	d->names = calloc(d->name_count + 1, sizeof *d->names);
+	for (size_t i = 0; d->names && i < d->name_count; i++) {
+		jstring s = (jstring)(*jni)->GetObjectArrayElement(jni, tn, (jsize)i);
+		if (s) {
+			const char *c = (*jni)->GetStringUTFChars(jni, s, NULL);
+			d->names[i] = c ? strdup(c) : NULL;
+			if (c)
+				(*jni)->ReleaseStringUTFChars(jni, s, c);
+			(*jni)->DeleteLocalRef(jni, s);
+		}
+	}
+	(*jni)->DeleteLocalRef(jni, tn);
+}
+
+static void read_format(JNIEnv *jni, unsigned format, trace_data *d)
+{
+	switch (format) {
+	case JINST_FORMAT_COUNTS: d->data = snapshot(jni, snap_counts, "Hooks.snapshotCounts", &d->len); break;
+	case JINST_FORMAT_PROFILE: read_profile(jni, d); break;
+	case JINST_FORMAT_FOLDED: d->data = snapshot(jni, snap_tree, "Hooks.snapshotTree", &d->len); break;
+	case JINST_FORMAT_CHROME:
+		d->data = snapshot(jni, snap_events, "Hooks.snapshotEvents", &d->len);
+		read_thread_names(jni, d);
+		break;
+	}
+}
+
+static int write_data(FILE *f, unsigned format, const trace_data *d, const jinst_trace_config *t)
+{
+	switch (format) {
+	case JINST_FORMAT_COUNTS: return jinst_trace_write_counts(f, d->data, d->len, method_names, NULL);
+	case JINST_FORMAT_PROFILE:
+		return jinst_trace_write_profile(f, d->data, d->len / 3, d->counts, d->counts_len, t->tick_us, method_names,
+		                                 NULL);
+	case JINST_FORMAT_FOLDED: return jinst_trace_write_folded(f, d->data, d->len, t->fold_min, method_names, NULL);
+	case JINST_FORMAT_CHROME:
+		return jinst_trace_write_chrome(f, d->data, d->len, d->names, d->name_count, jinst_agent_pid(), method_names,
+		                                NULL);
+	default: return JINST_EINVAL;
+	}
+}
+
+static void write_format(const jinst_trace_config *t, JNIEnv *jni, unsigned format)
+{
+	char path[1100];
+	jinst_agent_output_path(jinst_trace_format_ext(format), path, sizeof path);
+	trace_data d;
+	memset(&d, 0, sizeof d);
+	read_format(jni, format, &d);
+	if (!d.data) {
+		jinst_agent_log("%s not written: no data from the runtime", path);
+		trace_data_free(&d);
+		return;
+	}
+	FILE *f = fopen(path, "w");
+	int r = JINST_EIO, open_errno = errno;
+	bool opened = f != NULL;
+	if (f) {
+		r = write_data(f, format, &d, t);
+		if (fclose(f) != 0 && r == 0)
+			r = JINST_EIO;
+	}
+	if (r < 0)
+		jinst_agent_log("%s not written: %s", path, opened ? jinst_strerror(r) : strerror(open_errno));
+	else
+		jinst_agent_log("wrote %s", path);
+	trace_data_free(&d);
+}
+
+void jinst_trace_dump(const void *c, JNIEnv *jni)
+{
+	const jinst_trace_config *t = c;
+	for (unsigned bit = 1; bit <= JINST_FORMAT_CHROME; bit <<= 1)
+		if (t->formats & bit)
+			write_format(t, jni, bit);
+}
