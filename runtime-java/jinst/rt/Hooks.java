@@ -11,7 +11,10 @@ package jinst.rt;
  *
  * The agent defines this package in the bootstrap loader from bytes embedded
  * in libjinst.so and engages the hooks once the VM is live; until then
- * {@link #mode} is 0 and every hook returns at once.
+ * {@link #mode} is 0 and every hook returns at once. Loaded from the class
+ * path with no agent (code instrumented ahead of time), the runtime engages
+ * itself in this class's initializer when the program asks for output
+ * ({@link Standalone}), and stays disengaged otherwise.
  *
  * <h2>The fast path: one thread, static arrays</h2>
  *
@@ -79,7 +82,8 @@ public final class Hooks {
 	 * What is recorded; 0 (nothing) until the agent engages the hooks. Read
 	 * by the slow paths only. Not volatile: the agent engages before it
 	 * instruments any class, and the class definitions and
-	 * retransformations that follow publish it.
+	 * retransformations that follow publish it; Standalone engages in
+	 * this class's initializer, which publishes it to every thread.
 	 */
 	static int mode;
 	/** Events a thread keeps at most (set when engaged). */
@@ -282,7 +286,7 @@ public final class Hooks {
 			LAST[AT] = null;
 	}
 
-	/* ---- called by the agent through JNI --------------------------------- */
+	/* ---- engagement: the agent (through JNI) or Standalone --------------- */
 
 	static void engage(int newMode, int capacity, long now) {
 		if (capacity > 0)
@@ -299,9 +303,9 @@ public final class Hooks {
 	}
 
 	/**
-	 * The clock (the agent's clock thread, every tick= microseconds; a
-	 * test, by hand): the time since the last sample goes to the stack of
-	 * every thread as it stands (the essay above).
+	 * The clock (the agent's clock thread, every tick= microseconds, or
+	 * Standalone's; a test, by hand): the time since the last sample goes
+	 * to the stack of every thread as it stands (the essay above).
 	 */
 	static void sample(long now) {
 		long dt = now - sampled;
@@ -379,4 +383,13 @@ public final class Hooks {
 		return a > b ? a : b;
 	}
 
+	/*
+	 * Last in the class: the standalone runtime engages itself here, if
+	 * asked to, when every field above is set, so that a hook reached while
+	 * it reads its settings (from code it runs: a class loader, a stream)
+	 * finds a class it can run and, mode still 0, returns at once.
+	 */
+	static {
+		Standalone.start();
+	}
 }
