@@ -116,6 +116,13 @@ if [[ -n $agent && ${JINST_SANITIZED:-OFF} != ON ]]; then
 	"$java" -agentpath:"$agent"=trace=counts,include=jinstalone.**,out="$work/a",log="$work/agent.log" \
 		-cp "$classes" jinstalone.Calls 1000 0 >"$work/agent.out" 2>&1 || fail "agent: $(cat "$work/agent.out")"
 	same_counts "$work/a.tsv" agent
+	# With the agent, the offline classes reach its runtime (the bootstrap
+	# loader's): the class path's copy never engages, whatever it is asked.
+	"$java" -agentpath:"$agent"=trace=counts,out="$work/b",log="$work/agent2.log" -Djinst.out="$work/s" \
+		-cp "$cp" jinstalone.Calls 1000 0 >"$work/agent2.out" 2>"$work/agent2.err" || fail "agent2: $(cat "$work/agent2.err")"
+	grep -q "^mode 1 clock 0$" "$work/agent2.out" || fail "agent2: $(cat "$work/agent2.out")"
+	[[ -e $work/b.tsv && ! -e $work/s.tsv ]] || fail "agent2: the standalone runtime wrote, or the agent did not"
+	[[ -z $(messages "$work/agent2.err") ]] || fail "agent2: stderr: $(cat "$work/agent2.err")"
 fi
 
 if ((fails)); then
