@@ -619,3 +619,37 @@ int jinst_trace_write_chrome(FILE *f, const int64_t *events, size_t len, const c
 	fputs("\n]}\n", f);
 	return ferror(f) ? JINST_EIO : 0;
 }
+
+/* ---- the method table ------------------------------------------------ */
+
+static void table_field(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '\\': fputs("\\\\", f); break;
+		case '\t': fputs("\\t", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\r': fputs("\\r", f); break;
+		default: fputc(*s, f);
+		}
+	}
+}
+
+int jinst_trace_write_methods(FILE *f, uint32_t n, jinst_trace_method method, void *ctx)
+{
+	fputs("# jinst methods 1\n", f);
+	for (uint32_t id = 0; id < n; id++) {
+		const char *cls, *name, *desc;
+		int timed = 0;
+		if (method(ctx, id, &cls, &name, &desc, &timed) < 0)
+			continue;
+		fprintf(f, "%" PRIu32 "\t", id);
+		table_field(f, cls);
+		fputc('\t', f);
+		table_field(f, name);
+		fputc('\t', f);
+		table_field(f, desc);
+		fputs(timed ? "\ttimed\n" : "\tcounted\n", f);
+	}
+	return ferror(f) ? JINST_EIO : 0;
+}

@@ -62,6 +62,22 @@ int jinst_trace_write_folded(FILE *f, const int64_t *tree, size_t len, double mi
 int jinst_trace_write_chrome(FILE *f, const int64_t *events, size_t len, const char *const *thread_names,
                              size_t thread_name_count, long pid, jinst_trace_names names, void *ctx);
 
+/* The names of method id and whether its calls are timed (it has exit
+ * hooks): 0, or negative for an id with no method (left out). */
+typedef int (*jinst_trace_method)(void *ctx, uint32_t id, const char **class_name, const char **name,
+                                  const char **descriptor, int *timed);
+
+/* Where code instrumented ahead of time carries its method table, beside
+ * its classes, for the runtime to name the ids with when no agent runs. */
+#define JINST_METHOD_TABLE_RESOURCE "META-INF/jinst/methods.tsv"
+
+/* The method table of ids 0 to n - 1: a line "# jinst methods 1", then
+ * per method id<TAB>class<TAB>method<TAB>descriptor<TAB>timed|counted,
+ * names as given (internal class names) with backslash, tab, newline and
+ * carriage return written as \\, \t, \n, \r. runtime-java's MethodTable
+ * reads it. */
+int jinst_trace_write_methods(FILE *f, uint32_t n, jinst_trace_method method, void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

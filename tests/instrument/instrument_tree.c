@@ -1,8 +1,9 @@
 /*
  * Instruments every class of folders and jars with the trace pass, the way
- * the offline tool will: for the JVM test (instrumented classes written to
- * a folder, with methods.tsv mapping ids to methods) and for corpus runs
- * (figures only). Usage:
+ * the offline tool will: for the JVM tests (instrumented classes written to
+ * a folder, with the method table mapping ids to methods in
+ * META-INF/jinst/methods.tsv, where the runtime finds it on the class path)
+ * and for corpus runs (figures only). Usage:
  *   instrument_tree [-r] [-n] [-v] OUT_DIR|- IN...
  * -r instruments as for a retransformation (the rules are checked);
  * -n runs no pass (copies the classes, for a baseline); -v names each
@@ -21,6 +22,7 @@
 #include <zip.h>
 
 #include "jinst/instrument.h"
+#include "jinst/report.h"
 
 #include "../testlib.h"
 
@@ -184,6 +186,33 @@ static void walk_dir(const char *root, const char *rel)
 	free(names);
 }
 
+static int method(void *ctx, uint32_t id, const char **cls, const char **name, const char **desc, int *timed)
+{
+	(void)ctx;
+	jinst_method_info mi;
+	if (jinst_instrument_method_info(ins, id, &mi))
+		return -1;
+	*cls = mi.class_name;
+	*name = mi.name;
+	*desc = mi.descriptor;
+	*timed = mi.timed;
+	return 0;
+}
+
+/* The ids' methods, where the runtime looks for them (on the class path
+ * with the classes). */
+static void write_method_table(void)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", out_dir, JINST_METHOD_TABLE_RESOURCE);
+	FILE *f = mkdirs(path) ? NULL : fopen(path, "w");
+	int r = f ? jinst_trace_write_methods(f, jinst_instrument_method_count(ins), method, NULL) : -1;
+	if (!f || fclose(f) || r) {
+		fprintf(stderr, "cannot write %s\n", path);
+		exit(2);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	int i = 1;
@@ -227,19 +256,8 @@ int main(int argc, char **argv)
 	printf("time %.3f s, %.0f classes/s, %.1f MB/s in, output %.1f%% of the instrumented classes' input\n", s,
 	       (double)n_classes / s, (double)bytes_in / s / 1e6,
 	       changed_in ? 100.0 * (double)bytes_out / (double)changed_in : 0.0);
-	if (out_dir) {
-		char path[4096];
-		snprintf(path, sizeof(path), "%s/methods.tsv", out_dir);
-		FILE *f = fopen(path, "w");
-		for (uint32_t id = 0; f && id < jinst_instrument_method_count(ins); id++) {
-			jinst_method_info mi;
-			if (!jinst_instrument_method_info(ins, id, &mi))
-				fprintf(f, "%u\t%s\t%s\t%s\t%s\t%u\n", id, mi.class_name, mi.name, mi.descriptor,
-				        mi.source_file ? mi.source_file : "-", mi.first_line);
-		}
-		if (f)
-			fclose(f);
-	}
+	if (out_dir)
+		write_method_table();
 	jinst_instrument_free(ins);
 	jinst_arena_free(arena);
 	return 0;

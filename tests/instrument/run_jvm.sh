@@ -23,9 +23,9 @@ if ! cmp -s "$work/program.txt" "$work/plain2.txt"; then
 	echo "FAIL: output changed"; diff "$work/plain2.txt" "$work/program.txt"; exit 1
 fi
 # id -> class method descriptor, then the counts by name
-awk -F'\t' 'FNR == NR { name[$1] = $2 "\t" $3 "\t" $4; next }
+awk -F'\t' 'FNR == NR { if (!/^#/) name[$1] = $2 "\t" $3 "\t" $4; next }
 	index($0, "COUNT ") == 1 { split($0, f, " "); print name[f[2]] "\t" f[3] "\t" f[4] "\t" f[5] }' \
-	"$work/out/methods.tsv" "$work/run.txt" | LC_ALL=C sort > "$work/counts.txt"
+	"$work/out/META-INF/jinst/methods.tsv" "$work/run.txt" | LC_ALL=C sort > "$work/counts.txt"
 grep -v '^#' "$expected" | LC_ALL=C sort > "$work/expected.txt"
 if ! cmp -s "$work/counts.txt" "$work/expected.txt"; then
 	echo "FAIL: counts differ (expected < > got)"; diff "$work/expected.txt" "$work/counts.txt"; exit 1

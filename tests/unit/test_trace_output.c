@@ -42,6 +42,20 @@ static int names2(void *ctx, uint32_t id, const char **c, const char **n, const 
 	return names(ctx, id, c, n, d);
 }
 
+/* Methods 0 to 4: 2 counted only, 3 with a backslash, a tab, a newline and a
+ * carriage return in its names. */
+static int method(void *ctx, uint32_t id, const char **c, const char **n, const char **d, int *timed)
+{
+	*timed = id != 2;
+	if (id == 3) {
+		*c = "p/T\\ab";
+		*n = "a\tb\nc\r";
+		*d = "()V";
+		return 0;
+	}
+	return names(ctx, id, c, n, d);
+}
+
 /* What f received, as a string. */
 static char *contents(FILE *f)
 {
@@ -62,6 +76,16 @@ int main(int argc, char **argv)
 	CHECK(jinst_trace_write_counts(f, counts, 8, names, NULL) == 0, "counts");
 	char *s = contents(f);
 	CHECK(!strcmp(s, "p/A\twork\t(I)J\t3\np/A\twork\t(J)J\t1\np/B\trun\t()V\t5\n"), "counts:\n%s", s);
+	free(s);
+
+	/* the method table: every id with a method (not 5), escapes, flags */
+	f = tmpfile();
+	CHECK(jinst_trace_write_methods(f, 6, method, NULL) == 0, "methods");
+	s = contents(f);
+	CHECK(!strcmp(s, "# jinst methods 1\n0\tp/B\trun\t()V\ttimed\n1\tp/A\twork\t(I)J\ttimed\n"
+	                 "2\tp/A\t<init>\t()V\tcounted\n3\tp/T\\\\ab\ta\\tb\\nc\\r\t()V\ttimed\n"
+	                 "4\tq/Q\"x\todd\\\\name\t(Ljava/lang/String;)V\ttimed\n"),
+	      "methods:\n%s", s);
 	free(s);
 
 	/* profile: ranked by self time, percentages of the total self time */

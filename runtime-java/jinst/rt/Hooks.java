@@ -11,7 +11,10 @@ package jinst.rt;
  *
  * The agent defines this package in the bootstrap loader from bytes embedded
  * in libjinst.so and engages the hooks once the VM is live; until then
- * {@link #mode} is 0 and every hook returns at once.
+ * {@link #mode} is 0 and every hook returns at once. Loaded from the class
+ * path with no agent (code instrumented ahead of time), the runtime engages
+ * itself in this class's initializer when the program asks for output
+ * ({@link Standalone}), and stays disengaged otherwise.
  *
  * <h2>The fast path: one thread, static arrays</h2>
  *
@@ -79,7 +82,8 @@ public final class Hooks {
 	 * What is recorded; 0 (nothing) until the agent engages the hooks. Read
 	 * by the slow paths only. Not volatile: the agent engages before it
 	 * instruments any class, and the class definitions and
-	 * retransformations that follow publish it.
+	 * retransformations that follow publish it; Standalone engages in
+	 * this class's initializer, which publishes it to every thread.
 	 */
 	static int mode;
 	/** Events a thread keeps at most (set when engaged). */
@@ -95,7 +99,7 @@ public final class Hooks {
 	static final long[] FAST_COUNTS = new long[FAST_METHODS];
 	static final int[] FAST_STACK = new int[FAST_DEPTH];
 	/** The thread that uses the arrays above, or null; set and cleared
-	 * under REGISTRY, ownerCtx first. */
+	 * under Registry.LOCK, ownerCtx first. */
 	static Thread owner;
 	static Ctx ownerCtx;
 	/** The owner's stack depth (its context's, which syncs it on the slow
@@ -131,10 +135,6 @@ public final class Hooks {
 	 */
 	private static final Ctx[] LAST = new Ctx[32];
 
-	/* Every live thread's context; guarded by REGISTRY. */
-	private static final Object REGISTRY = new Object();
-	private static Ctx[] threads = new Ctx[16];
-	private static int threadCount;
 
 	private Hooks() {
 	}
@@ -251,7 +251,7 @@ public final class Hooks {
 	}
 
 	private static void claim(Thread t, Ctx c) {
-		synchronized (REGISTRY) {
+		synchronized (Registry.LOCK) {
 			if (owner != null || mode == 0 || c.ended)
 				return;
 			c.adopt(FAST_STACK, FAST_MASK);
@@ -272,7 +272,21 @@ public final class Hooks {
 		return c;
 	}
 
-	/* ---- called by the agent through JNI --------------------------------- */
+
+	/* c's thread ended (Registry.retire, under its lock). It runs no more
+	 * hooks: the next thread may own the arrays (its counts in FAST_COUNTS
+	 * stay there); and LAST neither finds it again nor keeps it alive. */
+	static void released(Ctx c) {
+		if (c == ownerCtx) {
+			owner = null;
+			ownerCtx = null;
+			DEPTH[AT] = 0;
+		}
+		if (LAST[AT] == c)
+			LAST[AT] = null;
+	}
+
+	/* ---- engagement: the agent (through JNI) or Standalone --------------- */
 
 	static void engage(int newMode, int capacity, long now) {
 		if (capacity > 0)
@@ -283,15 +297,15 @@ public final class Hooks {
 
 	static void disengage() {
 		mode = 0;
-		synchronized (REGISTRY) {
+		synchronized (Registry.LOCK) {
 			owner = null;
 		}
 	}
 
 	/**
-	 * The clock (the agent's clock thread, every tick= microseconds; a
-	 * test, by hand): the time since the last sample goes to the stack of
-	 * every thread as it stands (the essay above).
+	 * The clock (the agent's clock thread, every tick= microseconds, or
+	 * Standalone's; a test, by hand): the time since the last sample goes
+	 * to the stack of every thread as it stands (the essay above).
 	 */
 	static void sample(long now) {
 		long dt = now - sampled;
@@ -299,11 +313,11 @@ public final class Hooks {
 		if (dt <= 0 || (mode & TIMES) == 0)
 			return;
 		boolean tree = (mode & TREE) != 0;
-		synchronized (REGISTRY) {
+		synchronized (Registry.LOCK) {
 			Ctx o = ownerCtx;
 			int d = DEPTH[AT];
-			for (int i = 0; i < threadCount; i++) {
-				Ctx c = threads[i];
+			for (int i = 0; i < Registry.count; i++) {
+				Ctx c = Registry.threads[i];
 				if (c == o && owner != null && d != FAST_DEPTH)
 					Sampler.sample(c, dt, d, true, tree);
 				else
@@ -312,297 +326,45 @@ public final class Hooks {
 		}
 	}
 
+	/** The agent's ThreadEnd event, on the ending thread t itself. */
+	static void threadEnd(Thread t) {
+		Registry.threadEnd(t);
+	}
+
 	/** Writes the output now (registered by the agent with RegisterNatives). */
 	static native void dump0();
 
-	/** The context of t, the current thread (Local's initial value): the
-	 * one it had, or a new one, registered. */
+	/** Local's initial value: the context of t, the current thread. */
 	static Ctx contextOf(Thread t) {
-		synchronized (REGISTRY) {
-			int h = System.identityHashCode(t);
-			Ctx c = find(t, h);
-			if (c != null)
-				return c;
-			c = new Ctx(t);
-			c.hash = h;
-			if (threadCount == threads.length) {
-				/* Threads with no ThreadEnd event (virtual threads) are
-				 * retired here, when the registry is full, as they are
-				 * found dead: it stays within twice the live threads. */
-				for (int i = threadCount - 1; i >= 0; i--)
-					if (!threads[i].owner.isAlive())
-						retire(threads[i]);
-				if (2 * threadCount > threads.length) {
-					Ctx[] a = new Ctx[threads.length * 2];
-					System.arraycopy(threads, 0, a, 0, threadCount);
-					threads = a;
-				}
-			}
-			index(c);
-			c.at = threadCount;
-			threads[threadCount++] = c;
-			return c;
-		}
+		return Registry.contextOf(t);
 	}
 
-	/* The live contexts again, by thread: an open-addressing table on the
-	 * thread's identity hash (GONE: a context removed), so that a thread's
-	 * context is found again when its ThreadLocals were erased (the JDK's
-	 * InnocuousThreads, Common-Cleaner among them, erase theirs after each
-	 * task: javac made 328 contexts for that one thread), and found at its
-	 * end without a walk of them all. Under REGISTRY. */
-	private static Ctx[] byThread = new Ctx[64];
-	private static int byThreadUsed;
-	private static final Ctx GONE = new Ctx(-2, "(gone)");
+	/* The snapshots the agent writes its outputs from (TraceData). */
 
-	private static Ctx find(Thread t, int h) {
-		Ctx[] b = byThread;
-		int mask = b.length - 1;
-		for (int i = h & mask; b[i] != null; i = (i + 1) & mask)
-			if (b[i].owner == t) /* (GONE's is null) */
-				return b[i];
-		return null;
-	}
-
-	private static void index(Ctx c) {
-		if (2 * (byThreadUsed + 1) > byThread.length) {
-			int n = 64;
-			while (n < 4 * (threadCount + 1))
-				n *= 2;
-			byThread = new Ctx[n];
-			byThreadUsed = 0;
-			for (int j = 0; j < threadCount; j++)
-				put(threads[j]);
-		}
-		put(c);
-	}
-
-	private static void put(Ctx c) {
-		Ctx[] b = byThread;
-		int mask = b.length - 1, i = c.hash & mask;
-		while (b[i] != null)
-			i = (i + 1) & mask;
-		b[i] = c;
-		byThreadUsed++;
-	}
-
-	private static void unindex(Ctx c) {
-		Ctx[] b = byThread;
-		int mask = b.length - 1;
-		for (int i = c.hash & mask; b[i] != null; i = (i + 1) & mask)
-			if (b[i] == c) {
-				b[i] = GONE;
-				return;
-			}
-	}
-
-	/* What the threads that ended left: counts, times and call tree folded
-	 * into one context, so a program that starts thread after thread keeps
-	 * a bounded registry; timelines kept (trimmed) within a bound, the
-	 * events of further ones counted as dropped. */
-	private static final Ctx RETIRED = new Ctx(-1, "(ended threads)");
-	static final int RETIRED_TIMELINES = 1024;
-	private static Ctx[] retiredTimelines = new Ctx[16];
-	private static int retiredTimelineCount;
-	private static long retiredEvents, retiredEventsDropped;
-
-	/* Keeps an ended thread's timeline, trimmed to its events, while at most
-	 * RETIRED_TIMELINES timelines and 10 * eventCapacity events are kept. */
-	private static void retireTimeline(Ctx c) {
-		int n = c.evCount;
-		if (retiredTimelineCount == RETIRED_TIMELINES || retiredEvents + n > 10L * eventCapacity) {
-			retiredEventsDropped += n + c.evDropped;
-			return;
-		}
-		Ctx keep = new Ctx(c.tid, c.name);
-		keep.evTs = new long[n];
-		keep.evWord = new int[n];
-		System.arraycopy(c.evTs, 0, keep.evTs, 0, n);
-		System.arraycopy(c.evWord, 0, keep.evWord, 0, n);
-		keep.evCount = n;
-		keep.evDropped = c.evDropped;
-		retiredEvents += n;
-		if (retiredTimelineCount == retiredTimelines.length) {
-			Ctx[] r = new Ctx[retiredTimelineCount * 2];
-			System.arraycopy(retiredTimelines, 0, r, 0, retiredTimelineCount);
-			retiredTimelines = r;
-		}
-		retiredTimelines[retiredTimelineCount++] = keep;
-	}
-
-	/** The agent's ThreadEnd event, on the ending thread t itself. */
-	static void threadEnd(Thread t) {
-		synchronized (REGISTRY) {
-			Ctx c = find(t, System.identityHashCode(t));
-			if (c != null)
-				retire(c);
-		}
-	}
-
-	/* c's thread ended: what it recorded goes to RETIRED. Under REGISTRY. */
-	private static void retire(Ctx c) {
-		Ctx moved = threads[--threadCount];
-		threads[c.at] = moved;
-		moved.at = c.at;
-		threads[threadCount] = null;
-		unindex(c);
-		c.ended = true;
-		if (c == ownerCtx) {
-			/* It runs no more hooks: the next thread may own the arrays
-			 * (its counts in FAST_COUNTS stay there). */
-			owner = null;
-			ownerCtx = null;
-			DEPTH[AT] = 0;
-		}
-		/* Not found again (the thread is gone), and not kept alive. */
-		if (LAST[AT] == c)
-			LAST[AT] = null;
-		Sampler.flush(c);
-		RETIRED.fold(c);
-		if (c.evCount > 0)
-			retireTimeline(c);
-	}
-
-	/* The snapshots hold REGISTRY throughout, so a thread that ends meanwhile
-	 * is counted once; the hooks themselves take it only to claim the
-	 * fast path. Live threads first, then what ended threads left. */
-	private static Ctx[] contexts() {
-		Ctx[] t = new Ctx[threadCount + 1];
-		System.arraycopy(threads, 0, t, 0, threadCount);
-		t[threadCount] = RETIRED;
-		return t;
-	}
-
-	/** Entry counts per method id, summed over all threads. */
 	static long[] snapshotCounts() {
-		synchronized (REGISTRY) {
-			Ctx[] t = contexts();
-			int len = 0;
-			for (int i = 0; i < t.length; i++)
-				len = max(len, t[i].counts.limit());
-			/* FAST_COUNTS: only up to its last nonzero count */
-			int fast = FAST_METHODS;
-			while (fast > 0 && FAST_COUNTS[fast - 1] == 0)
-				fast--;
-			long[] r = new long[max(len, fast)];
-			System.arraycopy(FAST_COUNTS, 0, r, 0, fast);
-			for (int i = 0; i < t.length; i++)
-				t[i].counts.addTo(r);
-			return r;
-		}
+		return TraceData.counts();
 	}
 
-	/**
-	 * Per method id: entries, inclusive and self nanoseconds (the clock's,
-	 * all threads together): three longs per id.
-	 */
 	static long[] snapshotTimes() {
-		synchronized (REGISTRY) {
-			long[] counts = snapshotCounts(); /* (the same moment: the lock is held) */
-			flushAll();
-			long[] s = Sampler.times;
-			int len = max(counts.length, s.length / Sampler.TIMED);
-			long[] r = new long[3 * len];
-			for (int j = 0; j < counts.length; j++)
-				r[3 * j] = counts[j];
-			for (int j = 0; j < s.length / Sampler.TIMED; j++) {
-				r[3 * j + 1] = s[Sampler.TIMED * j + Sampler.TOTAL];
-				r[3 * j + 2] = s[Sampler.TIMED * j + Sampler.SELF];
-			}
-			return r;
-		}
+		return TraceData.times();
 	}
 
-	/* Adds every thread's pending time (Sampler). Under REGISTRY. */
-	private static void flushAll() {
-		for (int i = 0; i < threadCount; i++)
-			Sampler.flush(threads[i]);
-	}
-
-	/**
-	 * The call tree, all threads together, in the form of one tree per
-	 * thread: 1, then its node count (root excluded) and per node: parent
-	 * (0 is the root), method id (-1: "tree full"), self nanoseconds.
-	 * Parents come before their children.
-	 */
 	static long[] snapshotTree() {
-		synchronized (REGISTRY) {
-			flushAll();
-			long[] nd = Sampler.nData;
-			int n = nd == null ? 0 : min(Sampler.nodes, nd.length / Sampler.NODE) - 1;
-			long[] r = new long[2 + 3 * n];
-			r[0] = 1;
-			r[1] = n;
-			for (int j = 1, k = 2; j <= n; j++) {
-				long key = nd[Sampler.NODE * j + Sampler.N_KEY];
-				r[k++] = key >>> 32;
-				r[k++] = Sampler.methodOf(key);
-				r[k++] = nd[Sampler.NODE * j + Sampler.N_SELF];
-			}
-			return r;
-		}
+		return TraceData.tree();
 	}
 
-	/* The thread names of the last events snapshot, in its order. */
-	private static String[] eventNames = new String[0];
-
-	/**
-	 * The timelines: thread count, then per thread: thread id, event count,
-	 * events dropped, and per event its nanoTime and word (method id << 1,
-	 * low bit set for an exit). Live threads, then ended ones, then (id -1,
-	 * no events) what ended threads beyond RETIRED_TIMELINES dropped.
-	 */
 	static long[] snapshotEvents() {
-		synchronized (REGISTRY) {
-			int count = threadCount + retiredTimelineCount + 1;
-			Ctx[] t = new Ctx[count];
-			System.arraycopy(threads, 0, t, 0, threadCount);
-			System.arraycopy(retiredTimelines, 0, t, threadCount, retiredTimelineCount);
-			t[count - 1] = RETIRED;
-			/* Live threads go on recording while this runs: each timeline's
-			 * length is read once. */
-			int[] counts = new int[count];
-			int size = 1;
-			for (int i = 0; i < count; i++) {
-				counts[i] = t[i].evCount;
-				size += 3 + 2 * counts[i];
-			}
-			long[] r = new long[size];
-			String[] names = new String[count];
-			int k = 0;
-			r[k++] = count;
-			for (int i = 0; i < count; i++) {
-				Ctx c = t[i];
-				long[] ts = c.evTs;
-				int[] word = c.evWord;
-				int n = ts == null || word == null ? 0 : min(counts[i], min(ts.length, word.length));
-				names[i] = c.name;
-				r[k++] = c.tid;
-				r[k++] = n;
-				r[k++] = c == RETIRED ? retiredEventsDropped : c.evDropped;
-				for (int j = 0; j < n; j++) {
-					r[k++] = ts[j];
-					r[k++] = word[j];
-				}
-			}
-			eventNames = names;
-			long[] out = new long[k];
-			System.arraycopy(r, 0, out, 0, k);
-			return out;
-		}
+		return TraceData.events();
 	}
 
-	/** The thread names of the last snapshotEvents, in its order. */
 	static String[] threadNames() {
-		synchronized (REGISTRY) {
-			return eventNames;
-		}
+		return TraceData.threadNames();
 	}
 
 	/** Live threads with a context (for tests). */
 	static int liveThreads() {
-		synchronized (REGISTRY) {
-			return threadCount;
+		synchronized (Registry.LOCK) {
+			return Registry.count;
 		}
 	}
 
@@ -619,5 +381,15 @@ public final class Hooks {
 
 	static int max(int a, int b) {
 		return a > b ? a : b;
+	}
+
+	/*
+	 * Last in the class: the standalone runtime engages itself here, if
+	 * asked to, when every field above is set, so that a hook reached while
+	 * it reads its settings (from code it runs: a class loader, a stream)
+	 * finds a class it can run and, mode still 0, returns at once.
+	 */
+	static {
+		Standalone.start();
 	}
 }

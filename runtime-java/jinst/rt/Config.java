@@ -1,0 +1,163 @@
+package jinst.rt;
+
+import java.io.InputStream;
+import java.util.Properties;
+
+/**
+ * What the standalone runtime is asked to do (Standalone): the keys below,
+ * as system properties ({@code -Djinst.out=PATH}) or in a resource
+ * {@code jinst.properties} at the root of the class path (found through the
+ * runtime's own loader); a system property wins over the resource's key.
+ * They are the agent's options of the same names (agent/options.c):
+ *
+ * <pre>
+ *   jinst.trace   counts | times                    [counts]
+ *   jinst.out     output path prefix, %p the pid    [jinst-%p]
+ *   jinst.format  counts, profile (times only), separated by + or :
+ *                 [counts; counts+profile for times]
+ *   jinst.tick    times: the clock's period in microseconds,
+ *                 10 to 1000000, or 0 (no clock)    [1000]
+ * </pre>
+ *
+ * The runtime engages only when jinst.trace or jinst.out is given. A value
+ * it cannot take (trace=events, format=folded or chrome: the agent's alone)
+ * gets one line on stderr, and nothing is recorded.
+ */
+final class Config {
+	static final String RESOURCE = "jinst.properties";
+	static final int COUNTS = 1, PROFILE = 2;
+
+	/** Hooks' mode bits: Hooks.COUNTS, with Hooks.TIMES for trace=times. */
+	int mode = Hooks.COUNTS;
+	/** COUNTS and PROFILE bits. */
+	int formats;
+	/** The output path prefix, %p expanded. */
+	String out;
+	int tickUs = 1000;
+
+	private Config() {
+	}
+
+	/**
+	 * The settings, or null when nothing asks for output or a setting is
+	 * wrong (said on stderr). loader: where jinst.properties is looked for.
+	 */
+	static Config read(ClassLoader loader) {
+		Properties file = resource(loader);
+		String trace = value("trace", file), out = value("out", file);
+		if (trace == null && out == null)
+			return null;
+		Config c = new Config();
+		String format = value("format", file), tick = value("tick", file);
+		if (!c.trace(trace == null ? "counts" : trace) || !c.formats(format) || (tick != null && !c.tick(tick)))
+			return null;
+		c.out = expand(out == null || out.isEmpty() ? "jinst-%p" : out);
+		return c;
+	}
+
+	private static Properties resource(ClassLoader loader) {
+		Properties p = new Properties();
+		try {
+			InputStream in = loader == null ? null : loader.getResourceAsStream(RESOURCE);
+			if (in != null)
+				try {
+					p.load(in);
+				} finally {
+					in.close();
+				}
+		} catch (Exception e) {
+			Standalone.say(RESOURCE + " not read: " + e);
+		}
+		return p;
+	}
+
+	/* jinst.KEY: the system property, else the resource's. */
+	private static String value(String key, Properties file) {
+		String v = System.getProperty("jinst." + key);
+		if (v == null)
+			v = file.getProperty("jinst." + key);
+		return v == null ? null : v.trim();
+	}
+
+	private boolean trace(String v) {
+		if (v.equals("times")) {
+			mode = Hooks.COUNTS | Hooks.TIMES;
+			return true;
+		}
+		if (v.equals("counts"))
+			return true;
+		return wrong("jinst.trace=" + v + ": expected counts or times" +
+		             (v.equals("events") ? " (events needs the agent)" : ""));
+	}
+
+	private boolean formats(String v) {
+		boolean times = (mode & Hooks.TIMES) != 0;
+		if (v == null || v.isEmpty()) {
+			formats = times ? COUNTS | PROFILE : COUNTS;
+			return true;
+		}
+		for (String f : v.split("[+:]", -1)) {
+			if (f.equals("counts"))
+				formats |= COUNTS;
+			else if (f.equals("profile") && times)
+				formats |= PROFILE;
+			else if (f.equals("profile"))
+				return wrong("jinst.format=profile needs jinst.trace=times");
+			else
+				return wrong("jinst.format=" + v + ": unknown format '" + f + "' (counts, profile" +
+				             (f.equals("folded") || f.equals("chrome") ? "; " + f + " needs the agent)" : ")"));
+		}
+		return true;
+	}
+
+	private boolean tick(String v) {
+		try {
+			int t = Integer.parseInt(v);
+			if (t == 0 || (t >= 10 && t <= 1000000)) {
+				tickUs = t;
+				return true;
+			}
+		} catch (NumberFormatException e) {
+			/* said below */
+		}
+		return wrong("jinst.tick=" + v + ": expected microseconds from 10 to 1000000, or 0");
+	}
+
+	private static boolean wrong(String what) {
+		Standalone.say(what + "; recording nothing");
+		return false;
+	}
+
+	/* %p: the process id; %%: a %. */
+	static String expand(String path) {
+		StringBuilder b = new StringBuilder();
+		for (int i = 0; i < path.length(); i++) {
+			char ch = path.charAt(i);
+			char next = i + 1 < path.length() ? path.charAt(i + 1) : 0;
+			if (ch == '%' && (next == 'p' || next == '%')) {
+				b.append(next == 'p' ? String.valueOf(pid()) : "%");
+				i++;
+			} else {
+				b.append(ch);
+			}
+		}
+		return b.toString();
+	}
+
+	/* ProcessHandle on 9+; the runtime bean's "pid@host" on 8. */
+	static long pid() {
+		try {
+			Class<?> ph = Class.forName("java.lang.ProcessHandle");
+			Object self = ph.getMethod("current").invoke(null);
+			return ((Long) ph.getMethod("pid").invoke(self)).longValue();
+		} catch (Throwable e) {
+			/* JDK 8 */
+		}
+		try {
+			String n = java.lang.management.ManagementFactory.getRuntimeMXBean().getName();
+			return Long.parseLong(n.substring(0, n.indexOf('@')));
+		} catch (Throwable e) {
+			return 0;
+		}
+	}
+}
