@@ -284,6 +284,54 @@ static int method_node(jinst_coverage_node *node, const cov_insn *insns, uint32_
 
 /* ---- the class ------------------------------------------------------------------ */
 
+/* MethodCoverageCalculator.applyMerges: a duplicate is ignored and its
+ * covered branches (and hits) go to its representative. */
+static int merge_insn(cov_insn *into, const cov_insn *from, jinst_arena *arena)
+{
+	if (from->nwords > into->nwords) {
+		uint64_t *bits = jinst_arena_zalloc(arena, from->nwords * sizeof *bits);
+		if (!bits)
+			return JINST_ENOMEM;
+		memcpy(bits, into->bits, into->nwords * sizeof *bits);
+		into->bits = bits;
+		into->nwords = from->nwords;
+	}
+	into->card = 0;
+	for (uint32_t w = 0; w < into->nwords; w++) {
+		if (w < from->nwords)
+			into->bits[w] |= from->bits[w];
+		into->card += (uint32_t)__builtin_popcountll(into->bits[w]);
+	}
+	into->hits += from->hits;
+	return 0;
+}
+
+static int apply_filters(cov_insn *insns, jinst_class *cls, jinst_member *m, const cov_flow *f)
+{
+	jinst_arena *arena = jinst_class_arena(cls);
+	cov_filtered out = {jinst_arena_zalloc(arena, f->n), jinst_arena_alloc(arena, (size_t)f->n * sizeof(int32_t))};
+	cov_insn *orig = jinst_arena_alloc(arena, (size_t)f->n * sizeof *orig);
+	if (!out.ignore || !out.rep || !orig)
+		return JINST_ENOMEM;
+	memset(out.rep, 0xff, (size_t)f->n * sizeof(int32_t));
+	cov_filter(cls, m, f, &out);
+	memcpy(orig, insns, (size_t)f->n * sizeof *orig);
+	for (uint32_t i = 0; i < f->n; i++) {
+		if (out.rep[i] < 0)
+			continue;
+		int32_t r = out.rep[i];
+		while (out.rep[r] >= 0)
+			r = out.rep[r];
+		out.ignore[i] = true;
+		int rc = merge_insn(&insns[r], &orig[i], arena);
+		if (rc)
+			return rc;
+	}
+	for (uint32_t i = 0; i < f->n; i++)
+		insns[i].ignored = out.ignore[i];
+	return 0;
+}
+
 static int analyze_method(jinst_coverage_result *r, jinst_class *cls, uint16_t index, uint32_t *next_id,
                           const cov_probes *p, const jinst_coverage_options *opts, jinst_arena *arena,
                           jinst_diag *diag)
@@ -301,12 +349,9 @@ static int analyze_method(jinst_coverage_result *r, jinst_class *cls, uint16_t i
 		return rc;
 	sum_hits(insns, f.n);
 	if (!(opts->flags & JINST_COVERAGE_NO_FILTERS)) {
-		bool *ignore = jinst_arena_zalloc(jinst_class_arena(cls), f.n);
-		if (!ignore)
-			return JINST_ENOMEM;
-		cov_filter(cls, m, &f, ignore);
-		for (uint32_t i = 0; i < f.n; i++)
-			insns[i].ignored = ignore[i];
+		rc = apply_filters(insns, cls, m, &f);
+		if (rc)
+			return rc;
 	}
 	jinst_coverage_method_result *mr = &r->methods[r->method_count];
 	mr->method_index = index;

@@ -149,11 +149,14 @@ static bool record_members(const method_id *m, const cov_flow *f)
 	return false;
 }
 
-void cov_filter(jinst_class *cls, jinst_member *method, const cov_flow *f, bool *ignore)
+void cov_filter(jinst_class *cls, jinst_member *method, const cov_flow *f, cov_filtered *out)
 {
 	method_id m = {cls, jinst_member_access_flags(method), jinst_member_name_index(method),
 	               jinst_member_descriptor_index(method)};
 	if (synthetic_or_bridge(&m) || enum_members(&m) || private_empty_ctor(&m, f) || enum_empty_ctor(&m, f) ||
-	    record_members(&m, f))
-		memset(ignore, 1, f->n);
+	    record_members(&m, f)) {
+		memset(out->ignore, 1, f->n);
+		return;
+	}
+	cov_filter_code(cls, f, out);
 }
