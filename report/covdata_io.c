@@ -291,7 +291,8 @@ static void read_body(cursor *c, jinst_covdata *d)
 		cfail(c, JINST_EMALFORMED, c->pos, "%zu bytes after the last class", c->end - c->pos);
 		return;
 	}
-	uint32_t want = (uint32_t)(c->p[c->end] << 24 | c->p[c->end + 1] << 16 | c->p[c->end + 2] << 8 | c->p[c->end + 3]);
+	const uint8_t *q = c->p + c->end;
+	uint32_t want = (uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 | (uint32_t)q[2] << 8 | q[3];
 	if (crc32(c->p, c->end) != want)
 		cfail(c, JINST_EMALFORMED, c->end, "CRC mismatch: the file is damaged");
 }
