@@ -114,8 +114,10 @@ void covdata_sort(jinst_covdata *d)
 {
 	if (d->sorted)
 		return;
-	qsort(d->sessions, d->nsessions, sizeof *d->sessions, session_qcmp);
-	qsort(d->recs, d->nrecs, sizeof *d->recs, rec_qcmp);
+	if (d->nsessions > 1) /* qsort's array may not be NULL, even empty */
+		qsort(d->sessions, d->nsessions, sizeof *d->sessions, session_qcmp);
+	if (d->nrecs > 1)
+		qsort(d->recs, d->nrecs, sizeof *d->recs, rec_qcmp);
 	free(d->index);
 	d->index = NULL;
 	d->index_cap = 0;

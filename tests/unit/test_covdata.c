@@ -16,6 +16,14 @@
 
 static const char *tmpdir;
 
+/* A check in a loop: counted, and false once it fails. */
+#define CHECK_ONCE(cond) check_once((cond), #cond, __LINE__)
+static bool check_once(bool ok, const char *what, int line)
+{
+	CHECK(ok, "line %d: %s", line, what);
+	return ok;
+}
+
 /* CRC-32 bit by bit (the reference definition, independent of the
  * library's table). */
 static uint32_t ref_crc(const uint8_t *p, size_t n)
@@ -411,6 +419,48 @@ static void test_canonical(void)
 	      diag.message);
 }
 
+/* Many records added in a scrambled order, some names in two versions:
+ * the index grows, one sort gives the canonical order, every record is
+ * found, and a file of them reads back equal. */
+static void test_many(void)
+{
+	enum { N = 20000 };
+	static const uint64_t c[3] = {1, 0, 2};
+	jinst_covdata *d;
+	jinst_covdata_new(&d);
+	for (unsigned k = 0; k < N; k++) {
+		unsigned i = (unsigned)((k * 7919u) % N);
+		char name[32];
+		snprintf(name, sizeof(name), "p/C%05u", i);
+		add(d, counts(name, i % 10 == 0 ? 2 : 1, 3, c));
+		if (i % 10 == 0)
+			add(d, counts(name, 1, 3, c));
+	}
+	CHECK(jinst_covdata_class_count(d) == N + N / 10, "%zu records", jinst_covdata_class_count(d));
+	CHECK(jinst_covdata_conflicts(d, NULL, NULL) == N / 10, "conflicts");
+	for (size_t i = 1; i < jinst_covdata_class_count(d); i++) {
+		const jinst_covdata_class *x = jinst_covdata_class_at(d, i - 1), *y = jinst_covdata_class_at(d, i);
+		int cmp = strcmp(x->name, y->name);
+		if (!CHECK_ONCE(cmp < 0 || (cmp == 0 && x->identity < y->identity)))
+			break;
+	}
+	jinst_covdata *back;
+	size_t len;
+	uint8_t *bytes = encode(d, &len);
+	CHECK(bytes && jinst_covdata_read(&back, bytes, len, NULL) == 0, "read back");
+	unsigned missing = 0;
+	for (unsigned i = 0; i < N; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "p/C%05u", i);
+		const jinst_covdata_class *x = jinst_covdata_find(back, name, i % 10 == 0 ? 2 : 1);
+		missing += !x || x->counts[2] != 2;
+	}
+	CHECK(missing == 0, "%u records not found after reading", missing);
+	free(bytes);
+	jinst_covdata_free(d);
+	jinst_covdata_free(back);
+}
+
 static int count_entries(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -461,6 +511,7 @@ int main(int argc, char **argv)
 	test_rules();
 	test_limits();
 	test_canonical();
+	test_many();
 	test_files();
 	CHECK(jinst_covdata_is((const uint8_t *)JINST_COVDATA_MAGIC "\0\1", 10) &&
 	          !jinst_covdata_is((const uint8_t *)"\x89JCOV\r\n", 7),
