@@ -14,11 +14,17 @@
  * The writer sizes the file exactly first, so it allocates once (from the
  * caller's allocator: the agent may want JVMTI memory) and can refuse a
  * model too large for the format before writing anything.
+ *
+ * Appending is read, merge, write under a lock. The lock cannot be on the
+ * data file itself, which the write replaces by rename (a waiter would
+ * hold a lock on the old file); so it is on PATH.lock, which is never
+ * removed (removing it would let a waiter lock a file nobody else sees).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "covdata_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -527,5 +533,49 @@ int jinst_covdata_write_file(const char *path, const jinst_covdata *data, jinst_
 	}
 	rc = write_atomic(path, bytes, len, diag);
 	free(bytes);
+	return rc;
+}
+
+/* An exclusive fcntl lock on PATH.lock, its descriptor in *fd. */
+static int lock_beside(int *fd, const char *path, jinst_diag *diag)
+{
+	size_t plen = strlen(path);
+	char *name = malloc(plen + 6);
+	if (!name)
+		return JINST_ENOMEM;
+	memcpy(name, path, plen);
+	memcpy(name + plen, ".lock", 6);
+	*fd = open(name, O_RDWR | O_CREAT, 0644);
+	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+	int rc = 0;
+	while (*fd >= 0 && (rc = fcntl(*fd, F_SETLKW, &fl)) != 0 && errno == EINTR)
+		;
+	if (*fd < 0 || rc != 0) {
+		rc = io_fail(diag, name, "cannot lock", errno);
+		if (*fd >= 0)
+			close(*fd);
+	}
+	free(name);
+	return rc;
+}
+
+int jinst_covdata_append_file(const char *path, const jinst_covdata *data, jinst_covdata_on_conflict on_conflict,
+                              void *ctx, jinst_diag *diag)
+{
+	if (!path || !data)
+		return JINST_EINVAL;
+	int lock, rc = lock_beside(&lock, path, diag);
+	if (rc)
+		return rc;
+	jinst_covdata *file;
+	rc = jinst_covdata_read_file(&file, path, diag);
+	if (rc == JINST_ENOTFOUND)
+		rc = jinst_covdata_new(&file);
+	if (!rc)
+		rc = jinst_covdata_merge(file, data, on_conflict, ctx, diag);
+	if (!rc)
+		rc = jinst_covdata_write_file(path, file, diag);
+	jinst_covdata_free(file);
+	close(lock); /* releases the lock */
 	return rc;
 }

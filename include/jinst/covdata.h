@@ -156,6 +156,18 @@ int jinst_covdata_write(uint8_t **out, size_t *len, const jinst_covdata *data, c
  * contents or the whole new file, never part of one. */
 int jinst_covdata_write_file(const char *path, const jinst_covdata *data, jinst_diag *diag);
 
+/* Merges data into the file at path, as an agent's append=y does: under an
+ * exclusive lock (fcntl) of the file PATH.lock, which stays beside it,
+ * reads path (a missing file counts as empty), merges data into it and
+ * writes it back as jinst_covdata_write_file does; so processes appending
+ * to one file at once each add their data and none is lost (the lock is
+ * between processes: threads of one process take turns themselves). A
+ * path that holds a damaged or newer file is left as it is and the error
+ * returned, data written nowhere. on_conflict as jinst_covdata_merge's,
+ * identity being the file's and other_identity data's. */
+int jinst_covdata_append_file(const char *path, const jinst_covdata *data, jinst_covdata_on_conflict on_conflict,
+                              void *ctx, jinst_diag *diag);
+
 #ifdef __cplusplus
 }
 #endif

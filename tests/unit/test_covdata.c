@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -461,6 +462,51 @@ static void test_many(void)
 	jinst_covdata_free(back);
 }
 
+/* Processes appending to one file at once: under the lock, every
+ * append's counts and session arrive (without it, some read the file
+ * before another's rename and write back without its data). */
+static void test_append(void)
+{
+	enum { PROCS = 4, TIMES = 25 };
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/covdata_append.cov", tmpdir);
+	unlink(path);
+	pid_t pids[PROCS];
+	for (int p = 0; p < PROCS; p++) {
+		pids[p] = fork();
+		if (pids[p] != 0)
+			continue;
+		int bad = 0;
+		for (int t = 0; t < TIMES; t++) {
+			jinst_covdata *d;
+			jinst_covdata_new(&d);
+			jinst_covdata_add_session(d, "proc", p, t);
+			uint64_t c2[2] = {1, (uint64_t)t};
+			jinst_covdata_class c = counts("X", 1, 2, c2);
+			bad |= jinst_covdata_add_class(d, &c, NULL) || jinst_covdata_append_file(path, d, NULL, NULL, NULL);
+			jinst_covdata_free(d);
+		}
+		_exit(bad);
+	}
+	int failed = 0;
+	for (int p = 0; p < PROCS; p++) {
+		int status;
+		failed += waitpid(pids[p], &status, 0) != pids[p] || !WIFEXITED(status) || WEXITSTATUS(status);
+	}
+	CHECK(failed == 0, "%d appending processes failed", failed);
+	jinst_covdata *d = NULL;
+	CHECK(jinst_covdata_read_file(&d, path, NULL) == 0, "read %s", path);
+	const jinst_covdata_class *x = jinst_covdata_find(d, "X", 1);
+	CHECK(jinst_covdata_session_count(d) == PROCS * TIMES && x && x->counts[0] == PROCS * TIMES &&
+	          x->counts[1] == PROCS * (TIMES * (TIMES - 1) / 2),
+	      "appends lost: %zu sessions, counts %llu %llu", jinst_covdata_session_count(d),
+	      x ? (unsigned long long)x->counts[0] : 0, x ? (unsigned long long)x->counts[1] : 0);
+	jinst_covdata_free(d);
+	unlink(path);
+	strcat(path, ".lock");
+	unlink(path);
+}
+
 static int count_entries(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -513,6 +559,7 @@ int main(int argc, char **argv)
 	test_canonical();
 	test_many();
 	test_files();
+	test_append();
 	CHECK(jinst_covdata_is((const uint8_t *)JINST_COVDATA_MAGIC "\0\1", 10) &&
 	          !jinst_covdata_is((const uint8_t *)"\x89JCOV\r\n", 7),
 	      "magic");
