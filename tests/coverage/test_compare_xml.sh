@@ -4,6 +4,7 @@
 # reports. Exit 77 (skipped) when Debian's packages are not installed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=SCRIPTDIR/peer/peer.sh
 source "$here/peer/peer.sh"
 missing=$(peer_missing)
 if [[ -n $missing ]]; then

@@ -13,6 +13,7 @@
 # Debian's packages are missing.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=SCRIPTDIR/peer.sh
 source "$here/peer.sh"
 name=${1:?usage: check.sh WORKLOAD [--scale N | --tiny]}
 peer_jars "$name" >/dev/null
@@ -49,7 +50,8 @@ grep -q ', 0 with no matching class identity$' "$work/run.txt" ||
 	{ echo "check.sh: execution data that matches no class file analysed" >&2; exit 1; }
 
 # Covered instructions per jar: each jar's packages, from the report.
-python3 - "$work/jacoco/jacoco.xml" $(peer_jars "$name") <<'PY'
+mapfile -t jars < <(peer_jars "$name")
+python3 - "$work/jacoco/jacoco.xml" "${jars[@]}" <<'PY'
 import sys, zipfile, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
 covered = {}

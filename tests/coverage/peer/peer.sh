@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The peer harness, sourced by run.sh, check.sh, ../test_compare_xml.sh and
 # bench/coverage: the workloads (which real program, its jars, its driver,
 # its arguments) in one place, and the steps every user of them takes.
@@ -68,17 +69,17 @@ peer_tiny_scale() {
 peer_classpath() { peer_jars "$1" | paste -sd:; }
 
 peer_missing() {
-	local j missing=()
+	local j w absent=()
 	for j in org.jacoco.agent.rt.jar org.jacoco.core.jar org.jacoco.report.jar asm.jar asm-commons.jar asm-tree.jar; do
-		[[ -f $peer_java_dir/$j ]] || missing+=("$peer_java_dir/$j")
+		[[ -f $peer_java_dir/$j ]] || absent+=("$peer_java_dir/$j")
 	done
 	for w in "${peer_workloads[@]}"; do
 		while read -r j; do
-			[[ -n $j && -f $j ]] || missing+=("${j:-a jar of $w}")
+			[[ -n $j && -f $j ]] || absent+=("${j:-a jar of $w}")
 		done < <(peer_jars "$w")
 	done
-	command -v xmllint >/dev/null || missing+=(xmllint)
-	((${#missing[@]} == 0)) || echo "${missing[*]}"
+	command -v xmllint >/dev/null || absent+=(xmllint)
+	((${#absent[@]} == 0)) || echo "${absent[*]}"
 }
 
 peer_report_classpath() {
@@ -92,7 +93,7 @@ peer_report_classpath() {
 peer_quick_jvm=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC)
 
 peer_prepare() {
-	local work=$1 all= w
+	local work=$1 all='' w
 	mkdir -p "$work/classes" "$work/report"
 	for w in "${peer_workloads[@]}"; do
 		all+=:$(peer_classpath "$w")

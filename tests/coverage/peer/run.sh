@@ -11,6 +11,7 @@
 # temporary one is made. --scale is the workload's size (its default when
 # not given).
 set -euo pipefail
+# shellcheck source=SCRIPTDIR/peer.sh
 source "$(dirname "$0")/peer.sh"
 scale=
 work=
