@@ -5,8 +5,10 @@
 #   run.sh [--scale N] [--work DIR] WORKLOAD OUTDIR
 #
 # WORKLOAD is rhino, xalan, h2 or lucene (peer.sh). Writes OUTDIR/jacoco.exec,
-# OUTDIR/jacoco.xml and OUTDIR/jacoco.out (the program's output); prints the
-# program's checksum line and the report's summary. --work reuses a folder
+# OUTDIR/jacoco.xml, OUTDIR/jacoco.out (the program's output) and
+# OUTDIR/classes, the class files the report analysed (multi-release jars
+# resolved), for the report it is compared with; prints the program's
+# checksum line and the report's summary. --work reuses a folder
 # prepared by peer_prepare (compiled drivers, the agent jar); without it a
 # temporary one is made. --scale is the workload's size (its default when
 # not given).
@@ -39,4 +41,5 @@ rm -f "$out/jacoco.exec"
 mapfile -t cmd < <(peer_command "$work" "$name" "$scale")
 "${cmd[0]}" "$(peer_jacoco_option "$work" "$out/jacoco.exec")" "${cmd[@]:1}" >"$out/jacoco.out"
 peer_checksum "$out/jacoco.out"
-peer_report "$work" "$name" "$out/jacoco.xml" "$out/jacoco.exec"
+rm -rf "$out/classes"
+peer_report "$work" "$name" "$out/jacoco.xml" "$out/jacoco.exec" --flatten "$out/classes"
