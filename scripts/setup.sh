@@ -6,6 +6,12 @@ set -euo pipefail
 want=(cmake make gcc clang pkg-config libzip-dev libxxhash-dev zip unzip python3 libclang-rt-14-dev)
 # Test only: Apache Felix, the OSGi framework of agent/tests/jvm.sh's osgi case.
 want+=(libfelix-framework-java)
+# Test only, coverage (tests/coverage/README.md): JaCoCo 0.8.6 and the ASM it
+# needs as the peer, xmllint for its DTD, lcov's genhtml, headless Chromium
+# for the HTML report, and the real programs the peer and jinst both run:
+# Rhino, Xalan (with Xerces), H2, Lucene 8.
+want+=(libjacoco-java libasm-java libxml2-utils lcov chromium)
+want+=(librhino-java libxalan2-java libxerces2-java libh2-java liblucene8-java)
 command -v javac >/dev/null 2>&1 || want+=(openjdk-17-jdk-headless)
 
 missing=()
