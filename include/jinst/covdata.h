@@ -18,13 +18,19 @@
  * The model is canonical: sessions in order of (start, dump, name), classes
  * in order of (name bytewise, identity), no two alike. So one model has one
  * encoding, a file that reads writes back to the same bytes, and merging is
- * commutative: merge(a, b) and merge(b, a) write the same bytes.
+ * commutative: merge(a, b) and merge(b, a) write the same bytes (and, for
+ * records of one kind, associative: files merged in any order and grouping
+ * give the same bytes).
  *
  * Merge rules (jinst_covdata_add_class, jinst_covdata_merge): booleans are
  * ORed; counts are added, saturating at UINT64_MAX; a boolean record merged
  * with a counts record gives a counts record in which each true boolean adds
  * 1 (a lower bound of the hits, nonzero exactly where either record saw a
- * hit). Records of one name and identity with different probe counts come
+ * hit; where several boolean records meet counts, how many of them were
+ * ORed together first decides how many 1s are added, so that count, never
+ * the covered or missed status, can depend on the grouping of merges; no
+ * rule that keeps counts can avoid it: OR is idempotent and addition is
+ * not). Records of one name and identity with different probe counts come
  * from different instrumentations of the same class and are refused
  * (JINST_EUNSUPPORTED).
  *

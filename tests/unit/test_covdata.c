@@ -234,6 +234,30 @@ static void test_merge_rules(void)
 	jinst_covdata_free(ba);
 }
 
+/* Booleans meeting counts: the grouping decides how many 1s are added (the
+ * documented limit of the rules), never the covered status. */
+static void test_merge_grouping(void)
+{
+	static const uint8_t hit[1] = {1};
+	static const uint64_t zero[1] = {0};
+	jinst_covdata *x, *y, *z, *xy, *yz;
+	jinst_covdata_new(&x), jinst_covdata_new(&y), jinst_covdata_new(&z);
+	add(x, bools("G", 1, 1, hit));
+	add(y, bools("G", 1, 1, hit));
+	add(z, counts("G", 1, 1, zero));
+	jinst_covdata_new(&xy), jinst_covdata_new(&yz);
+	CHECK(!jinst_covdata_merge(xy, x, NULL, NULL, NULL) && !jinst_covdata_merge(xy, y, NULL, NULL, NULL) &&
+	          !jinst_covdata_merge(xy, z, NULL, NULL, NULL),
+	      "(x y) z");
+	CHECK(!jinst_covdata_merge(yz, y, NULL, NULL, NULL) && !jinst_covdata_merge(yz, z, NULL, NULL, NULL) &&
+	          !jinst_covdata_merge(yz, x, NULL, NULL, NULL),
+	      "(y z) x");
+	CHECK(jinst_covdata_find(xy, "G", 1)->counts[0] == 1 && jinst_covdata_find(yz, "G", 1)->counts[0] == 2,
+	      "booleans ORed first add 1 once, one by one 1 each");
+	jinst_covdata_free(x), jinst_covdata_free(y), jinst_covdata_free(z);
+	jinst_covdata_free(xy), jinst_covdata_free(yz);
+}
+
 /* Same identity, other probe count: refused, dst unchanged. */
 static void test_merge_refused(void)
 {
@@ -552,6 +576,7 @@ int main(int argc, char **argv)
 	test_roundtrip();
 	test_merge_rules();
 	test_merge_refused();
+	test_merge_grouping();
 	test_add_checks();
 	test_damage();
 	test_rules();
