@@ -8,7 +8,9 @@
  * distinct SourceFile names of its classes, sorted, and a source file's
  * lines are the merge of its classes' lines (counters added, as JaCoCo's
  * SourceFileCoverageImpl.increment does; hits the highest). Counters sum
- * upwards: class into package and source file, package into the bundle.
+ * upwards: class into source file, source file (and a class in none) into
+ * package, package into the bundle; a source file's LINE counter is counted
+ * on its merged lines, as JaCoCo's SourceNodeImpl.incrementLine does.
  */
 #define _POSIX_C_SOURCE 200809L /* strdup, strndup, mkdir */
 #include <stdlib.h>
@@ -283,7 +285,19 @@ static int group_sources(jinst_covreport_package *p)
 		int rc = merge_lines(src, p->classes);
 		if (rc)
 			return rc;
+		/* A line two classes share (an anonymous class's first line) is
+		 * one line of the file: its LINE counter comes from the merged
+		 * lines, executed when one of its instructions ran. */
+		jinst_counter lines = {0, 0};
+		for (size_t l = 0; l < src->line_count; l++)
+			*(src->lines[l].instructions.covered ? &lines.covered : &lines.missed) += 1;
+		src->counters[JINST_CR_LINE] = lines;
+		add_counters(p->counters, src->counters);
 	}
+	/* As JaCoCo's PackageCoverageImpl: the source files, and the classes in none. */
+	for (size_t i = 0; i < p->class_count; i++)
+		if (!p->classes[i].source)
+			add_counters(p->counters, p->classes[i].counters);
 	return 0;
 }
 
@@ -308,12 +322,10 @@ int jinst_covreport_finish(jinst_covreport *r)
 			return JINST_ENOMEM;
 		p->classes = &in->classes[i];
 		p->class_count = j - i;
-		for (size_t k = i; k < j; k++)
-			add_counters(p->counters, in->classes[k].counters);
-		add_counters(r->counters, p->counters);
 		int rc = group_sources(p);
 		if (rc)
 			return rc;
+		add_counters(r->counters, p->counters);
 		i = j;
 	}
 	return 0;
