@@ -25,7 +25,7 @@ static char *utf8_of(const uint8_t *b, uint16_t len)
 
 static char *class_name_at(jinst_class *cf, uint16_t index)
 {
-	uint16_t len;
+	uint16_t len = 0;
 	const uint8_t *b = index ? jinst_cp_name(cf, index, &len) : NULL;
 	return utf8_of(b, len);
 }

@@ -1,9 +1,9 @@
 /*
  * Coverage data for the report tests: for every class under PATH, the
- * probes jinst_coverage_place puts in it, set by a seeded draw (that of
- * tests/coverage/cov_dump.c, variant V: 0 none, 1 all, else each probe set
- * with probability (V % 3 + 1) / 4); written as a .cov under the class's
- * real identity, and as text for JaCoCo's side (NAME PROBES as 0/1 digits).
+ * probes jinst_coverage_place puts in it, set by a seeded draw (variant V:
+ * 0 none, 1 all, else each probe set with probability (V % 3 + 1) / 4);
+ * written as a .cov under the class's real identity, and as text for
+ * JaCoCo's side (NAME PROBES as 0/1 digits).
  *
  *   cov_make [--counts] [--skip NAME] [--wrong NAME] PATH V OUT.cov OUT.txt
  *
@@ -38,20 +38,14 @@ static uint64_t fnv(const char *s)
 	return h;
 }
 
+/* Variant 0: none; 1: all; else a probe set with probability (v % 3 + 1) / 4,
+ * from Knuth's 64-bit LCG seeded by the name and the variant. */
 static void draw(uint8_t *p, const char *name, int v, uint32_t count)
 {
-	uint64_t state = fnv(name) ^ (UINT64_C(0x9E3779B97F4A7C15) * (uint64_t)(v + 1));
+	uint64_t x = fnv(name) + (uint64_t)v * UINT64_C(0x9E3779B97F4A7C15);
 	for (uint32_t i = 0; i < count; i++) {
-		if (v <= 1) {
-			p[i] = (uint8_t)v;
-			continue;
-		}
-		state += UINT64_C(0x9E3779B97F4A7C15);
-		uint64_t z = state;
-		z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-		z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-		z ^= z >> 31;
-		p[i] = (z >> 62) < (uint64_t)(v % 3 + 1);
+		x = x * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+		p[i] = v <= 1 ? (uint8_t)v : (x >> 62) < (uint64_t)(v % 3 + 1);
 	}
 }
 
