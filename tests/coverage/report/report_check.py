@@ -9,7 +9,8 @@ report_check.py JINST COV_MAKE WORK [--screenshot PNG]
    seeded draw) as a .cov and as text; JacocoReport.java (JaCoCo's Analyzer,
    XMLFormatter, CSVFormatter) reports the same probes. jinst's XML must
    equal JaCoCo's but for sessioninfo and the order of siblings (JaCoCo's
-   is that of HashMaps), its CSV the same lines.
+   is that of HashMaps), its CSV the same lines. The same over Debian's
+   commons-lang3.jar.
 2. xmllint --valid against report.dtd from Debian's org.jacoco.report.jar.
 3. genhtml builds a site from the LCOV tracefile.
 4. The HTML report in headless Chromium: the totals on the index page and
@@ -67,7 +68,7 @@ def setup(work):
 
 
 def compare_with_jacoco(jinst, cov_make, work, classes, variant, extra):
-    tag = f"v{variant}{''.join(extra).replace('/', '_')}"
+    tag = f"{os.path.basename(classes)}-v{variant}{''.join(extra).replace('/', '_')}"
     cov, txt = os.path.join(work, tag + ".cov"), os.path.join(work, tag + ".txt")
     r = run([cov_make] + extra + [classes, str(variant), cov, txt])
     check(r.returncode == 0, f"{tag}: cov_make " + r.stderr.strip())
@@ -90,6 +91,17 @@ def compare_with_jacoco(jinst, cov_make, work, classes, variant, extra):
     r = run(["xmllint", "--noout", "--valid", os.path.join(work, tag + ".xml")])
     check(r.returncode == 0, f"{tag}: xmllint --valid against report.dtd " + r.stderr.strip()[:300])
     return cov, xml
+
+
+def real_jar_classes(work, jar):
+    """A Debian jar's classes as a folder (JacocoReport walks folders), without
+    the multi-release copies that both tools would refuse as duplicates."""
+    out = os.path.join(work, os.path.basename(jar) + ".d")
+    with zipfile.ZipFile(jar) as z:
+        for n in z.namelist():
+            if n.endswith(".class") and not n.startswith("META-INF/"):
+                z.extract(n, out)
+    return out
 
 
 def chromium(args):
@@ -223,6 +235,10 @@ def check_errors(jinst, work, cov, classes):
         ([cov, "--classfiles", classes, "--encoding", "NO-SUCH-ENC"], 1, "unknown encoding"),
         ([cov, "--classfiles", classes, "--html", HERE], 1, "not a jinst report"),
     ]
+    other = os.path.join(work, "other")
+    run(["javac", "--release", "11", "-g:none", "-d", other, os.path.join(HERE, "fixture", "demo", "util", "Text.java")])
+    os.remove(os.path.join(other, "demo", "util", "Text$1.class"))
+    cases.append(([cov, "--classfiles", classes, "--classfiles", other], 1, "another class file of class demo/util/Text"))
     damaged = os.path.join(work, "damaged.cov")
     with open(cov, "rb") as f, open(damaged, "wb") as g:
         g.write(f.read()[:-9])
@@ -247,6 +263,9 @@ def main():
         compare_with_jacoco(jinst, cov_make, work, classes, v, [])
     compare_with_jacoco(jinst, cov_make, work, classes, 3, ["--skip", "demo/util/Text"])
     cov, xml = compare_with_jacoco(jinst, cov_make, work, classes, 2, [])
+    jar = os.path.join(JAVA, "commons-lang3.jar")  # 362 classes, synthetic ones among them
+    if os.path.isfile(jar):
+        compare_with_jacoco(jinst, cov_make, work, real_jar_classes(work, jar), 2, [])
     check_lcov(jinst, work, cov, src, classes)
     check_html(jinst, work, cov, xml, src, classes, screenshot)
     check_counts(jinst, cov_make, work, classes, src)
