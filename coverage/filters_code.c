@@ -94,7 +94,7 @@ static int32_t raw_back(const cov_flow *f, int32_t i, uint32_t steps)
 	return i;
 }
 
-static bool invoke_is(jinst_class *cls, const jinst_insn *in, const char *owner, const char *name, const char *desc)
+bool cov_invoke_is(jinst_class *cls, const jinst_insn *in, const char *owner, const char *name, const char *desc)
 {
 	jinst_cp_entry ref, nat;
 	uint16_t len;
@@ -122,7 +122,7 @@ static bool var_is(const cov_flow *f, int32_t i, uint8_t op, int32_t var)
 static int32_t string_case(jinst_class *cls, const cov_flow *f, int32_t i, int32_t s, int32_t c, uint32_t dflt)
 {
 	if (!var_is(f, i, JINST_OP_ALOAD, s) || op_at(f, i + 1) != JINST_OP_LDC || op_at(f, i + 2) != JINST_OP_INVOKEVIRTUAL ||
-	    !invoke_is(cls, &f->insns[i + 2], "java/lang/String", "equals", "(Ljava/lang/Object;)Z") ||
+	    !cov_invoke_is(cls, &f->insns[i + 2], "java/lang/String", "equals", "(Ljava/lang/Object;)Z") ||
 	    op_at(f, i + 3) != JINST_OP_IFEQ || op_at(f, i + 4) == 0xff || !var_is(f, i + 5, JINST_OP_ISTORE, c))
 		return -1;
 	if ((uint32_t)(i + 6) < f->n && f->insns[i + 6].offset == dflt)
@@ -138,7 +138,7 @@ static void string_switch(jinst_class *cls, const cov_flow *f, int32_t sw, cov_f
 	int32_t i = raw_back(f, sw, 4);
 	if (i < 0 || f->insns[i].opcode != JINST_OP_ICONST_M1 || op_at(f, i + 1) != JINST_OP_ISTORE ||
 	    op_at(f, i + 2) != JINST_OP_ALOAD || op_at(f, i + 3) != JINST_OP_INVOKEVIRTUAL ||
-	    !invoke_is(cls, &f->insns[i + 3], "java/lang/String", "hashCode", "()I"))
+	    !cov_invoke_is(cls, &f->insns[i + 3], "java/lang/String", "hashCode", "()I"))
 		return;
 	int32_t c = cov_var_index(&f->insns[i + 1]), s = cov_var_index(&f->insns[i + 2]);
 	int32_t k = i + 5;
@@ -217,7 +217,7 @@ static void twr_match(jinst_class *cls, const cov_flow *f, int32_t h, bool null_
 	int32_t i = javac_close(&m, h + 1, null_check);
 	if (i < 0 || op_at(f, i + 1) != JINST_OP_GOTO || !bind(f, i + 2, JINST_OP_ASTORE, &t) ||
 	    !bind(f, i + 3, JINST_OP_ALOAD, &primary) || !bind(f, i + 4, JINST_OP_ALOAD, &t) ||
-	    !invoke_is(cls, &f->insns[i + 5], "java/lang/Throwable", "addSuppressed", "(Ljava/lang/Throwable;)V") ||
+	    !cov_invoke_is(cls, &f->insns[i + 5], "java/lang/Throwable", "addSuppressed", "(Ljava/lang/Throwable;)V") ||
 	    !bind(f, i + 6, JINST_OP_ALOAD, &primary) || op_at(f, i + 7) != JINST_OP_ATHROW)
 		return;
 	int32_t end = i + 7, close = -1, k = h;
@@ -353,6 +353,8 @@ void cov_filter_code(jinst_class *cls, const cov_flow *f, cov_filtered *out)
 		if (cov_is_switch(f->insns[i].opcode))
 			string_switch(cls, f, (int32_t)i, out);
 	try_with_resources(cls, f, out);
+	cov_filter_ecj(cls, f, out);
+	cov_filter_ecj_switch(cls, f, out);
 	for (uint16_t k = 0; k < f->code->exception_count; k++)
 		if (f->code->exceptions[k].catch_type == 0)
 			finally_block(f, out, k);

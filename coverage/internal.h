@@ -54,12 +54,21 @@ int cov_flow_build(cov_flow *f, jinst_class *cls, jinst_member *method, jinst_ar
 typedef struct cov_filtered {
 	bool *ignore;
 	int32_t *rep;
+	/* Branches replaced (IFilterOutput.replaceBranches): instruction i's
+	 * branches become the nrepl[i] instructions repl[i] (NULL: none). */
+	int32_t **repl;
+	uint32_t *nrepl;
 } cov_filtered;
 
 /* JaCoCo's filters of compiler-generated code (filters.c, filters_code.c). */
 void cov_filter(jinst_class *cls, jinst_member *method, const cov_flow *f, cov_filtered *out);
 /* The filters that match code patterns (filters_code.c). */
 void cov_filter_code(jinst_class *cls, const cov_flow *f, cov_filtered *out);
+/* TryWithResourcesEcjFilter and StringSwitchEcjFilter (filters_ecj.c). */
+void cov_filter_ecj(jinst_class *cls, const cov_flow *f, cov_filtered *out);
+void cov_filter_ecj_switch(jinst_class *cls, const cov_flow *f, cov_filtered *out);
+/* Whether in is an invokevirtual of owner.name desc. */
+bool cov_invoke_is(jinst_class *cls, const jinst_insn *in, const char *owner, const char *name, const char *desc);
 /* The opcode as ASM names it: xload_n is xload, ldc_w ldc, goto_w goto. */
 uint8_t cov_asm_opcode(uint8_t op);
 /* The local a load or store names (xload_n: n). */
