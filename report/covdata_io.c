@@ -469,18 +469,27 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 	return 0;
 }
 
+/* path followed by suffix, malloc'd (NULL when out of memory). */
+static char *path_with(const char *path, const char *suffix)
+{
+	size_t n = strlen(path), k = strlen(suffix);
+	char *s = malloc(n + k + 1);
+	if (s) {
+		memcpy(s, path, n);
+		memcpy(s + n, suffix, k + 1);
+	}
+	return s;
+}
+
 /* The bytes to a temporary file beside path (same folder, so the rename
  * stays within one file system and is atomic, POSIX rename()), flushed to
  * disk before the rename, so a crash leaves the old file or the new one. A
  * file that exists keeps its permissions; a new one gets rw-r--r--. */
 static int write_atomic(const char *path, const uint8_t *bytes, size_t len, jinst_diag *diag)
 {
-	size_t plen = strlen(path);
-	char *tmp = malloc(plen + 8);
+	char *tmp = path_with(path, ".XXXXXX");
 	if (!tmp)
 		return JINST_ENOMEM;
-	memcpy(tmp, path, plen);
-	memcpy(tmp + plen, ".XXXXXX", 8);
 	struct stat st;
 	mode_t mode = stat(path, &st) == 0 ? (st.st_mode & 0777) : 0644;
 	int fd = mkstemp(tmp);
@@ -539,12 +548,9 @@ int jinst_covdata_write_file(const char *path, const jinst_covdata *data, jinst_
 /* An exclusive fcntl lock on PATH.lock, its descriptor in *fd. */
 static int lock_beside(int *fd, const char *path, jinst_diag *diag)
 {
-	size_t plen = strlen(path);
-	char *name = malloc(plen + 6);
+	char *name = path_with(path, ".lock");
 	if (!name)
 		return JINST_ENOMEM;
-	memcpy(name, path, plen);
-	memcpy(name + plen, ".lock", 6);
 	*fd = open(name, O_RDWR | O_CREAT, 0644);
 	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
 	int rc = 0;

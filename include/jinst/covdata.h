@@ -43,9 +43,11 @@
  * where (its offset is the byte offset in the file).
  *
  * Pointers the accessors return are borrowed from the model and valid until
- * it next changes (add, merge, free). A model is for one thread at a time,
- * even when only read: the first access in order after a change (an
- * accessor, the writer, a merge from it) sorts it in place.
+ * it next changes (add, merge into it, free). A model that changes is for
+ * one thread at a time. Records added out of order are sorted in place by
+ * the first reading function after the change (an accessor, find, the
+ * writer, a merge from it); from then on, as for a model the reader built,
+ * reading changes nothing, and several threads may read it at once.
  */
 #ifndef JINST_COVDATA_H
 #define JINST_COVDATA_H

@@ -7,6 +7,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <string.h>
@@ -531,6 +532,56 @@ static void test_append(void)
 	unlink(path);
 }
 
+/* A model in order (as read) is shared by threads that only read it:
+ * find, the accessors, the writer and merging from it change nothing.
+ * (Built with -fsanitize=thread, this is where a race would show.) */
+typedef struct reader_arg {
+	const jinst_covdata *d;
+	const uint8_t *bytes;
+	size_t len;
+	unsigned wrong;
+} reader_arg;
+
+static void *read_shared(void *p)
+{
+	reader_arg *a = p;
+	for (int round = 0; round < 20; round++) {
+		for (size_t i = 0; i < jinst_covdata_class_count(a->d); i++) {
+			const jinst_covdata_class *c = jinst_covdata_class_at(a->d, i);
+			a->wrong += jinst_covdata_find(a->d, c->name, c->identity) != c;
+		}
+		uint8_t *out;
+		size_t len;
+		jinst_covdata *copy;
+		a->wrong += jinst_covdata_write(&out, &len, a->d, NULL) || len != a->len || memcmp(out, a->bytes, len);
+		free(out);
+		a->wrong += jinst_covdata_new(&copy) || jinst_covdata_merge(copy, a->d, NULL, NULL, NULL);
+		jinst_covdata_free(copy);
+	}
+	return NULL;
+}
+
+static void test_shared_reads(void)
+{
+	jinst_covdata *d = sample(), *shared;
+	size_t len;
+	uint8_t *bytes = encode(d, &len);
+	CHECK(bytes && jinst_covdata_read(&shared, bytes, len, NULL) == 0, "read");
+	reader_arg args[4];
+	pthread_t threads[4];
+	for (int t = 0; t < 4; t++) {
+		args[t] = (reader_arg){shared, bytes, len, 0};
+		CHECK(pthread_create(&threads[t], NULL, read_shared, &args[t]) == 0, "thread %d", t);
+	}
+	for (int t = 0; t < 4; t++) {
+		pthread_join(threads[t], NULL);
+		CHECK(args[t].wrong == 0, "thread %d: %u wrong answers", t, args[t].wrong);
+	}
+	free(bytes);
+	jinst_covdata_free(d);
+	jinst_covdata_free(shared);
+}
+
 static int count_entries(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -583,6 +634,7 @@ int main(int argc, char **argv)
 	test_limits();
 	test_canonical();
 	test_many();
+	test_shared_reads();
 	test_files();
 	test_append();
 	CHECK(jinst_covdata_is((const uint8_t *)JINST_COVDATA_MAGIC "\0\1", 10) &&
