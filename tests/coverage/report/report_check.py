@@ -195,6 +195,46 @@ def check_counts(jinst, cov_make, work, classes, src):
     check(hits and any(h != "1×" for h in hits), f"HTML shows hit counts ({len(hits)} lines, e.g. {hits[:3]})")
 
 
+def probes_from_dump(jinst, cov, txt):
+    """JacocoReport's text from `jinst dump` of a .cov: a probe is hit when
+    its boolean is 1 or its count is not 0."""
+    with open(txt, "w") as f:
+        for line in run([jinst, "dump", cov]).stdout.splitlines():
+            parts = line.split()
+            if len(parts) > 4 and parts[2] == "counts" and parts[4] == "hit:":
+                f.write(parts[0] + " " + "".join("1" if p != "0" else "0" for p in parts[5:]) + "\n")
+            elif len(parts) > 4 and parts[2] == "booleans" and parts[4] == "hit":
+                f.write(parts[0] + " " + (parts[5] if len(parts) > 5 else "") + "\n")
+
+
+def check_real_run(jinst, work, classes, src):
+    """The fixture run under the agent's coverage=counts (when this build's
+    agent has the coverage module): JaCoCo's report of the probes it recorded
+    equals jinst's, and the loop of classify(27) shows its 111 turns."""
+    agent = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(jinst))), "lib", "libjinst.so")
+    if not os.path.isfile(agent) or "coverage=MODE" not in run(["java", f"-agentpath:{agent}=help"]).stdout:
+        print("skip real run: no agent with the coverage module at " + agent)
+        return
+    out = os.path.join(work, "real")
+    r = run(["java", f"-agentpath:{agent}=coverage=counts,include=demo.**,out={out}", "-cp", classes,
+             "demo.shapes.Shapes"])
+    check(r.returncode == 0 and r.stdout.startswith("7.14159"), "fixture run under the agent " + r.stderr[-300:])
+    txt, ref_xml, ref_csv = out + ".txt", out + "-jacoco.xml", out + "-jacoco.csv"
+    probes_from_dump(jinst, out + ".cov", txt)
+    r = run(["java", "-cp", JACOCO_CP + ":" + os.path.join(work, "peer"), "JacocoReport", txt, classes,
+             "fixture", ref_xml, ref_csv])
+    check(r.returncode == 0, "JaCoCo's report of the run " + r.stderr.strip())
+    xml, html = out + ".xml", out + "-html"
+    r = run([jinst, "report", out + ".cov", "--classfiles", classes, "--sourcefiles", src, "--name", "fixture",
+             "--xml", xml, "--html", html])
+    check(r.returncode == 0 and canon(ET.parse(xml).getroot()) == canon(ET.parse(ref_xml).getroot()),
+          "a real run: jinst's XML equals JaCoCo's for the probes the agent recorded " + r.stderr)
+    rows = rendered_rows(chromium(["--dump-dom", "file://" + os.path.join(html, "demo.shapes",
+                                                                         "Shapes.java.html")]).stdout)
+    check(rows.get(59, ("", "", ""))[2] == "111×" and rows.get(56, ("", "", ""))[2] == "1×",
+          f"a real run: classify(27)'s loop body shows 111 hits: {rows.get(59)}")
+
+
 def check_mismatch(jinst, cov_make, work, classes):
     cov = os.path.join(work, "wrong.cov")
     run([cov_make, "--wrong", "demo/util/Text", classes, "2", cov, os.path.join(work, "wrong.txt")])
@@ -269,6 +309,7 @@ def main():
     check_lcov(jinst, work, cov, src, classes)
     check_html(jinst, work, cov, xml, src, classes, screenshot)
     check_counts(jinst, cov_make, work, classes, src)
+    check_real_run(jinst, work, classes, src)
     check_mismatch(jinst, cov_make, work, classes)
     check_jar_and_summary(jinst, work, cov, xml, classes)
     check_errors(jinst, work, cov, classes)
