@@ -93,6 +93,13 @@ static void safe_name(char *buf, size_t size, const char *s, const char *suffix)
 	snprintf(buf + k, size - k, "%s", suffix);
 }
 
+/* The page of a class or source file: its safe name and ".html", never the
+ * package's own index.html. */
+static void page_name(char *buf, size_t size, const char *name)
+{
+	safe_name(buf, size, strcmp(name, "index") == 0 ? "index_" : name, ".html");
+}
+
 static void fail(jinst_diag *diag, const char *path)
 {
 	if (!diag)
@@ -288,14 +295,14 @@ static int package_page(const char *dir, const char *sub, const jinst_covreport 
 	char label[1024], href[1100];
 	for (size_t i = 0; i < pk->class_count; i++) {
 		const char *simple = strrchr(pk->classes[i].name, '/');
-		safe_name(href, sizeof href, simple ? simple + 1 : pk->classes[i].name, ".html");
+		page_name(href, sizeof href, simple ? simple + 1 : pk->classes[i].name);
 		jinst_covreport_java_class(label, sizeof label, &pk->classes[i]);
 		row_link(p.f, href, label, pk->classes[i].counters);
 	}
 	fputs("</tbody></table>", p.f);
 	table_head(p.f, "Source file", pk->counters);
 	for (size_t i = 0; i < pk->source_count; i++) {
-		safe_name(href, sizeof href, pk->sources[i].name, ".html");
+		page_name(href, sizeof href, pk->sources[i].name);
 		row_link(p.f, href, pk->sources[i].name, pk->sources[i].counters);
 	}
 	fputs("</tbody></table>", p.f);
@@ -307,7 +314,7 @@ static int class_page(const char *dir, const char *sub, const jinst_covreport *r
 {
 	char label[1024], file[1100], src[1100];
 	const char *simple = strrchr(c->name, '/');
-	safe_name(file, sizeof file, simple ? simple + 1 : c->name, ".html");
+	page_name(file, sizeof file, simple ? simple + 1 : c->name);
 	jinst_covreport_java_class(label, sizeof label, c);
 	page p = {.diag = diag};
 	int rc = page_open(&p, dir, sub, file, label, "../");
@@ -317,7 +324,7 @@ static int class_page(const char *dir, const char *sub, const jinst_covreport *r
 	totals(p.f, c->counters);
 	table_head(p.f, "Method", c->counters);
 	if (c->source)
-		safe_name(src, sizeof src, c->source, ".html");
+		page_name(src, sizeof src, c->source);
 	for (size_t i = 0; i < c->method_count; i++) {
 		const jinst_covreport_method *m = &c->methods[i];
 		char href[1200], text[2048];
@@ -431,7 +438,7 @@ static int source_page(const char *dir, const char *sub, const jinst_covreport *
                        jinst_diag *diag)
 {
 	char file[1100];
-	safe_name(file, sizeof file, s->name, ".html");
+	page_name(file, sizeof file, s->name);
 	page p = {.diag = diag};
 	int rc = page_open(&p, dir, sub, file, s->name, "../");
 	if (rc)

@@ -62,6 +62,7 @@ static jinst_covreport *sample(void)
 	CHECK(add(r, "z/Outer$1", "Outer.java", anon, 2, "java/lang/Runnable") == 0, "anonymous class");
 	CHECK(add(r, "z/Outer", "Outer.java", outer, 2, NULL) == 0, "outer class");
 	CHECK(add(r, "Top", NULL, evil, 1, NULL) == 0, "unnamed package, no source");
+	CHECK(add(r, "z/index", NULL, evil, 1, NULL) == 0, "a class named as the package page");
 	CHECK(add(r, "a/x<y>\"q\",w/E'v&l", "../../e<v>il.java", evil, 1, NULL) == 0, "hostile names");
 	CHECK(jinst_covreport_add_session(r, "late", 20, 30) == 0 && jinst_covreport_add_session(r, "early", 10, 11) == 0,
 	      "sessions");
@@ -75,7 +76,9 @@ static void test_grouping(void)
 	CHECK(r->package_count == 3, "three packages: %zu", r->package_count);
 	CHECK(strcmp(r->packages[0].name, "") == 0 && strcmp(r->packages[2].name, "z") == 0, "packages sorted");
 	const jinst_covreport_package *z = &r->packages[2];
-	CHECK(z->class_count == 2 && strcmp(z->classes[0].name, "z/Outer") == 0, "classes sorted");
+	CHECK(z->class_count == 3 && strcmp(z->classes[0].name, "z/Outer") == 0 &&
+	          strcmp(z->classes[2].name, "z/index") == 0,
+	      "classes sorted");
 	CHECK(z->source_count == 1 && z->sources[0].class_count == 2, "one source file of two classes");
 	const jinst_covreport_source *s = &z->sources[0];
 	CHECK(s->line_count == 3 && s->lines[1].nr == 5 && s->lines[1].instructions.missed == 4 &&
@@ -85,10 +88,10 @@ static void test_grouping(void)
 	CHECK(s->counters[JINST_CR_LINE].covered == 2 && s->counters[JINST_CR_LINE].missed == 1,
 	      "LINE of the file counted on merged lines: %u/%u", s->counters[JINST_CR_LINE].missed,
 	      s->counters[JINST_CR_LINE].covered);
-	CHECK(z->counters[JINST_CR_LINE].missed == 1 && z->counters[JINST_CR_INSTRUCTION].missed == 6,
-	      "package from its source file");
+	CHECK(z->counters[JINST_CR_LINE].missed == 2 && z->counters[JINST_CR_INSTRUCTION].missed == 7,
+	      "package from its source file and the class in none");
 	CHECK(r->packages[0].counters[JINST_CR_INSTRUCTION].missed == 1, "a class in no source file counts");
-	CHECK(r->counters[JINST_CR_CLASS].covered == 4, "bundle sums packages");
+	CHECK(r->counters[JINST_CR_CLASS].covered == 5, "bundle sums packages");
 	CHECK(strcmp(r->sessions[0].name, "early") == 0, "sessions by start");
 	char buf[256];
 	jinst_covreport_java_class(buf, sizeof buf, &z->classes[1]);
@@ -172,6 +175,11 @@ static void test_html(void)
 	CHECK(file_has(path, "<tr id=\"L6\" class=\"nc\">"), "missed line");
 	CHECK(file_has(path, "<td class=\"code\">    int &lt;x&gt; = 1;</td>"), "CR dropped, markup escaped");
 	CHECK(file_has(path, "run(); // &lt;/td&gt;"), "source cannot close a cell");
+	snprintf(path, sizeof path, "%s/z/index_.html", dir);
+	CHECK(file_has(path, "<h1>index</h1>"), "class index has its own page");
+	snprintf(path, sizeof path, "%s/z/index.html", dir);
+	CHECK(file_has(path, "<a href=\"index_.html\">index</a>") && file_has(path, "<h1>z</h1>"),
+	      "the package page stays, linking the class page");
 	snprintf(path, sizeof path, "%s/default/Top.html", dir);
 	CHECK(file_has(path, "<td>run()V</td>"), "a method of a class without source is not linked");
 	snprintf(path, sizeof path, "rm -rf '%s'", dir);
