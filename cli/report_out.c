@@ -100,12 +100,36 @@ static bool utf8_encoding(const char *enc)
 	return !enc || strcasecmp(enc, "UTF-8") == 0 || strcasecmp(enc, "UTF8") == 0;
 }
 
+/* DIR may be written: it does not exist, is empty, or holds an earlier report. */
+static bool html_replaceable(const char *dir)
+{
+	char **names;
+	size_t n;
+	jinst_diag d;
+	struct stat st;
+	if (stat(dir, &st) != 0)
+		return true;
+	if (!S_ISDIR(st.st_mode) || jinst_dir_list(&names, &n, dir, &d) != 0) {
+		fprintf(stderr, "jinst report: %s: not a folder that can be read\n", dir);
+		return false;
+	}
+	bool ok = n == 0;
+	for (size_t i = 0; i < n; i++)
+		ok |= strcmp(names[i], MARKER) == 0;
+	jinst_dir_list_free(names, n);
+	if (!ok)
+		fprintf(stderr, "jinst report: %s: exists and is not a jinst report: not replaced\n", dir);
+	return ok;
+}
+
 int report_check_outputs(const report_args *a)
 {
 	const char *files[] = {a->xml, a->csv, a->lcov, a->html};
 	for (size_t i = 0; i < sizeof files / sizeof *files; i++)
 		if (files[i] && check_parent(files[i]))
 			return -1;
+	if (a->html && !html_replaceable(a->html))
+		return -1;
 	if (!utf8_encoding(a->encoding)) {
 		iconv_t cd = iconv_open("UTF-8", a->encoding);
 		if (cd == (iconv_t)-1) {
