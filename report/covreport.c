@@ -144,7 +144,8 @@ static int copy_class(jinst_covreport_class *dst, const jinst_covreport_class *s
 	if (!dst->name || !dst->methods || !dst->lines || (src->source && !dst->source) ||
 	    (src->super_name && !dst->super_name) || (src->interface0 && !dst->interface0))
 		return JINST_ENOMEM;
-	memcpy(dst->lines, src->lines, src->line_count * sizeof *dst->lines);
+	if (src->line_count)
+		memcpy(dst->lines, src->lines, src->line_count * sizeof *dst->lines);
 	for (size_t i = 0; i < src->method_count; i++) {
 		jinst_covreport_method *m = &dst->methods[dst->method_count++];
 		*m = src->methods[i];
@@ -307,8 +308,11 @@ int jinst_covreport_finish(jinst_covreport *r)
 	if (in->finished)
 		return JINST_EINVAL;
 	in->finished = true;
-	qsort(r->sessions, r->session_count, sizeof *r->sessions, session_cmp);
-	qsort(in->classes, in->class_count, sizeof *in->classes, class_cmp);
+	/* qsort may not be given NULL, even for no element (C11 7.22.5). */
+	if (r->session_count)
+		qsort(r->sessions, r->session_count, sizeof *r->sessions, session_cmp);
+	if (in->class_count)
+		qsort(in->classes, in->class_count, sizeof *in->classes, class_cmp);
 	r->packages = calloc(in->class_count + 1, sizeof *r->packages);
 	if (!r->packages)
 		return JINST_ENOMEM;

@@ -40,7 +40,13 @@ def check(cond, what):
 
 
 def run(args, **kw):
-    return subprocess.run(args, capture_output=True, text=True, **kw)
+    r = subprocess.run(args, capture_output=True, text=True, **kw)
+    # Under ASan and UBSan builds: a sanitizer's report fails the test even
+    # when the program went on.
+    for sign in ("runtime error:", "ERROR: AddressSanitizer", "ERROR: LeakSanitizer"):
+        if sign in r.stderr:
+            check(False, f"{os.path.basename(args[0])}: {sign} {r.stderr[r.stderr.index(sign):][:300]}")
+    return r
 
 
 def canon(elem):
