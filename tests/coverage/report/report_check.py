@@ -149,6 +149,13 @@ def check_html(jinst, work, cov, xml, src, classes, screenshot):
     r = run([jinst, "report", cov, "--classfiles", classes, "--sourcefiles", src, "--name", "fixture",
              "--html", html])
     check(r.returncode == 0 and os.path.isfile(os.path.join(html, "index.html")), "HTML written " + r.stderr)
+    pages = [os.path.join(d, f) for d, _, fs in os.walk(html) for f in fs if f.endswith(".html")]
+    external = []
+    for page in pages:
+        with open(page, encoding="utf-8") as f:
+            text = f.read()
+        external += [page for sign in ("http:", "https:", "<script", "<link", " src=", "url(") if sign in text]
+    check(len(pages) >= 10 and not external, f"{len(pages)} HTML pages, no external asset, no script {external[:3]}")
     totals = {c.get("type"): c.attrib for c in ET.parse(xml).getroot().findall("counter")}
     r = chromium(["--dump-dom", "file://" + os.path.join(html, "index.html")])
     dom = r.stdout
