@@ -6,13 +6,15 @@ set -euo pipefail
 want=(cmake make gcc clang pkg-config libzip-dev libxxhash-dev zip unzip python3 libclang-rt-14-dev)
 # Test only: Apache Felix, the OSGi framework of agent/tests/jvm.sh's osgi case.
 want+=(libfelix-framework-java)
-# Test only: JaCoCo 0.8.6 (with ASM) as the coverage core's peer, and the
-# real classes tests/coverage compares on; ecj compiles fixtures the way
-# Eclipse does.
-want+=(libjacoco-java libasm-java librhino-java libxalan2-java libcommons-lang3-java libguava-java libh2-java libecj-java)
-# Test only: jinst report's witnesses (tests/coverage/report): JaCoCo 0.8.6's
-# own reports, xmllint for its DTD, genhtml for LCOV, headless Chromium for HTML.
-want+=(libxml2-utils lcov chromium)
+# Test only, coverage (tests/coverage/README.md): JaCoCo 0.8.6 and the ASM it
+# needs as the peer, xmllint for its DTD, lcov's genhtml, headless Chromium
+# for the HTML report, and the real programs the peer and jinst both run:
+# Rhino, Xalan (with Xerces), H2, Lucene 8.
+want+=(libjacoco-java libasm-java libxml2-utils lcov chromium)
+want+=(librhino-java libxalan2-java libxerces2-java libh2-java liblucene8-java)
+# Test only: the coverage core's comparison with JaCoCo (tests/coverage/run_compare.sh)
+# also reads commons-lang3 and guava, and compiles fixtures with ecj.
+want+=(libcommons-lang3-java libguava-java libecj-java)
 command -v javac >/dev/null 2>&1 || want+=(openjdk-17-jdk-headless)
 
 missing=()

@@ -96,10 +96,12 @@ typedef struct jinst_coverage_plan {
 	jinst_coverage_method *methods;
 } jinst_coverage_plan;
 
-/* Places the probes of every method of cls. The plan is allocated in the
- * class's arena (jinst_class_arena) and lives as long as it; there is
- * nothing to free. JINST_EUNSUPPORTED for a class with jsr/ret;
- * JINST_EMALFORMED for code the decoder refuses. */
+/* Places the probes of every method of cls, which must be the class as
+ * read (offsets are those of its original code: with the editor, find the
+ * instruction by jinst_edit_at). The plan is allocated in the class's arena
+ * (jinst_class_arena) and lives as long as it; there is nothing to free.
+ * JINST_EUNSUPPORTED for a class with jsr/ret; JINST_EMALFORMED for code
+ * the decoder refuses. */
 int jinst_coverage_place(jinst_coverage_plan **out, jinst_class *cls, jinst_diag *diag);
 
 /* ---- analysis ------------------------------------------------------------------ */
@@ -155,12 +157,13 @@ typedef struct jinst_coverage_options {
 /* Count every instruction: none of the filters of compiler-generated code. */
 #define JINST_COVERAGE_NO_FILTERS 0x1
 
-/* Analyzes cls with its probe data: probes[probe_count] booleans (NULL: no
+/* Analyzes cls (as read, never edited) with its probe data: probes[probe_count] booleans (NULL: no
  * data, all missed), counts[probe_count] hit counts (NULL: none; a probe
  * counts as executed when probes[i] or counts[i] is nonzero). probe_count
  * must be the plan's (JINST_EINVAL otherwise, unless probes and counts are
  * both NULL). opts may be NULL. The caller frees *out with
- * jinst_coverage_result_free. */
+ * jinst_coverage_result_free; the work space (decoded code, the plan) comes
+ * from the class's arena, which each call grows. */
 int jinst_coverage_analyze(jinst_coverage_result **out, jinst_class *cls, const uint8_t *probes,
                            const uint64_t *counts, uint32_t probe_count, const jinst_coverage_options *opts,
                            jinst_diag *diag);
