@@ -2,7 +2,8 @@
  * JaCoCo's `jacococli report`. The data files are read and merged first
  * (a missing or damaged one stops everything before any work), then every
  * class of --classfiles is parsed, matched to its data by name and identity
- * (XXH64 of the class file), analyzed (include/jinst/coverage.h) and added
+ * (XXH64 of the class file; of several class files of one name, the one
+ * the data were recorded for), analyzed (include/jinst/coverage.h) and added
  * to the report model (include/jinst/covreport.h); the outputs are written
  * last (report_out.c). A class file whose name has data but not for its
  * identity is named on stderr and in the report, never counted as missed. */
@@ -125,6 +126,7 @@ typedef struct walk_ctx {
 	const jinst_covdata *data;
 	jinst_covreport *report;
 	seen_set seen;
+	bool scan; /* the first walk: only seen_note */
 	int failures;
 } walk_ctx;
 
@@ -174,9 +176,11 @@ static int add_analysis(walk_ctx *w, jinst_class *cls, const char *where, const 
 
 static int one_class(walk_ctx *w, jinst_class *cls, const char *name, const char *where, uint64_t identity)
 {
-	if (seen_check(&w->seen, name, identity, where))
-		return 0;
 	const jinst_covdata_class *rec = jinst_covdata_find(w->data, name, identity);
+	if (w->scan)
+		return seen_note(&w->seen, name, identity, rec != NULL, where) ? JINST_ENOMEM : 0;
+	if (!seen_take(&w->seen, name, identity))
+		return 0;
 	const jinst_covdata_class *other = rec ? NULL : other_identity(w->data, name);
 	if (other) {
 		fprintf(stderr,
@@ -194,8 +198,10 @@ static int on_class(void *ctx, const char *where, const uint8_t *bytes, size_t l
 	jinst_class *cls;
 	jinst_diag diag;
 	if (jinst_class_parse(&cls, bytes, len, NULL, NULL, &diag)) {
-		fprintf(stderr, "jinst report: %s: not a class file: %s\n", where, diag.message);
-		w->failures++;
+		if (w->scan) {
+			fprintf(stderr, "jinst report: %s: not a class file: %s\n", where, diag.message);
+			w->failures++;
+		}
 		return 0;
 	}
 	/* JaCoCo's Analyzer reports no synthetic class (package-info, javac's
@@ -216,22 +222,29 @@ static int on_class(void *ctx, const char *where, const uint8_t *bytes, size_t l
 static void on_walk_error(void *ctx, const char *name, const char *message)
 {
 	walk_ctx *w = ctx;
+	if (!w->scan)
+		return; /* said by the first walk */
 	fprintf(stderr, "jinst report: %s: %s\n", name, message);
 	w->failures++;
 }
 
 static int build_report(jinst_covreport *r, const jinst_covdata *data, const report_args *a)
 {
-	walk_ctx w = {data, r, {0}, 0};
+	walk_ctx w = {data, r, {0}, true, 0};
 	for (size_t i = 0; i < jinst_covdata_session_count(data); i++) {
 		const jinst_covdata_session *s = jinst_covdata_session_at(data, i);
 		if (jinst_covreport_add_session(r, s->name, s->start_ms, s->dump_ms))
 			return -1;
 	}
+	/* Two walks: the first finds which class file of each name to report
+	 * (seen_note), the second reports it. */
 	for (size_t i = 0; i < a->classfile_count; i++)
 		jinst_walk_nested(a->classfiles[i], on_class, on_walk_error, &w);
+	w.scan = false;
+	for (size_t i = 0; !w.failures && i < a->classfile_count; i++)
+		jinst_walk_nested(a->classfiles[i], on_class, on_walk_error, &w);
 	seen_free(&w.seen);
-	if (w.failures || w.seen.duplicate)
+	if (w.failures)
 		return -1;
 	return jinst_covreport_finish(r) ? -1 : 0;
 }

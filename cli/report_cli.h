@@ -15,17 +15,27 @@ typedef struct report_args {
 	unsigned long tab_width;
 } report_args;
 
-/* The classes already reported, by name: a second class file of the same
- * name and identity (the same class in two jars) is skipped, one of another
- * identity is an error, as in JaCoCo's CoverageBuilder. */
+/* The class files of each name, found by a first walk. A name met with
+ * several identities (a multi-release jar, a class in two versions of a
+ * library) is reported from the one the data were recorded for, else from
+ * the first met (one line on stderr for each other); the same class file in
+ * two places is reported once. JaCoCo's CoverageBuilder stops at the second
+ * version instead: jinst can tell which one ran. */
 typedef struct seen_set {
 	size_t count, cap;
-	struct seen_entry { char *name; uint64_t identity; } *slots;
-	bool duplicate;
+	struct seen_entry {
+		char *name;
+		uint64_t chosen; /* the identity to report */
+		bool has_data;   /* chosen has a data record */
+		bool reported;
+	} *slots;
 } seen_set;
 
-/* True when name was seen before (the class is not to be reported again). */
-bool seen_check(seen_set *s, const char *name, uint64_t identity, const char *where);
+/* First walk: one class file of name and identity, where it is, and
+ * whether the data hold a record of that identity. -1: out of memory. */
+int seen_note(seen_set *s, const char *name, uint64_t identity, bool has_data, const char *where);
+/* Second walk: true for the class file to report (once per name). */
+bool seen_take(seen_set *s, const char *name, uint64_t identity);
 void seen_free(seen_set *s);
 
 /* Checks before any work that each output can be written (its folder

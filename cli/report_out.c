@@ -24,62 +24,6 @@
 
 #define MARKER ".jinst-report"
 
-static uint64_t fnv(const char *s)
-{
-	uint64_t h = UINT64_C(0xcbf29ce484222325);
-	for (; *s; s++)
-		h = (h ^ (uint8_t)*s) * UINT64_C(0x100000001b3);
-	return h;
-}
-
-static bool seen_grow(seen_set *s)
-{
-	size_t cap = s->cap ? s->cap * 2 : 256;
-	struct seen_entry *slots = calloc(cap, sizeof *slots);
-	if (!slots)
-		return false;
-	for (size_t i = 0; i < s->cap; i++) {
-		if (!s->slots[i].name)
-			continue;
-		size_t k = fnv(s->slots[i].name) & (cap - 1);
-		while (slots[k].name)
-			k = (k + 1) & (cap - 1);
-		slots[k] = s->slots[i];
-	}
-	free(s->slots);
-	s->slots = slots;
-	s->cap = cap;
-	return true;
-}
-
-bool seen_check(seen_set *s, const char *name, uint64_t identity, const char *where)
-{
-	if ((s->count + 1) * 2 > s->cap && !seen_grow(s))
-		return true;
-	size_t k = fnv(name) & (s->cap - 1);
-	for (; s->slots[k].name; k = (k + 1) & (s->cap - 1)) {
-		if (strcmp(s->slots[k].name, name) != 0)
-			continue;
-		if (s->slots[k].identity != identity) {
-			fprintf(stderr, "jinst report: %s: another class file of class %s was found first\n", where, name);
-			s->duplicate = true;
-		}
-		return true;
-	}
-	if (!(s->slots[k].name = strdup(name)))
-		return true;
-	s->slots[k].identity = identity;
-	s->count++;
-	return false;
-}
-
-void seen_free(seen_set *s)
-{
-	for (size_t i = 0; i < s->cap; i++)
-		free(s->slots[i].name);
-	free(s->slots);
-}
-
 /* ---- checks ------------------------------------------------------------------ */
 
 static int check_parent(const char *path)

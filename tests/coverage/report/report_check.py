@@ -279,6 +279,24 @@ def check_jar_and_summary(jinst, work, cov, xml, classes):
                                     for l in r.stdout.splitlines()), "console summary:\n" + r.stdout)
 
 
+def check_versions(jinst, work, cov, xml, classes):
+    """Two class files of one name: the one the data were recorded for is
+    reported, wherever it comes in the walk (a multi-release jar)."""
+    other = os.path.join(work, "other")
+    run(["javac", "--release", "11", "-g:none", "-d", other, os.path.join(HERE, "fixture", "demo", "util", "Text.java")])
+    os.remove(os.path.join(other, "demo", "util", "Text$1.class"))
+    for first, second in ((classes, other), (other, classes)):
+        vxml = os.path.join(work, "versions.xml")
+        r = run([jinst, "report", cov, "--classfiles", first, "--classfiles", second, "--name", "fixture",
+                 "--xml", vxml])
+        check(r.returncode == 0 and not r.stderr and canon(ET.parse(vxml).getroot()) == canon(ET.parse(xml).getroot()),
+              f"two versions of a class, {os.path.basename(first)} first: the recorded one reported " + r.stderr)
+    skip = os.path.join(work, "classes-v3--skipdemo_util_Text.cov")  # no record of Text
+    r = run([jinst, "report", skip, "--classfiles", classes, "--classfiles", other])
+    check(r.returncode == 0 and "demo/util/Text (identity" in r.stderr and "this one is not reported" in r.stderr,
+          "two versions, no data for either: the first reported, the other named " + r.stderr)
+
+
 def check_errors(jinst, work, cov, classes):
     cases = [
         ([os.path.join(work, "none.cov"), "--classfiles", classes], 1, "none.cov"),
@@ -288,10 +306,6 @@ def check_errors(jinst, work, cov, classes):
         ([cov, "--classfiles", classes, "--encoding", "NO-SUCH-ENC"], 1, "unknown encoding"),
         ([cov, "--classfiles", classes, "--html", HERE], 1, "not a jinst report"),
     ]
-    other = os.path.join(work, "other")
-    run(["javac", "--release", "11", "-g:none", "-d", other, os.path.join(HERE, "fixture", "demo", "util", "Text.java")])
-    os.remove(os.path.join(other, "demo", "util", "Text$1.class"))
-    cases.append(([cov, "--classfiles", classes, "--classfiles", other], 1, "another class file of class demo/util/Text"))
     damaged = os.path.join(work, "damaged.cov")
     with open(cov, "rb") as f, open(damaged, "wb") as g:
         g.write(f.read()[:-9])
@@ -325,6 +339,7 @@ def main():
     check_real_run(jinst, work, classes, src)
     check_mismatch(jinst, cov_make, work, classes)
     check_jar_and_summary(jinst, work, cov, xml, classes)
+    check_versions(jinst, work, cov, xml, classes)
     check_errors(jinst, work, cov, classes)
     print(f"{len(failures)} failures")
     return 1 if failures else 0
