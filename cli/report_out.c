@@ -154,6 +154,15 @@ static int write_lcov(FILE *f, const jinst_covreport *r, const report_args *a)
 	return jinst_covreport_write_lcov(f, r, locate, (void *)a);
 }
 
+/* mkstemp and mkdtemp make files 0600 and folders 0700; a report is
+ * read by others as any file the user writes (0666 or 0777 less umask). */
+static mode_t current_umask(void)
+{
+	mode_t mask = umask(0);
+	umask(mask);
+	return mask;
+}
+
 static int write_atomic(const char *path, const jinst_covreport *r, const report_args *a, write_fn fn)
 {
 	size_t n = strlen(path) + 16;
@@ -162,7 +171,7 @@ static int write_atomic(const char *path, const jinst_covreport *r, const report
 		return -1;
 	snprintf(tmp, n, "%s.tmp.XXXXXX", path);
 	int fd = mkstemp(tmp);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	FILE *f = fd >= 0 && fchmod(fd, 0666 & ~current_umask()) == 0 ? fdopen(fd, "w") : NULL;
 	int rc = f ? fn(f, r, a) : -1;
 	if (f && (fflush(f) || fsync(fd)))
 		rc = -1;
@@ -226,7 +235,7 @@ static int write_html(const jinst_covreport *r, const report_args *a)
 	o.tab_width = (unsigned)a->tab_width;
 	o.source = read_source;
 	o.ctx = (void *)a;
-	int rc = mkdtemp(tmp) ? 0 : -1;
+	int rc = mkdtemp(tmp) && chmod(tmp, 0777 & ~current_umask()) == 0 ? 0 : -1;
 	if (!rc)
 		rc = jinst_covreport_write_html(tmp, r, &o, &diag);
 	char marker[4096];

@@ -315,6 +315,11 @@ def check_errors(jinst, work, cov, classes):
         lines = [l for l in r.stderr.splitlines() if l.startswith("jinst report")]
         check(r.returncode == code and text in r.stderr and len(lines) == 1,
               f"error exit {code} with one line naming '{text}': {r.returncode} {r.stderr.strip()}")
+    mask = os.umask(0)
+    os.umask(mask)
+    modes = {p: oct(os.stat(os.path.join(work, p)).st_mode & 0o777) for p in ("classes-v2.xml", "html")}
+    check(modes == {"classes-v2.xml": oct(0o666 & ~mask), "html": oct(0o777 & ~mask)},
+          f"outputs have the modes of files the user writes {modes}")
     left = [f for f in os.listdir(work) if ".tmp." in f]
     check(not left, f"no temporary file left behind {left}")
     html = os.path.join(work, "html")
