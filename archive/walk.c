@@ -37,8 +37,18 @@ static bool selected(const char *entry, const char *const *entries, int n)
 	return false;
 }
 
+/* How deep jinst_walk_nested descends into jars in jars; a limit, so that
+ * a crafted archive cannot recurse without end. */
+#define MAX_NESTING 8
+
+static bool nested_archive(const char *name)
+{
+	return ends_with(name, ".jar") || ends_with(name, ".zip") || ends_with(name, ".war") ||
+	       ends_with(name, ".ear");
+}
+
 static int walk_zip(const char *path, const uint8_t *data, size_t len, const char *const *entries, int nentries,
-                    jinst_walk_class_fn fn, jinst_walk_error_fn err, void *ctx)
+                    int nesting, jinst_walk_class_fn fn, jinst_walk_error_fn err, void *ctx)
 {
 	if (ends_with(path, ".jmod") && (len < 4 || memcmp(data, "JM\x01\x00", 4) != 0)) {
 		err(ctx, path, "not a jmod file (no JM header)");
@@ -56,8 +66,10 @@ static int walk_zip(const char *path, const uint8_t *data, size_t len, const cha
 	size_t n = jinst_archive_count(a);
 	for (size_t i = 0; i < n; i++) {
 		jinst_archive_entry e;
-		if (jinst_archive_entry_at(&e, a, i, NULL) != 0 || !ends_with(e.name, ".class") ||
-		    !selected(e.name, entries, nentries))
+		if (jinst_archive_entry_at(&e, a, i, NULL) != 0)
+			continue;
+		bool inner = nesting > 0 && nested_archive(e.name);
+		if (!inner && (!ends_with(e.name, ".class") || !selected(e.name, entries, nentries)))
 			continue;
 		char name[4096];
 		snprintf(name, sizeof(name), "%s!%s", path, e.name);
@@ -70,7 +82,11 @@ static int walk_zip(const char *path, const uint8_t *data, size_t len, const cha
 				break;
 			continue;
 		}
-		int stop = fn(ctx, name, bytes, blen);
+		int stop = 0;
+		if (inner && blen >= 4 && memcmp(bytes, "PK", 2) == 0)
+			errors += walk_zip(name, bytes, blen, entries, nentries, nesting - 1, fn, err, ctx);
+		else if (!inner)
+			stop = fn(ctx, name, bytes, blen);
 		free(bytes);
 		if (stop < 0)
 			break;
@@ -79,8 +95,8 @@ static int walk_zip(const char *path, const uint8_t *data, size_t len, const cha
 	return errors;
 }
 
-int jinst_walk(const char *path, const char *const *entries, int nentries, jinst_walk_class_fn fn,
-               jinst_walk_error_fn err, void *ctx)
+static int walk(const char *path, const char *const *entries, int nentries, int nesting, jinst_walk_class_fn fn,
+                jinst_walk_error_fn err, void *ctx)
 {
 	struct stat st;
 	if (stat(path, &st) != 0) {
@@ -109,7 +125,7 @@ int jinst_walk(const char *path, const char *const *entries, int nentries, jinst
 			if (stat(child, &cs) == 0 &&
 			    (S_ISDIR(cs.st_mode) || ends_with(child, ".class") || ends_with(child, ".jar") ||
 			     ends_with(child, ".jmod")))
-				errors += jinst_walk(child, NULL, 0, fn, err, ctx);
+				errors += walk(child, NULL, 0, nesting, fn, err, ctx);
 			free(child);
 		}
 		jinst_dir_list_free(names, n);
@@ -123,9 +139,20 @@ int jinst_walk(const char *path, const char *const *entries, int nentries, jinst
 	}
 	int errors = 0;
 	if (len >= 4 && (memcmp(data, "PK", 2) == 0 || memcmp(data, "JM\x01\x00", 4) == 0))
-		errors = walk_zip(path, data, len, entries, nentries, fn, err, ctx);
+		errors = walk_zip(path, data, len, entries, nentries, nesting, fn, err, ctx);
 	else
 		fn(ctx, path, data, len);
 	free(data);
 	return errors;
+}
+
+int jinst_walk(const char *path, const char *const *entries, int nentries, jinst_walk_class_fn fn,
+               jinst_walk_error_fn err, void *ctx)
+{
+	return walk(path, entries, nentries, 0, fn, err, ctx);
+}
+
+int jinst_walk_nested(const char *path, jinst_walk_class_fn fn, jinst_walk_error_fn err, void *ctx)
+{
+	return walk(path, NULL, 0, MAX_NESTING, fn, err, ctx);
 }

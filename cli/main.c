@@ -20,6 +20,8 @@ static const char usage[] =
 	"                                     its StackMapTable recomputed; OUT mirrors IN\n"
 	"  merge -o OUT IN...                 merge coverage data files (.cov): booleans ORed,\n"
 	"                                     counts added\n"
+	"  report DATA.cov... --classfiles PATH [--xml F] [--html DIR] [--csv F] [--lcov F]\n"
+	"                                     coverage reports, with jacococli report's flags\n"
 	"  help [COMMAND]                     this text, or a command's own help\n"
 	"\n"
 	"Options: --help, --version. 'jinst COMMAND --help' explains a command.\n";
@@ -118,6 +120,32 @@ static const char merge_help[] =
 	"Exit status: 0 merged (identity conflicts included), 1 an input could not be\n"
 	"read or merged or OUT could not be written, 2 usage error.\n";
 
+static const char report_help[] =
+	"usage: jinst report DATA.cov... --classfiles PATH [--classfiles PATH...]\n"
+	"                    [--sourcefiles PATH...] [--xml FILE] [--html DIR] [--csv FILE]\n"
+	"                    [--lcov FILE] [--name NAME] [--encoding ENC] [--tabwith N]\n"
+	"\n"
+	"Coverage reports from coverage data files (merged when there are several) and\n"
+	"the class files they were recorded for; the flags are those of JaCoCo's\n"
+	"`jacococli report`.\n"
+	"  --classfiles PATH   class files, folders, jars (nested jars too); repeatable\n"
+	"  --sourcefiles PATH  folders of source files (PATH/PKG/File.java); repeatable\n"
+	"  --xml FILE          JaCoCo's XML report (report.dtd 1.1)\n"
+	"  --html DIR          HTML report: a folder that works offline\n"
+	"  --csv FILE          JaCoCo's CSV report, one line per class\n"
+	"  --lcov FILE         LCOV tracefile (for genhtml and tools that read LCOV)\n"
+	"  --name NAME         the report's name (default: JaCoCo Coverage Report)\n"
+	"  --encoding ENC      the source files' encoding (default UTF-8)\n"
+	"  --tabwith N         spaces per tab in HTML source pages (default 4)\n"
+	"With no output flag, prints a summary: classes, methods, lines, branches,\n"
+	"instructions, complexity, covered of total.\n"
+	"A class is matched to its data by name and identity (XXH64 of the class file):\n"
+	"a class file that is not the one the data was recorded for is named on stderr\n"
+	"and in the report and counted nowhere; classes without data are missed.\n"
+	"Each file is written to a temporary file and renamed into place; DIR is\n"
+	"replaced only when it is empty or an earlier jinst report.\n"
+	"Exit status: 0 written, 1 a data file, class file or output failed, 2 usage error.\n";
+
 const char *cli_help_for(const char *cmd);
 const char *cli_help_for(const char *cmd)
 {
@@ -131,6 +159,8 @@ const char *cli_help_for(const char *cmd)
 		return rewrite_help;
 	if (strcmp(cmd, "merge") == 0)
 		return merge_help;
+	if (strcmp(cmd, "report") == 0)
+		return report_help;
 	return NULL;
 }
 
@@ -181,6 +211,8 @@ int main(int argc, char **argv)
 		return cmd_rewrite(argc - 2, argv + 2);
 	if (strcmp(cmd, "merge") == 0)
 		return cmd_merge(argc - 2, argv + 2);
+	if (strcmp(cmd, "report") == 0)
+		return cmd_report(argc - 2, argv + 2);
 	fprintf(stderr, "jinst: unknown command '%s'\n\n%s", cmd, usage);
 	return 2;
 }

@@ -132,6 +132,11 @@ typedef void (*jinst_walk_error_fn)(void *ctx, const char *name, const char *mes
  * "p.C"). Returns the number of problems reported through err (>= 0). */
 int jinst_walk(const char *path, const char *const *entries, int nentries, jinst_walk_class_fn fn,
                jinst_walk_error_fn err, void *ctx);
+/* The same over every class, also inside jars nested in jars (entries
+ * ending in .jar, .zip, .war or .ear, up to 8 levels deep), named
+ * "OUTER!lib/inner.jar!p/C.class": what a coverage report analyzes, as
+ * JaCoCo's Analyzer.analyzeAll does. */
+int jinst_walk_nested(const char *path, jinst_walk_class_fn fn, jinst_walk_error_fn err, void *ctx);
 
 #ifdef __cplusplus
 }
