@@ -21,27 +21,11 @@
  */
 #define _POSIX_C_SOURCE 200809L /* strnlen */
 #include "covdata_internal.h"
+#include "jinst/util.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int fail(jinst_diag *diag, int code, const char *where, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(jinst_diag *diag, int code, const char *where, const char *fmt, ...)
-{
-	if (!diag)
-		return code;
-	diag->code = code;
-	diag->offset = JINST_NO_OFFSET;
-	snprintf(diag->where, sizeof(diag->where), "%s", where);
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(diag->message, sizeof(diag->message), fmt, ap);
-	va_end(ap);
-	return code;
-}
 
 bool covdata_name_ok(const char *name, size_t *len)
 {
@@ -266,21 +250,21 @@ int jinst_covdata_add_session(jinst_covdata *d, const char *name, int64_t start_
 static int check_class(const jinst_covdata_class *c, size_t *len, jinst_diag *diag)
 {
 	if (!c || !covdata_name_ok(c->name, len) || *len == 0)
-		return fail(diag, JINST_EINVAL, "class", "the name is empty, longer than %u bytes or not modified UTF-8",
+		return jinst_diag_fail(diag, JINST_EINVAL, "class", "the name is empty, longer than %u bytes or not modified UTF-8",
 		            JINST_COVDATA_MAX_NAME);
 	if (c->kind != JINST_COVDATA_BOOLEANS && c->kind != JINST_COVDATA_COUNTS)
-		return fail(diag, JINST_EINVAL, c->name, "unknown probe kind %d", c->kind);
+		return jinst_diag_fail(diag, JINST_EINVAL, c->name, "unknown probe kind %d", c->kind);
 	if (c->probe_count > JINST_COVDATA_MAX_PROBES)
-		return fail(diag, JINST_ETOOLARGE, c->name, "%u probes, more than the format's %u", c->probe_count,
+		return jinst_diag_fail(diag, JINST_ETOOLARGE, c->name, "%u probes, more than the format's %u", c->probe_count,
 		            JINST_COVDATA_MAX_PROBES);
 	if (c->probe_count && !(c->kind == JINST_COVDATA_BOOLEANS ? (const void *)c->booleans : (const void *)c->counts))
-		return fail(diag, JINST_EINVAL, c->name, "no probe data");
+		return jinst_diag_fail(diag, JINST_EINVAL, c->name, "no probe data");
 	return 0;
 }
 
 static int refuse_probe_counts(jinst_diag *diag, const jinst_covdata_class *a, const jinst_covdata_class *b)
 {
-	return fail(diag, JINST_EUNSUPPORTED, a->name,
+	return jinst_diag_fail(diag, JINST_EUNSUPPORTED, a->name,
 	            "identity %016llx recorded with %u probes and with %u: two instrumentations of the same class",
 	            (unsigned long long)a->identity, a->probe_count, b->probe_count);
 }

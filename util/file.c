@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,24 +11,6 @@
 
 #include "jinst/util.h"
 
-/* diag names the path in `where` and says why in `message`, so a caller
- * that prints the path itself can print only the reason. */
-static int fail(jinst_diag *diag, int code, const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int fail(jinst_diag *diag, int code, const char *path, const char *fmt, ...)
-{
-	if (!diag)
-		return code;
-	diag->code = code;
-	diag->offset = JINST_NO_OFFSET;
-	snprintf(diag->where, sizeof(diag->where), "%s", path);
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(diag->message, sizeof(diag->message), fmt, ap);
-	va_end(ap);
-	return code;
-}
-
 /* Reads fd to its end into buf (cap bytes so far, n used), growing it up to limit. */
 static int read_stream(int fd, uint8_t **buf, size_t *n, size_t cap, size_t limit, const char *path,
                        jinst_diag *diag)
@@ -37,13 +18,13 @@ static int read_stream(int fd, uint8_t **buf, size_t *n, size_t cap, size_t limi
 	for (;;) {
 		if (*n == cap) {
 			if (cap >= limit)
-				return fail(diag, JINST_ETOOLARGE, path, "larger than %zu bytes", limit);
+				return jinst_diag_fail(diag, JINST_ETOOLARGE, path, "larger than %zu bytes", limit);
 			size_t ncap = cap < 65536 ? 65536 : cap * 2;
 			if (ncap > limit)
 				ncap = limit;
 			uint8_t *p = realloc(*buf, ncap);
 			if (!p)
-				return fail(diag, JINST_ENOMEM, path, "out of memory for %zu bytes", ncap);
+				return jinst_diag_fail(diag, JINST_ENOMEM, path, "out of memory for %zu bytes", ncap);
 			*buf = p;
 			cap = ncap;
 		}
@@ -51,7 +32,7 @@ static int read_stream(int fd, uint8_t **buf, size_t *n, size_t cap, size_t limi
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got < 0)
-			return fail(diag, JINST_EIO, path, "%s", strerror(errno));
+			return jinst_diag_fail(diag, JINST_EIO, path, "%s", strerror(errno));
 		if (got == 0)
 			return 0;
 		*n += (size_t)got;
@@ -67,14 +48,14 @@ int jinst_file_read(uint8_t **bytes, size_t *len, const char *path, size_t limit
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		int open_err = errno;
-		return fail(diag, open_err == ENOENT || open_err == ENOTDIR ? JINST_ENOTFOUND : JINST_EIO, path, "%s",
+		return jinst_diag_fail(diag, open_err == ENOENT || open_err == ENOTDIR ? JINST_ENOTFOUND : JINST_EIO, path, "%s",
 		            strerror(open_err));
 	}
 	struct stat st;
 	int err = fstat(fd, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : 0;
 	if (err) {
 		close(fd);
-		return fail(diag, err == EISDIR ? JINST_ENOTFOUND : JINST_EIO, path, "%s", strerror(err));
+		return jinst_diag_fail(diag, err == EISDIR ? JINST_ENOTFOUND : JINST_EIO, path, "%s", strerror(err));
 	}
 	uint8_t *buf = NULL;
 	size_t n = 0, cap = 0;
@@ -83,22 +64,22 @@ int jinst_file_read(uint8_t **bytes, size_t *len, const char *path, size_t limit
 		/* The size first, so nothing is allocated for a file past the limit. */
 		if ((uint64_t)st.st_size > limit) {
 			close(fd);
-			return fail(diag, JINST_ETOOLARGE, path, "%lld bytes is more than %zu", (long long)st.st_size, limit);
+			return jinst_diag_fail(diag, JINST_ETOOLARGE, path, "%lld bytes is more than %zu", (long long)st.st_size, limit);
 		}
 		cap = (size_t)st.st_size;
 		buf = malloc(cap ? cap : 1);
 		if (!buf) {
 			close(fd);
-			return fail(diag, JINST_ENOMEM, path, "out of memory for %zu bytes", cap);
+			return jinst_diag_fail(diag, JINST_ENOMEM, path, "out of memory for %zu bytes", cap);
 		}
 		while (n < cap && rc == 0) {
 			ssize_t got = read(fd, buf + n, cap - n);
 			if (got < 0 && errno == EINTR)
 				continue;
 			if (got < 0)
-				rc = fail(diag, JINST_EIO, path, "%s", strerror(errno));
+				rc = jinst_diag_fail(diag, JINST_EIO, path, "%s", strerror(errno));
 			else if (got == 0)
-				rc = fail(diag, JINST_EIO, path, "shorter than its size");
+				rc = jinst_diag_fail(diag, JINST_EIO, path, "shorter than its size");
 			else
 				n += (size_t)got;
 		}
@@ -133,7 +114,7 @@ int jinst_dir_list(char ***names, size_t *count, const char *path, jinst_diag *d
 	*count = 0;
 	DIR *d = opendir(path);
 	if (!d)
-		return fail(diag, JINST_EIO, path, "%s", strerror(errno));
+		return jinst_diag_fail(diag, JINST_EIO, path, "%s", strerror(errno));
 	char **list = NULL;
 	size_t n = 0, cap = 0;
 	int rc = 0;
@@ -145,13 +126,13 @@ int jinst_dir_list(char ***names, size_t *count, const char *path, jinst_diag *d
 			cap = cap ? cap * 2 : 64;
 			char **p = realloc(list, cap * sizeof(*p));
 			if (!p) {
-				rc = fail(diag, JINST_ENOMEM, path, "out of memory");
+				rc = jinst_diag_fail(diag, JINST_ENOMEM, path, "out of memory");
 				break;
 			}
 			list = p;
 		}
 		if (!(list[n] = strdup(e->d_name)))
-			rc = fail(diag, JINST_ENOMEM, path, "out of memory");
+			rc = jinst_diag_fail(diag, JINST_ENOMEM, path, "out of memory");
 		else
 			n++;
 	}

@@ -36,6 +36,14 @@ int jinst_pool_threads(const jinst_pool *pool);
  * Returns when every task is done. For one caller thread at a time. */
 void jinst_pool_run(jinst_pool *pool, size_t n, jinst_pool_fn fn, void *ctx);
 
+/* ---- errors -------------------------------------------------------------------- */
+
+/* Fills diag (which may be NULL): code, where (a path, a class, an entry),
+ * no offset, and the formatted message; returns code, so a failure is
+ * one line: return jinst_diag_fail(diag, JINST_EIO, path, "...", ...). */
+int jinst_diag_fail(jinst_diag *diag, int code, const char *where, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /* ---- files and folders --------------------------------------------------------- */
 
 /* The whole file into a malloc'd buffer (the caller frees *bytes). limit,
