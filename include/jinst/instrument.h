@@ -40,6 +40,11 @@ enum jinst_hook_id {
 	JINST_HOOK_EXIT,        /* normal exit, before every return (method id) */
 	JINST_HOOK_EXIT_THROW,  /* exceptional exit, from a catch-all that rethrows (method id) */
 	JINST_HOOK_CALLED,      /* method entry, counted and not timed (method id): no exit hooks pair with it */
+	/* Coverage, once at method entry: (class id, probe count) -> the
+	 * class's boolean[] probes, at least that long, never null; the
+	 * method keeps it in a local and each probe stores true into it. */
+	JINST_HOOK_PROBES,
+	JINST_HOOK_PROBE_COUNTS, /* the same for coverage=counts: long[] hit counts, each probe adds 1 */
 	JINST_HOOK_COUNT
 };
 
