@@ -46,5 +46,10 @@ int cmd_dump(int argc, char **argv);
 int cmd_roundtrip(int argc, char **argv);
 int cmd_hierarchy(int argc, char **argv);
 int cmd_rewrite(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
+
+/* jinst dump of a coverage data file: -1 when path is not one (no magic),
+ * else the exit status after printing it or a line saying why not. */
+int cli_dump_covdata(const char *path);
 
 #endif

@@ -59,6 +59,11 @@ int cmd_dump(int argc, char **argv)
 			fprintf(stderr, "jinst dump: unknown option '%s'\nusage: jinst dump FILE.class | JAR [ENTRY...]\n", argv[i]);
 			return 2;
 		}
+	if (argc == 1) {
+		int rc = cli_dump_covdata(argv[0]);
+		if (rc >= 0)
+			return rc;
+	}
 	dump_ctx d = {0};
 	if (jinst_arena_new(&d.arena)) {
 		fputs("jinst: out of memory\n", stderr);

@@ -17,19 +17,26 @@ static const char usage[] =
 	"  rewrite [--frames=keep|recompute] IN... -o OUT\n"
 	"                                     every method through the code editor, or with\n"
 	"                                     its StackMapTable recomputed; OUT mirrors IN\n"
+	"  merge -o OUT IN...                 merge coverage data files (.cov): booleans ORed,\n"
+	"                                     counts added\n"
 	"  help [COMMAND]                     this text, or a command's own help\n"
 	"\n"
 	"Options: --help, --version. 'jinst COMMAND --help' explains a command.\n";
 
 static const char dump_help[] =
 	"usage: jinst dump FILE.class | JAR|JMOD|FOLDER [ENTRY...]\n"
+	"       jinst dump FILE.cov\n"
 	"\n"
 	"Prints each class as a javap -v style listing: header, constant pool with\n"
 	"every entry resolved, fields and methods with their attributes, bytecode with\n"
 	"resolved operands, exception tables and StackMapTable frames (expanded to full\n"
 	"frames). ENTRY selects classes inside a jar by entry name (java/lang/String.class),\n"
 	"internal name (java/lang/String) or binary name (java.lang.String).\n"
-	"Exit status: 0 ok, 1 a class could not be read or decoded, 2 usage error.\n";
+	"A coverage data file (recognised by its magic, whatever its name) is listed\n"
+	"instead: its sessions (name, start, dump), then one line per class:\n"
+	"  NAME IDENTITY booleans|counts HIT/PROBES hit PROBES\n"
+	"with the probes as 0/1 digits, or as counts after a colon.\n"
+	"Exit status: 0 ok, 1 a class or the file could not be read or decoded, 2 usage error.\n";
 
 static const char roundtrip_help[] =
 	"usage: jinst roundtrip [--deep] [--quiet] [-j N] PATH...\n"
@@ -89,6 +96,27 @@ static const char rewrite_help[] =
 	"  N classes: N rewritten, N unchanged, N failed (N for classes the hierarchy does not know); N methods\n"
 	"Exit status: 0 when nothing failed, 1 otherwise, 2 usage error.\n";
 
+static const char merge_help[] =
+	"usage: jinst merge -o OUT IN...\n"
+	"\n"
+	"Merges coverage data files (.cov, docs/coverage-format.md) into OUT: the\n"
+	"sessions of all inputs, and one record per class and identity, with\n"
+	"booleans ORed and hit counts added (a sum past 2^64 - 1 stays there); a\n"
+	"boolean record with a counts record gives counts, each hit boolean adding 1.\n"
+	"OUT may be one of the inputs; it is replaced in one step (a temporary file\n"
+	"beside it, then a rename), so it never holds part of a file.\n"
+	"\n"
+	"Two records of one class with different identities come from two versions\n"
+	"of the class: both are kept, and a line on stderr names the class and the\n"
+	"two identities:\n"
+	"  jinst merge: IN: class NAME has identity X, already merged with Y: ...\n"
+	"An input that cannot be read, is damaged or truncated, or has a newer\n"
+	"format version stops the merge with one line naming it, and OUT is not\n"
+	"written. The last line on stdout:\n"
+	"  OUT: N files merged: N sessions, N classes, N identity conflicts\n"
+	"Exit status: 0 merged (identity conflicts included), 1 an input could not be\n"
+	"read or merged or OUT could not be written, 2 usage error.\n";
+
 const char *cli_help_for(const char *cmd);
 const char *cli_help_for(const char *cmd)
 {
@@ -100,6 +128,8 @@ const char *cli_help_for(const char *cmd)
 		return hierarchy_help;
 	if (strcmp(cmd, "rewrite") == 0)
 		return rewrite_help;
+	if (strcmp(cmd, "merge") == 0)
+		return merge_help;
 	return NULL;
 }
 
@@ -148,6 +178,8 @@ int main(int argc, char **argv)
 		return cmd_hierarchy(argc - 2, argv + 2);
 	if (strcmp(cmd, "rewrite") == 0)
 		return cmd_rewrite(argc - 2, argv + 2);
+	if (strcmp(cmd, "merge") == 0)
+		return cmd_merge(argc - 2, argv + 2);
 	fprintf(stderr, "jinst: unknown command '%s'\n\n%s", cmd, usage);
 	return 2;
 }

@@ -5,7 +5,7 @@
 # declare; jinst::report for include/jinst/report.h).
 include(CMakePackageConfigHelpers)
 
-install(TARGETS jinst_classfile jinst_util jinst_archive jinst_classpath jinst_instrument jinst_report EXPORT jinstTargets
+install(TARGETS jinst_classfile jinst_util jinst_archive jinst_classpath jinst_instrument jinst_report jinst_coverage EXPORT jinstTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/jinst DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

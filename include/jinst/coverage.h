@@ -127,7 +127,7 @@ typedef struct jinst_coverage_line {
 typedef struct jinst_coverage_node {
 	jinst_counter instructions, branches, lines, complexity, methods, classes;
 	uint32_t first_line, last_line;
-	jinst_coverage_line *lines; /* lines[line - first_line] */
+	jinst_coverage_line *by_line; /* by_line[line - first_line] */
 } jinst_coverage_node;
 
 typedef struct jinst_coverage_method_result {
@@ -137,7 +137,7 @@ typedef struct jinst_coverage_method_result {
 
 typedef struct jinst_coverage_result jinst_coverage_result;
 struct jinst_coverage_result {
-	bool skipped;     /* JaCoCo reports no such class: module-info or a synthetic class */
+	bool skipped;     /* JaCoCo reports no such class: module-info */
 	jinst_coverage_node node; /* the class's totals */
 	/* Methods JaCoCo reports (with at least one instruction left after the
 	 * filters), in method-table order. */

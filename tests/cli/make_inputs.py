@@ -11,6 +11,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "golden"))
+sys.path.insert(0, HERE)
 from gen_invalid import ClassFile, insns  # noqa: E402  (the generator's class-file reader)
 
 out = sys.argv[1]
@@ -39,3 +40,8 @@ open(os.path.join(out, "padded_switch.class"), "wb").write(b)
 v = bytearray(open(src, "rb").read())
 v[6:8] = (70).to_bytes(2, "big")
 open(os.path.join(out, "version70.class"), "wb").write(v)
+
+# Coverage data files (a.cov, b.cov and broken ones), written by covfile.py
+# from the format's specification.
+import covfile  # noqa: E402
+covfile.write_inputs(out)

@@ -1,0 +1,210 @@
+/* jinst merge, and jinst dump of a coverage data file (.cov): the work is
+ * include/jinst/covdata.h's; this file parses arguments and prints. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "jinst/covdata.h"
+#include "jinst/util.h"
+
+static const char merge_usage[] = "usage: jinst merge -o OUT IN...\n";
+
+/* A name as people read it: modified UTF-8 to UTF-8 (the same for ASCII). */
+static const char *readable(const char *mutf8, char *buf, size_t size)
+{
+	long n = jinst_mutf8_to_utf8((const uint8_t *)mutf8, strlen(mutf8), buf, size);
+	return n < 0 ? mutf8 : buf;
+}
+
+/* "jinst CMD: FILE: why (at byte N, where)" on one line. */
+static void print_read_error(const char *cmd, const char *path, const jinst_diag *diag)
+{
+	fprintf(stderr, "jinst %s: %s: %s", cmd, path, diag->message);
+	if (diag->code != JINST_EIO && diag->code != JINST_ENOTFOUND && diag->offset != JINST_NO_OFFSET)
+		fprintf(stderr, " (at byte %" PRIu32 ", %s)", diag->offset, diag->where);
+	fputc('\n', stderr);
+}
+
+typedef struct merge_ctx {
+	const char *input;
+	int conflicts;
+} merge_ctx;
+
+static void print_conflict(void *p, const char *name, uint64_t identity, uint64_t other)
+{
+	merge_ctx *m = p;
+	char buf[512];
+	fprintf(stderr,
+	        "jinst merge: %s: class %s has identity %016" PRIx64 ", already merged with %016" PRIx64
+	        ": two versions of the class, kept apart\n",
+	        m->input, readable(name, buf, sizeof(buf)), other, identity);
+	m->conflicts++;
+}
+
+static void print_inner_conflict(void *p, const char *name, uint64_t identity, uint64_t other)
+{
+	merge_ctx *m = p;
+	char buf[512];
+	fprintf(stderr, "jinst merge: %s: class %s has identities %016" PRIx64 " and %016" PRIx64 ", kept apart\n",
+	        m->input, readable(name, buf, sizeof(buf)), identity, other);
+	m->conflicts++;
+}
+
+/* Reads and merges every input into out: 0, or 1 after a line saying why. */
+static int merge_inputs(jinst_covdata *out, char **inputs, int n, int *conflicts)
+{
+	merge_ctx m = {0};
+	for (int i = 0; i < n; i++) {
+		jinst_covdata *in;
+		jinst_diag diag = {0};
+		if (jinst_covdata_read_file(&in, inputs[i], &diag)) {
+			print_read_error("merge", inputs[i], &diag);
+			return 1;
+		}
+		m.input = inputs[i];
+		jinst_covdata_conflicts(in, print_inner_conflict, &m);
+		int rc = jinst_covdata_merge(out, in, print_conflict, &m, &diag);
+		jinst_covdata_free(in);
+		if (rc == JINST_ENOMEM) {
+			fputs("jinst: out of memory\n", stderr);
+			return 1;
+		}
+		if (rc) {
+			fprintf(stderr, "jinst merge: %s: class %s: %s\n", inputs[i], diag.where, diag.message);
+			return 1;
+		}
+	}
+	*conflicts = m.conflicts;
+	return 0;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+	const char *output = NULL;
+	char **inputs = calloc((size_t)argc + 1, sizeof *inputs);
+	int n = 0;
+	if (!inputs)
+		return 1;
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "-o") == 0 && i + 1 < argc && !output) {
+			output = argv[++i];
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "jinst merge: %s '%s'\n%s",
+			        strcmp(argv[i], "-o") == 0 ? (output ? "a second output" : "no file after") : "unknown option",
+			        argv[i], merge_usage);
+			free(inputs);
+			return 2;
+		} else {
+			inputs[n++] = argv[i];
+		}
+	}
+	if (!output || !n) {
+		fprintf(stderr, "jinst merge: %s\n%s", output ? "no input" : "no output (-o OUT)", merge_usage);
+		free(inputs);
+		return 2;
+	}
+	jinst_covdata *out;
+	if (jinst_covdata_new(&out)) {
+		free(inputs);
+		return 1;
+	}
+	int conflicts = 0, rc = merge_inputs(out, inputs, n, &conflicts);
+	jinst_diag diag = {0};
+	if (!rc && jinst_covdata_write_file(output, out, &diag)) {
+		fprintf(stderr, "jinst merge: %s: %s\n", output, diag.message);
+		rc = 1;
+	}
+	if (!rc)
+		printf("%s: %d files merged: %zu sessions, %zu classes, %d identity conflicts\n", output, n,
+		       jinst_covdata_session_count(out), jinst_covdata_class_count(out), conflicts);
+	jinst_covdata_free(out);
+	free(inputs);
+	return rc;
+}
+
+/* ---- jinst dump FILE.cov --------------------------------------------------- */
+
+/* ms since the epoch as 2026-01-02T03:04:05.678Z. */
+static void print_time(int64_t ms)
+{
+	int64_t s = ms / 1000, frac = ms % 1000;
+	if (frac < 0)
+		s--, frac += 1000;
+	time_t t = (time_t)s;
+	struct tm tm;
+	char buf[64];
+	if (gmtime_r(&t, &tm) && strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm))
+		printf("%s.%03dZ", buf, (int)frac);
+	else
+		printf("%" PRId64 " ms", ms);
+}
+
+static void print_class(const jinst_covdata_class *c)
+{
+	char buf[512];
+	printf("%s %016" PRIx64 " %s %" PRIu32 "/%" PRIu32 " hit", readable(c->name, buf, sizeof(buf)), c->identity,
+	       c->kind == JINST_COVDATA_BOOLEANS ? "booleans" : "counts", jinst_covdata_class_hits(c), c->probe_count);
+	if (c->probe_count)
+		fputs(c->kind == JINST_COVDATA_BOOLEANS ? " " : ":", stdout);
+	for (uint32_t i = 0; i < c->probe_count; i++)
+		if (c->kind == JINST_COVDATA_BOOLEANS)
+			putchar(c->booleans[i] ? '1' : '0');
+		else
+			printf(" %" PRIu64, c->counts[i]);
+	putchar('\n');
+}
+
+static void print_covdata(const char *path, size_t len, const jinst_covdata *d)
+{
+	char buf[512];
+	printf("Coverage data %s (%zu bytes, format version %d)\n", path, len, JINST_COVDATA_VERSION);
+	printf("sessions: %zu\n", jinst_covdata_session_count(d));
+	for (size_t i = 0; i < jinst_covdata_session_count(d); i++) {
+		const jinst_covdata_session *s = jinst_covdata_session_at(d, i);
+		printf("  %s start ", *s->name ? readable(s->name, buf, sizeof(buf)) : "(unnamed)");
+		print_time(s->start_ms);
+		fputs(" dump ", stdout);
+		print_time(s->dump_ms);
+		putchar('\n');
+	}
+	uint64_t hit = 0, total = 0;
+	for (size_t i = 0; i < jinst_covdata_class_count(d); i++) {
+		hit += jinst_covdata_class_hits(jinst_covdata_class_at(d, i));
+		total += jinst_covdata_class_at(d, i)->probe_count;
+	}
+	printf("classes: %zu, probes hit %" PRIu64 " of %" PRIu64 ", identity conflicts %zu\n",
+	       jinst_covdata_class_count(d), hit, total, jinst_covdata_conflicts(d, NULL, NULL));
+	for (size_t i = 0; i < jinst_covdata_class_count(d); i++) {
+		fputs("  ", stdout);
+		print_class(jinst_covdata_class_at(d, i));
+	}
+}
+
+int cli_dump_covdata(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t head[JINST_COVDATA_MAGIC_LEN];
+	size_t got = f ? fread(head, 1, sizeof head, f) : 0;
+	if (f)
+		fclose(f);
+	if (!jinst_covdata_is(head, got))
+		return -1;
+	uint8_t *bytes;
+	size_t len;
+	jinst_diag diag = {0};
+	jinst_covdata *d;
+	int rc = jinst_file_read(&bytes, &len, path, JINST_COVDATA_MAX_SIZE, &diag);
+	if (!rc) {
+		rc = jinst_covdata_read(&d, bytes, len, &diag);
+		free(bytes);
+	}
+	if (rc) {
+		print_read_error("dump", path, &diag);
+		return 1;
+	}
+	print_covdata(path, len, d);
+	jinst_covdata_free(d);
+	return 0;
+}
