@@ -48,6 +48,9 @@ void jinst_load_go_live(JNIEnv *jni);
 /* The classes instrumented get their original bytes back; the hook then
  * leaves every class alone. */
 void jinst_load_restore(JNIEnv *jni);
+/* A new instrumenter from the running options, for a session after
+ * `stop` (the old one is kept: a hook may still be reading it). */
+bool jinst_load_restart(void);
 /* The hook leaves every class alone (VM death). */
 void jinst_load_end(void);
 /* One log line: classes instrumented, left alone, methods. */

@@ -189,6 +189,23 @@ bool jinst_load_setup(void)
 	return true;
 }
 
+bool jinst_load_restart(void)
+{
+	jinst_instrument *ins = NULL;
+	jinst_diag diag;
+	memset(&diag, 0, sizeof diag);
+	if (jinst_load_instrumenter_new(&jinst_the_core.opts, &ins, &diag) < 0) {
+		char msg[600];
+		jinst_diag_format(&diag, msg, sizeof msg);
+		jinst_agent_log("cannot set up the instrumentation: %s", msg);
+		return false;
+	}
+	/* The previous one stays allocated: a load hook that began before
+	 * `stop` may still be using it, and sessions are few. */
+	ld.ins = ins;
+	return true;
+}
+
 /* ---- the load hook ---------------------------------------------------- */
 
 static void *jvmti_alloc(void *ctx, size_t size)
