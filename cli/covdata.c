@@ -11,11 +11,24 @@
 
 static const char merge_usage[] = "usage: jinst merge -o OUT IN...\n";
 
-/* A name as people read it: modified UTF-8 to UTF-8 (the same for ASCII). */
-static const char *readable(const char *mutf8, char *buf, size_t size)
+/* A name as people read it: modified UTF-8 to UTF-8 (the same for ASCII),
+ * a NUL character (C0 80) shown as \0, into buf of NAME_BUF bytes; a name
+ * too long for it as it is. */
+#define NAME_BUF 2048
+static const char *readable(const char *mutf8, char *buf)
 {
-	long n = jinst_mutf8_to_utf8((const uint8_t *)mutf8, strlen(mutf8), buf, size);
-	return n < 0 ? mutf8 : buf;
+	char utf[NAME_BUF / 2];
+	long n = jinst_mutf8_to_utf8((const uint8_t *)mutf8, strlen(mutf8), utf, sizeof(utf));
+	if (n < 0 || (size_t)n >= sizeof(utf))
+		return mutf8;
+	size_t k = 0;
+	for (long i = 0; i < n; i++) {
+		if (!utf[i])
+			buf[k++] = '\\';
+		buf[k++] = utf[i] ? utf[i] : '0';
+	}
+	buf[k] = 0;
+	return buf;
 }
 
 /* "jinst CMD: FILE: why (at byte N, where)" on one line. */
@@ -35,20 +48,20 @@ typedef struct merge_ctx {
 static void print_conflict(void *p, const char *name, uint64_t identity, uint64_t other)
 {
 	merge_ctx *m = p;
-	char buf[512];
+	char buf[NAME_BUF];
 	fprintf(stderr,
 	        "jinst merge: %s: class %s has identity %016" PRIx64 ", already merged with %016" PRIx64
 	        ": two versions of the class, kept apart\n",
-	        m->input, readable(name, buf, sizeof(buf)), other, identity);
+	        m->input, readable(name, buf), other, identity);
 	m->conflicts++;
 }
 
 static void print_inner_conflict(void *p, const char *name, uint64_t identity, uint64_t other)
 {
 	merge_ctx *m = p;
-	char buf[512];
+	char buf[NAME_BUF];
 	fprintf(stderr, "jinst merge: %s: class %s has identities %016" PRIx64 " and %016" PRIx64 ", kept apart\n",
-	        m->input, readable(name, buf, sizeof(buf)), identity, other);
+	        m->input, readable(name, buf), identity, other);
 	m->conflicts++;
 }
 
@@ -143,8 +156,8 @@ static void print_time(int64_t ms)
 
 static void print_class(const jinst_covdata_class *c)
 {
-	char buf[512];
-	printf("%s %016" PRIx64 " %s %" PRIu32 "/%" PRIu32 " hit", readable(c->name, buf, sizeof(buf)), c->identity,
+	char buf[NAME_BUF];
+	printf("%s %016" PRIx64 " %s %" PRIu32 "/%" PRIu32 " hit", readable(c->name, buf), c->identity,
 	       c->kind == JINST_COVDATA_BOOLEANS ? "booleans" : "counts", jinst_covdata_class_hits(c), c->probe_count);
 	if (c->probe_count)
 		fputs(c->kind == JINST_COVDATA_BOOLEANS ? " " : ":", stdout);
@@ -158,12 +171,12 @@ static void print_class(const jinst_covdata_class *c)
 
 static void print_covdata(const char *path, size_t len, const jinst_covdata *d)
 {
-	char buf[512];
+	char buf[NAME_BUF];
 	printf("Coverage data %s (%zu bytes, format version %d)\n", path, len, JINST_COVDATA_VERSION);
 	printf("sessions: %zu\n", jinst_covdata_session_count(d));
 	for (size_t i = 0; i < jinst_covdata_session_count(d); i++) {
 		const jinst_covdata_session *s = jinst_covdata_session_at(d, i);
-		printf("  %s start ", *s->name ? readable(s->name, buf, sizeof(buf)) : "(unnamed)");
+		printf("  %s start ", *s->name ? readable(s->name, buf) : "(unnamed)");
 		print_time(s->start_ms);
 		fputs(" dump ", stdout);
 		print_time(s->dump_ms);

@@ -159,6 +159,19 @@ static int index_ensure(jinst_covdata *d, size_t want)
 	return 0;
 }
 
+/* Whether r is the record of name and identity (returned), or of that name
+ * with another identity (kept in *other when it is the smallest so far). */
+static bool consider(covdata_rec *r, const char *name, uint64_t identity, covdata_rec **other)
+{
+	if (strcmp(r->c.name, name) != 0)
+		return false;
+	if (r->c.identity == identity)
+		return true;
+	if (!*other || r->c.identity < (*other)->c.identity)
+		*other = r;
+	return false;
+}
+
 /* The record of name and identity (or NULL), and in *other the first
  * record, in canonical order, of that name with another identity (or NULL). */
 static covdata_rec *lookup(const jinst_covdata *d, const char *name, uint64_t identity, covdata_rec **other)
@@ -166,26 +179,14 @@ static covdata_rec *lookup(const jinst_covdata *d, const char *name, uint64_t id
 	covdata_rec *found = NULL;
 	*other = NULL;
 	if (!d->index) { /* never indexed: a model the reader built, or empty */
-		for (size_t i = 0; i < d->nrecs; i++) {
-			covdata_rec *r = &d->recs[i];
-			if (strcmp(r->c.name, name) != 0)
-				continue;
-			if (r->c.identity == identity)
-				found = r;
-			else if (!*other || r->c.identity < (*other)->c.identity)
-				*other = r;
-		}
+		for (size_t i = 0; i < d->nrecs; i++)
+			if (consider(&d->recs[i], name, identity, other))
+				found = &d->recs[i];
 		return found;
 	}
-	for (size_t i = name_hash(name) & (d->index_cap - 1); d->index[i]; i = (i + 1) & (d->index_cap - 1)) {
-		covdata_rec *r = &d->recs[d->index[i] - 1];
-		if (strcmp(r->c.name, name) != 0)
-			continue;
-		if (r->c.identity == identity)
-			found = r;
-		else if (!*other || r->c.identity < (*other)->c.identity)
-			*other = r;
-	}
+	for (size_t i = name_hash(name) & (d->index_cap - 1); d->index[i]; i = (i + 1) & (d->index_cap - 1))
+		if (consider(&d->recs[d->index[i] - 1], name, identity, other))
+			found = &d->recs[d->index[i] - 1];
 	return found;
 }
 

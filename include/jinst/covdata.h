@@ -37,7 +37,9 @@
  * where (its offset is the byte offset in the file).
  *
  * Pointers the accessors return are borrowed from the model and valid until
- * it next changes (add, merge, free). A model is for one thread at a time.
+ * it next changes (add, merge, free). A model is for one thread at a time,
+ * even when only read: the first access in order after a change (an
+ * accessor, the writer, a merge from it) sorts it in place.
  */
 #ifndef JINST_COVDATA_H
 #define JINST_COVDATA_H

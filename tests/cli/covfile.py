@@ -5,9 +5,8 @@ than against themselves.
 
 A model is (sessions, classes): sessions a list of (name, start_ms,
 dump_ms), classes a dict {(name, identity): (kind, probes)} with kind
-"b" (probes a list of 0/1) or "c" (a list of counts). Names are str; the
-test data stays within the BMP without NUL, where modified UTF-8 and UTF-8
-agree.
+"b" (probes a list of 0/1) or "c" (a list of counts). Names are str,
+written as modified UTF-8 (JVMS 4.4.7).
 """
 import struct
 import zlib
@@ -16,8 +15,27 @@ MAGIC = b"\x89JCOV\r\n\x1a"
 U64_MAX = 2**64 - 1
 
 
+def mutf8(s):
+    """Modified UTF-8: UTF-16 code units, each as UTF-8 would write it
+    alone (a supplementary character as two 3-byte surrogates), NUL as
+    C0 80."""
+    out = bytearray()
+    units = s.encode("utf-16-be")
+    for i in range(0, len(units), 2):
+        u = units[i] << 8 | units[i + 1]
+        if u == 0:
+            out += b"\xc0\x80"
+        elif u < 0x80:
+            out.append(u)
+        elif u < 0x800:
+            out += bytes([0xC0 | u >> 6, 0x80 | u & 0x3F])
+        else:
+            out += bytes([0xE0 | u >> 12, 0x80 | u >> 6 & 0x3F, 0x80 | u & 0x3F])
+    return bytes(out)
+
+
 def _name(s):
-    b = s.encode("utf-8")
+    b = mutf8(s)
     return struct.pack(">H", len(b)) + b
 
 
@@ -42,11 +60,11 @@ def _probes(kind, probes):
 
 def encode(sessions, classes, version=1):
     out = bytearray(MAGIC + struct.pack(">H", version))
-    sess = sorted(set(sessions), key=lambda s: (s[1], s[2], s[0].encode("utf-8")))
+    sess = sorted(set(sessions), key=lambda s: (s[1], s[2], mutf8(s[0])))
     out += struct.pack(">I", len(sess))
     for name, start, dump in sess:
         out += _name(name) + struct.pack(">qq", start, dump)
-    keys = sorted(classes, key=lambda k: (k[0].encode("utf-8"), k[1]))
+    keys = sorted(classes, key=lambda k: (mutf8(k[0]), k[1]))
     out += struct.pack(">I", len(keys))
     for name, identity in keys:
         kind, probes = classes[(name, identity)]

@@ -219,8 +219,20 @@ static void test_merge_rules(void)
 	CHECK(x && x->kind == JINST_COVDATA_COUNTS && x->counts[0] == 2, "counts with booleans");
 	CHECK(jinst_covdata_conflicts(ab, on_conflict, &s) == 1 && s.calls == 2, "conflicts listed");
 
-	/* Same identity, other probe count: refused, dst unchanged. */
-	jinst_covdata *bad;
+	jinst_covdata_free(a);
+	jinst_covdata_free(b);
+	jinst_covdata_free(ab);
+	jinst_covdata_free(ba);
+}
+
+/* Same identity, other probe count: refused, dst unchanged. */
+static void test_merge_refused(void)
+{
+	static const uint8_t b1[4] = {1, 0, 0, 0};
+	jinst_covdata *ab, *bad;
+	jinst_covdata_new(&ab);
+	add(ab, bools("C", 1, 4, b1));
+	add(ab, bools("D", 1, 4, b1));
 	jinst_covdata_new(&bad);
 	add(bad, bools("A0", 1, 1, b1));
 	add(bad, bools("C", 1, 3, b1));
@@ -231,13 +243,13 @@ static void test_merge_rules(void)
 	CHECK(rc == JINST_EUNSUPPORTED && strstr(diag.message, "with 4 probes and with 3"), "%d %s", rc, diag.message);
 	uint8_t *after = encode(ab, &after_len);
 	CHECK(before && after && before_len == after_len && !memcmp(before, after, after_len), "dst changed");
+	jinst_covdata_class c3 = bools("C", 1, 3, b1);
+	CHECK(jinst_covdata_add_class(ab, &c3, NULL) == JINST_EUNSUPPORTED, "added with another probe count");
+	CHECK(jinst_covdata_find(ab, "C", 1)->probe_count == 4, "the record changed");
 	free(before);
 	free(after);
 	jinst_covdata_free(bad);
-	jinst_covdata_free(a);
-	jinst_covdata_free(b);
 	jinst_covdata_free(ab);
-	jinst_covdata_free(ba);
 }
 
 static void test_add_checks(void)
@@ -306,19 +318,27 @@ static void test_damage(void)
 	jinst_covdata_free(d);
 }
 
-/* An encoding of one session and one class, its CRC fixed after each
- * change, to check the rules that the CRC alone would not. */
-static void test_rules(void)
+/* An encoding of two classes, whose CRC the tests fix after each change,
+ * to check the rules that the CRC alone would not. Its layout: [10]
+ * session count, [14] class count, [18] class A (8 identity, 2 + 1 name,
+ * [29] 4 probe count, [33] kind, [34] 2 counts), [36] class B. */
+static uint8_t *two_classes(size_t *len)
 {
 	jinst_covdata *d;
 	jinst_covdata_new(&d);
 	static const uint64_t c[2] = {1, 2};
 	add(d, counts("A", 1, 2, c));
 	add(d, counts("B", 1, 2, c));
+	uint8_t *p = encode(d, len);
+	jinst_covdata_free(d);
+	return p;
+}
+
+static void test_rules(void)
+{
 	size_t len;
-	uint8_t *p = encode(d, &len);
+	uint8_t *p = two_classes(&len);
 	jinst_diag diag;
-	/* [10] sessions [14] classes: [18] A (8 id, 2+1 name, 4 probes, kind, 2 counts) [36] B */
 	p[9] = 2;
 	fix_crc(p, len);
 	CHECK(read_rc(p, len, &diag) == JINST_EUNSUPPORTED &&
@@ -340,7 +360,14 @@ static void test_rules(void)
 	p[33] = 0; /* booleans: 2 probes in the byte 0x01 then a byte 0x02 left over */
 	fix_crc(p, len);
 	CHECK(read_rc(p, len, &diag) == JINST_EMALFORMED, "%s", diag.message);
-	p[33] = 1;
+	free(p);
+}
+
+static void test_limits(void)
+{
+	size_t len;
+	uint8_t *p = two_classes(&len);
+	jinst_diag diag;
 	p[29] = 0xff; /* probe count 0xff000002 */
 	fix_crc(p, len);
 	CHECK(read_rc(p, len, &diag) == JINST_ETOOLARGE, "%s", diag.message);
@@ -359,7 +386,6 @@ static void test_rules(void)
 	CHECK(read_rc(p, len, &diag) == 0, "restored: %s", diag.message);
 	CHECK(read_rc(p, JINST_COVDATA_MAX_SIZE + 1, &diag) == JINST_ETOOLARGE, "size limit: nothing read");
 	free(p);
-	jinst_covdata_free(d);
 }
 
 /* Non-minimal counts and padding bits: each value would read as the same
@@ -429,9 +455,11 @@ int main(int argc, char **argv)
 	test_spec_bytes();
 	test_roundtrip();
 	test_merge_rules();
+	test_merge_refused();
 	test_add_checks();
 	test_damage();
 	test_rules();
+	test_limits();
 	test_canonical();
 	test_files();
 	CHECK(jinst_covdata_is((const uint8_t *)JINST_COVDATA_MAGIC "\0\1", 10) &&
