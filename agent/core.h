@@ -56,6 +56,21 @@ void jinst_load_end(void);
 /* One log line: classes instrumented, left alone, methods. */
 void jinst_load_summary(void);
 
+/* ---- identity.c ---- */
+
+/* Before the retransformation at attach: the class files of the classes
+ * not seen before (seen(name) false), as their loaders find them, hashed
+ * with their shape. */
+void jinst_identity_learn(JNIEnv *jni, jclass *classes, size_t count, bool (*seen)(const char *name));
+/* Whether a class file of name was learned; with bytes (the VM's), whether
+ * it has their shape: its identity and bytes (kept while the VM runs) then
+ * into *identity, *file and *file_len. */
+bool jinst_identity_find(const char *name, const uint8_t *bytes, size_t len, uint64_t *identity,
+                         const uint8_t **file, size_t *file_len);
+/* The set of the methods' names, descriptors and code lengths, hashed (0:
+ * no parse). */
+uint64_t jinst_identity_shape(const uint8_t *bytes, size_t len);
+
 /* ---- runtime.c ---- */
 
 /* Defines the runtime into the bootstrap loader, lets the bridge read it,

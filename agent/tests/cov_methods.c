@@ -6,7 +6,8 @@
  * prints, for each method with code, "name descriptor: v v v" (the data of
  * its probes, in id order: 0/1 for booleans, hit counts for counts), and
  * fails when the data has no record of the class with its identity and
- * probe count. For agent/tests/jvm.sh's coverage cases.
+ * probe count. With CLASS_FILE "-", lists the data's classes instead,
+ * "name probe_count", one a line. For agent/tests/jvm.sh's coverage cases.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,17 @@ int main(int argc, char **argv)
 	if (argc != 3) {
 		fprintf(stderr, "usage: cov_methods CLASS_FILE DATA.cov\n");
 		return 2;
+	}
+	if (!strcmp(argv[1], "-")) {
+		jinst_covdata *data;
+		if (jinst_covdata_read_file(&data, argv[2], NULL)) {
+			fprintf(stderr, "cov_methods: cannot read %s\n", argv[2]);
+			return 2;
+		}
+		for (size_t i = 0; i < jinst_covdata_class_count(data); i++)
+			printf("%s %u\n", jinst_covdata_class_at(data, i)->name, jinst_covdata_class_at(data, i)->probe_count);
+		jinst_covdata_free(data);
+		return 0;
 	}
 	size_t len;
 	uint8_t *bytes = test_read_file(argv[1], &len);

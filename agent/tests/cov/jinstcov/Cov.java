@@ -48,6 +48,12 @@ public class Cov {
 		}
 	}
 
+	static final class Unused {
+		static int f() {
+			return 1;
+		}
+	}
+
 	public static void main(String[] args) {
 		int n = Integer.parseInt(args[0]);
 		System.out.println("cov: " + (loop(n) + branch(1) + sw(2) + new Other(n).v));
