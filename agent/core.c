@@ -225,14 +225,6 @@ static bool add_capabilities(void)
 			all[b] |= its[b];
 	}
 	jvmtiEnv *jvmti = jinst_the_core.jvmti;
-	/* Rebuilt bytes (a class loaded before the agent, retransformed) list
-	 * the methods in the class file's order only with this one, which
-	 * HotSpot grants at startup only; when attaching, identity.c finds the
-	 * class file instead. */
-	jvmtiCapabilities potential;
-	memset(&potential, 0, sizeof potential);
-	if ((*jvmti)->GetPotentialCapabilities(jvmti, &potential) == JVMTI_ERROR_NONE)
-		caps.can_maintain_original_method_order = potential.can_maintain_original_method_order;
 	return !jinst_agent_jvmti_failed((*jvmti)->AddCapabilities(jvmti, &caps), "AddCapabilities");
 }
 

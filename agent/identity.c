@@ -17,9 +17,10 @@
  * methods' names, descriptors and code lengths. In the load hook, a rebuilt
  * class of the same shape is instrumented from that class file instead of
  * the rebuilt bytes, and takes its identity: the rebuilt bytes list the
- * methods in the VM's order, not the file's, unless the agent holds
- * can_maintain_original_method_order, which HotSpot grants only at
- * startup, and the coverage placement numbers probes in the file's order.
+ * methods in the VM's order, not the file's, and the coverage placement
+ * numbers probes in the file's order. (can_maintain_original_method_order
+ * would keep the file's order, but HotSpot grants it at startup only, and
+ * it changes the order every JVMTI agent in the VM sees.)
  * Retransforming from other bytes of the same shape is what JVMTI allows
  * (HotSpot compares methods sorted by name). A class whose shape differs
  * (the file on the class path is another version, another agent changed
