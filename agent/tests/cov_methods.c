@@ -6,8 +6,8 @@
  * prints, for each method with code, "name descriptor: v v v" (the data of
  * its probes, in id order: 0/1 for booleans, hit counts for counts), and
  * fails when the data has no record of the class with its identity and
- * probe count. With CLASS_FILE "-", lists the data's classes instead,
- * "name probe_count", one a line. For agent/tests/jvm.sh's coverage cases.
+ * probe count. With CLASS_FILE "-", lists the data's sessions ("session
+ * NAME") and classes ("name probe_count"), one a line. For agent/tests/jvm.sh's coverage cases.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +31,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "cov_methods: cannot read %s\n", argv[2]);
 			return 2;
 		}
+		for (size_t i = 0; i < jinst_covdata_session_count(data); i++)
+			printf("session %s\n", jinst_covdata_session_at(data, i)->name);
 		for (size_t i = 0; i < jinst_covdata_class_count(data); i++)
 			printf("%s %u\n", jinst_covdata_class_at(data, i)->name, jinst_covdata_class_at(data, i)->probe_count);
 		jinst_covdata_free(data);

@@ -666,8 +666,24 @@ coverage | coverage_counts)
 	done
 	# The JDK stays out by default: the fixture's two classes, nothing else
 	# (Cov$Unused is never loaded).
-	listed=$("$cm" - run${#runs[0]}.cov | cut -d' ' -f1 | paste -sd' ')
+	listed=$("$cm" - run${#runs[0]}.cov | grep -v '^session ' | cut -d' ' -f1 | paste -sd' ')
 	[[ $listed == 'jinstcov/Cov jinstcov/Cov$Other' ]] || fail "classes in the data: $listed"
+	# append=y merges into the file there is (booleans or, counts add), with
+	# a session each; append=n replaces it.
+	"$java" -agentpath:"$lib=${runs[0]},out=$work/app,session=one" -cp "$cov" jinstcov.Cov $n >/dev/null 2>&1
+	"$java" -agentpath:"$lib=${runs[0]},out=$work/app,session=two,append=y" -cp "$cov" jinstcov.Cov $n >/dev/null 2>&1
+	sessions=$("$cm" - app.cov | sed -n 's/^session //p' | paste -sd' ')
+	[[ $sessions == "one two" ]] || fail "append=y: sessions '$sessions'"
+	loop=$(methods jinstcov/Cov app.cov loop)
+	if [[ $case == coverage ]]; then
+		all 1 "$loop" || fail "append=y: loop: $loop"
+	else
+		some $((2 * n)) "$loop" || fail "append=y: loop($n) twice: no probe counted $((2 * n)): $loop"
+	fi
+	"$java" -agentpath:"$lib=${runs[0]},out=$work/app,session=three" -cp "$cov" jinstcov.Cov $n >/dev/null 2>&1
+	sessions=$("$cm" - app.cov | sed -n 's/^session //p' | paste -sd' ')
+	[[ $sessions == "three" ]] || fail "append=n: sessions '$sessions'"
+	echo "append: loop $loop"
 	;;
 coverage_attach)
 	# Attach coverage to a running program, exercise code, dump: only what
