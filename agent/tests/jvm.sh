@@ -96,6 +96,8 @@ runtime)
 		fail "times"
 	"$java" -agentpath:"$lib"=trace=events,exclude=jinstcheck.**,maxevents=100,out="$work"/e,log="$work"/e.log -cp "$checks" \
 		jinstcheck.RuntimeCheck events 100 || fail "events"
+	"$java" -agentpath:"$lib"=coverage,exclude=jinstcheck.**,out="$work"/c,log="$work"/c.log -cp "$checks" \
+		jinstcheck.CoverageCheck || fail "coverage"
 	;;
 vthreads)
 	# Virtual threads (JDK 21 on): the VM posts no ThreadEnd for them, and
