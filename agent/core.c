@@ -16,7 +16,7 @@
  * stop, at VMDeath and on `stop`; `stop` then hands every class its original
  * bytes back. `reset` makes the running modules forget what they recorded.
  * A load after `stop` starts a new session when every module it asks for
- * is restartable (coverage; trace is not).
+ * is restartable (coverage; trace is not) or never ran in this VM.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "core.h"
@@ -132,6 +132,7 @@ static bool start(JNIEnv *jni)
 	for (size_t i = 0; module(i); i++) {
 		if (!on(i))
 			continue;
+		jinst_the_core.ever_started |= 1u << i;
 		if (module(i)->start && !module(i)->start(settings(i), jni)) {
 			jinst_agent_log("%s could not start; instrumenting nothing", module(i)->name);
 			return false;
@@ -339,13 +340,14 @@ static jint attach_first(JavaVM *vm, JNIEnv *jni, const jinst_agent_options *ask
 }
 
 /* A load that starts after `stop`: a new session, when every module asked
- * for can start again (modules.h, restartable). The running options are
+ * for can start again (modules.h, restartable) or never ran here. The running options are
  * replaced (nothing reads them while stopped: the modules are stopped and
  * the load hook is not live), and so is the instrumenter. */
 static jint restart(JNIEnv *jni, const jinst_agent_options *asked, const char *options)
 {
 	for (size_t i = 0; asked->modules[i]; i++)
-		if (jinst_agent_module_on(asked, i) && !asked->modules[i]->restartable) {
+		if (jinst_agent_module_on(asked, i) && !asked->modules[i]->restartable &&
+		    (jinst_the_core.ever_started >> i & 1u)) {
 			jinst_agent_log("%s was stopped in this VM and cannot start again", asked->modules[i]->name);
 			return JNI_ERR;
 		}

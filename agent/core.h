@@ -19,6 +19,7 @@ typedef struct jinst_core {
 	FILE *log;                 /* NULL: stderr */
 	bool started;              /* options applied, callbacks set */
 	unsigned running;          /* the modules whose start succeeded (bit i: jinst_agent_modules[i]) */
+	unsigned ever_started;     /* the modules whose start ran, in any session */
 	bool stopped, dead;
 } jinst_core;
 

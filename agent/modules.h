@@ -84,7 +84,7 @@ typedef struct jinst_agent_module {
 	void (*reset)(const void *config, JNIEnv *jni);
 	/* Whether the module may start again in a VM where it was stopped (a
 	 * new attach after `stop`): a new session with the new options. The
-	 * core restarts only when every module asked for can. */
+	 * core restarts only when every module asked for can, or never ran. */
 	bool restartable;
 } jinst_agent_module;
 

@@ -756,6 +756,16 @@ coverage_attach)
 	grep -q "starting again after stop" a.log b.log 2>/dev/null || fail "no new session in the log"
 	bytecodes after2.txt
 	cmp -s before.txt after2.txt || fail "the code after the second stop is not the original"
+	# trace never ran here: it may start after coverage's stop; once it
+	# ran and stopped, it may not start again (it is not restartable).
+	load "trace=counts,include=jinstcov.**,out=$work/t,log=$work/t.log" || fail "trace after coverage refused: $(cat jcmd.txt)"
+	sleep 0.1
+	load stop || fail "trace's stop failed"
+	grep -qP "^jinstcov/Attach\ttick\t\(\)V\t[1-9]" t.tsv || fail "trace after coverage: tick() not counted"
+	if [[ -z ${LD_PRELOAD:-} ]]; then
+		load "trace=counts,include=jinstcov.**,out=$work/t2" && fail "trace started a second time"
+		load "coverage,include=jinstcov.**,out=$work/c,trace=counts" && fail "coverage with trace started after trace's stop"
+	fi
 	touch stop
 	wait $pid || fail "the program failed"
 	cat prog.txt a.log b.log 2>/dev/null
