@@ -2,7 +2,8 @@
 # pkg-config file each and a CMake package (find_package(jinst) -> jinst::classfile,
 # jinst::classpath, jinst::instrument; jinst::archive and jinst::util, which
 # the class-path library links and include/jinst/archive.h and util.h
-# declare; jinst::report for include/jinst/report.h).
+# declare; jinst::report for include/jinst/report.h; jinst::coverage for
+# include/jinst/coverage.h).
 include(CMakePackageConfigHelpers)
 
 install(TARGETS jinst_classfile jinst_util jinst_archive jinst_classpath jinst_instrument jinst_report jinst_coverage EXPORT jinstTargets

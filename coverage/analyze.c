@@ -284,6 +284,84 @@ static int method_node(jinst_coverage_node *node, const cov_insn *insns, uint32_
 
 /* ---- the class ------------------------------------------------------------------ */
 
+/* MethodCoverageCalculator.applyMerges: a duplicate is ignored and its
+ * covered branches (and hits) go to its representative. */
+static int merge_insn(cov_insn *into, const cov_insn *from, jinst_arena *arena)
+{
+	if (from->nwords > into->nwords) {
+		uint64_t *bits = jinst_arena_zalloc(arena, from->nwords * sizeof *bits);
+		if (!bits)
+			return JINST_ENOMEM;
+		memcpy(bits, into->bits, into->nwords * sizeof *bits);
+		into->bits = bits;
+		into->nwords = from->nwords;
+	}
+	into->card = 0;
+	for (uint32_t w = 0; w < into->nwords; w++) {
+		if (w < from->nwords)
+			into->bits[w] |= from->bits[w];
+		into->card += (uint32_t)__builtin_popcountll(into->bits[w]);
+	}
+	into->hits += from->hits;
+	return 0;
+}
+
+static int32_t resolve(const cov_filtered *out, int32_t i)
+{
+	while (out->rep[i] >= 0)
+		i = out->rep[i];
+	return i;
+}
+
+/* MethodCoverageCalculator.applyReplacements (after the merges): the
+ * instruction's branches are its new targets, covered as many as of them
+ * are covered. */
+static int replace_branches(cov_insn *insns, const cov_filtered *out, uint32_t n, jinst_arena *arena)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (!out->repl[i])
+			continue;
+		uint32_t covered = 0, count = out->nrepl[i];
+		for (uint32_t k = 0; k < count; k++)
+			covered += insns[resolve(out, out->repl[i][k])].card > 0;
+		insns[i].nwords = count / 64 + 1;
+		insns[i].bits = jinst_arena_zalloc(arena, insns[i].nwords * sizeof(uint64_t));
+		if (!insns[i].bits)
+			return JINST_ENOMEM;
+		for (uint32_t b = 0; b < covered; b++)
+			insns[i].bits[b / 64] |= UINT64_C(1) << (b % 64);
+		insns[i].branches = count;
+		insns[i].card = covered;
+	}
+	return 0;
+}
+
+static int apply_filters(cov_insn *insns, jinst_class *cls, jinst_member *m, const cov_flow *f)
+{
+	jinst_arena *arena = jinst_class_arena(cls);
+	cov_filtered out = {jinst_arena_zalloc(arena, f->n), jinst_arena_alloc(arena, (size_t)f->n * sizeof(int32_t)),
+	                    jinst_arena_zalloc(arena, (size_t)f->n * sizeof(int32_t *)),
+	                    jinst_arena_zalloc(arena, (size_t)f->n * sizeof(uint32_t))};
+	cov_insn *orig = jinst_arena_alloc(arena, (size_t)f->n * sizeof *orig);
+	if (!out.ignore || !out.rep || !out.repl || !out.nrepl || !orig)
+		return JINST_ENOMEM;
+	memset(out.rep, 0xff, (size_t)f->n * sizeof(int32_t));
+	cov_filter(cls, m, f, &out);
+	memcpy(orig, insns, (size_t)f->n * sizeof *orig);
+	for (uint32_t i = 0; i < f->n; i++) {
+		if (out.rep[i] < 0)
+			continue;
+		out.ignore[i] = true;
+		int rc = merge_insn(&insns[resolve(&out, (int32_t)i)], &orig[i], arena);
+		if (rc)
+			return rc;
+	}
+	int rc = replace_branches(insns, &out, f->n, arena);
+	for (uint32_t i = 0; i < f->n; i++)
+		insns[i].ignored = out.ignore[i];
+	return rc;
+}
+
 static int analyze_method(jinst_coverage_result *r, jinst_class *cls, uint16_t index, uint32_t *next_id,
                           const cov_probes *p, const jinst_coverage_options *opts, jinst_arena *arena,
                           jinst_diag *diag)
@@ -301,12 +379,9 @@ static int analyze_method(jinst_coverage_result *r, jinst_class *cls, uint16_t i
 		return rc;
 	sum_hits(insns, f.n);
 	if (!(opts->flags & JINST_COVERAGE_NO_FILTERS)) {
-		bool *ignore = jinst_arena_zalloc(jinst_class_arena(cls), f.n);
-		if (!ignore)
-			return JINST_ENOMEM;
-		cov_filter(cls, m, &f, ignore);
-		for (uint32_t i = 0; i < f.n; i++)
-			insns[i].ignored = ignore[i];
+		rc = apply_filters(insns, cls, m, &f);
+		if (rc)
+			return rc;
 	}
 	jinst_coverage_method_result *mr = &r->methods[r->method_count];
 	mr->method_index = index;

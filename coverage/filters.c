@@ -149,11 +149,55 @@ static bool record_members(const method_id *m, const cov_flow *f)
 	return false;
 }
 
-void cov_filter(jinst_class *cls, jinst_member *method, const cov_flow *f, bool *ignore)
+/* Whether an annotation type's simple name (after the last '/' or '$')
+ * contains "Generated". */
+static bool generated_type(jinst_class *cls, uint16_t type_index)
+{
+	uint16_t len;
+	const uint8_t *d = jinst_cp_utf8(cls, type_index, &len);
+	if (!d)
+		return false;
+	uint16_t from = 0;
+	for (uint16_t k = 0; k < len; k++)
+		if (d[k] == '/' || d[k] == '$')
+			from = (uint16_t)(k + 1);
+	for (uint16_t k = from; k + 9 <= len; k++)
+		if (!memcmp(d + k, "Generated", 9))
+			return true;
+	return false;
+}
+
+static bool generated_in(jinst_class *cls, jinst_attr_list *attrs)
+{
+	for (uint16_t k = 0; attrs && k < attrs->count; k++) {
+		jinst_attr *a = &attrs->items[k];
+		void *model = NULL;
+		if ((a->kind != JINST_ATTR_RUNTIME_VISIBLE_ANNOTATIONS && a->kind != JINST_ATTR_RUNTIME_INVISIBLE_ANNOTATIONS) ||
+		    jinst_attr_decode(cls, a, &model, NULL) || !model)
+			continue;
+		const jinst_annotations *an = model;
+		for (uint16_t i = 0; i < an->count; i++)
+			if (generated_type(cls, an->items[i].type_index))
+				return true;
+	}
+	return false;
+}
+
+/* AnnotationGeneratedFilter: the class or the method carries an annotation
+ * named *Generated* (retention CLASS or RUNTIME: lombok's, Immutables'...). */
+static bool annotated_generated(jinst_class *cls, jinst_member *method)
+{
+	return generated_in(cls, jinst_class_attrs(cls)) || generated_in(cls, jinst_member_attrs(method));
+}
+
+void cov_filter(jinst_class *cls, jinst_member *method, const cov_flow *f, cov_filtered *out)
 {
 	method_id m = {cls, jinst_member_access_flags(method), jinst_member_name_index(method),
 	               jinst_member_descriptor_index(method)};
 	if (synthetic_or_bridge(&m) || enum_members(&m) || private_empty_ctor(&m, f) || enum_empty_ctor(&m, f) ||
-	    record_members(&m, f))
-		memset(ignore, 1, f->n);
+	    record_members(&m, f) || annotated_generated(cls, method)) {
+		memset(out->ignore, 1, f->n);
+		return;
+	}
+	cov_filter_code(cls, f, out);
 }

@@ -73,8 +73,11 @@ static void decode_lines(cov_flow *f, jinst_class *cls, jinst_attr *a)
 	for (uint16_t k = 0; k < ln->count; k++) {
 		uint32_t pc = ln->items[k].start_pc;
 		mark_label(f, pc);
-		if (pc < f->code_length && f->index_of[pc] >= 0 && ln->items[k].line_number != 0)
+		if (pc < f->code_length && f->index_of[pc] >= 0 && ln->items[k].line_number != 0) {
 			f->line_here[f->index_of[pc]] = ln->items[k].line_number;
+			if (f->nlines[f->index_of[pc]] < UINT8_MAX)
+				f->nlines[f->index_of[pc]]++;
+		}
 	}
 }
 
@@ -108,6 +111,8 @@ static void decode_frames(cov_flow *f, jinst_class *cls, jinst_attr *a)
 		const jinst_frame *fr = &map->frames[k];
 		offset = k == 0 ? fr->offset_delta : offset + fr->offset_delta + 1;
 		mark_label(f, offset);
+		if (offset < f->code_length && f->index_of[offset] >= 0)
+			f->flags[f->index_of[offset]] |= COV_FRAME;
 		mark_uninitialized(f, fr->locals, fr->nlocals);
 		mark_uninitialized(f, fr->stack, fr->nstack);
 	}
@@ -255,12 +260,13 @@ static int alloc_flow(cov_flow *f, jinst_arena *arena, ways *w)
 	f->index_of = jinst_arena_alloc(arena, ((size_t)f->code_length + 1) * sizeof *f->index_of);
 	f->flags = zalloc(arena, f->n, sizeof *f->flags);
 	f->line_here = zalloc(arena, f->n, sizeof *f->line_here);
+	f->nlines = zalloc(arena, f->n, sizeof *f->nlines);
 	f->fall_probe = zalloc(arena, f->n, sizeof *f->fall_probe);
 	f->insn_probe = zalloc(arena, f->n, sizeof *f->insn_probe);
 	f->sw_probe = zalloc(arena, f->n, sizeof *f->sw_probe);
 	w->target = zalloc(arena, f->n, sizeof *w->target);
 	w->done = zalloc(arena, f->n, sizeof *w->done);
-	if (!f->index_of || !f->flags || !f->line_here || !f->fall_probe || !f->insn_probe || !f->sw_probe ||
+	if (!f->index_of || !f->flags || !f->line_here || !f->nlines || !f->fall_probe || !f->insn_probe || !f->sw_probe ||
 	    !w->target || !w->done)
 		return JINST_ENOMEM;
 	for (uint32_t k = 0; k <= f->code_length; k++)
@@ -301,6 +307,7 @@ int cov_flow_build(cov_flow *f, jinst_class *cls, jinst_member *method, jinst_ar
 	if (rc)
 		return rc;
 	jinst_code *code = model;
+	f->code = code;
 	rc = jinst_code_decode(cls, code, &f->insns, &f->n, diag);
 	if (rc)
 		return rc;

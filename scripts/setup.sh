@@ -6,6 +6,10 @@ set -euo pipefail
 want=(cmake make gcc clang pkg-config libzip-dev libxxhash-dev zip unzip python3 libclang-rt-14-dev)
 # Test only: Apache Felix, the OSGi framework of agent/tests/jvm.sh's osgi case.
 want+=(libfelix-framework-java)
+# Test only: JaCoCo 0.8.6 (with ASM) as the coverage core's peer, and the
+# real classes tests/coverage compares on; ecj compiles fixtures the way
+# Eclipse does.
+want+=(libjacoco-java libasm-java librhino-java libxalan2-java libcommons-lang3-java libguava-java libh2-java libecj-java)
 command -v javac >/dev/null 2>&1 || want+=(openjdk-17-jdk-headless)
 
 missing=()

@@ -12,11 +12,19 @@ import sys
 
 
 def load(path):
+    """A class is named by its name and how often that name came before (a
+    list may hold one class compiled several ways); both tools print the
+    classes in list order."""
     probes, classes, lines, methods, unsupported = {}, {}, {}, {}, set()
+    seen = {}
     with open(path, encoding="utf-8", errors="replace") as f:
         for raw in f:
             parts = raw.rstrip("\n").split(" ")
             tag = parts[0]
+            if tag in ("P", "U", "S") and len(parts) > 1:
+                seen[parts[1]] = seen.get(parts[1], -1) + 1
+            if len(parts) > 1:
+                parts[1] = f"{parts[1]}#{seen.get(parts[1], 0)}"
             if tag == "P":
                 probes[parts[1]] = int(parts[2])
             elif tag == "U":
@@ -76,6 +84,9 @@ def main():
             status_lines += 1
             same_status += a.get(line, "0").split(":")[0] == b.get(line, "0").split(":")[0]
     print(f"classes: {len(names)} compared, {len(ju)} refused by jinst (jsr/ret)")
+    if not names:
+        print("no class compared")
+        return 1
     print(f"probe counts equal for {len(same_probes)} of {len(names)} classes ({pct(len(same_probes), len(names)):.2f}%)")
     print(f"per-line status equal on {same_status} of {status_lines} lines ({pct(same_status, status_lines):.3f}%);"
           f" line counters equal on {pct(same_lines, total_lines):.3f}%")

@@ -7,6 +7,7 @@
 #   classes/infer     src/infer (frame inference cases), javac --release 17, and
 #                     the classes src/gen/GenInfer.java writes with Debian's ASM
 #                     (cases javac never produces: unreachable code, jsr/ret)
+#   classes/coverage  src/coverage (the coverage core's cases), javac -g
 #   classes/jsr       src/jsr, Debian's ecj for Java 1.4 (finally blocks as jsr/ret
 #                     subroutines, which javac 17 cannot write)
 # The .class files are committed: tests never need a JDK to find their inputs.
@@ -18,12 +19,13 @@ if [ "$ver" != 17 ]; then
 	exit 1
 fi
 rm -rf classes
-mkdir -p classes/main classes/release8 classes/nodebug classes/edit classes/infer classes/jsr
+mkdir -p classes/main classes/release8 classes/nodebug classes/edit classes/infer classes/jsr classes/coverage
 javac -g -parameters --release 17 -d classes/main src/main/module-info.java src/main/jinsttest/*.java
 javac --release 8 -d classes/release8 src/release8/Legacy8.java
 javac -g:none --release 17 -d classes/nodebug src/nodebug/NoDebug.java
 javac -g --release 17 -d classes/edit src/edit/jinstedit/*.java
 javac --release 17 -d classes/infer src/infer/infer/*.java
+javac -g --release 17 -d classes/coverage src/coverage/Cov.java
 asm=/usr/share/java/asm.jar
 gen=$(mktemp -d)
 javac -cp "$asm" -d "$gen" src/gen/GenInfer.java

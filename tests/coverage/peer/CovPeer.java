@@ -4,10 +4,12 @@
  * arrays drawn by the seeded generator that tests/coverage/cov_dump.c
  * reproduces, printed in the form cov_dump prints.
  *
- *   java -cp JACOCO:ASM:. CovPeer [--filters] [--variants N] LIST
+ *   java -cp JACOCO:ASM:. CovPeer [--filters] [--variants N] LIST [OUT [FILTERED_OUT]]
  *
  * Without --filters the analysis runs with JaCoCo's Filters.NONE (set
- * into ClassAnalyzer's filter field), to compare the unfiltered core.
+ * into ClassAnalyzer's filter field), to compare the unfiltered core. With
+ * two output files, the first gets the unfiltered run, the second the
+ * filtered one (one JVM for both).
  */
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -36,18 +38,32 @@ import org.objectweb.asm.Opcodes;
 public final class CovPeer {
 	private static boolean filters;
 	private static int variants = 5;
-	private static final PrintStream out = new PrintStream(System.out, false);
+	private static PrintStream out = new PrintStream(System.out, false);
 
 	public static void main(String[] args) throws Exception {
-		String list = null;
+		java.util.List<String> files = new java.util.ArrayList<>();
 		for (int i = 0; i < args.length; i++) {
 			if (args[i].equals("--filters"))
 				filters = true;
 			else if (args[i].equals("--variants"))
 				variants = Integer.parseInt(args[++i]);
 			else
-				list = args[i];
+				files.add(args[i]);
 		}
+		if (files.size() == 1) {
+			run(files.get(0));
+			return;
+		}
+		for (int k = 1; k < files.size(); k++) {
+			filters = k == 2;
+			try (PrintStream p = new PrintStream(files.get(k), "UTF-8")) {
+				out = p;
+				run(files.get(0));
+			}
+		}
+	}
+
+	private static void run(String list) throws IOException {
 		try (BufferedReader r = Files.newBufferedReader(Paths.get(list))) {
 			String path;
 			while ((path = r.readLine()) != null)
