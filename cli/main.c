@@ -10,6 +10,7 @@ static const char usage[] =
 	"jinst is a bytecode instrumentation engine for the JVM. Commands:\n"
 	"  dump FILE.class | JAR [ENTRY...]   list a class like javap -v: constants resolved,\n"
 	"                                     attributes, code and StackMapTable frames decoded\n"
+	"  dump FILE.cov                      list coverage data: sessions, classes, probes hit\n"
 	"  roundtrip [--deep] PATH...         parse and write every class in class files, jars,\n"
 	"                                     jmods and folders, and compare with the input\n"
 	"  hierarchy [-cp PATH] CLASS...      super classes and interfaces of classes on a class\n"

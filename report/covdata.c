@@ -8,10 +8,11 @@
  * every record of one name sits on one probe sequence, so one walk finds
  * the record of (name, identity) and, on the way, any record of that name
  * with another identity (a conflict). The canonical order the file needs
- * is made only when someone asks for the records in order (an accessor,
- * the writer): one sort, after which the index, which names positions, is
- * rebuilt on the next lookup. A model built by the reader is sorted
- * already, and is indexed only if something looks a record up.
+ * is made only when someone reads the model (an accessor, find, the
+ * writer): one sort, which drops the index (it names positions). A model
+ * in order, as the reader builds it, is searched by bisection, so reading
+ * it changes nothing and threads may share it; the index is built again
+ * only when records are added or merged in.
  *
  * A merge first checks everything that could refuse it (probe counts) and
  * reports conflicts against dst as it was, then changes dst; so a refused
@@ -114,8 +115,10 @@ void covdata_sort(jinst_covdata *d)
 {
 	if (d->sorted)
 		return;
-	qsort(d->sessions, d->nsessions, sizeof *d->sessions, session_qcmp);
-	qsort(d->recs, d->nrecs, sizeof *d->recs, rec_qcmp);
+	if (d->nsessions > 1) /* qsort's array may not be NULL, even empty */
+		qsort(d->sessions, d->nsessions, sizeof *d->sessions, session_qcmp);
+	if (d->nrecs > 1)
+		qsort(d->recs, d->nrecs, sizeof *d->recs, rec_qcmp);
 	free(d->index);
 	d->index = NULL;
 	d->index_cap = 0;
@@ -173,13 +176,25 @@ static bool consider(covdata_rec *r, const char *name, uint64_t identity, covdat
 }
 
 /* The record of name and identity (or NULL), and in *other the first
- * record, in canonical order, of that name with another identity (or NULL). */
+ * record, in canonical order, of that name with another identity (or NULL).
+ * A model in order is searched by bisection, which changes nothing, so
+ * such a model can be read from several threads; one out of order by its
+ * index, which every caller that can leave a model out of order (add,
+ * merge) has built first. */
 static covdata_rec *lookup(const jinst_covdata *d, const char *name, uint64_t identity, covdata_rec **other)
 {
 	covdata_rec *found = NULL;
 	*other = NULL;
-	if (!d->index) { /* never indexed: a model the reader built, or empty */
-		for (size_t i = 0; i < d->nrecs; i++)
+	if (d->sorted) {
+		size_t lo = 0, hi = d->nrecs;
+		while (lo < hi) { /* the first record of name or after it */
+			size_t mid = lo + (hi - lo) / 2;
+			if (strcmp(d->recs[mid].c.name, name) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t i = lo; i < d->nrecs && !strcmp(d->recs[i].c.name, name); i++)
 			if (consider(&d->recs[i], name, identity, other))
 				found = &d->recs[i];
 		return found;
@@ -436,9 +451,9 @@ const jinst_covdata_class *jinst_covdata_find(const jinst_covdata *d, const char
 {
 	if (!d || !name)
 		return NULL;
-	/* A lookup per class of a report: worth an index even on a model the
-	 * reader built; without memory for one, the walk over all records. */
-	(void)index_ensure((jinst_covdata *)d, d->nrecs);
+	/* Out of order (added to since it was last read in order): one sort,
+	 * and every later lookup bisects. */
+	covdata_sort((jinst_covdata *)d);
 	covdata_rec *other, *found = lookup(d, name, identity, &other);
 	return found ? &found->c : NULL;
 }

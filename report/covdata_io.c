@@ -14,11 +14,17 @@
  * The writer sizes the file exactly first, so it allocates once (from the
  * caller's allocator: the agent may want JVMTI memory) and can refuse a
  * model too large for the format before writing anything.
+ *
+ * Appending is read, merge, write under a lock. The lock cannot be on the
+ * data file itself, which the write replaces by rename (a waiter would
+ * hold a lock on the old file); so it is on PATH.lock, which is never
+ * removed (removing it would let a waiter lock a file nobody else sees).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "covdata_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -463,18 +469,27 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 	return 0;
 }
 
+/* path followed by suffix, malloc'd (NULL when out of memory). */
+static char *path_with(const char *path, const char *suffix)
+{
+	size_t n = strlen(path), k = strlen(suffix);
+	char *s = malloc(n + k + 1);
+	if (s) {
+		memcpy(s, path, n);
+		memcpy(s + n, suffix, k + 1);
+	}
+	return s;
+}
+
 /* The bytes to a temporary file beside path (same folder, so the rename
  * stays within one file system and is atomic, POSIX rename()), flushed to
  * disk before the rename, so a crash leaves the old file or the new one. A
  * file that exists keeps its permissions; a new one gets rw-r--r--. */
 static int write_atomic(const char *path, const uint8_t *bytes, size_t len, jinst_diag *diag)
 {
-	size_t plen = strlen(path);
-	char *tmp = malloc(plen + 8);
+	char *tmp = path_with(path, ".XXXXXX");
 	if (!tmp)
 		return JINST_ENOMEM;
-	memcpy(tmp, path, plen);
-	memcpy(tmp + plen, ".XXXXXX", 8);
 	struct stat st;
 	mode_t mode = stat(path, &st) == 0 ? (st.st_mode & 0777) : 0644;
 	int fd = mkstemp(tmp);
@@ -527,5 +542,46 @@ int jinst_covdata_write_file(const char *path, const jinst_covdata *data, jinst_
 	}
 	rc = write_atomic(path, bytes, len, diag);
 	free(bytes);
+	return rc;
+}
+
+/* An exclusive fcntl lock on PATH.lock, its descriptor in *fd. */
+static int lock_beside(int *fd, const char *path, jinst_diag *diag)
+{
+	char *name = path_with(path, ".lock");
+	if (!name)
+		return JINST_ENOMEM;
+	*fd = open(name, O_RDWR | O_CREAT, 0644);
+	struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+	int rc = 0;
+	while (*fd >= 0 && (rc = fcntl(*fd, F_SETLKW, &fl)) != 0 && errno == EINTR)
+		;
+	if (*fd < 0 || rc != 0) {
+		rc = io_fail(diag, name, "cannot lock", errno);
+		if (*fd >= 0)
+			close(*fd);
+	}
+	free(name);
+	return rc;
+}
+
+int jinst_covdata_append_file(const char *path, const jinst_covdata *data, jinst_covdata_on_conflict on_conflict,
+                              void *ctx, jinst_diag *diag)
+{
+	if (!path || !data)
+		return JINST_EINVAL;
+	int lock, rc = lock_beside(&lock, path, diag);
+	if (rc)
+		return rc;
+	jinst_covdata *file;
+	rc = jinst_covdata_read_file(&file, path, diag);
+	if (rc == JINST_ENOTFOUND)
+		rc = jinst_covdata_new(&file);
+	if (!rc)
+		rc = jinst_covdata_merge(file, data, on_conflict, ctx, diag);
+	if (!rc)
+		rc = jinst_covdata_write_file(path, file, diag);
+	jinst_covdata_free(file);
+	close(lock); /* releases the lock */
 	return rc;
 }

@@ -18,13 +18,19 @@
  * The model is canonical: sessions in order of (start, dump, name), classes
  * in order of (name bytewise, identity), no two alike. So one model has one
  * encoding, a file that reads writes back to the same bytes, and merging is
- * commutative: merge(a, b) and merge(b, a) write the same bytes.
+ * commutative: merge(a, b) and merge(b, a) write the same bytes (and, for
+ * records of one kind, associative: files merged in any order and grouping
+ * give the same bytes).
  *
  * Merge rules (jinst_covdata_add_class, jinst_covdata_merge): booleans are
  * ORed; counts are added, saturating at UINT64_MAX; a boolean record merged
  * with a counts record gives a counts record in which each true boolean adds
  * 1 (a lower bound of the hits, nonzero exactly where either record saw a
- * hit). Records of one name and identity with different probe counts come
+ * hit; where several boolean records meet counts, how many of them were
+ * ORed together first decides how many 1s are added, so that count, never
+ * the covered or missed status, can depend on the grouping of merges; no
+ * rule that keeps counts can avoid it: OR is idempotent and addition is
+ * not). Records of one name and identity with different probe counts come
  * from different instrumentations of the same class and are refused
  * (JINST_EUNSUPPORTED).
  *
@@ -37,9 +43,11 @@
  * where (its offset is the byte offset in the file).
  *
  * Pointers the accessors return are borrowed from the model and valid until
- * it next changes (add, merge, free). A model is for one thread at a time,
- * even when only read: the first access in order after a change (an
- * accessor, the writer, a merge from it) sorts it in place.
+ * it next changes (add, merge into it, free). A model that changes is for
+ * one thread at a time. Records added out of order are sorted in place by
+ * the first reading function after the change (an accessor, find, the
+ * writer, a merge from it); from then on, as for a model the reader built,
+ * reading changes nothing, and several threads may read it at once.
  */
 #ifndef JINST_COVDATA_H
 #define JINST_COVDATA_H
@@ -155,6 +163,18 @@ int jinst_covdata_write(uint8_t **out, size_t *len, const jinst_covdata *data, c
  * beside it, flushed, then renamed over path, so path holds either its old
  * contents or the whole new file, never part of one. */
 int jinst_covdata_write_file(const char *path, const jinst_covdata *data, jinst_diag *diag);
+
+/* Merges data into the file at path, as an agent's append=y does: under an
+ * exclusive lock (fcntl) of the file PATH.lock, which stays beside it,
+ * reads path (a missing file counts as empty), merges data into it and
+ * writes it back as jinst_covdata_write_file does; so processes appending
+ * to one file at once each add their data and none is lost (the lock is
+ * between processes: threads of one process take turns themselves). A
+ * path that holds a damaged or newer file is left as it is and the error
+ * returned, data written nowhere. on_conflict as jinst_covdata_merge's,
+ * identity being the file's and other_identity data's. */
+int jinst_covdata_append_file(const char *path, const jinst_covdata *data, jinst_covdata_on_conflict on_conflict,
+                              void *ctx, jinst_diag *diag);
 
 #ifdef __cplusplus
 }

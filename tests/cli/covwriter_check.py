@@ -77,5 +77,42 @@ for name, models in cases.items():
     if r.returncode != 0 or open(cfile, "rb").read() != got:
         failures += 1
         print("FAIL %s: jinst writes other bytes for the Java writer's file: %s" % (name, r.stderr.strip()))
-print("covwriter_check: %d cases, %d failures" % (len(cases), failures))
+
+# Appending: to a file of the specification's writer, from several JVMs at
+# once (the lock), and refusing damaged, truncated and newer files whole.
+def append(desc, out, times, index):
+    return subprocess.Popen([java, "-cp", classes, "jinst.rt.CovWriterCheck", desc, out, "append", str(times),
+                             str(index)], stderr=subprocess.PIPE, text=True)
+
+
+base = os.path.join(work, "append.cov")
+with open(base, "wb") as f:
+    f.write(covfile.encode(*covfile.A))
+bdesc = os.path.join(work, "ab.txt")  # A then B: appended 3 x 4 times, each with a session of its own
+procs = [append(bdesc, base, 4, i) for i in range(3)]
+errors = [p.communicate()[1] for p in procs]
+# Each append merges the writer's data (A merged with B) into the file, in
+# that grouping: where booleans meet counts the grouping matters
+# (docs/coverage-format.md, "Merging").
+writer = covfile.merge(*cases["ab"])
+model = covfile.A
+for i in range(3):
+    for t in range(4):
+        model = covfile.merge(model, ([("proc", i, t)] + writer[0], writer[1]))
+if any(p.returncode for p in procs) or open(base, "rb").read() != covfile.encode(*model):
+    failures += 1
+    print("FAIL append: concurrent appends from the Java writer lost data or differ: %s" % errors)
+for name in ("damaged.cov", "truncated.cov", "newer.cov", "probes.cov"):
+    os.makedirs(os.path.join(work, "bad"), exist_ok=True)
+    covfile.write_inputs(os.path.join(work, "bad"))
+    path = os.path.join(work, "bad", name)
+    before = open(path, "rb").read()
+    p = append(bdesc, path, 1, 0)
+    err = p.communicate()[1]
+    if p.returncode != 1 or open(path, "rb").read() != before or name not in err:
+        failures += 1
+        print("FAIL append to %s: exit %d, %r" % (name, p.returncode, err))
+    else:
+        print("append to %s refused: %s" % (name, err.strip()))
+print("covwriter_check: %d cases, %d failures" % (len(cases) + 2, failures))
 sys.exit(1 if failures else 0)

@@ -7,7 +7,9 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <pthread.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -15,6 +17,14 @@
 #include "../testlib.h"
 
 static const char *tmpdir;
+
+/* A check in a loop: counted, and false once it fails. */
+#define CHECK_ONCE(cond) check_once((cond), #cond, __LINE__)
+static bool check_once(bool ok, const char *what, int line)
+{
+	CHECK(ok, "line %d: %s", line, what);
+	return ok;
+}
 
 /* CRC-32 bit by bit (the reference definition, independent of the
  * library's table). */
@@ -225,6 +235,30 @@ static void test_merge_rules(void)
 	jinst_covdata_free(ba);
 }
 
+/* Booleans meeting counts: the grouping decides how many 1s are added (the
+ * documented limit of the rules), never the covered status. */
+static void test_merge_grouping(void)
+{
+	static const uint8_t hit[1] = {1};
+	static const uint64_t zero[1] = {0};
+	jinst_covdata *x, *y, *z, *xy, *yz;
+	jinst_covdata_new(&x), jinst_covdata_new(&y), jinst_covdata_new(&z);
+	add(x, bools("G", 1, 1, hit));
+	add(y, bools("G", 1, 1, hit));
+	add(z, counts("G", 1, 1, zero));
+	jinst_covdata_new(&xy), jinst_covdata_new(&yz);
+	CHECK(!jinst_covdata_merge(xy, x, NULL, NULL, NULL) && !jinst_covdata_merge(xy, y, NULL, NULL, NULL) &&
+	          !jinst_covdata_merge(xy, z, NULL, NULL, NULL),
+	      "(x y) z");
+	CHECK(!jinst_covdata_merge(yz, y, NULL, NULL, NULL) && !jinst_covdata_merge(yz, z, NULL, NULL, NULL) &&
+	          !jinst_covdata_merge(yz, x, NULL, NULL, NULL),
+	      "(y z) x");
+	CHECK(jinst_covdata_find(xy, "G", 1)->counts[0] == 1 && jinst_covdata_find(yz, "G", 1)->counts[0] == 2,
+	      "booleans ORed first add 1 once, one by one 1 each");
+	jinst_covdata_free(x), jinst_covdata_free(y), jinst_covdata_free(z);
+	jinst_covdata_free(xy), jinst_covdata_free(yz);
+}
+
 /* Same identity, other probe count: refused, dst unchanged. */
 static void test_merge_refused(void)
 {
@@ -411,6 +445,143 @@ static void test_canonical(void)
 	      diag.message);
 }
 
+/* Many records added in a scrambled order, some names in two versions:
+ * the index grows, one sort gives the canonical order, every record is
+ * found, and a file of them reads back equal. */
+static void test_many(void)
+{
+	enum { N = 20000 };
+	static const uint64_t c[3] = {1, 0, 2};
+	jinst_covdata *d;
+	jinst_covdata_new(&d);
+	for (unsigned k = 0; k < N; k++) {
+		unsigned i = (unsigned)((k * 7919u) % N);
+		char name[32];
+		snprintf(name, sizeof(name), "p/C%05u", i);
+		add(d, counts(name, i % 10 == 0 ? 2 : 1, 3, c));
+		if (i % 10 == 0)
+			add(d, counts(name, 1, 3, c));
+	}
+	CHECK(jinst_covdata_class_count(d) == N + N / 10, "%zu records", jinst_covdata_class_count(d));
+	CHECK(jinst_covdata_conflicts(d, NULL, NULL) == N / 10, "conflicts");
+	for (size_t i = 1; i < jinst_covdata_class_count(d); i++) {
+		const jinst_covdata_class *x = jinst_covdata_class_at(d, i - 1), *y = jinst_covdata_class_at(d, i);
+		int cmp = strcmp(x->name, y->name);
+		if (!CHECK_ONCE(cmp < 0 || (cmp == 0 && x->identity < y->identity)))
+			break;
+	}
+	jinst_covdata *back;
+	size_t len;
+	uint8_t *bytes = encode(d, &len);
+	CHECK(bytes && jinst_covdata_read(&back, bytes, len, NULL) == 0, "read back");
+	unsigned missing = 0;
+	for (unsigned i = 0; i < N; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "p/C%05u", i);
+		const jinst_covdata_class *x = jinst_covdata_find(back, name, i % 10 == 0 ? 2 : 1);
+		missing += !x || x->counts[2] != 2;
+	}
+	CHECK(missing == 0, "%u records not found after reading", missing);
+	free(bytes);
+	jinst_covdata_free(d);
+	jinst_covdata_free(back);
+}
+
+/* Processes appending to one file at once: under the lock, every
+ * append's counts and session arrive (without it, some read the file
+ * before another's rename and write back without its data). */
+static void test_append(void)
+{
+	enum { PROCS = 4, TIMES = 25 };
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/covdata_append.cov", tmpdir);
+	unlink(path);
+	pid_t pids[PROCS];
+	for (int p = 0; p < PROCS; p++) {
+		pids[p] = fork();
+		if (pids[p] != 0)
+			continue;
+		int bad = 0;
+		for (int t = 0; t < TIMES; t++) {
+			jinst_covdata *d;
+			jinst_covdata_new(&d);
+			jinst_covdata_add_session(d, "proc", p, t);
+			uint64_t c2[2] = {1, (uint64_t)t};
+			jinst_covdata_class c = counts("X", 1, 2, c2);
+			bad |= jinst_covdata_add_class(d, &c, NULL) || jinst_covdata_append_file(path, d, NULL, NULL, NULL);
+			jinst_covdata_free(d);
+		}
+		_exit(bad);
+	}
+	int failed = 0;
+	for (int p = 0; p < PROCS; p++) {
+		int status;
+		failed += waitpid(pids[p], &status, 0) != pids[p] || !WIFEXITED(status) || WEXITSTATUS(status);
+	}
+	CHECK(failed == 0, "%d appending processes failed", failed);
+	jinst_covdata *d = NULL;
+	CHECK(jinst_covdata_read_file(&d, path, NULL) == 0, "read %s", path);
+	const jinst_covdata_class *x = jinst_covdata_find(d, "X", 1);
+	CHECK(jinst_covdata_session_count(d) == PROCS * TIMES && x && x->counts[0] == PROCS * TIMES &&
+	          x->counts[1] == PROCS * (TIMES * (TIMES - 1) / 2),
+	      "appends lost: %zu sessions, counts %llu %llu", jinst_covdata_session_count(d),
+	      x ? (unsigned long long)x->counts[0] : 0, x ? (unsigned long long)x->counts[1] : 0);
+	jinst_covdata_free(d);
+	unlink(path);
+	strcat(path, ".lock");
+	unlink(path);
+}
+
+/* A model in order (as read) is shared by threads that only read it:
+ * find, the accessors, the writer and merging from it change nothing.
+ * (Built with -fsanitize=thread, this is where a race would show.) */
+typedef struct reader_arg {
+	const jinst_covdata *d;
+	const uint8_t *bytes;
+	size_t len;
+	unsigned wrong;
+} reader_arg;
+
+static void *read_shared(void *p)
+{
+	reader_arg *a = p;
+	for (int round = 0; round < 20; round++) {
+		for (size_t i = 0; i < jinst_covdata_class_count(a->d); i++) {
+			const jinst_covdata_class *c = jinst_covdata_class_at(a->d, i);
+			a->wrong += jinst_covdata_find(a->d, c->name, c->identity) != c;
+		}
+		uint8_t *out;
+		size_t len;
+		jinst_covdata *copy;
+		a->wrong += jinst_covdata_write(&out, &len, a->d, NULL) || len != a->len || memcmp(out, a->bytes, len);
+		free(out);
+		a->wrong += jinst_covdata_new(&copy) || jinst_covdata_merge(copy, a->d, NULL, NULL, NULL);
+		jinst_covdata_free(copy);
+	}
+	return NULL;
+}
+
+static void test_shared_reads(void)
+{
+	jinst_covdata *d = sample(), *shared;
+	size_t len;
+	uint8_t *bytes = encode(d, &len);
+	CHECK(bytes && jinst_covdata_read(&shared, bytes, len, NULL) == 0, "read");
+	reader_arg args[4];
+	pthread_t threads[4];
+	for (int t = 0; t < 4; t++) {
+		args[t] = (reader_arg){shared, bytes, len, 0};
+		CHECK(pthread_create(&threads[t], NULL, read_shared, &args[t]) == 0, "thread %d", t);
+	}
+	for (int t = 0; t < 4; t++) {
+		pthread_join(threads[t], NULL);
+		CHECK(args[t].wrong == 0, "thread %d: %u wrong answers", t, args[t].wrong);
+	}
+	free(bytes);
+	jinst_covdata_free(d);
+	jinst_covdata_free(shared);
+}
+
 static int count_entries(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -456,12 +627,16 @@ int main(int argc, char **argv)
 	test_roundtrip();
 	test_merge_rules();
 	test_merge_refused();
+	test_merge_grouping();
 	test_add_checks();
 	test_damage();
 	test_rules();
 	test_limits();
 	test_canonical();
+	test_many();
+	test_shared_reads();
 	test_files();
+	test_append();
 	CHECK(jinst_covdata_is((const uint8_t *)JINST_COVDATA_MAGIC "\0\1", 10) &&
 	          !jinst_covdata_is((const uint8_t *)"\x89JCOV\r\n", 7),
 	      "magic");

@@ -6,8 +6,9 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Feeds CovWriter the records of a description and writes the file:
- *   CovWriterCheck DESCRIPTION OUT.cov
+ * Feeds CovWriter the records of a description and writes the file, or
+ * appends them TIMES times (each time with a session "proc" INDEX t):
+ *   CovWriterCheck DESCRIPTION OUT.cov [append TIMES INDEX]
  * one line per call, fields separated by spaces, names as the hex of their
  * UTF-16 (so any string, NUL and surrogates included, passes unharmed):
  *   session NAME START DUMP
@@ -18,8 +19,25 @@ import java.nio.charset.StandardCharsets;
  */
 public final class CovWriterCheck {
 	public static void main(String[] args) throws Exception {
+		if (args.length == 2) {
+			load(args[0]).write(args[1]);
+			return;
+		}
+		for (int t = 0, times = Integer.parseInt(args[3]); t < times; t++) {
+			CovWriter w = load(args[0]);
+			w.session("proc", Long.parseLong(args[4]), t);
+			try {
+				w.append(args[1]);
+			} catch (java.io.IOException e) {
+				System.err.println(args[1] + ": " + e.getMessage());
+				System.exit(1);
+			}
+		}
+	}
+
+	private static CovWriter load(String description) throws Exception {
 		CovWriter w = new CovWriter();
-		BufferedReader in = new BufferedReader(new InputStreamReader(new FileInputStream(args[0]), StandardCharsets.US_ASCII));
+		BufferedReader in = new BufferedReader(new InputStreamReader(new FileInputStream(description), StandardCharsets.US_ASCII));
 		try {
 			for (String line; (line = in.readLine()) != null;) {
 				String[] f = line.split(" ", -1);
@@ -42,7 +60,7 @@ public final class CovWriterCheck {
 		} finally {
 			in.close();
 		}
-		w.write(args[1]);
+		return w;
 	}
 
 	private static String name(String hex) {
