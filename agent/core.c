@@ -14,7 +14,9 @@
  * Output is each module's, written on `dump` through jcmd JVMTI.agent_load
  * and when the program calls jinst.rt.Control.dump(), and, as the modules
  * stop, at VMDeath and on `stop`; `stop` then hands every class its original
- * bytes back.
+ * bytes back. `reset` makes the running modules forget what they recorded.
+ * A load after `stop` starts a new session when every module it asks for
+ * is restartable (coverage; trace is not) or never ran in this VM.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "core.h"
@@ -130,6 +132,7 @@ static bool start(JNIEnv *jni)
 	for (size_t i = 0; module(i); i++) {
 		if (!on(i))
 			continue;
+		jinst_the_core.ever_started |= 1u << i;
 		if (module(i)->start && !module(i)->start(settings(i), jni)) {
 			jinst_agent_log("%s could not start; instrumenting nothing", module(i)->name);
 			return false;
@@ -146,6 +149,16 @@ void jinst_agent_dump(JNIEnv *jni)
 	for (size_t i = 0; module(i); i++)
 		if (running(i) && module(i)->dump)
 			module(i)->dump(settings(i), jni);
+	pthread_mutex_unlock(&dump_lock);
+}
+
+/* `reset`: the running modules forget what they recorded. */
+static void reset_modules(JNIEnv *jni)
+{
+	pthread_mutex_lock(&dump_lock);
+	for (size_t i = 0; module(i); i++)
+		if (running(i) && module(i)->reset)
+			module(i)->reset(settings(i), jni);
 	pthread_mutex_unlock(&dump_lock);
 }
 
@@ -287,8 +300,9 @@ static int parse(jinst_agent_options *o, const char *options, bool attach)
 		jinst_agent_usage(stderr, jinst_agent_modules);
 		return JNI_ERR;
 	}
-	if (!attach && (o->action == JINST_ACTION_DUMP || o->action == JINST_ACTION_STOP)) {
-		const char *a = o->action == JINST_ACTION_DUMP ? "dump" : "stop";
+	if (!attach && (o->action == JINST_ACTION_DUMP || o->action == JINST_ACTION_STOP ||
+	                o->action == JINST_ACTION_RESET)) {
+		const char *a = o->action == JINST_ACTION_DUMP ? "dump" : o->action == JINST_ACTION_STOP ? "stop" : "reset";
 		fprintf(stderr, "jinst: %s is for a running VM: jcmd PID JVMTI.agent_load /path/libjinst.so %s\n\n", a, a);
 		jinst_agent_usage(stderr, jinst_agent_modules);
 		return JNI_ERR;
@@ -325,6 +339,28 @@ static jint attach_first(JavaVM *vm, JNIEnv *jni, const jinst_agent_options *ask
 	return jinst_agent_hooks_class() ? JNI_OK : JNI_ERR;
 }
 
+/* A load that starts after `stop`: a new session, when every module asked
+ * for can start again (modules.h, restartable) or never ran here. The running options are
+ * replaced (nothing reads them while stopped: the modules are stopped and
+ * the load hook is not live), and so is the instrumenter. */
+static jint restart(JNIEnv *jni, const jinst_agent_options *asked, const char *options)
+{
+	for (size_t i = 0; asked->modules[i]; i++)
+		if (jinst_agent_module_on(asked, i) && !asked->modules[i]->restartable &&
+		    (jinst_the_core.ever_started >> i & 1u)) {
+			jinst_agent_log("%s was stopped in this VM and cannot start again", asked->modules[i]->name);
+			return JNI_ERR;
+		}
+	char err[1024];
+	if (jinst_agent_options_parse(&jinst_the_core.opts, jinst_agent_modules, options, err, sizeof err) < 0 ||
+	    !jinst_load_restart() || !add_capabilities() || !enable_events(true))
+		return JNI_ERR;
+	jinst_the_core.running = 0;
+	jinst_the_core.stopped = false;
+	jinst_agent_log("starting again after stop: a new session");
+	return start(jni) ? JNI_OK : JNI_ERR;
+}
+
 EXPORT JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 {
 	(void)reserved;
@@ -347,6 +383,8 @@ EXPORT JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *re
 	}
 	if (!jinst_the_core.started)
 		return attach_first(vm, jni, asked);
+	if (!jinst_the_core.dead && jinst_the_core.stopped && asked->action == JINST_ACTION_START)
+		return restart(jni, asked, options);
 	if (jinst_the_core.dead || jinst_the_core.stopped || !jinst_the_core.running) {
 		jinst_agent_log("tracing was stopped or never started in this VM; nothing to do");
 		return JNI_ERR;
@@ -354,6 +392,7 @@ EXPORT JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *re
 	switch (asked->action) {
 	case JINST_ACTION_DUMP: jinst_agent_dump(jni); return JNI_OK;
 	case JINST_ACTION_STOP: stop(jni); return JNI_OK;
+	case JINST_ACTION_RESET: reset_modules(jni); return JNI_OK;
 	default: jinst_agent_log("already tracing in this VM; load it with dump or stop"); return JNI_ERR;
 	}
 }

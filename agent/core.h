@@ -19,6 +19,7 @@ typedef struct jinst_core {
 	FILE *log;                 /* NULL: stderr */
 	bool started;              /* options applied, callbacks set */
 	unsigned running;          /* the modules whose start succeeded (bit i: jinst_agent_modules[i]) */
+	unsigned ever_started;     /* the modules whose start ran, in any session */
 	bool stopped, dead;
 } jinst_core;
 
@@ -48,10 +49,28 @@ void jinst_load_go_live(JNIEnv *jni);
 /* The classes instrumented get their original bytes back; the hook then
  * leaves every class alone. */
 void jinst_load_restore(JNIEnv *jni);
+/* A new instrumenter from the running options, for a session after
+ * `stop` (the old one is kept: a hook may still be reading it). */
+bool jinst_load_restart(void);
 /* The hook leaves every class alone (VM death). */
 void jinst_load_end(void);
 /* One log line: classes instrumented, left alone, methods. */
 void jinst_load_summary(void);
+
+/* ---- identity.c ---- */
+
+/* Before the retransformation at attach: the class files of the classes
+ * not seen before (seen(name) false), as their loaders find them, hashed
+ * with their shape. */
+void jinst_identity_learn(JNIEnv *jni, jclass *classes, size_t count, bool (*seen)(const char *name));
+/* Whether a class file of name was learned; with bytes (the VM's), whether
+ * it has their shape: its identity and bytes (kept while the VM runs) then
+ * into *identity, *file and *file_len. */
+bool jinst_identity_find(const char *name, const uint8_t *bytes, size_t len, uint64_t *identity,
+                         const uint8_t **file, size_t *file_len);
+/* The set of the methods' names, descriptors and code lengths, hashed (0:
+ * no parse). */
+uint64_t jinst_identity_shape(const uint8_t *bytes, size_t len);
 
 /* ---- runtime.c ---- */
 

@@ -25,7 +25,8 @@
  * as first seen (the load, or the first retransformation when attaching):
  * `stop` hands them back through a retransformation, and a class
  * retransformed again keeps the identity of those bytes (the VM may hand
- * back other bytes).
+ * back other bytes). A class loaded before the attach takes the identity
+ * of its class file when the loader finds it (identity.c).
  */
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include "core.h"
@@ -189,6 +190,23 @@ bool jinst_load_setup(void)
 	return true;
 }
 
+bool jinst_load_restart(void)
+{
+	jinst_instrument *ins = NULL;
+	jinst_diag diag;
+	memset(&diag, 0, sizeof diag);
+	if (jinst_load_instrumenter_new(&jinst_the_core.opts, &ins, &diag) < 0) {
+		char msg[600];
+		jinst_diag_format(&diag, msg, sizeof msg);
+		jinst_agent_log("cannot set up the instrumentation: %s", msg);
+		return false;
+	}
+	/* The previous one stays allocated: a load hook that began before
+	 * `stop` may still be using it, and sessions are few. */
+	ld.ins = ins;
+	return true;
+}
+
 /* ---- the load hook ---------------------------------------------------- */
 
 static void *jvmti_alloc(void *ctx, size_t size)
@@ -279,9 +297,18 @@ static void instrument(jvmtiEnv *jvmti, jclass class_being_redefined, const char
 	memset(&diag, 0, sizeof diag);
 	/* A class retransformed again keeps the identity of the bytes it was
 	 * first instrumented from (the VM may hand back other bytes). */
-	const original *first = class_being_redefined ? originals_find(name) : NULL;
-	uint64_t identity = first ? jinst_instrument_identity(first->bytes, (size_t)first->len) : 0;
-	int r = jinst_instrument_class(ld.ins, arena, data, (size_t)len, first ? &identity : NULL,
+	/* Loaded before the attach: its class file, instrumented instead of the
+	 * rebuilt bytes, and its identity (identity.c). */
+	uint64_t identity = 0;
+	const uint8_t *in = data;
+	size_t in_len = (size_t)len;
+	bool known = class_being_redefined && jinst_identity_find(name, data, (size_t)len, &identity, &in, &in_len);
+	const original *first = class_being_redefined && !known ? originals_find(name) : NULL;
+	if (first) {
+		identity = jinst_instrument_identity(first->bytes, (size_t)first->len);
+		known = true;
+	}
+	int r = jinst_instrument_class(ld.ins, arena, in, in_len, known ? &identity : NULL,
 	                               class_being_redefined ? JINST_INSTRUMENT_RETRANSFORM : 0, &alloc, &out, &out_len,
 	                               &diag);
 	jinst_arena_reset(arena);
@@ -381,6 +408,8 @@ static size_t retransform(jclass *pick, size_t count)
 	return failed;
 }
 
+static bool select_instrumented(const char *name);
+
 static void retransform_loaded(JNIEnv *jni, bool (*select)(const char *name), const char *why)
 {
 	jvmtiEnv *jvmti = jinst_the_core.jvmti;
@@ -395,6 +424,8 @@ static void retransform_loaded(JNIEnv *jni, bool (*select)(const char *name), co
 	long unmodifiable;
 	size_t count = pick_loaded(jni, select, all, n, pick, &unmodifiable);
 	(*jvmti)->Deallocate(jvmti, (unsigned char *)all);
+	if (select != select_instrumented)
+		jinst_identity_learn(jni, pick, count, originals_has);
 	size_t failed = retransform(pick, count);
 	for (size_t i = 0; i < count; i++)
 		(*jni)->DeleteLocalRef(jni, pick[i]);

@@ -6,9 +6,11 @@
  */
 #include "modules.h"
 
+#include "coverage.h"
 #include "trace.h"
 
 const jinst_agent_module *const jinst_agent_modules[] = {
 	&jinst_trace_module,
+	&jinst_coverage_module,
 	NULL,
 };

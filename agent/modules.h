@@ -79,6 +79,13 @@ typedef struct jinst_agent_module {
 	/* A thread ends (JVMTI ThreadEnd; the event is only enabled when an
 	 * enabled module has this callback). */
 	void (*thread_end)(const void *config, JNIEnv *jni, jthread thread);
+	/* `reset` (jcmd): forget what was recorded so far, go on recording.
+	 * Under the dump lock. NULL: the module has nothing to reset. */
+	void (*reset)(const void *config, JNIEnv *jni);
+	/* Whether the module may start again in a VM where it was stopped (a
+	 * new attach after `stop`): a new session with the new options. The
+	 * core restarts only when every module asked for can, or never ran. */
+	bool restartable;
 } jinst_agent_module;
 
 /* The registry: every module, NULL-terminated (modules.c). */

@@ -148,6 +148,12 @@ static int parse_stop(void *c, const char *v, size_t vn, char *err, size_t esize
 	return action(c, JINST_ACTION_STOP);
 }
 
+static int parse_reset(void *c, const char *v, size_t vn, char *err, size_t esize)
+{
+	(void)v, (void)vn, (void)err, (void)esize;
+	return action(c, JINST_ACTION_RESET);
+}
+
 static const jinst_agent_option core_options[] = {
 	{"help", NULL, "print these options and exit", parse_help},
 	{"include", "GLOBS",
@@ -163,6 +169,7 @@ static const jinst_agent_option core_options[] = {
 	{"log", "PATH|stderr", "where diagnostics go, %p the process id [stderr]", parse_log},
 	{"dump", NULL, "(jcmd) write the output now", parse_dump},
 	{"stop", NULL, "(jcmd) write the output and restore the original code", parse_stop},
+	{"reset", NULL, "(jcmd) forget what was recorded so far (coverage)", parse_reset},
 	{NULL, NULL, NULL, NULL}};
 
 /* ---- the loop ---------------------------------------------------------- */

@@ -2,7 +2,7 @@
  * The agent's options, in the HPROF tradition:
  * -agentpath:libjinst.so=OPTION,OPTION=VALUE,... and the same string for
  * jcmd PID JVMTI.agent_load. The core's own options (help, include=,
- * exclude=, out=, log=, dump, stop) are here; each module's come from its
+ * exclude=, out=, log=, dump, stop, reset) are here; each module's come from its
  * table (modules.h), parsed into the settings these options hold for it.
  * Parsing calls no JVMTI, so a unit test can drive it.
  */
@@ -20,7 +20,8 @@ enum jinst_agent_action {
 	JINST_ACTION_START,  /* run the enabled modules (the default) */
 	JINST_ACTION_HELP,
 	JINST_ACTION_DUMP,   /* write the output now (attach) */
-	JINST_ACTION_STOP    /* write it and restore the original code (attach) */
+	JINST_ACTION_STOP,   /* write it and restore the original code (attach) */
+	JINST_ACTION_RESET   /* clear what the running modules recorded so far (attach) */
 };
 
 #define JINST_AGENT_MAX_PATTERNS 64

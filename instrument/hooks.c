@@ -12,6 +12,8 @@ static const jinst_hook hooks[JINST_HOOK_COUNT] = {
 	[JINST_HOOK_EXIT] = {"java/lang/$JinstHooks", "exit", "(I)V"},
 	[JINST_HOOK_EXIT_THROW] = {"java/lang/$JinstHooks", "exitThrow", "(I)V"},
 	[JINST_HOOK_CALLED] = {"java/lang/$JinstHooks", "called", "(I)V"},
+	[JINST_HOOK_PROBES] = {"java/lang/$JinstHooks", "probes", "(II)[Z"},
+	[JINST_HOOK_PROBE_COUNTS] = {"java/lang/$JinstHooks", "probeCounts", "(II)[J"},
 };
 
 const jinst_hook *jinst_hooks(void)

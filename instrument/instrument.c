@@ -132,6 +132,7 @@ void jinst_instrument_free(jinst_instrument *ins)
 	if (!ins)
 		return;
 	jinst_methods_free(&ins->methods);
+	jinst_probe_classes_free(&ins->probe_classes);
 	free_passes(ins->passes, ins->pass_count);
 	free_patterns(ins->include);
 	free_patterns(ins->exclude);
@@ -190,6 +191,20 @@ int jinst_instrument_new(jinst_instrument **out, const jinst_instrument_options 
 		free(ins->hooks_class);
 		free(ins);
 		return jinst_ins_fail(diag, JINST_ENOMEM, "out of memory");
+	}
+	if (jinst_probe_classes_init(&ins->probe_classes)) {
+		jinst_instrument_free(ins);
+		return jinst_ins_fail(diag, JINST_ENOMEM, "out of memory");
+	}
+	/* Coverage first: its placement reads the original code. */
+	if (opts->passes & (JINST_PASS_COVERAGE | JINST_PASS_COVERAGE_COUNTS)) {
+		jinst_pass cov;
+		jinst_coverage_pass(&cov, opts->passes);
+		int rc = jinst_instrument_add_pass(ins, &cov, diag);
+		if (rc) {
+			jinst_instrument_free(ins);
+			return rc;
+		}
 	}
 	if (opts->passes & (JINST_PASS_TRACE | JINST_PASS_COUNT)) {
 		jinst_pass trace;

@@ -7,6 +7,8 @@
  *   pass.c        what a pass sees of the class and the method (include/jinst/pass.h)
  *   marker.c      the identity and the JinstInstrumented attribute
  *   trace.c       the trace pass and the constructor flow it needs
+ *   coverage.c    the coverage pass: probe arrays at entry, probes at the placement's sites
+ *   probe_classes.c  the coverage pass's class ids
  *   hooks.c       the runtime's hook table
  *   rules.c       the retransformation rules
  */
@@ -36,6 +38,17 @@ typedef struct jinst_method_table {
 	_Atomic uint32_t published; /* count, readable without the lock */
 } jinst_method_table;
 
+/* The coverage pass's classes (probe_classes.c): entries by id, slots by
+ * (identity, name). */
+typedef struct jinst_probe_classes {
+	pthread_mutex_t lock;
+	jinst_probe_class_info *entries; /* class_name malloc'ed */
+	uint32_t count, cap;
+	uint32_t *slots;                 /* id + 1, 0 when free */
+	uint32_t nslots;
+	_Atomic uint32_t published;
+} jinst_probe_classes;
+
 struct jinst_instrument {
 	char **include, **exclude;  /* NULL-terminated copies, or NULL */
 	void (*left_alone)(void *ctx, const char *class_name, const char *method, const char *descriptor,
@@ -47,6 +60,7 @@ struct jinst_instrument {
 	uint32_t pass_count;
 
 	jinst_method_table methods;
+	jinst_probe_classes probe_classes;
 
 	_Atomic uint64_t classes_seen, classes_instrumented, classes_left_alone;
 	_Atomic uint64_t methods_instrumented, methods_left_alone;
@@ -101,5 +115,23 @@ int jinst_marker_add(jinst_pass_class *cls, jinst_diag *diag);
 
 /* trace.c: the built-in trace pass for these JINST_PASS_* bits. */
 void jinst_trace_pass(jinst_pass *out, uint32_t passes);
+/* Pushes the int constant v: iconst_<n>, bipush, sipush, or ldc of an
+ * Integer added to the pool. */
+int jinst_ins_push_int(jinst_class *c, uint32_t v, jinst_insn *in);
+
+/* coverage.c: the built-in coverage pass for these JINST_PASS_* bits. */
+void jinst_coverage_pass(jinst_pass *out, uint32_t passes);
+/* One method's probes (the plan's sites of method m) through the code
+ * editor, the array asked for with hook; the method unchanged on error. */
+struct jinst_coverage_method;
+int jinst_coverage_insert(jinst_class *c, jinst_member *m, const struct jinst_coverage_method *pm,
+                          uint32_t class_id, uint32_t probe_count, uint16_t hook, bool counts, jinst_diag *diag);
+/* probe_classes.c */
+int jinst_probe_classes_init(jinst_probe_classes *t);
+void jinst_probe_classes_free(jinst_probe_classes *t);
+/* The id of (identity, name), assigned with probes on first request;
+ * JINST_EINVAL when that class had another probe count. */
+int jinst_probe_classes_assign(jinst_probe_classes *t, uint64_t identity, const char *name, uint32_t probes,
+                               uint32_t *id);
 
 #endif

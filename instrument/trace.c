@@ -459,24 +459,7 @@ static bool is_leaf(jinst_class *c, const jinst_member *m, const jinst_code *cod
 
 static int push_id(jinst_class *c, uint32_t id, jinst_insn *in)
 {
-	memset(in, 0, sizeof(*in));
-	if (id <= 5) {
-		in->opcode = (uint8_t)(JINST_OP_ICONST_0 + id);
-	} else if (id <= 127) {
-		in->opcode = JINST_OP_BIPUSH;
-		in->operand = (int32_t)id;
-	} else if (id <= 32767) {
-		in->opcode = JINST_OP_SIPUSH;
-		in->operand = (int32_t)id;
-	} else {
-		uint16_t k;
-		int rc = jinst_cp_add_integer(c, (int32_t)id, &k);
-		if (rc)
-			return rc;
-		in->opcode = JINST_OP_LDC;
-		in->operand = k;
-	}
-	return 0;
+	return jinst_ins_push_int(c, id, in);
 }
 
 static jinst_insn op_cp(uint8_t opcode, uint16_t index)

@@ -2,6 +2,7 @@
 # The agent in a real VM.
 #   jvm.sh CASE JAVA_HOME LIBJINST FIXTURE PROGRAMS CHECKS SOURCE WORK
 # CASE: help badopt boot runtime vthreads outputs unchanged jdk fixture compare attach offline javac
+# coverage coverage_counts coverage_attach coverage_javac
 # osgi strictloader
 # example_NAME (examples/NAME/run.sh against its README).
 # Exit 0 passed, 1 failed, 77 skipped (no such JDK, a sanitized build
@@ -95,6 +96,8 @@ runtime)
 		fail "times"
 	"$java" -agentpath:"$lib"=trace=events,exclude=jinstcheck.**,maxevents=100,out="$work"/e,log="$work"/e.log -cp "$checks" \
 		jinstcheck.RuntimeCheck events 100 || fail "events"
+	"$java" -agentpath:"$lib"=coverage,exclude=jinstcheck.**,out="$work"/c,log="$work"/c.log -cp "$checks" \
+		jinstcheck.CoverageCheck || fail "coverage"
 	;;
 vthreads)
 	# Virtual threads (JDK 21 on): the VM posts no ThreadEnd for them, and
@@ -606,6 +609,197 @@ offline)
 	grep -q "^jinst: jinstcheck/Sleeper: already instrumented (it has the JinstInstrumented attribute)" agent.log ||
 		fail "the agent does not say why it left Sleeper alone"
 	grep -q "ticked" agent.txt.run || fail "the program did not run under the agent"
+	;;
+coverage | coverage_counts)
+	# The coverage fixture (agent/tests/cov) under -Xverify:all: what ran
+	# has its probes set, what did not has them clear, per method through
+	# the shared placement (cov_methods); counts are exact.
+	cov=$(dirname "$programs")/cov
+	cm=${JINST_COV_METHODS:?}
+	n=5
+	[[ $case == coverage_counts ]] && n=37
+	"$java" -Xverify:all -cp "$cov" jinstcov.Cov $n >plain.txt 2>&1 || fail "the fixture fails: $(cat plain.txt)"
+	# methods CLASS DATA NAME: the probe values of method NAME
+	methods() {
+		"$cm" "$cov/$1.class" "$2" >"$2.$(basename "$1").txt" || fail "$2: $(cat "$2.$(basename "$1").txt")"
+		sed -n "s/^$3 [^:]*: *//p" "$2.$(basename "$1").txt"
+	}
+	# all V LIST: every value is V; some V LIST: one is
+	all() { [[ -n $2 ]] && ! tr ' ' '\n' <<<"$2" | grep -vqx "$1"; }
+	some() { tr ' ' '\n' <<<"$2" | grep -qx "$1"; }
+	if [[ $case == coverage ]]; then
+		runs=("coverage" "coverage,include=jinstcov.**,trace=counts")
+	else
+		runs=("coverage=counts" "coverage=counts,include=jinstcov.**,trace=counts")
+	fi
+	for opts in "${runs[@]}"; do
+		name=run${#opts}
+		"$java" -Xverify:all -agentpath:"$lib=$opts,out=$work/$name,log=$work/$name.log" -cp "$cov" jinstcov.Cov $n \
+			>out.txt 2>&1 || fail "$opts: the fixture failed: $(cat out.txt)"
+		cmp -s plain.txt out.txt || fail "$opts: output differs: $(diff plain.txt out.txt | head -5)"
+		cat $name.log
+		instrumented $name.log || continue
+		! grep -E "left unchanged:|failed:|cannot|not written" $name.log | head -3 | grep . || fail "$opts: the agent logged a failure"
+		[[ -s $name.cov ]] || { fail "$opts: no $name.cov"; continue; }
+		# Only the fixture's classes (the JDK is excluded), each with the
+		# identity and probe count of its class file; Unused never loaded.
+		classes=$("$cm" "$cov/jinstcov/Cov.class" $name.cov | head -1)
+		[[ $classes == "jinstcov/Cov "*" probes "* ]] || fail "$opts: Cov: $classes"
+		loop=$(methods jinstcov/Cov $name.cov loop)
+		never=$(methods jinstcov/Cov $name.cov never)
+		branch=$(methods jinstcov/Cov $name.cov branch)
+		sw=$(methods jinstcov/Cov $name.cov sw)
+		other=$(methods 'jinstcov/Cov$Other' $name.cov '<init>')
+		echo "$opts: loop: $loop; never: $never; branch: $branch; sw: $sw; Other.<init>: $other"
+		all 0 "$never" || fail "$opts: never() has probes set: $never"
+		some 0 "$branch" && ! all 0 "$branch" || fail "$opts: branch(1): one side only expected: $branch"
+		[[ $(tr ' ' '\n' <<<"$sw" | grep -vcx 0) == 1 ]] || fail "$opts: sw(2): one case expected: $sw"
+		some 0 "$other" && ! all 0 "$other" || fail "$opts: Other.<init>: one side of v > 0 expected: $other"
+		if [[ $case == coverage ]]; then
+			all 1 "$loop" || fail "$opts: loop(): not every probe set: $loop"
+		else
+			# the loop's body ran N times, its entry and exit once
+			some $n "$loop" && all '[1-9][0-9]*' "$loop" || fail "$opts: loop($n): no probe counted $n: $loop"
+			! tr ' ' '\n' <<<"$loop" | awk -v n=$n '$1 > n { bad = 1 } END { exit !bad }' || fail "$opts: loop: a count over $n: $loop"
+		fi
+		if [[ $opts == *trace=counts* ]]; then
+			grep -qP "^jinstcov/Cov\tloop\t\(I\)I\t1$" $name.tsv || fail "$opts: trace: loop not counted once"
+		fi
+	done
+	# The JDK stays out by default: the fixture's two classes, nothing else
+	# (Cov$Unused is never loaded).
+	listed=$("$cm" - run${#runs[0]}.cov | grep -v '^session ' | cut -d' ' -f1 | paste -sd' ')
+	[[ $listed == 'jinstcov/Cov jinstcov/Cov$Other' ]] || fail "classes in the data: $listed"
+	# append=y merges into the file there is (booleans or, counts add), with
+	# a session each; append=n replaces it.
+	"$java" -agentpath:"$lib=${runs[0]},out=$work/app,session=one" -cp "$cov" jinstcov.Cov $n >/dev/null 2>&1
+	"$java" -agentpath:"$lib=${runs[0]},out=$work/app,session=two,append=y" -cp "$cov" jinstcov.Cov $n >/dev/null 2>&1
+	sessions=$("$cm" - app.cov | sed -n 's/^session //p' | paste -sd' ')
+	[[ $sessions == "one two" ]] || fail "append=y: sessions '$sessions'"
+	loop=$(methods jinstcov/Cov app.cov loop)
+	if [[ $case == coverage ]]; then
+		all 1 "$loop" || fail "append=y: loop: $loop"
+	else
+		some $((2 * n)) "$loop" || fail "append=y: loop($n) twice: no probe counted $((2 * n)): $loop"
+	fi
+	"$java" -agentpath:"$lib=${runs[0]},out=$work/app,session=three" -cp "$cov" jinstcov.Cov $n >/dev/null 2>&1
+	sessions=$("$cm" - app.cov | sed -n 's/^session //p' | paste -sd' ')
+	[[ $sessions == "three" ]] || fail "append=n: sessions '$sessions'"
+	echo "append: loop $loop"
+	;;
+coverage_attach)
+	# Attach coverage to a running program, exercise code, dump: only what
+	# ran after the attach is covered; reset; stop restores the original
+	# bytecode (the VM's word, through the witness agent); attaching again
+	# starts a new session.
+	jcmd=$home/bin/jcmd
+	cov=$(dirname "$programs")/cov
+	cm=${JINST_COV_METHODS:?}
+	witness=$(dirname "$fixture")/libjinst_bytecodes.so
+	rm -f phase stop
+	"$java" -Xverify:all -cp "$cov" jinstcov.Attach "$work" >prog.txt 2>&1 &
+	pid=$!
+	waitfor() {
+		for _ in $(seq 200); do
+			grep -q "$1" prog.txt && return 0
+			sleep 0.05
+		done
+		fail "the program never printed '$1'"
+	}
+	waitfor "attach: phase early"
+	# early() runs only before the attach
+	echo idle >phase
+	waitfor "attach: phase idle"
+	load() {
+		"$jcmd" $pid JVMTI.agent_load "$lib" "\"$1\"" >jcmd.txt 2>&1
+		grep -q "return code: 0" jcmd.txt
+	}
+	bytecodes() {
+		"$jcmd" $pid JVMTI.agent_load "$witness" "\"class=jinstcov/Attach,out=$work/$1\"" >witness.txt 2>&1
+		grep -q "return code: 0" witness.txt && [[ -s $1 ]] || fail "no bytecodes in $1: $(cat witness.txt)"
+	}
+	values() { "$cm" "$cov/jinstcov/Attach.class" "$1" | sed -n "s/^$2 [^:]*: *//p"; }
+	bytecodes before.txt
+	load "coverage,include=jinstcov.**,out=$work/a,log=$work/a.log,session=first" || fail "coverage not loaded: $(cat jcmd.txt)"
+	bytecodes during.txt
+	echo late >phase
+	waitfor "attach: phase late"
+	sleep 0.2
+	load dump || fail "dump failed"
+	cp a.cov first.cov
+	early=$(values first.cov early) late=$(values first.cov late) tick=$(values first.cov tick)
+	echo "after attach: early $early, late $late, tick $tick"
+	[[ -n $early && ! $early =~ 1 ]] || fail "early() ran only before the attach, yet: '$early'"
+	[[ $late =~ ^1( 1)*$ ]] || fail "late() ran after the attach: '$late'"
+	[[ $tick =~ ^1( 1)*$ ]] || fail "tick() ran after the attach: '$tick'"
+	# reset: what ran before it is forgotten
+	echo none >phase
+	waitfor "attach: phase none"
+	load reset || fail "reset failed: $(cat jcmd.txt)"
+	sleep 0.2
+	load dump || fail "dump after reset failed"
+	late=$(values a.cov late) tick=$(values a.cov tick)
+	echo "after reset: late $late, tick $tick"
+	[[ -n $late && ! $late =~ 1 ]] || fail "late() did not run after the reset, yet: '$late'"
+	[[ $tick =~ ^1( 1)*$ ]] || fail "tick() ran after the reset: '$tick'"
+	load stop || fail "stop failed"
+	bytecodes after.txt
+	[[ $(grep "^tick	" before.txt) != "$(grep "^tick	" during.txt)" ]] || fail "tick() was not instrumented while attached"
+	cmp -s before.txt after.txt || fail "the code after stop is not the original: $(diff before.txt after.txt | head -6)"
+	# Again: a new session, with its own data.
+	echo late >phase
+	load "coverage,include=jinstcov.**,out=$work/b,log=$work/b.log,session=second" || fail "a second coverage session was refused: $(cat jcmd.txt; cat a.log)"
+	sleep 0.2
+	load stop || fail "the second stop failed"
+	late=$(values b.cov late)
+	[[ $late =~ ^1( 1)*$ ]] || fail "second session: late() not covered: '$late'"
+	grep -q "starting again after stop" a.log b.log 2>/dev/null || fail "no new session in the log"
+	bytecodes after2.txt
+	cmp -s before.txt after2.txt || fail "the code after the second stop is not the original"
+	# trace never ran here: it may start after coverage's stop; once it
+	# ran and stopped, it may not start again (it is not restartable).
+	load "trace=counts,include=jinstcov.**,out=$work/t,log=$work/t.log" || fail "trace after coverage refused: $(cat jcmd.txt)"
+	sleep 0.1
+	load stop || fail "trace's stop failed"
+	grep -qP "^jinstcov/Attach\ttick\t\(\)V\t[1-9]" t.tsv || fail "trace after coverage: tick() not counted"
+	if [[ -z ${LD_PRELOAD:-} ]]; then
+		load "trace=counts,include=jinstcov.**,out=$work/t2" && fail "trace started a second time"
+		load "coverage,include=jinstcov.**,out=$work/c,trace=counts" && fail "coverage with trace started after trace's stop"
+	fi
+	touch stop
+	wait $pid || fail "the program failed"
+	cat prog.txt a.log b.log 2>/dev/null
+	grep -q "ticked" prog.txt || fail "the program did not run on"
+	;;
+coverage_javac)
+	# javac compiling the test programs with coverage on every class, the
+	# JDK's included, under -Xverify:all: the same class files and output
+	# as a plain run, with javac's own classes covered; booleans, and
+	# counts with trace=counts in the same transformation.
+	srcs=("$src"/tests/jvm/programs/jinsttest/*.java)
+	run() {
+		local name=$1
+		shift
+		mkdir -p $name
+		"$home/bin/javac" -J-Xverify:all "$@" --release 11 -d $name/classes "${srcs[@]}" >$name/out.txt 2>&1
+		echo $? >$name/rc
+	}
+	run plain
+	[[ $(cat plain/rc) == 0 ]] || fail "javac fails plain: $(head -5 plain/out.txt)"
+	for opts in "coverage,include=**" "coverage=counts,trace=counts,include=**"; do
+		name=$(tr -c 'a-z\n' '_' <<<"${opts%%,include*}")
+		run $name -J-agentpath:"$lib=$opts,out=$work/$name/data,log=$work/$name/agent.log"
+		[[ $(cat $name/rc) == 0 ]] || fail "$opts: javac failed: $(head -5 $name/out.txt)"
+		cmp -s plain/out.txt $name/out.txt || fail "$opts: output differs: $(diff plain/out.txt $name/out.txt | head -5)"
+		diff -r plain/classes $name/classes >$name/classes.diff 2>&1 || fail "$opts: class files differ: $(head -5 $name/classes.diff)"
+		! grep -hE "VerifyError|NoClassDefFoundError|LinkageError|hs_err" $name/out.txt $name/agent.log | head -3 | grep . ||
+			fail "$opts: a VM error was reported"
+		! grep -E "left unchanged:|failed:|cannot|not written" $name/agent.log | head -3 | grep . || fail "$opts: the agent logged a failure"
+		grep -q "^jinst: [1-9][0-9]* classes instrumented" $name/agent.log || fail "$opts: no class instrumented"
+		grep -E "^jinst: .*data.cov: [0-9]+ classes" $name/agent.log || fail "$opts: no data written"
+		n=$(sed -n 's/^jinst: .*data.cov: \([0-9]*\) classes/\1/p' $name/agent.log | tail -1)
+		((${n:-0} > 1000)) || fail "$opts: only ${n:-0} classes in the data"
+	done
 	;;
 *)
 	echo "unknown case $case"

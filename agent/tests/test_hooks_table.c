@@ -4,8 +4,9 @@
  * cannot drift apart:
  *   - the bridge (ARGV[2], java/lang/$JinstHooks) is the table's owner; every
  *     hook is a public static method of it with that descriptor, and it has
- *     no other; each one's code is the one line `jinst.rt.Hooks.NAME(id)`
- *     (iload_0, invokestatic, return), so the JIT inlines it whole;
+ *     no other; each one's code is the one line `jinst.rt.Hooks.NAME(args)`
+ *     (its int arguments loaded, invokestatic, return or areturn), so the
+ *     JIT inlines it whole;
  *   - jinst/rt/Hooks (ARGV[1]) has the same public static methods, no other.
  * Both are compiled for Java 8 (major 52).
  */
@@ -23,16 +24,39 @@ static bool utf8_is(const uint8_t *p, uint16_t n, const char *s)
 	return p && strlen(s) == n && !memcmp(p, s, n);
 }
 
-/* Whether m's code is exactly `iload_0; invokestatic jinst/rt/Hooks.h; return`. */
+/* The bridge body a hook needs: each int argument loaded (iload_<n>), then
+ * the invokestatic (3 bytes, at *call), then the return of the descriptor's
+ * kind; its length, 0 for a descriptor the table should not have. */
+static uint32_t bridge_shape(const char *desc, uint8_t *ops, uint32_t *call)
+{
+	uint32_t n = 0;
+	const char *p = desc + 1;
+	for (; *p == 'I' && n < 4; p++)
+		ops[n] = (uint8_t)(0x1a + n), n++;             /* iload_<n> */
+	if (*p++ != ')')
+		return 0;
+	*call = n;
+	n += 3;
+	ops[n++] = *p == 'V' ? 0xb1 : *p == '[' ? 0xb0 : 0; /* return, areturn */
+	return ops[n - 1] ? n : 0;
+}
+
+/* Whether m's code is exactly the one call of jinst/rt/Hooks.h: its
+ * arguments loaded, invokestatic, return (bridge_shape). */
 static bool calls_runtime(jinst_class *cls, jinst_member *m, const jinst_hook *h)
 {
 	jinst_attr *a = jinst_attr_find(jinst_member_attrs(m), JINST_ATTR_CODE);
 	jinst_code *code = NULL;
-	if (!a || jinst_attr_decode(cls, a, (void **)&code, NULL) || !code || code->code_length != 5)
+	uint8_t ops[8];
+	uint32_t call = 0, len = bridge_shape(h->descriptor, ops, &call);
+	if (!len || !a || jinst_attr_decode(cls, a, (void **)&code, NULL) || !code || code->code_length != len)
 		return false;
 	const uint8_t *b = code->code;
+	for (uint32_t i = 0; i < len; i++)
+		if (i != call + 1 && i != call + 2 && b[i] != (i == call ? 0xb8 : ops[i]))
+			return false;
 	jinst_cp_entry ref, nat;
-	if (b[0] != 0x1a || b[1] != 0xb8 || b[4] != 0xb1 || jinst_cp_get(cls, (uint16_t)(b[2] << 8 | b[3]), &ref) ||
+	if (jinst_cp_get(cls, (uint16_t)(b[call + 1] << 8 | b[call + 2]), &ref) ||
 	    ref.tag != JINST_CP_METHODREF || jinst_cp_get(cls, ref.u.ref.name_and_type_index, &nat))
 		return false;
 	uint16_t l1, l2, l3;

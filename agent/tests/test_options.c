@@ -197,7 +197,10 @@ static void check_tables(const jinst_agent_module *const *modules)
 			CHECK(strstr(err, key) != NULL, "the unknown-option message lacks %s: %s", key, err);
 			for (size_t j = 0; modules[j]; j++)
 				for (const jinst_agent_option *other = modules[j]->options; other->key; other++)
-					CHECK(other == op || strcmp(other->key, op->key), "%s is in two tables", op->key);
+					/* (a module may have a key both as a flag and with a value: coverage) */
+					CHECK(other == op || strcmp(other->key, op->key) ||
+					      (j == i && (other->arg != NULL) != (op->arg != NULL)),
+					      "%s is in two tables", op->key);
 		}
 	}
 	if (modules == with_probe)

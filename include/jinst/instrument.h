@@ -40,6 +40,11 @@ enum jinst_hook_id {
 	JINST_HOOK_EXIT,        /* normal exit, before every return (method id) */
 	JINST_HOOK_EXIT_THROW,  /* exceptional exit, from a catch-all that rethrows (method id) */
 	JINST_HOOK_CALLED,      /* method entry, counted and not timed (method id): no exit hooks pair with it */
+	/* Coverage, once at method entry: (class id, probe count) -> the
+	 * class's boolean[] probes, at least that long, never null; the
+	 * method keeps it in a local and each probe stores true into it. */
+	JINST_HOOK_PROBES,
+	JINST_HOOK_PROBE_COUNTS, /* the same for coverage=counts: long[] hit counts, each probe adds 1 */
 	JINST_HOOK_COUNT
 };
 
@@ -68,7 +73,18 @@ enum {
 	 * two clock reads that would time it, and leaves take a large share
 	 * of the calls of most programs; counted only, they cost an array
 	 * increment, and their time is their caller's self time. */
-	JINST_PASS_COUNT_LEAVES = 0x4
+	JINST_PASS_COUNT_LEAVES = 0x4,
+	/* Coverage probes (instrument/coverage.c) where the shared placement
+	 * puts them (include/jinst/coverage.h, JaCoCo's sites): each method
+	 * asks the runtime once at entry for its class's probe array
+	 * (JINST_HOOK_PROBES, with the class's id and probe count, see
+	 * jinst_instrument_probe_class_info), keeps it in a new local, and each
+	 * probe stores true into its element. Run before the trace pass, so it
+	 * places its probes on the original code. */
+	JINST_PASS_COVERAGE = 0x8,
+	/* The same with hit counts (JINST_HOOK_PROBE_COUNTS, a long[]; each
+	 * probe adds 1). Wins over JINST_PASS_COVERAGE when both are set. */
+	JINST_PASS_COVERAGE_COUNTS = 0x10
 };
 
 typedef struct jinst_instrument_options {
@@ -187,6 +203,22 @@ typedef struct jinst_method_info {
 	 * and shows under the leaf's caller. */
 	bool timed;
 } jinst_method_info;
+
+/* The classes the coverage pass gave probes, by class id (0 to count - 1,
+ * the constant their code passes to the probe hooks). A class keeps its id
+ * when instrumented again with the same identity (retransformation, a
+ * second loader of the same bytes); the probe array of id i has
+ * probe_count elements, probe j set when the site of id j ran. A class
+ * whose methods were all left alone keeps its entry, never set. */
+typedef struct jinst_probe_class_info {
+	uint64_t identity;        /* the class's identity (the marker's) */
+	const char *class_name;   /* internal name, modified UTF-8; lives as long as ins */
+	uint32_t probe_count;
+} jinst_probe_class_info;
+
+uint32_t jinst_instrument_probe_class_count(const jinst_instrument *ins);
+/* 0 with *info, JINST_EINVAL for an unknown id. */
+int jinst_instrument_probe_class_info(const jinst_instrument *ins, uint32_t id, jinst_probe_class_info *info);
 
 uint32_t jinst_instrument_method_count(const jinst_instrument *ins);
 /* 0 with *info (strings live as long as ins), JINST_EINVAL for an unknown id. */

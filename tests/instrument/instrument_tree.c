@@ -215,6 +215,7 @@ static void write_method_table(void)
 
 int main(int argc, char **argv)
 {
+	uint32_t passes = JINST_PASS_TRACE;
 	int i = 1;
 	for (; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
 		if (!strcmp(argv[i], "-r"))
@@ -223,15 +224,23 @@ int main(int argc, char **argv)
 			verbose = 1;
 		else if (!strcmp(argv[i], "-n"))
 			no_pass = 1;
+		else if (!strcmp(argv[i], "-c"))
+			passes |= JINST_PASS_COVERAGE;
+		else if (!strcmp(argv[i], "-C"))
+			passes |= JINST_PASS_COVERAGE_COUNTS;
+		else if (!strcmp(argv[i], "-x"))
+			passes &= ~(uint32_t)JINST_PASS_TRACE;
 	}
 	if (argc - i < 2) {
-		fprintf(stderr, "usage: instrument_tree [-r] [-v] OUT_DIR|- IN...\n");
+		fprintf(stderr, "usage: instrument_tree [-r] [-v] [-n] [-c|-C] [-x] OUT_DIR|- IN...\n"
+		                "  -c, -C  coverage probes (booleans, counts); -x  no trace pass\n");
 		return 2;
 	}
 	out_dir = strcmp(argv[i], "-") ? argv[i] : NULL;
 	jinst_instrument_options o = JINST_INSTRUMENT_OPTIONS_INIT;
 	o.left_alone = left_alone;
 	o.hooks_class = JINST_RUNTIME_HOOKS; /* offline: the runtime is on the class path */
+	o.passes = passes;
 	if (no_pass)
 		o.passes = 0;
 	jinst_diag d;

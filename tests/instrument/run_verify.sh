@@ -4,13 +4,15 @@
 # one instruction broken on purpose must be refused, so a verifier that
 # checks nothing cannot pass.
 #   run_verify.sh JAVA INSTRUMENT_TREE HOOKS VERIFY WORK IN...
+# INSTRUMENT_ARGS (optional): passes for instrument_tree (-c, -C, -x).
 set -eu
+args=${INSTRUMENT_ARGS:-}
 java=$1 tool=$2 hooks=$3 verify=$4 work=$5
 shift 5
 rm -rf "$work"
 mkdir -p "$work/out" "$work/broken/jinsttrace"
 for d in "$@"; do
-	"$tool" "$work/out" "$d"
+	"$tool" $args "$work/out" "$d"
 done
 # the control: depth(I)I begins with iload_0, ifne; aload_0 there loads an int as a reference
 cp "$work/out/jinsttrace/Main.class" "$work/broken/jinsttrace/Main.class"
@@ -42,7 +44,7 @@ b = bytearray(open(p, 'rb').read())
 b[6:8] = (49).to_bytes(2, 'big')
 open(p, 'wb').write(b)
 PY
-"$tool" "$work/old-out" "$work/old" | tee "$work/old.txt"
+"$tool" $args "$work/old-out" "$work/old" | tee "$work/old.txt"
 grep -q '^classes 1: instrumented 1,' "$work/old.txt"
 "$java" -Xverify:all -cp "$hooks:$verify" VerifyTree "$work/old-out" | tee "$work/verify-old.txt"
 grep -q 'linked 1, VerifyError 0' "$work/verify-old.txt"

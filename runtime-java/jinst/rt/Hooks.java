@@ -5,8 +5,9 @@ package jinst.rt;
  * {@code exit(id)} before every return, {@code exitThrow(id)} in a catch-all
  * that rethrows; {@code called(id)} alone at the entry of a method that is
  * counted and not timed (every method under trace=counts, leaves under
- * trace=times). Ids are the small ints the instrumentation pass hands out
- * (include/jinst/instrument.h); the four public methods must match the hook
+ * trace=times); {@code probes(id, n)} and {@code probeCounts(id, n)} at the
+ * entry of a method under coverage (its class's probes, {@link Coverage}). Ids are the small ints the instrumentation pass hands out
+ * (include/jinst/instrument.h); the public methods must match the hook
  * table in instrument/hooks.c (a test compares them).
  *
  * The agent defines this package in the bootstrap loader from bytes embedded
@@ -284,6 +285,21 @@ public final class Hooks {
 		}
 		if (LAST[AT] == c)
 			LAST[AT] = null;
+	}
+
+	/**
+	 * The coverage probes of class id (the coverage pass's constant), at
+	 * least n long: called once per invocation of each method of a class
+	 * under coverage (booleans), the result kept in a local. Coverage has
+	 * the table; this is the hook's name in the ABI.
+	 */
+	public static boolean[] probes(int id, int n) {
+		return Coverage.probes(id, n);
+	}
+
+	/** As probes, for coverage=counts: hit counts. */
+	public static long[] probeCounts(int id, int n) {
+		return Coverage.counts(id, n);
 	}
 
 	/* ---- engagement: the agent (through JNI) or Standalone --------------- */

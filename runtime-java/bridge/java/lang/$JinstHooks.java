@@ -42,4 +42,12 @@ public final class $JinstHooks {
 	public static void called(int id) {
 		jinst.rt.Hooks.called(id);
 	}
+
+	public static boolean[] probes(int id, int n) {
+		return jinst.rt.Hooks.probes(id, n);
+	}
+
+	public static long[] probeCounts(int id, int n) {
+		return jinst.rt.Hooks.probeCounts(id, n);
+	}
 }

@@ -1,0 +1,326 @@
+/*
+ * The coverage pass: probes at the sites of the shared placement
+ * (include/jinst/coverage.h, JaCoCo's), so that the analyzer, which runs
+ * the same placement over the same original class, reads each probe id as
+ * the same edge.
+ *
+ * The probe array. The class gets an id (probe_classes.c, by identity), a
+ * constant in its code. Each method begins with
+ *
+ *     push class id; push probe count; invokestatic probes(II)[Z; astore L
+ *
+ * outside the labels of its first instruction (a loop back to offset 0
+ * does not ask again), L a new local declared in every frame of the method.
+ * In a constructor this runs before super(...): it touches neither `this`
+ * nor anything uninitialized, which JVMS 4.10.1.9 allows. A probe is then
+ *
+ *     aload L; push id; iconst_1; bastore                (booleans)
+ *     aload L; push id; dup2; laload; lconst_1; ladd; lastore   (counts)
+ *
+ * The runtime never returns null or an array shorter than the count
+ * (runtime-java/jinst/rt/Coverage.java), so a probe cannot throw.
+ *
+ * The sites, through the code editor (include/jinst/edit.h):
+ *  - BEFORE (return, athrow): inside the instruction's labels, so every
+ *    jump to it runs the probe;
+ *  - FALLTHROUGH: outside the labels of the instruction, so only the edge
+ *    from the previous instruction runs it;
+ *  - JUMP on goto: inside the goto's labels; on a conditional jump, the
+ *    jump is replaced by its inverse to a new label, then the probe and a
+ *    goto to the old target, then the label: the taken edge runs the
+ *    probe, the other falls through as before (the label's frame is the
+ *    fall-through state, which the editor derives);
+ *  - SWITCH: every entry of the switch naming the target names instead a
+ *    trampoline appended after the code (label, probe, goto target), whose
+ *    frame is the switch's minus the key it pops.
+ *
+ * All sites of a method go in one edit; any failure (the code grows past
+ * 64 KiB, say) leaves the method exactly as it was and the instrumenter
+ * reports it, its probes never set. A class whose placement fails (jsr/ret,
+ * which the analyzer refuses too) or has no probe is declined whole.
+ *
+ * Per class, what begin learns (the plan, the id) is kept for the method
+ * calls in a thread-local slot: the instrumenter runs one class's begin,
+ * methods and end on one thread, without interleaving another class.
+ */
+#include <string.h>
+
+#include "internal.h"
+#include "jinst/coverage.h"
+
+typedef struct cov_class {
+	const jinst_pass_class *pc;  /* the class being instrumented, or NULL */
+	jinst_coverage_plan *plan;
+	uint32_t id;
+	uint16_t hook;               /* the Methodref of the probe hook */
+	uint16_t next;               /* the plan's method to look at first */
+} cov_class;
+
+static _Thread_local cov_class current;
+
+static bool counts_mode(void *state)
+{
+	return ((uint32_t)(uintptr_t)state & JINST_PASS_COVERAGE_COUNTS) != 0;
+}
+
+static jinst_insn op(uint8_t opcode, int32_t operand)
+{
+	jinst_insn in;
+	memset(&in, 0, sizeof(in));
+	in.opcode = opcode;
+	in.operand = operand;
+	return in;
+}
+
+/* The probe's instructions into seq (room for 7); their count, 0 on error. */
+static uint32_t probe_code(jinst_class *c, bool counts, uint16_t local, uint32_t id, jinst_insn *seq, int *rc)
+{
+	seq[0] = op(JINST_OP_ALOAD, local);
+	if ((*rc = jinst_ins_push_int(c, id, &seq[1])))
+		return 0;
+	if (!counts) {
+		seq[2] = op(JINST_OP_ICONST_1, 0);
+		seq[3] = op(JINST_OP_BASTORE, 0);
+		return 4;
+	}
+	seq[2] = op(JINST_OP_DUP2, 0);
+	seq[3] = op(JINST_OP_LALOAD, 0);
+	seq[4] = op(JINST_OP_LCONST_1, 0);
+	seq[5] = op(JINST_OP_LADD, 0);
+	seq[6] = op(JINST_OP_LASTORE, 0);
+	return 7;
+}
+
+/* The inverse of a conditional jump (JVMS 6.5: ifeq..if_acmpne pair up
+ * as even/odd neighbours from 0x99; ifnull/ifnonnull likewise). */
+static uint8_t inverse(uint8_t opcode)
+{
+	if (opcode >= JINST_OP_IFEQ && opcode <= JINST_OP_IF_ACMPNE)
+		return (uint8_t)(JINST_OP_IFEQ + ((opcode - JINST_OP_IFEQ) ^ 1));
+	return opcode == JINST_OP_IFNULL ? JINST_OP_IFNONNULL : JINST_OP_IFNULL;
+}
+
+typedef struct method_edit {
+	jinst_class *c;
+	jinst_edit *ed;
+	bool counts, frames;
+	uint16_t local;
+} method_edit;
+
+static int at_node(method_edit *e, uint32_t offset, jinst_node **n)
+{
+	*n = jinst_edit_at(e->ed, offset);
+	return *n ? 0 : JINST_EINVAL;
+}
+
+static int jump_site(method_edit *e, const jinst_probe_site *s, const jinst_insn *probe, uint32_t np)
+{
+	jinst_node *n;
+	int rc = at_node(e, s->offset, &n);
+	if (rc)
+		return rc;
+	const jinst_insn *in = jinst_node_insn(n);
+	if (in->opcode == JINST_OP_GOTO || in->opcode == JINST_OP_GOTO_W)
+		return jinst_edit_insert(e->ed, n, JINST_BEFORE_INSIDE, probe, np, NULL);
+	if (!(jinst_opcodes[in->opcode].flags & JINST_OPF_BRANCH) || in->opcode == JINST_OP_JSR ||
+	    in->opcode == JINST_OP_JSR_W)
+		return JINST_EINVAL;
+	jinst_label skip;
+	if ((rc = jinst_edit_new_label(e->ed, &skip)))
+		return rc;
+	jinst_insn seq[10];
+	seq[0] = op(inverse(in->opcode), (int32_t)skip);
+	memcpy(&seq[1], probe, np * sizeof(*probe));
+	seq[np + 1] = op(JINST_OP_GOTO, in->operand);
+	seq[np + 2] = op(JINST_OP_LABEL, (int32_t)skip);
+	return jinst_edit_replace(e->ed, n, seq, np + 3);
+}
+
+/* The switch at sites[0].offset, with every one of its sites (they are
+ * consecutive in the plan: code order): one replacement. *used: how many. */
+static int switch_sites(method_edit *e, const jinst_probe_site *sites, uint32_t left, uint32_t *used,
+                        const jinst_probe_site *first_probe_of, jinst_insn (*probes)[7], uint32_t np)
+{
+	jinst_node *n;
+	int rc = at_node(e, sites[0].offset, &n);
+	if (rc)
+		return rc;
+	const jinst_insn *in = jinst_node_insn(n);
+	if (!in->sw)
+		return JINST_EINVAL;
+	jinst_full_frame fr;
+	if (e->frames && (rc = jinst_edit_frame_before(e->ed, n, &fr, NULL)))
+		return rc;
+	if (e->frames && fr.nstack)
+		fr.nstack--; /* the key */
+	jinst_arena *A = jinst_class_arena(e->c);
+	jinst_switch *sw = jinst_arena_alloc(A, sizeof(*sw));
+	int32_t *targets = jinst_arena_alloc(A, (size_t)(in->sw->count ? in->sw->count : 1) * sizeof(*targets));
+	if (!sw || !targets)
+		return JINST_ENOMEM;
+	*sw = *in->sw;
+	memcpy(targets, in->sw->targets, in->sw->count * sizeof(*targets));
+	sw->targets = targets;
+	uint32_t k = 0;
+	for (; k < left && sites[k].kind == JINST_PROBE_SWITCH && sites[k].offset == sites[0].offset; k++) {
+		jinst_label to, tramp;
+		if ((rc = jinst_edit_label_at(e->ed, sites[k].target, &to)) || (rc = jinst_edit_new_label(e->ed, &tramp)))
+			return rc;
+		for (uint32_t i = 0; i < sw->count; i++)
+			if (sw->targets[i] == (int32_t)to)
+				sw->targets[i] = (int32_t)tramp;
+		if (sw->default_target == (int32_t)to)
+			sw->default_target = (int32_t)tramp;
+		jinst_insn seq[9];
+		seq[0] = op(JINST_OP_LABEL, (int32_t)tramp);
+		memcpy(&seq[1], probes[&sites[k] - first_probe_of], np * sizeof(seq[0]));
+		seq[np + 1] = op(JINST_OP_GOTO, (int32_t)to);
+		if ((rc = jinst_edit_insert(e->ed, NULL, JINST_AFTER, seq, np + 2, NULL)) ||
+		    (e->frames && (rc = jinst_edit_set_frame(e->ed, tramp, &fr))))
+			return rc;
+	}
+	jinst_insn repl = *in;
+	repl.sw = sw;
+	*used = k;
+	return jinst_edit_replace(e->ed, n, &repl, 1);
+}
+
+/* The entry code: the array into the new local, declared in every frame. */
+static int entry(method_edit *e, uint32_t class_id, uint32_t probe_count, uint16_t hook)
+{
+	static const char bools[] = "[Z", longs[] = "[J";
+	int rc = jinst_edit_new_local(e->ed, JINST_VT_OBJECT, &e->local);
+	jinst_ftype t = {JINST_VT_OBJECT, 0, 2, (const uint8_t *)(e->counts ? longs : bools)};
+	if (rc || (rc = jinst_edit_declare_local(e->ed, e->local, &t)))
+		return rc;
+	jinst_insn seq[4];
+	if ((rc = jinst_ins_push_int(e->c, class_id, &seq[0])) || (rc = jinst_ins_push_int(e->c, probe_count, &seq[1])))
+		return rc;
+	seq[2] = op(JINST_OP_INVOKESTATIC, hook);
+	seq[3] = op(JINST_OP_ASTORE, e->local);
+	jinst_node *first = jinst_edit_first_insn(e->ed);
+	return first ? jinst_edit_insert(e->ed, first, JINST_BEFORE_OUTSIDE, seq, 4, NULL) : JINST_EMALFORMED;
+}
+
+/* Every site of one method into the open editor. */
+static int place(method_edit *e, const jinst_coverage_method *pm, uint32_t class_id, uint32_t probe_count,
+                 uint16_t hook)
+{
+	int rc = entry(e, class_id, probe_count, hook);
+	jinst_insn(*probes)[7] = pm->site_count ? jinst_arena_alloc(jinst_class_arena(e->c),
+	                                                            pm->site_count * sizeof(*probes)) : NULL;
+	if (rc || (pm->site_count && !probes))
+		return rc ? rc : JINST_ENOMEM;
+	uint32_t np = 0;
+	for (uint32_t i = 0; i < pm->site_count; i++)
+		if (!(np = probe_code(e->c, e->counts, e->local, pm->sites[i].id, probes[i], &rc)))
+			return rc;
+	for (uint32_t i = 0; i < pm->site_count && !rc;) {
+		const jinst_probe_site *s = &pm->sites[i];
+		jinst_node *n;
+		uint32_t used = 1;
+		switch (s->kind) {
+		case JINST_PROBE_BEFORE:
+			if (!(rc = at_node(e, s->offset, &n)))
+				rc = jinst_edit_insert(e->ed, n, JINST_BEFORE_INSIDE, probes[i], np, NULL);
+			break;
+		case JINST_PROBE_FALLTHROUGH:
+			if (!(rc = at_node(e, s->offset, &n)))
+				rc = jinst_edit_insert(e->ed, n, JINST_BEFORE_OUTSIDE, probes[i], np, NULL);
+			break;
+		case JINST_PROBE_JUMP: rc = jump_site(e, s, probes[i], np); break;
+		case JINST_PROBE_SWITCH:
+			rc = switch_sites(e, s, pm->site_count - i, &used, pm->sites, probes, np);
+			break;
+		default: rc = JINST_EINVAL;
+		}
+		i += used;
+	}
+	return rc;
+}
+
+int jinst_coverage_insert(jinst_class *c, jinst_member *m, const jinst_coverage_method *pm, uint32_t class_id,
+                          uint32_t probe_count, uint16_t hook, bool counts, jinst_diag *diag)
+{
+	/* Before 50 the verifier infers types (JVMS 4.10.2): no frames. */
+	jinst_edit_options eo = JINST_EDIT_OPTIONS_INIT;
+	bool frames = jinst_class_major_version(c) >= 50;
+	if (!frames)
+		eo.frames = JINST_EDIT_FRAMES_NONE;
+	jinst_edit *ed;
+	int rc = jinst_edit_open(&ed, c, m, &eo, diag);
+	if (rc)
+		return rc;
+	method_edit e = {c, ed, counts, frames, 0};
+	rc = place(&e, pm, class_id, probe_count, hook);
+	if (rc)
+		jinst_pass_fail(diag, rc, "placing probes: %s", jinst_strerror(rc));
+	else
+		rc = jinst_edit_commit(ed, diag);
+	jinst_edit_free(ed);
+	return rc;
+}
+
+/* ---- the pass ---- */
+
+static int cov_begin(void *state, jinst_pass_class *pc, jinst_diag *diag)
+{
+	current.pc = NULL;
+	jinst_coverage_plan *plan;
+	jinst_diag why;
+	int rc = jinst_coverage_place(&plan, pc->c, &why);
+	if (rc == JINST_ENOMEM)
+		return jinst_pass_fail(diag, rc, "out of memory");
+	/* No placement (jsr/ret), or nothing to probe: JaCoCo leaves such a
+	 * class alone, and so does the analyzer. */
+	if (rc || !plan->probe_count)
+		return JINST_PASS_SKIP;
+	uint32_t id;
+	uint16_t hook;
+	if ((rc = jinst_probe_classes_assign(&pc->ins->probe_classes, pc->identity, pc->name, plan->probe_count, &id)))
+		return rc == JINST_EINVAL ? JINST_PASS_SKIP : jinst_pass_fail(diag, rc, "out of memory");
+	rc = jinst_pass_hook_ref(pc, counts_mode(state) ? JINST_HOOK_PROBE_COUNTS : JINST_HOOK_PROBES, &hook);
+	if (rc)
+		return jinst_pass_fail(diag, rc, "cannot add the probe hook to the constant pool");
+	current = (cov_class){pc, plan, id, hook, 0};
+	return 0;
+}
+
+static int cov_method(void *state, jinst_pass_class *pc, jinst_pass_method *pm, jinst_diag *diag)
+{
+	if (current.pc != pc)
+		return JINST_PASS_SKIP;
+	jinst_coverage_plan *plan = current.plan;
+	const jinst_coverage_method *cm = NULL;
+	for (uint16_t k = 0; k < plan->method_count && !cm; k++) {
+		uint16_t i = (uint16_t)((current.next + k) % plan->method_count);
+		if (jinst_class_method(pc->c, plan->methods[i].method_index) == pm->m) {
+			cm = &plan->methods[i];
+			current.next = (uint16_t)(i + 1);
+		}
+	}
+	/* No site, no probe to set: the method stays as it is. */
+	if (!cm || !cm->site_count)
+		return JINST_PASS_SKIP;
+	return jinst_coverage_insert(pc->c, pm->m, cm, current.id, plan->probe_count, current.hook,
+	                             counts_mode(state), diag);
+}
+
+static void cov_end(void *state, jinst_pass_class *pc, bool written)
+{
+	(void)state;
+	(void)written;
+	if (current.pc == pc)
+		current.pc = NULL;
+}
+
+void jinst_coverage_pass(jinst_pass *out, uint32_t passes)
+{
+	memset(out, 0, sizeof(*out));
+	out->version = JINST_PASS_VERSION;
+	out->name = "coverage";
+	out->state = (void *)(uintptr_t)passes;
+	out->begin = cov_begin;
+	out->method = cov_method;
+	out->end = cov_end;
+}

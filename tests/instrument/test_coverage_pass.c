@@ -1,0 +1,220 @@
+/*
+ * The coverage pass (label unit), on real classes: for every class of the
+ * arguments, the plan of the placement over the original bytes against
+ * what the pass wrote.
+ *  - the class has an id whose info holds its identity, name and the
+ *    plan's probe count; the same id when instrumented again as a
+ *    retransformation with the same identity, a new one for other bytes;
+ *  - each method with sites begins with push id, push count, invokestatic
+ *    probes (or probeCounts), astore; each probe id of the plan is stored
+ *    exactly once in the code (aload, push id, iconst_1, bastore; under
+ *    counts the dup2 ... lastore sequence), none that is not in the plan;
+ *  - a class of no probes is not changed by the pass; a method left alone
+ *    (huge(I)I of the trace test program, too large afterwards) is
+ *    exactly as it was.
+ *   test_coverage_pass DIR...   (class files directly in each DIR or below)
+ */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jinst/coverage.h"
+#include "jinst/instrument.h"
+#include "jinst/opcodes.h"
+
+#include "../testlib.h"
+
+static jinst_arena *arena;
+static unsigned classes_checked, probes_checked, left_alone;
+
+/* The int an iconst/bipush/sipush/ldc at code[i] pushes; its length, 0 if none. */
+static uint32_t push_at(jinst_class *c, const uint8_t *code, uint32_t len, uint32_t i, int64_t *v)
+{
+	uint8_t op = code[i];
+	if (op >= JINST_OP_ICONST_0 && op <= JINST_OP_ICONST_5)
+		return *v = op - JINST_OP_ICONST_0, 1;
+	if (op == JINST_OP_BIPUSH && i + 1 < len)
+		return *v = (int8_t)code[i + 1], 2;
+	if (op == JINST_OP_SIPUSH && i + 2 < len)
+		return *v = (int16_t)(code[i + 1] << 8 | code[i + 2]), 3;
+	jinst_cp_entry e;
+	uint16_t k = op == JINST_OP_LDC ? code[i + 1] : op == JINST_OP_LDC_W ? (uint16_t)(code[i + 1] << 8 | code[i + 2]) : 0;
+	if (k && !jinst_cp_get(c, k, &e) && e.tag == JINST_CP_INTEGER)
+		return *v = (int32_t)e.u.u4, op == JINST_OP_LDC ? 2 : 3;
+	return 0;
+}
+
+/* Counts, per probe id, the stores of the probe sequence in one method's
+ * code; the local is the one the entry stored the array into. */
+static void count_probes(jinst_class *c, const jinst_code *code, int local, uint32_t *seen, uint32_t n,
+                         bool counts, uint32_t *stray)
+{
+	jinst_insn *in;
+	uint32_t count;
+	if (jinst_code_decode(c, code, &in, &count, NULL)) {
+		CHECK(false, "instrumented code does not decode");
+		return;
+	}
+	for (uint32_t k = 0; k + 3 < count; k++) {
+		/* aload L or aload_<L>: original code never uses L (a new local) */
+		if (!(in[k].opcode == JINST_OP_ALOAD && in[k].operand == local) && !(local <= 3 && in[k].opcode == 0x2a + local))
+			continue;
+		int64_t v;
+		if (!push_at(c, code->code, code->code_length, in[k + 1].offset, &v))
+			continue;
+		bool is_probe = counts ? (k + 6 < count && in[k + 2].opcode == JINST_OP_DUP2 &&
+		                          in[k + 3].opcode == JINST_OP_LALOAD && in[k + 6].opcode == JINST_OP_LASTORE)
+		                       : (in[k + 2].opcode == JINST_OP_ICONST_1 && in[k + 3].opcode == JINST_OP_BASTORE);
+		if (!is_probe)
+			continue;
+		if (v >= 0 && v < n)
+			seen[v]++;
+		else
+			(*stray)++;
+	}
+}
+
+static jinst_code *code_of(jinst_class *c, jinst_member *m)
+{
+	jinst_attr *a = jinst_attr_find(jinst_member_attrs(m), JINST_ATTR_CODE);
+	jinst_code *code;
+	return a && !jinst_attr_decode(c, a, (void **)&code, NULL) ? code : NULL;
+}
+
+/* The local of the entry sequence (push id, push n, invokestatic, astore
+ * L) at the start of code, -1 without one. */
+static int entry_local(jinst_class *c, const jinst_code *code, uint32_t id, uint32_t n)
+{
+	int64_t a, b;
+	uint32_t i = push_at(c, code->code, code->code_length, 0, &a);
+	uint32_t j = i ? push_at(c, code->code, code->code_length, i, &b) : 0;
+	if (!j || a != id || b != n || code->code[i + j] != JINST_OP_INVOKESTATIC)
+		return -1;
+	uint8_t st = code->code[i + j + 3];
+	return st == JINST_OP_ASTORE ? code->code[i + j + 4] : st >= 0x4b && st <= 0x4e ? st - 0x4b : -1;
+}
+
+static void check_output(const uint8_t *orig, size_t len, const uint8_t *out, size_t out_len, uint32_t id,
+                         bool counts)
+{
+	jinst_class *o, *c;
+	if (jinst_class_parse(&o, orig, len, NULL, NULL, NULL) || jinst_class_parse(&c, out, out_len, NULL, NULL, NULL)) {
+		CHECK(false, "parse");
+		return;
+	}
+	jinst_coverage_plan *plan;
+	CHECK(jinst_coverage_place(&plan, o, NULL) == 0, "placement of the original");
+	uint32_t n = plan->probe_count;
+	uint32_t *seen = calloc(n + 1, sizeof(*seen)), stray = 0;
+	for (uint16_t k = 0; k < plan->method_count; k++) {
+		const jinst_coverage_method *pm = &plan->methods[k];
+		const jinst_code *code = code_of(c, jinst_class_method(c, pm->method_index));
+		const jinst_code *was = code_of(o, jinst_class_method(o, pm->method_index));
+		if (!pm->site_count || !code || !was)
+			continue;
+		/* Left alone (too large afterwards, say): exactly as it was. */
+		if (code->code_length == was->code_length && !memcmp(code->code, was->code, was->code_length)) {
+			for (uint32_t k2 = 0; k2 < pm->site_count; k2++)
+				seen[pm->sites[k2].id]++;
+			left_alone++;
+			continue;
+		}
+		int local = entry_local(c, code, id, n);
+		CHECK(local >= 0, "method %u: no entry sequence (class id %u, %u probes)", pm->method_index, id, n);
+		count_probes(c, code, local, seen, n, counts, &stray);
+	}
+	for (uint32_t p = 0; p < n; p++)
+		CHECK(seen[p] == 1, "probe %u stored %u times", p, seen[p]);
+	CHECK(stray == 0, "%u stores of ids outside the plan", stray);
+	probes_checked += n;
+	classes_checked++;
+	free(seen);
+	jinst_class_free(o);
+	jinst_class_free(c);
+}
+
+static void one_class(jinst_instrument *ins, const uint8_t *bytes, size_t len, bool counts)
+{
+	uint8_t *out = NULL;
+	size_t out_len = 0;
+	jinst_diag d;
+	uint32_t before = jinst_instrument_probe_class_count(ins);
+	int rc = jinst_instrument_class(ins, arena, bytes, len, NULL, 0, NULL, &out, &out_len, &d);
+	jinst_arena_reset(arena);
+	CHECK(rc == 0, "instrument: %d %s", rc, d.message);
+	uint32_t after = jinst_instrument_probe_class_count(ins);
+	if (!out) {
+		CHECK(after == before, "a class left unchanged got an id");
+		return;
+	}
+	CHECK(after == before + 1, "one new class id (%u -> %u)", before, after);
+	jinst_probe_class_info info;
+	CHECK(jinst_instrument_probe_class_info(ins, before, &info) == 0, "info of id %u", before);
+	CHECK(info.identity == jinst_instrument_identity(bytes, len), "identity");
+	check_output(bytes, len, out, out_len, before, counts);
+	/* Again, as a retransformation of the same class: the same id. */
+	uint8_t *again = NULL;
+	size_t again_len;
+	uint64_t identity = info.identity;
+	rc = jinst_instrument_class(ins, arena, bytes, len, &identity, JINST_INSTRUMENT_RETRANSFORM, NULL, &again,
+	                            &again_len, &d);
+	jinst_arena_reset(arena);
+	CHECK(rc == 0 && again && again_len == out_len && !memcmp(again, out, out_len),
+	      "retransformed: the same bytes (%d)", rc);
+	CHECK(jinst_instrument_probe_class_count(ins) == after, "retransformed: no new id");
+	/* Another identity (other bytes, the same name): another id. */
+	uint64_t other = identity + 1;
+	free(again);
+	again = NULL;
+	rc = jinst_instrument_class(ins, arena, bytes, len, &other, 0, NULL, &again, &again_len, &d);
+	jinst_arena_reset(arena);
+	CHECK(rc == 0 && again && jinst_instrument_probe_class_count(ins) == after + 1, "other identity: a new id");
+	free(again);
+	free(out);
+}
+
+static void walk(jinst_instrument *ins, const char *dir, bool counts)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char path[4096];
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		size_t n = strlen(e->d_name), len;
+		if (n > 6 && !strcmp(e->d_name + n - 6, ".class")) {
+			uint8_t *b = test_read_file(path, &len);
+			if (b)
+				one_class(ins, b, len, counts);
+			free(b);
+		} else {
+			walk(ins, path, counts);
+		}
+	}
+	closedir(d);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		printf("usage: test_coverage_pass DIR...\n");
+		return 2;
+	}
+	jinst_arena_new(&arena);
+	for (int mode = 0; mode < 2; mode++) {
+		jinst_instrument_options o = JINST_INSTRUMENT_OPTIONS_INIT;
+		o.passes = mode ? JINST_PASS_COVERAGE_COUNTS : JINST_PASS_COVERAGE;
+		jinst_instrument *ins;
+		CHECK(jinst_instrument_new(&ins, &o, NULL) == 0, "new");
+		for (int i = 1; i < argc; i++)
+			walk(ins, argv[i], mode == 1);
+		jinst_instrument_free(ins);
+	}
+	printf("classes %u, probes %u checked, methods left alone %u\n", classes_checked, probes_checked, left_alone);
+	CHECK(classes_checked > 10 && probes_checked > 100, "too little checked");
+	jinst_arena_free(arena);
+	return check_report();
+}
