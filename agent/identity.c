@@ -186,8 +186,10 @@ void jinst_identity_learn(JNIEnv *jni, jclass *classes, size_t count, bool (*see
 		(*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
 	}
 	(*jni)->DeleteLocalRef(jni, chunk);
-	if (asked)
-		jinst_agent_log("attach: class files found for %zu of %zu classes loaded before", found, asked);
+	if (found < asked)
+		jinst_agent_log("no class file found for %zu of %zu classes loaded before the agent: they keep the "
+		                "identity of the bytes the VM rebuilds",
+		                asked - found, asked);
 }
 
 bool jinst_identity_find(const char *name, const uint8_t *bytes, size_t len, uint64_t *identity,
