@@ -20,7 +20,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=SCRIPTDIR/peer/peer.sh
 source "$here/peer/peer.sh"
-tiny=0 only= keep=
+tiny=0 only='' keep=''
 while [[ $# -gt 0 ]]; do
 	case $1 in
 	--tiny) tiny=1; shift ;;
@@ -48,10 +48,9 @@ mkdir -p "$outs"
 # edges OUT: programs/Edges.java under JaCoCo, as run.sh does a workload.
 edges() {
 	local out=$1
-	mkdir -p "$out" "$work/edges"
-	javac --release 11 -d "$work/edges" "$here/programs/Edges.java"
-	rm -f "$out/jacoco.exec" && rm -rf "$out/classes" && cp -r "$work/edges" "$out/classes"
-	java "$(peer_jacoco_option "$work/peer" "$out/jacoco.exec")" -cp "$work/edges" edges.Edges >"$out/jacoco.out"
+	mkdir -p "$out" "$work/edges" && rm -rf "$out/jacoco.exec" "$out/classes" || return
+	javac --release 11 -d "$work/edges" "$here/programs/Edges.java" && cp -r "$work/edges" "$out/classes" || return
+	java "$(peer_jacoco_option "$work/peer" "$out/jacoco.exec")" -cp "$work/edges" edges.Edges >"$out/jacoco.out" || return
 	java "${peer_quick_jvm[@]}" -cp "$work/peer/report:$(peer_report_classpath)" Report "$out/jacoco.exec" \
 		--classfiles "$out/classes" --name edges --xml "$out/jacoco.xml" >/dev/null
 }
