@@ -39,7 +39,8 @@ typedef struct ecj {
 static bool bind(ecj *m, char kind, const char *name, int64_t value)
 {
 	char key[40];
-	snprintf(key, sizeof key, "%c:%s", kind, name);
+	if (snprintf(key, sizeof key, "%c:%s", kind, name) >= (int)sizeof key)
+		return false; /* a name this long is no filter's: no match */
 	for (int k = 0; k < m->nslots; k++)
 		if (!strcmp(m->slots[k].key, key))
 			return m->slots[k].value == value;

@@ -29,7 +29,9 @@
  *    jump is replaced by its inverse to a new label, then the probe and a
  *    goto to the old target, then the label: the taken edge runs the
  *    probe, the other falls through as before (the label's frame is the
- *    fall-through state, which the editor derives);
+ *    fall-through state, which the editor derives); a FALLTHROUGH probe
+ *    into the next instruction goes after that label, in the same
+ *    replacement (before it, the inverted jump would skip it);
  *  - SWITCH: every entry of the switch naming the target names instead a
  *    trampoline appended after the code (label, probe, goto target), whose
  *    frame is the switch's minus the key it pops.
@@ -113,7 +115,22 @@ static int at_node(method_edit *e, uint32_t offset, jinst_node **n)
 	return *n ? 0 : JINST_EINVAL;
 }
 
-static int jump_site(method_edit *e, const jinst_probe_site *s, const jinst_insn *probe, uint32_t np)
+/* Whether next is the first original instruction after n. */
+static bool next_original(const jinst_node *n, const jinst_node *next)
+{
+	for (const jinst_node *k = jinst_node_next(n); k; k = jinst_node_next(k))
+		if (jinst_node_original_offset(k) != JINST_NO_OFFSET)
+			return k == next;
+	return false;
+}
+
+/* The jump site s; *used: 2 when the plan's next site, a fall-through
+ * into the instruction after a conditional jump, went in with it. That
+ * probe follows the skip label: the skip label stands just before the next
+ * instruction, so an insertion outside that instruction's labels would
+ * land before it, where the inverted jump skips it. */
+static int jump_site(method_edit *e, const jinst_probe_site *s, uint32_t left, const jinst_insn (*probes)[7],
+                     uint32_t np, uint32_t *used)
 {
 	jinst_node *n;
 	int rc = at_node(e, s->offset, &n);
@@ -121,19 +138,25 @@ static int jump_site(method_edit *e, const jinst_probe_site *s, const jinst_insn
 		return rc;
 	const jinst_insn *in = jinst_node_insn(n);
 	if (in->opcode == JINST_OP_GOTO || in->opcode == JINST_OP_GOTO_W)
-		return jinst_edit_insert(e->ed, n, JINST_BEFORE_INSIDE, probe, np, NULL);
+		return jinst_edit_insert(e->ed, n, JINST_BEFORE_INSIDE, probes[0], np, NULL);
 	if (!(jinst_opcodes[in->opcode].flags & JINST_OPF_BRANCH) || in->opcode == JINST_OP_JSR ||
 	    in->opcode == JINST_OP_JSR_W)
 		return JINST_EINVAL;
 	jinst_label skip;
 	if ((rc = jinst_edit_new_label(e->ed, &skip)))
 		return rc;
-	jinst_insn seq[10];
+	jinst_insn seq[17];
 	seq[0] = op(inverse(in->opcode), (int32_t)skip);
-	memcpy(&seq[1], probe, np * sizeof(*probe));
+	memcpy(&seq[1], probes[0], np * sizeof(seq[0]));
 	seq[np + 1] = op(JINST_OP_GOTO, in->operand);
 	seq[np + 2] = op(JINST_OP_LABEL, (int32_t)skip);
-	return jinst_edit_replace(e->ed, n, seq, np + 3);
+	uint32_t count = np + 3;
+	if (left > 1 && s[1].kind == JINST_PROBE_FALLTHROUGH && next_original(n, jinst_edit_at(e->ed, s[1].offset))) {
+		memcpy(&seq[count], probes[1], np * sizeof(seq[0]));
+		count += np;
+		*used = 2;
+	}
+	return jinst_edit_replace(e->ed, n, seq, count);
 }
 
 /* The switch at sites[0].offset, with every one of its sites (they are
@@ -228,7 +251,7 @@ static int place(method_edit *e, const jinst_coverage_method *pm, uint32_t class
 			if (!(rc = at_node(e, s->offset, &n)))
 				rc = jinst_edit_insert(e->ed, n, JINST_BEFORE_OUTSIDE, probes[i], np, NULL);
 			break;
-		case JINST_PROBE_JUMP: rc = jump_site(e, s, probes[i], np); break;
+		case JINST_PROBE_JUMP: rc = jump_site(e, s, pm->site_count - i, (const jinst_insn(*)[7])&probes[i], np, &used); break;
 		case JINST_PROBE_SWITCH:
 			rc = switch_sites(e, s, pm->site_count - i, &used, pm->sites, probes, np);
 			break;

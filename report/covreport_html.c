@@ -106,7 +106,8 @@ static void fail(jinst_diag *diag, const char *path)
 		return;
 	diag->code = JINST_EIO;
 	diag->offset = JINST_NO_OFFSET;
-	snprintf(diag->where, sizeof diag->where, "%s", path);
+	/* A long path is cut, on purpose: a precision says so to the compiler. */
+	snprintf(diag->where, sizeof diag->where, "%.*s", (int)sizeof diag->where - 1, path);
 	snprintf(diag->message, sizeof diag->message, "%.150s: %s", path, strerror(errno));
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on the bundled example: build jinst, compile examples/hello,
 # trace it with the agent (ranked profile, counts, folded stacks), dump one
-# of its classes, round-trip its classes and the JDK's java.base.
+# of its classes, round-trip its classes and the JDK's java.base, and end
+# with a coverage report of the example (summary, HTML, JaCoCo XML).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=$repo/build
@@ -48,3 +49,13 @@ fi
 echo "== jinst roundtrip on the JDK's java.base ($base)"
 echo -n "default: " && "$jinst" roundtrip "$base"
 echo -n "--deep:  " && "$jinst" roundtrip --deep "$base"
+
+cov=$build/examples/coverage
+rm -rf "$cov" && mkdir -p "$cov"
+echo "== java -agentpath:libjinst.so=coverage,include=hello.**,out=$cov/hello hello.Hello"
+java -agentpath:"$agent"=coverage,include=hello.**,out="$cov"/hello,log="$cov"/agent.log -cp "$out" hello.Hello >/dev/null
+echo "== jinst report $cov/hello.cov --classfiles $out --html $cov/html --xml $cov/hello.xml"
+"$jinst" report "$cov/hello.cov" --classfiles "$out" --sourcefiles "$repo/examples/hello" --name hello \
+	--html "$cov/html" --xml "$cov/hello.xml"
+"$jinst" report "$cov/hello.cov" --classfiles "$out" --name hello
+echo "HTML coverage report: $cov/html/index.html"

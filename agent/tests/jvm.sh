@@ -571,6 +571,25 @@ PY
 		cmp -s <(block 2 | sed "s|OUT|$out|") "$out/agent.log" ||
 			fail "the log is not the README's: $(diff <(block 2 | sed "s|OUT|$out|") "$out/agent.log")"
 		;;
+	coverage)
+		# The README's two summaries, the reports it names, the XML
+		# valid against JaCoCo's DTD when Debian's JaCoCo is there.
+		holds() { python3 -c 'import sys; sys.exit(sys.argv[2] + "\n" not in open(sys.argv[1]).read())' run.txt "$1"; }
+		holds "$(block 1)" || fail "the launch summary is not the README's"
+		holds "$(block 2)" || fail "the attached summary is not the README's"
+		[[ $(grep -c "^return code: 0" run.txt) == 3 ]] || fail "not three jcmd loads returning 0"
+		for f in html/index.html attach-html/index.html launch.xml attach.xml; do
+			[[ -s $out/$f ]] || fail "no $f"
+		done
+		grep -q '<counter type="LINE" missed="13" covered="23"/>' "$out/launch.xml" || fail "launch.xml's line totals"
+		grep -qF "HTML report: $out/html/index.html" run.txt || fail "run.sh did not name the HTML report"
+		grep -q "^jinst: stop: 1 classes given back their original bytes" "$out/attach.log" || fail "stop did not restore"
+		dtd=/usr/share/java/org.jacoco.report.jar
+		if [[ -f $dtd ]] && command -v xmllint >/dev/null; then
+			python3 "$src/tests/coverage/compare_xml.py" --validate "$out/launch.xml" "$out/attach.xml" ||
+				fail "the XML is not valid against JaCoCo's DTD"
+		fi
+		;;
 	esac
 	;;
 offline)

@@ -8,7 +8,8 @@
  *  - each method with sites begins with push id, push count, invokestatic
  *    probes (or probeCounts), astore; each probe id of the plan is stored
  *    exactly once in the code (aload, push id, iconst_1, bastore; under
- *    counts the dup2 ... lastore sequence), none that is not in the plan;
+ *    counts the dup2 ... lastore sequence) where control can reach it,
+ *    none that is not in the plan;
  *  - a class of no probes is not changed by the pass; a method left alone
  *    (huge(I)I of the trace test program, too large afterwards) is
  *    exactly as it was.
@@ -44,15 +45,71 @@ static uint32_t push_at(jinst_class *c, const uint8_t *code, uint32_t len, uint3
 	return 0;
 }
 
+static uint32_t index_of(const jinst_insn *in, uint32_t count, int32_t offset)
+{
+	uint32_t lo = 0, hi = count;
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+		if (in[mid].offset < (uint32_t)offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool mark(bool *live, uint32_t i, uint32_t count)
+{
+	if (i >= count || live[i])
+		return false;
+	return live[i] = true;
+}
+
+/* Which instructions control can reach from the entry: through fall-
+ * throughs, jumps, switches and handlers, to a fixed point. A probe the
+ * code cannot reach is a probe lost (an inverted jump that skips the
+ * fall-through probe after it, say). */
+static bool *reachable(const jinst_code *code, const jinst_insn *in, uint32_t count)
+{
+	bool *live = calloc(count + 1, sizeof(*live)), changed = true;
+	live[0] = count > 0;
+	while (live && changed) {
+		changed = false;
+		for (uint32_t k = 0; k < count; k++) {
+			if (!live[k])
+				continue;
+			uint32_t f = jinst_opcodes[in[k].opcode].flags;
+			if (!(f & JINST_OPF_UNCONDITIONAL))
+				changed |= mark(live, k + 1, count);
+			if (f & JINST_OPF_BRANCH)
+				changed |= mark(live, index_of(in, count, in[k].operand), count);
+			for (uint32_t t = 0; in[k].sw && t <= in[k].sw->count; t++)
+				changed |= mark(live, index_of(in, count, t < in[k].sw->count ? in[k].sw->targets[t]
+				                                                              : in[k].sw->default_target),
+				                count);
+			for (uint16_t e = 0; e < code->exception_count; e++)
+				if (in[k].offset >= code->exceptions[e].start_pc && in[k].offset < code->exceptions[e].end_pc)
+					changed |= mark(live, index_of(in, count, code->exceptions[e].handler_pc), count);
+		}
+	}
+	return live;
+}
+
 /* Counts, per probe id, the stores of the probe sequence in one method's
- * code; the local is the one the entry stored the array into. */
+ * code that control can reach; the local is the one the entry stored the
+ * array into. */
 static void count_probes(jinst_class *c, const jinst_code *code, int local, uint32_t *seen, uint32_t n,
-                         bool counts, uint32_t *stray)
+                         bool counts, const bool *dead, uint32_t *stray)
 {
 	jinst_insn *in;
 	uint32_t count;
 	if (jinst_code_decode(c, code, &in, &count, NULL)) {
 		CHECK(false, "instrumented code does not decode");
+		return;
+	}
+	bool *live = reachable(code, in, count);
+	if (!live) {
+		CHECK(false, "out of memory");
 		return;
 	}
 	for (uint32_t k = 0; k + 3 < count; k++) {
@@ -67,11 +124,14 @@ static void count_probes(jinst_class *c, const jinst_code *code, int local, uint
 		                       : (in[k + 2].opcode == JINST_OP_ICONST_1 && in[k + 3].opcode == JINST_OP_BASTORE);
 		if (!is_probe)
 			continue;
+		bool dead_before = v >= 0 && v < n && dead[v];
+		CHECK(live[k] || dead_before, "probe %lld at offset %u cannot be reached", (long long)v, in[k].offset);
 		if (v >= 0 && v < n)
 			seen[v]++;
 		else
 			(*stray)++;
 	}
+	free(live);
 }
 
 static jinst_code *code_of(jinst_class *c, jinst_member *m)
@@ -79,6 +139,26 @@ static jinst_code *code_of(jinst_class *c, jinst_member *m)
 	jinst_attr *a = jinst_attr_find(jinst_member_attrs(m), JINST_ATTR_CODE);
 	jinst_code *code;
 	return a && !jinst_attr_decode(c, a, (void **)&code, NULL) ? code : NULL;
+}
+
+/* dead[id]: the probe's site is code the original cannot reach (JaCoCo
+ * places probes in dead code too): the edge into a fall-through site, the
+ * instruction of the others. */
+static void mark_dead(jinst_class *o, const jinst_code *was, const jinst_coverage_method *pm, bool *dead)
+{
+	jinst_insn *in;
+	uint32_t count;
+	if (jinst_code_decode(o, was, &in, &count, NULL))
+		return;
+	bool *live = reachable(was, in, count);
+	for (uint32_t i = 0; live && i < pm->site_count; i++) {
+		uint32_t k = index_of(in, count, (int32_t)pm->sites[i].offset);
+		if (pm->sites[i].kind == JINST_PROBE_FALLTHROUGH)
+			dead[pm->sites[i].id] = k == 0 || !live[k - 1];
+		else
+			dead[pm->sites[i].id] = k >= count || !live[k];
+	}
+	free(live);
 }
 
 /* The local of the entry sequence (push id, push n, invokestatic, astore
@@ -106,6 +186,7 @@ static void check_output(const uint8_t *orig, size_t len, const uint8_t *out, si
 	CHECK(jinst_coverage_place(&plan, o, NULL) == 0, "placement of the original");
 	uint32_t n = plan->probe_count;
 	uint32_t *seen = calloc(n + 1, sizeof(*seen)), stray = 0;
+	bool *dead = calloc(n + 1, sizeof(*dead));
 	for (uint16_t k = 0; k < plan->method_count; k++) {
 		const jinst_coverage_method *pm = &plan->methods[k];
 		const jinst_code *code = code_of(c, jinst_class_method(c, pm->method_index));
@@ -121,7 +202,8 @@ static void check_output(const uint8_t *orig, size_t len, const uint8_t *out, si
 		}
 		int local = entry_local(c, code, id, n);
 		CHECK(local >= 0, "method %u: no entry sequence (class id %u, %u probes)", pm->method_index, id, n);
-		count_probes(c, code, local, seen, n, counts, &stray);
+		mark_dead(o, was, pm, dead);
+		count_probes(c, code, local, seen, n, counts, dead, &stray);
 	}
 	for (uint32_t p = 0; p < n; p++)
 		CHECK(seen[p] == 1, "probe %u stored %u times", p, seen[p]);
@@ -129,6 +211,7 @@ static void check_output(const uint8_t *orig, size_t len, const uint8_t *out, si
 	probes_checked += n;
 	classes_checked++;
 	free(seen);
+	free(dead);
 	jinst_class_free(o);
 	jinst_class_free(c);
 }
