@@ -264,7 +264,8 @@ static void summary_line(FILE *f, const char *what, jinst_counter c)
 
 int jinst_covreport_write_summary(FILE *f, const jinst_covreport *r)
 {
-	fprintf(f, "%s: %zu sessions, %zu packages\n", r->name, r->session_count, r->package_count);
+	fprintf(f, "%s: %zu session%s, %zu package%s\n", r->name, r->session_count, r->session_count == 1 ? "" : "s",
+	        r->package_count, r->package_count == 1 ? "" : "s");
 	summary_line(f, "classes", r->counters[JINST_CR_CLASS]);
 	summary_line(f, "methods", r->counters[JINST_CR_METHOD]);
 	summary_line(f, "lines", r->counters[JINST_CR_LINE]);
