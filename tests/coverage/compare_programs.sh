@@ -34,13 +34,7 @@ done
 build=$(cd "${1:?usage: compare_programs.sh [--tiny] [--only LIST] [--keep DIR] BUILD}" && pwd)
 jinst=$build/bin/jinst agent=$build/lib/libjinst.so
 [[ -x $jinst && -f $agent ]] || { echo "compare_programs.sh: no $jinst or $agent" >&2; exit 2; }
-missing=$(peer_missing)
-if [[ -n $missing ]]; then
-	echo "compare_programs.sh: skipped, missing $missing (scripts/setup.sh)"
-	exit 77
-fi
-work=$(mktemp -d "${TMPDIR:-/tmp}/jinst-cmp.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+peer_begin compare_programs.sh jinst-cmp
 peer_prepare "$work/peer"
 outs=${keep:-$work/out}
 mkdir -p "$outs"

@@ -6,13 +6,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=SCRIPTDIR/peer/peer.sh
 source "$here/peer/peer.sh"
-missing=$(peer_missing)
-if [[ -n $missing ]]; then
-	echo "test_compare_xml: skipped, missing $missing (scripts/setup.sh)"
-	exit 77
-fi
-work=$(mktemp -d "${TMPDIR:-/tmp}/jinst-compare.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+peer_begin test_compare_xml jinst-compare
 peer_prepare "$work"
 for run in first second; do
 	bash "$here/peer/run.sh" --work "$work" --scale "$(peer_tiny_scale rhino)" rhino "$work/$run"

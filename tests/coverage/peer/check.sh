@@ -22,13 +22,7 @@ case ${2:-} in
 --scale) scale=$3 ;;
 --tiny) scale=$(peer_tiny_scale "$name") ;;
 esac
-missing=$(peer_missing)
-if [[ -n $missing ]]; then
-	echo "check.sh: skipped, missing $missing (scripts/setup.sh)"
-	exit 77
-fi
-work=$(mktemp -d "${TMPDIR:-/tmp}/jinst-peer-check.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+peer_begin check.sh jinst-peer-check
 peer_prepare "$work"
 
 mapfile -t cmd < <(peer_command "$work" "$name" "$scale")

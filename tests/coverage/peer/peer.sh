@@ -82,6 +82,20 @@ peer_missing() {
 	((${#absent[@]} == 0)) || echo "${absent[*]}"
 }
 
+# peer_begin NAME PREFIX: skips the calling test (exit 77, NAME saying what
+# is missing) when a peer package is absent; else sets work to a new
+# temporary folder, removed at exit.
+peer_begin() {
+	local missing
+	missing=$(peer_missing)
+	if [[ -n $missing ]]; then
+		echo "$1: skipped, missing $missing (scripts/setup.sh)"
+		exit 77
+	fi
+	work=$(mktemp -d "${TMPDIR:-/tmp}/$2.XXXXXX")
+	trap 'rm -rf "$work"' EXIT
+}
+
 peer_report_classpath() {
 	local d=$peer_java_dir
 	echo "$d/org.jacoco.core.jar:$d/org.jacoco.report.jar:$d/asm.jar:$d/asm-commons.jar:$d/asm-tree.jar"
