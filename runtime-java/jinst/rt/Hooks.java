@@ -288,18 +288,28 @@ public final class Hooks {
 	}
 
 	/**
-	 * The coverage probes of class id (the coverage pass's constant), at
-	 * least n long: called once per invocation of each method of a class
-	 * under coverage (booleans), the result kept in a local. Coverage has
-	 * the table; this is the hook's name in the ABI.
+	 * The coverage probes of class id (the coverage pass's constant), n
+	 * long: called once per invocation of each method of a class under
+	 * coverage (booleans), the result kept in a local. Coverage has the
+	 * table; its fast path is here, not a call away: C1 inlines a callee of
+	 * at most 35 bytes and refuses some even so at the third level, and an
+	 * out-of-line call at every method entry is most of coverage's cost in
+	 * a short program's compiled code. Instrumented code reaches this body
+	 * through the bridge's one line, two levels deep.
 	 */
 	public static boolean[] probes(int id, int n) {
-		return Coverage.probes(id, n);
+		boolean[][] t = Coverage.bools;
+		if (id < t.length && t[id] != null)
+			return t[id];
+		return Coverage.probesSlow(id, n);
 	}
 
 	/** As probes, for coverage=counts: hit counts. */
 	public static long[] probeCounts(int id, int n) {
-		return Coverage.counts(id, n);
+		long[][] t = Coverage.longs;
+		if (id < t.length && t[id] != null)
+			return t[id];
+		return Coverage.countsSlow(id, n);
 	}
 
 	/* ---- engagement: the agent (through JNI) or Standalone --------------- */
