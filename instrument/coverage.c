@@ -20,6 +20,16 @@
  * The runtime never returns null or an array shorter than the count
  * (runtime-java/jinst/rt/Coverage.java), so a probe cannot throw.
  *
+ * A method of one probe (no branch: a getter, a setter, a delegation; half
+ * the methods of Xalan and H2, and the ones most often inlined) gets
+ * neither the entry nor the local; its probe is one call that sets it:
+ *
+ *     push class id; push probe count; push id; invokestatic hit(III)V
+ *
+ * (hitCount for counts). It grows by 10 bytes where the array form adds
+ * 17 and a local, which is what decides whether C1 (35 bytes, a few stack
+ * and local slots) and C2 (35 bytes at cold sites) still inline it.
+ *
  * The sites, through the code editor (include/jinst/edit.h):
  *  - BEFORE (return, athrow): inside the instruction's labels, so every
  *    jump to it runs the probe;
@@ -54,7 +64,8 @@ typedef struct cov_class {
 	const jinst_pass_class *pc;  /* the class being instrumented, or NULL */
 	jinst_coverage_plan *plan;
 	uint32_t id;
-	uint16_t hook;               /* the Methodref of the probe hook */
+	uint16_t hook;               /* the Methodref of the array hook, 0 until a method needs it */
+	uint16_t hit;                /* the Methodref of the one-probe hook, 0 until a method needs it */
 	uint16_t next;               /* the plan's method to look at first */
 } cov_class;
 
@@ -225,6 +236,22 @@ static int entry(method_edit *e, uint32_t class_id, uint32_t probe_count, uint16
 	return first ? jinst_edit_insert(e->ed, first, JINST_BEFORE_OUTSIDE, seq, 4, NULL) : JINST_EMALFORMED;
 }
 
+/* A method of one probe: the call that sets it, at its site. */
+static int place_one(method_edit *e, const jinst_probe_site *s, uint32_t class_id, uint32_t probe_count,
+                     uint16_t hit)
+{
+	jinst_insn seq[4];
+	jinst_node *n;
+	int rc;
+	if ((rc = jinst_ins_push_int(e->c, class_id, &seq[0])) ||
+	    (rc = jinst_ins_push_int(e->c, probe_count, &seq[1])) || (rc = jinst_ins_push_int(e->c, s->id, &seq[2])) ||
+	    (rc = at_node(e, s->offset, &n)))
+		return rc;
+	seq[3] = op(JINST_OP_INVOKESTATIC, hit);
+	return jinst_edit_insert(e->ed, n, s->kind == JINST_PROBE_BEFORE ? JINST_BEFORE_INSIDE : JINST_BEFORE_OUTSIDE,
+	                         seq, 4, NULL);
+}
+
 /* Every site of one method into the open editor. */
 static int place(method_edit *e, const jinst_coverage_method *pm, uint32_t class_id, uint32_t probe_count,
                  uint16_t hook)
@@ -262,6 +289,12 @@ static int place(method_edit *e, const jinst_coverage_method *pm, uint32_t class
 	return rc;
 }
 
+bool jinst_coverage_one_probe(const jinst_coverage_method *pm)
+{
+	return pm->site_count == 1 &&
+	       (pm->sites[0].kind == JINST_PROBE_BEFORE || pm->sites[0].kind == JINST_PROBE_FALLTHROUGH);
+}
+
 int jinst_coverage_insert(jinst_class *c, jinst_member *m, const jinst_coverage_method *pm, uint32_t class_id,
                           uint32_t probe_count, uint16_t hook, bool counts, jinst_diag *diag)
 {
@@ -275,7 +308,8 @@ int jinst_coverage_insert(jinst_class *c, jinst_member *m, const jinst_coverage_
 	if (rc)
 		return rc;
 	method_edit e = {c, ed, counts, frames, 0};
-	rc = place(&e, pm, class_id, probe_count, hook);
+	rc = jinst_coverage_one_probe(pm) ? place_one(&e, &pm->sites[0], class_id, probe_count, hook)
+	                                  : place(&e, pm, class_id, probe_count, hook);
 	if (rc)
 		jinst_pass_fail(diag, rc, "placing probes: %s", jinst_strerror(rc));
 	else
@@ -298,14 +332,11 @@ static int cov_begin(void *state, jinst_pass_class *pc, jinst_diag *diag)
 	 * class alone, and so does the analyzer. */
 	if (rc || !plan->probe_count)
 		return JINST_PASS_SKIP;
+	(void)state;
 	uint32_t id;
-	uint16_t hook;
 	if ((rc = jinst_probe_classes_assign(&pc->ins->probe_classes, pc->identity, pc->name, plan->probe_count, &id)))
 		return rc == JINST_EINVAL ? JINST_PASS_SKIP : jinst_pass_fail(diag, rc, "out of memory");
-	rc = jinst_pass_hook_ref(pc, counts_mode(state) ? JINST_HOOK_PROBE_COUNTS : JINST_HOOK_PROBES, &hook);
-	if (rc)
-		return jinst_pass_fail(diag, rc, "cannot add the probe hook to the constant pool");
-	current = (cov_class){pc, plan, id, hook, 0};
+	current = (cov_class){pc, plan, id, 0, 0, 0};
 	return 0;
 }
 
@@ -325,8 +356,15 @@ static int cov_method(void *state, jinst_pass_class *pc, jinst_pass_method *pm, 
 	/* No site, no probe to set: the method stays as it is. */
 	if (!cm || !cm->site_count)
 		return JINST_PASS_SKIP;
-	return jinst_coverage_insert(pc->c, pm->m, cm, current.id, plan->probe_count, current.hook,
-	                             counts_mode(state), diag);
+	/* The hook's Methodref on first use: a class carries only what it calls. */
+	bool counts = counts_mode(state), one = jinst_coverage_one_probe(cm);
+	uint16_t *ref = one ? &current.hit : &current.hook;
+	enum jinst_hook_id h = one ? (counts ? JINST_HOOK_HIT_COUNT : JINST_HOOK_HIT)
+	                           : (counts ? JINST_HOOK_PROBE_COUNTS : JINST_HOOK_PROBES);
+	int rc;
+	if (!*ref && (rc = jinst_pass_hook_ref(pc, h, ref)))
+		return jinst_pass_fail(diag, rc, "cannot add the probe hook to the constant pool");
+	return jinst_coverage_insert(pc->c, pm->m, cm, current.id, plan->probe_count, *ref, counts, diag);
 }
 
 static void cov_end(void *state, jinst_pass_class *pc, bool written)

@@ -122,8 +122,11 @@ int jinst_ins_push_int(jinst_class *c, uint32_t v, jinst_insn *in);
 /* coverage.c: the built-in coverage pass for these JINST_PASS_* bits. */
 void jinst_coverage_pass(jinst_pass *out, uint32_t passes);
 /* One method's probes (the plan's sites of method m) through the code
- * editor, the array asked for with hook; the method unchanged on error. */
+ * editor, the array asked for with hook, or for a method of one probe
+ * (jinst_coverage_one_probe) that probe set by hook (JINST_HOOK_HIT*);
+ * the method unchanged on error. */
 struct jinst_coverage_method;
+bool jinst_coverage_one_probe(const struct jinst_coverage_method *pm);
 int jinst_coverage_insert(jinst_class *c, jinst_member *m, const struct jinst_coverage_method *pm,
                           uint32_t class_id, uint32_t probe_count, uint16_t hook, bool counts, jinst_diag *diag);
 /* probe_classes.c */

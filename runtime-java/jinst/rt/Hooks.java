@@ -312,6 +312,27 @@ public final class Hooks {
 		return Coverage.countsSlow(id, n);
 	}
 
+	/**
+	 * The probe of a method of one probe (most getters, setters and
+	 * delegations): it sets probe of class id with no array kept in a
+	 * local, so the method grows by one call and no local, and stays small
+	 * enough for the compilers to inline where they inlined it before.
+	 */
+	public static void hit(int id, int n, int probe) {
+		boolean[][] t = Coverage.bools;
+		if (id < t.length && t[id] != null)
+			t[id][probe] = true;
+		else
+			Coverage.probesSlow(id, n)[probe] = true;
+	}
+
+	/** As hit, for coverage=counts: adds 1. */
+	public static void hitCount(int id, int n, int probe) {
+		long[][] t = Coverage.longs;
+		long[] a = id < t.length && t[id] != null ? t[id] : Coverage.countsSlow(id, n);
+		a[probe]++;
+	}
+
 	/* ---- engagement: the agent (through JNI) or Standalone --------------- */
 
 	static void engage(int newMode, int capacity, long now) {

@@ -50,4 +50,12 @@ public final class $JinstHooks {
 	public static long[] probeCounts(int id, int n) {
 		return jinst.rt.Hooks.probeCounts(id, n);
 	}
+
+	public static void hit(int id, int n, int probe) {
+		jinst.rt.Hooks.hit(id, n, probe);
+	}
+
+	public static void hitCount(int id, int n, int probe) {
+		jinst.rt.Hooks.hitCount(id, n, probe);
+	}
 }
