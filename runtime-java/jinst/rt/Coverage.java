@@ -46,16 +46,21 @@ package jinst.rt;
  * stops handing out arrays. Methods running across a disengage keep the
  * array they hold.
  */
-final class Coverage {
+public final class Coverage {
 	static final int BOOLEANS = 1;
 	static final int COUNTS = 2;
 
 	private static final Object LOCK = new Object();
 	private static final boolean[][] NO_BOOLS = new boolean[0][];
 	private static final long[][] NO_LONGS = new long[0][];
-	/** bools[id]: the class's boolean probes, or null. Replaced, never shrunk in place, under LOCK. */
-	static boolean[][] bools = NO_BOOLS;
-	static long[][] longs = NO_LONGS;
+	/**
+	 * bools[id]: the class's boolean probes, or null. Replaced, never shrunk
+	 * in place, under LOCK. Public, as are the slow paths, for the bridge
+	 * (java.lang.$JinstHooks), whose coverage hooks are Hooks' fast paths
+	 * and not calls of them; not an API: nothing else may touch them.
+	 */
+	public static boolean[][] bools = NO_BOOLS;
+	public static long[][] longs = NO_LONGS;
 	/** 0 (disengaged), BOOLEANS or COUNTS. */
 	private static volatile int mode;
 	private static boolean[] sinkBools = new boolean[256];
@@ -67,7 +72,7 @@ final class Coverage {
 	/* The fast paths are Hooks.probes and Hooks.probeCounts: a table read,
 	 * a compare, one element; the slow paths below make the array. */
 
-	static boolean[] probesSlow(int id, int n) {
+	public static boolean[] probesSlow(int id, int n) {
 		try {
 			if (mode == BOOLEANS && id >= 0 && n >= 0) {
 				synchronized (LOCK) {
@@ -95,7 +100,7 @@ final class Coverage {
 		return s;
 	}
 
-	static long[] countsSlow(int id, int n) {
+	public static long[] countsSlow(int id, int n) {
 		try {
 			if (mode == COUNTS && id >= 0 && n >= 0) {
 				synchronized (LOCK) {

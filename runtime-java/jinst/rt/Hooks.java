@@ -294,8 +294,9 @@ public final class Hooks {
 	 * table; its fast path is here, not a call away: C1 inlines a callee of
 	 * at most 35 bytes and refuses some even so at the third level, and an
 	 * out-of-line call at every method entry is most of coverage's cost in
-	 * a short program's compiled code. Instrumented code reaches this body
-	 * through the bridge's one line, two levels deep.
+	 * a short program's compiled code. The bridge's probes is this body
+	 * too (one interpreted call less per method entry); code instrumented
+	 * ahead of time calls this one.
 	 */
 	public static boolean[] probes(int id, int n) {
 		boolean[][] t = Coverage.bools;
