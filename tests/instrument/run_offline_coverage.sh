@@ -37,6 +37,10 @@ instrument() {
 records() {
 	"$jinst" dump "$1" 2>&1 | sed -n '/^classes:/,$p' | tail -n +2 | sed 's/^ *//' | sort
 }
+# doubled FILE.cov: its records with every count twice.
+doubled() {
+	records "$1" | awk '{ for (i = 6; i <= NF; i++) $i *= 2; print }'
+}
 # same NAME A.cov B.cov: the same records, and some.
 same() {
 	local a b
@@ -98,8 +102,7 @@ for s in one two; do
 	run "append-$s" "$work/oc:$rtjar" jinstcov.Cov 7 -- -Djinst.out="$work/app" -Djinst.append=true -Djinst.session=$s
 done
 [[ $("$jinst" dump "$work/app.cov" | grep -c '^  \(one\|two\) start') == 2 ]] || fail "append: two sessions expected"
-twice=$(records "$work/oc.cov" | awk '{ for (i = 6; i <= NF; i++) $i *= 2; print }')
-[[ $(records "$work/app.cov") == "$twice" ]] || fail "append: not each count twice: $(records "$work/app.cov")"
+[[ $(records "$work/app.cov") == "$(doubled "$work/oc.cov")" ]] || fail "append: not each count twice: $(records "$work/app.cov")"
 run wrong "$work/oc:$rtjar" jinstcov.Cov 7 -- -Djinst.out="$work/w" -Djinst.append=maybe
 grep -q "jinst.append=maybe: expected true or false" "$work/wrong.err" && [[ ! -e $work/w.cov ]] ||
 	fail "a wrong jinst.append: $(cat "$work/wrong.err")"
@@ -119,6 +122,13 @@ echo "two jars: $(records "$work/two.cov" | paste -sd';')"
 [[ $(records "$work/two.cov" | cut -d' ' -f1 | paste -sd' ') == "jinstoff/One jinstoff/Same jinstoff/Same jinstoff/Two" ]] ||
 	fail "two jars: not the four classes: $(records "$work/two.cov")"
 [[ $(records "$work/two.cov" | grep -c ' hit: .*[1-9]') == 4 ]] || fail "two jars: a class without a hit"
+# Control.dump() writes now and the shutdown hook again: with append, each
+# write merges into the file as the first found it, so a run adds once.
+cp "$work/two.cov" "$work/twice.cov"
+run dumped "$off/main:$rtjar" jinstoffmain.Main 6 "${jars[@]}" -- -Djinst.out="$work/twice" -Djinst.append=true \
+	-Djinstoff.dump=true
+[[ $(grep -c "wrote $work/twice.cov" "$work/dumped.err") == 2 ]] || fail "dumped: not written twice: $(cat "$work/dumped.err")"
+[[ $(records "$work/twice.cov") == "$(doubled "$work/two.cov")" ]] || fail "dumped: not each count twice: $(records "$work/twice.cov")"
 if [[ -n $agent ]]; then
 	"$java" -Xverify:all -agentpath:"$agent=coverage=counts,include=jinstoff.**,out=$work/atwo,log=$work/atwo.log" \
 		-cp "$off/main" jinstoffmain.Main 6 "$work/lib1.jar:Same,One" "$work/lib2.jar:Same,Two" >"$work/atwo.out" 2>&1 ||

@@ -10,7 +10,9 @@ import java.net.URLClassLoader;
  * loader, which holds jinst-runtime.jar, as parent) and runs every class
  * named after it there: jinstoff.Same (in both), jinstoff.One, jinstoff.Two.
  *   Main N JAR:CLASS,CLASS... ...
- * Prints each result: the same with and without instrumentation.
+ * Prints each result: the same with and without instrumentation. With
+ * -Djinstoff.dump=true it then calls jinst.rt.Control.dump(), as a program
+ * that wants its outputs before it exits does.
  */
 public final class Main {
 	private Main() {
@@ -28,5 +30,7 @@ public final class Main {
 					System.out.println(a + " " + c + " " + i + " " + run.invoke(null, i));
 			}
 		}
+		if (Boolean.getBoolean("jinstoff.dump"))
+			Class.forName("jinst.rt.Control").getMethod("dump").invoke(null);
 	}
 }
