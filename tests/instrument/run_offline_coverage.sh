@@ -107,6 +107,23 @@ run wrong "$work/oc:$rtjar" jinstcov.Cov 7 -- -Djinst.out="$work/w" -Djinst.appe
 grep -q "jinst.append=maybe: expected true or false" "$work/wrong.err" && [[ ! -e $work/w.cov ]] ||
 	fail "a wrong jinst.append: $(cat "$work/wrong.err")"
 
+# ---- the table by identity, driven directly (check/IdentityCheck) -------
+# Every class's record, its probes as the check set them; no record for the
+# calls without a name or with a negative count; no trace output.
+"$java" -Xverify:all -Djinst.out="$work/id" -cp "$off/check:$rtjar" jinstoffcheck.IdentityCheck >"$work/id.out" 2>&1 ||
+	fail "IdentityCheck: $(cat "$work/id.out")"
+records "$work/id.cov" | awk '
+	$1 ~ /^chk\/C/ { i = substr($1, 6) + 0; n = 1 + i % 7; w = ""
+		for (k = 0; k < n; k++) w = w (k == i % n ? 1 : 0)
+		if ($3 != "booleans" || $6 != w) { bad++; print "wrong: " $0 }; c++ }
+	$1 ~ /^chk\/T/ { if ($6 != "1111") { bad++; print "wrong: " $0 }; t++ }
+	$1 == "chk/Grown" { if ($0 !~ / counts 2\/9 hit: 0 0 5 0 0 0 0 0 1$/) { bad++; print "wrong: " $0 }; g++ }
+	END { print "identity table: " c " + " t " + " g " of " NR " records, " bad + 0 " wrong"
+		exit !(c == 3000 && t == 2000 && g == 1 && NR == 5001 && bad == 0) }' >"$work/id.txt" ||
+	fail "IdentityCheck's records: $(head -5 "$work/id.txt")"
+tail -1 "$work/id.txt"
+[[ ! -e $work/id.tsv ]] || fail "IdentityCheck: a trace output for a program that traced nothing"
+
 # ---- two jars instrumented in separate runs, in one JVM ----------------
 for l in lib1 lib2; do
 	(cd "$off/$l" && "$home/bin/jar" cf "$work/$l.jar" jinstoff) || fail "jar $l"
