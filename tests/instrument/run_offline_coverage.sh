@@ -81,6 +81,14 @@ if [[ -n $agent ]]; then
 		"$java" -Xverify:all -agentpath:"$agent=${m#*:},include=jinstcov.**,out=$work/a${m%%:*},log=$work/a${m%%:*}.log" \
 			-cp "$cov" jinstcov.Cov 7 >"$work/a${m%%:*}.out" 2>&1 || fail "agent ${m#*:}: $(cat "$work/a${m%%:*}.out")"
 		same "agent ${m#*:}" "$work/a${m%%:*}.cov" "$work/o${m%%:*}.cov"
+		# and so the same report (JaCoCo's XML) but for the session's line
+		for f in a o; do
+			"$jinst" report "$work/$f${m%%:*}.cov" --classfiles "$cov" --xml "$work/$f${m%%:*}.xml" >/dev/null ||
+				fail "jinst report $f${m%%:*}.cov"
+		done
+		cmp -s <(sed 's/<sessioninfo[^>]*>//' "$work/a${m%%:*}.xml") <(sed 's/<sessioninfo[^>]*>//' "$work/o${m%%:*}.xml") ||
+			fail "agent ${m#*:}: the reports differ"
+		grep -q 'counter type="LINE" missed="[0-9]*" covered="[1-9]' "$work/o${m%%:*}.xml" || fail "o${m%%:*}.xml: no line covered"
 	done
 fi
 
