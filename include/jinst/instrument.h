@@ -115,7 +115,9 @@ typedef struct jinst_instrument_options {
 	                   const jinst_diag *why);
 	void *left_alone_ctx;
 	/* The class the injected calls name instead of each hook's owner
-	 * (internal name), or NULL for the table's owner. */
+	 * (internal name), or NULL for the table's owner. Set (code
+	 * instrumented ahead of time), it also has coverage ask by identity
+	 * (JINST_PASS_COVERAGE_IDENTITY). */
 	const char *hooks_class;
 } jinst_instrument_options;
 #define JINST_INSTRUMENT_OPTIONS_VERSION 2
