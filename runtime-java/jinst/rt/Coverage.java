@@ -181,7 +181,9 @@ final class Coverage {
 	/* ---- by identity ---------------------------------------------------- */
 
 	/* The array of the slot of identity in the published table, or null:
-	 * the fast path, which the JIT inlines into the two below. */
+	 * the fast path, which the JIT inlines into the two below. It compares
+	 * identities alone (the slow path names too): two classes of different
+	 * names would share an array only if their 64-bit hashes collided. */
 	private static Object lookup(long identity) {
 		IdentityTable t = byIdentity;
 		long[] ids = t.ids;
