@@ -9,6 +9,14 @@
  *
  *     push class id; push probe count; invokestatic probes(II)[Z; astore L
  *
+ * Ids are handed out per instrumenter, so code instrumented ahead of time
+ * (hooks_class set, or JINST_PASS_COVERAGE_IDENTITY) asks by the class's
+ * identity instead, which no other run can give another class, and by its
+ * name, which the runtime writes in the record without any table:
+ *
+ *     ldc2_w identity; push probe count; ldc "pkg/Name";
+ *     invokestatic probesFor(JILjava/lang/String;)[Z; astore L
+ *
  * outside the labels of its first instruction (a loop back to offset 0
  * does not ask again), L a new local declared in every frame of the method.
  * In a constructor this runs before super(...): it touches neither `this`
@@ -28,7 +36,10 @@
  *
  * (hitCount for counts). It grows by 10 bytes where the array form adds
  * 17 and a local, which is what decides whether C1 (35 bytes, a few stack
- * and local slots) and C2 (35 bytes at cold sites) still inline it.
+ * and local slots) and C2 (35 bytes at cold sites) still inline it. By
+ * identity, such a method takes the array form: a call that set the probe
+ * would carry four constants (11 to 13 bytes), and the offline runtime
+ * has no such hook yet.
  *
  * The sites, through the code editor (include/jinst/edit.h):
  *  - BEFORE (return, athrow): inside the instruction's labels, so every
@@ -63,9 +74,7 @@
 typedef struct cov_class {
 	const jinst_pass_class *pc;  /* the class being instrumented, or NULL */
 	jinst_coverage_plan *plan;
-	uint32_t id;
-	uint16_t hook;               /* the Methodref of the array hook, 0 until a method needs it */
-	uint16_t hit;                /* the Methodref of the one-probe hook, 0 until a method needs it */
+	jinst_coverage_entry entry;  /* how its methods ask: hooks 0 until a method needs them */
 	uint16_t next;               /* the plan's method to look at first */
 } cov_class;
 
@@ -220,43 +229,48 @@ static int switch_sites(method_edit *e, const jinst_probe_site *sites, uint32_t 
 }
 
 /* The entry code: the array into the new local, declared in every frame. */
-static int entry(method_edit *e, uint32_t class_id, uint32_t probe_count, uint16_t hook)
+static int entry(method_edit *e, const jinst_coverage_entry *en)
 {
 	static const char bools[] = "[Z", longs[] = "[J";
 	int rc = jinst_edit_new_local(e->ed, JINST_VT_OBJECT, &e->local);
 	jinst_ftype t = {JINST_VT_OBJECT, 0, 2, (const uint8_t *)(e->counts ? longs : bools)};
 	if (rc || (rc = jinst_edit_declare_local(e->ed, e->local, &t)))
 		return rc;
-	jinst_insn seq[4];
-	if ((rc = jinst_ins_push_int(e->c, class_id, &seq[0])) || (rc = jinst_ins_push_int(e->c, probe_count, &seq[1])))
+	jinst_insn seq[5];
+	uint32_t n = 0;
+	if (en->identity)
+		seq[n++] = op(JINST_OP_LDC2_W, en->identity);
+	else if ((rc = jinst_ins_push_int(e->c, en->class_id, &seq[n++])))
 		return rc;
-	seq[2] = op(JINST_OP_INVOKESTATIC, hook);
-	seq[3] = op(JINST_OP_ASTORE, e->local);
+	if ((rc = jinst_ins_push_int(e->c, en->probe_count, &seq[n++])))
+		return rc;
+	if (en->identity)
+		seq[n++] = op(JINST_OP_LDC, en->name); /* the editor widens it to ldc_w past 255 */
+	seq[n++] = op(JINST_OP_INVOKESTATIC, en->hook);
+	seq[n++] = op(JINST_OP_ASTORE, e->local);
 	jinst_node *first = jinst_edit_first_insn(e->ed);
-	return first ? jinst_edit_insert(e->ed, first, JINST_BEFORE_OUTSIDE, seq, 4, NULL) : JINST_EMALFORMED;
+	return first ? jinst_edit_insert(e->ed, first, JINST_BEFORE_OUTSIDE, seq, n, NULL) : JINST_EMALFORMED;
 }
 
 /* A method of one probe: the call that sets it, at its site. */
-static int place_one(method_edit *e, const jinst_probe_site *s, uint32_t class_id, uint32_t probe_count,
-                     uint16_t hit)
+static int place_one(method_edit *e, const jinst_probe_site *s, const jinst_coverage_entry *en)
 {
 	jinst_insn seq[4];
 	jinst_node *n;
 	int rc;
-	if ((rc = jinst_ins_push_int(e->c, class_id, &seq[0])) ||
-	    (rc = jinst_ins_push_int(e->c, probe_count, &seq[1])) || (rc = jinst_ins_push_int(e->c, s->id, &seq[2])) ||
+	if ((rc = jinst_ins_push_int(e->c, en->class_id, &seq[0])) ||
+	    (rc = jinst_ins_push_int(e->c, en->probe_count, &seq[1])) || (rc = jinst_ins_push_int(e->c, s->id, &seq[2])) ||
 	    (rc = at_node(e, s->offset, &n)))
 		return rc;
-	seq[3] = op(JINST_OP_INVOKESTATIC, hit);
+	seq[3] = op(JINST_OP_INVOKESTATIC, en->hit);
 	return jinst_edit_insert(e->ed, n, s->kind == JINST_PROBE_BEFORE ? JINST_BEFORE_INSIDE : JINST_BEFORE_OUTSIDE,
 	                         seq, 4, NULL);
 }
 
 /* Every site of one method into the open editor. */
-static int place(method_edit *e, const jinst_coverage_method *pm, uint32_t class_id, uint32_t probe_count,
-                 uint16_t hook)
+static int place(method_edit *e, const jinst_coverage_method *pm, const jinst_coverage_entry *en)
 {
-	int rc = entry(e, class_id, probe_count, hook);
+	int rc = entry(e, en);
 	jinst_insn(*probes)[7] = pm->site_count ? jinst_arena_alloc(jinst_class_arena(e->c),
 	                                                            pm->site_count * sizeof(*probes)) : NULL;
 	if (rc || (pm->site_count && !probes))
@@ -295,8 +309,8 @@ bool jinst_coverage_one_probe(const jinst_coverage_method *pm)
 	       (pm->sites[0].kind == JINST_PROBE_BEFORE || pm->sites[0].kind == JINST_PROBE_FALLTHROUGH);
 }
 
-int jinst_coverage_insert(jinst_class *c, jinst_member *m, const jinst_coverage_method *pm, uint32_t class_id,
-                          uint32_t probe_count, uint16_t hook, bool counts, jinst_diag *diag)
+int jinst_coverage_insert(jinst_class *c, jinst_member *m, const jinst_coverage_method *pm,
+                          const jinst_coverage_entry *en, bool counts, jinst_diag *diag)
 {
 	/* Before 50 the verifier infers types (JVMS 4.10.2): no frames. */
 	jinst_edit_options eo = JINST_EDIT_OPTIONS_INIT;
@@ -308,8 +322,7 @@ int jinst_coverage_insert(jinst_class *c, jinst_member *m, const jinst_coverage_
 	if (rc)
 		return rc;
 	method_edit e = {c, ed, counts, frames, 0};
-	rc = jinst_coverage_one_probe(pm) ? place_one(&e, &pm->sites[0], class_id, probe_count, hook)
-	                                  : place(&e, pm, class_id, probe_count, hook);
+	rc = !en->identity && jinst_coverage_one_probe(pm) ? place_one(&e, &pm->sites[0], en) : place(&e, pm, en);
 	if (rc)
 		jinst_pass_fail(diag, rc, "placing probes: %s", jinst_strerror(rc));
 	else
@@ -320,8 +333,29 @@ int jinst_coverage_insert(jinst_class *c, jinst_member *m, const jinst_coverage_
 
 /* ---- the pass ---- */
 
+/* Whether the class asks by identity: instrumented ahead of time, or asked to. */
+static bool by_identity(void *state, const jinst_pass_class *pc)
+{
+	return ((uint32_t)(uintptr_t)state & JINST_PASS_COVERAGE_IDENTITY) || pc->ins->hooks_class;
+}
+
+/* The array hook of the class's entry code, and by identity its constants. */
+static int entry_constants(void *state, jinst_pass_class *pc, jinst_coverage_entry *en)
+{
+	bool counts = counts_mode(state);
+	if (!by_identity(state, pc))
+		return jinst_pass_hook_ref(pc, counts ? JINST_HOOK_PROBE_COUNTS : JINST_HOOK_PROBES, &en->hook);
+	int rc = jinst_pass_hook_ref(pc, counts ? JINST_HOOK_PROBE_COUNTS_FOR : JINST_HOOK_PROBES_FOR, &en->hook);
+	if (!rc)
+		rc = jinst_cp_add_long(pc->c, (int64_t)pc->identity, &en->identity);
+	if (!rc)
+		rc = jinst_cp_add_string(pc->c, pc->name, &en->name);
+	return rc;
+}
+
 static int cov_begin(void *state, jinst_pass_class *pc, jinst_diag *diag)
 {
+	(void)state;
 	current.pc = NULL;
 	jinst_coverage_plan *plan;
 	jinst_diag why;
@@ -332,11 +366,11 @@ static int cov_begin(void *state, jinst_pass_class *pc, jinst_diag *diag)
 	 * class alone, and so does the analyzer. */
 	if (rc || !plan->probe_count)
 		return JINST_PASS_SKIP;
-	(void)state;
-	uint32_t id;
-	if ((rc = jinst_probe_classes_assign(&pc->ins->probe_classes, pc->identity, pc->name, plan->probe_count, &id)))
+	jinst_coverage_entry en = {0, plan->probe_count, 0, 0, 0, 0};
+	if ((rc = jinst_probe_classes_assign(&pc->ins->probe_classes, pc->identity, pc->name, plan->probe_count,
+	                                     &en.class_id)))
 		return rc == JINST_EINVAL ? JINST_PASS_SKIP : jinst_pass_fail(diag, rc, "out of memory");
-	current = (cov_class){pc, plan, id, 0, 0, 0};
+	current = (cov_class){pc, plan, en, 0};
 	return 0;
 }
 
@@ -357,14 +391,13 @@ static int cov_method(void *state, jinst_pass_class *pc, jinst_pass_method *pm, 
 	if (!cm || !cm->site_count)
 		return JINST_PASS_SKIP;
 	/* The hook's Methodref on first use: a class carries only what it calls. */
-	bool counts = counts_mode(state), one = jinst_coverage_one_probe(cm);
-	uint16_t *ref = one ? &current.hit : &current.hook;
-	enum jinst_hook_id h = one ? (counts ? JINST_HOOK_HIT_COUNT : JINST_HOOK_HIT)
-	                           : (counts ? JINST_HOOK_PROBE_COUNTS : JINST_HOOK_PROBES);
-	int rc;
-	if (!*ref && (rc = jinst_pass_hook_ref(pc, h, ref)))
-		return jinst_pass_fail(diag, rc, "cannot add the probe hook to the constant pool");
-	return jinst_coverage_insert(pc->c, pm->m, cm, current.id, plan->probe_count, *ref, counts, diag);
+	bool counts = counts_mode(state), one = !by_identity(state, pc) && jinst_coverage_one_probe(cm);
+	jinst_coverage_entry *en = &current.entry;
+	int rc = one ? (en->hit ? 0 : jinst_pass_hook_ref(pc, counts ? JINST_HOOK_HIT_COUNT : JINST_HOOK_HIT, &en->hit))
+	             : (en->hook ? 0 : entry_constants(state, pc, en));
+	if (rc)
+		return jinst_pass_fail(diag, rc, "cannot add the probe hook and its constants to the constant pool");
+	return jinst_coverage_insert(pc->c, pm->m, cm, en, counts, diag);
 }
 
 static void cov_end(void *state, jinst_pass_class *pc, bool written)

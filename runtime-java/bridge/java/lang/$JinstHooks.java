@@ -76,4 +76,12 @@ public final class $JinstHooks {
 	public static void hitCount(int id, int n, int probe) {
 		jinst.rt.Hooks.hitCount(id, n, probe);
 	}
+
+	public static boolean[] probesFor(long identity, int n, String name) {
+		return jinst.rt.Hooks.probesFor(identity, n, name);
+	}
+
+	public static long[] probeCountsFor(long identity, int n, String name) {
+		return jinst.rt.Hooks.probeCountsFor(identity, n, name);
+	}
 }
