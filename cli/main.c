@@ -59,7 +59,7 @@ static const char roundtrip_help[] =
 	"Exit status: 0 when nothing differs and nothing is rejected, 1 otherwise, 2 usage error.\n";
 
 static const char hierarchy_help[] =
-	"usage: jinst hierarchy [-cp PATH[:PATH...]] [--jdk JAVA_HOME] [--release N] CLASS...\n"
+	"usage: jinst hierarchy [-cp PATH[:PATH...]] [--jdk JAVA_HOME | --no-jdk] [--release N] CLASS...\n"
 	"\n"
 	"Prints, for each CLASS (internal or binary name) and each of its super classes\n"
 	"up to java/lang/Object, one line: NAME: class|interface, super S, interfaces A B.\n"
@@ -68,7 +68,8 @@ static const char hierarchy_help[] =
 	"              and runtime images (lib/modules), ':'-separated, first match wins\n"
 	"  --jdk HOME  a JDK's classes (lib/modules, else jmods/, else rt.jar)\n"
 	"  --release N the META-INF/versions/N of multi-release jars (default: none)\n"
-	"With neither -cp nor --jdk, the JDK of JAVA_HOME or of `java` on the PATH.\n"
+	"  --no-jdk    no JDK: only -cp answers\n"
+	"The JDK answers after -cp: --jdk, else the JDK of JAVA_HOME or of `java` on the PATH.\n"
 	"Exit status: 0 all classes known, 1 a class or an entry could not be read, 2 usage error.\n";
 
 static const char rewrite_help[] =
