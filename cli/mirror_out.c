@@ -152,7 +152,7 @@ static int check_input(run *R, const char *in, const char *abs_out, const char *
 	else if (dir && inside(abs_out, abs_in))
 		mirror_error(R, out, "lies inside the input folder %s; jinst never writes its inputs", in);
 	else if (inside(abs_in, abs_out))
-		mirror_error(R, in, "lies inside the output %s, which the run would replace", out);
+		mirror_error(R, in, "this input lies inside the output %s, which the run would replace", out);
 	else
 		rc = 0;
 	free(abs_in);
