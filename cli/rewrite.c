@@ -16,11 +16,14 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "jinst/classpath.h"
 #include "jinst/edit.h"
 #include "jinst/infer.h"
+#include "jinst/util.h"
 #include "mirror.h"
 
 enum frames_mode { FRAMES_KEEP, FRAMES_RECOMPUTE };
@@ -106,6 +109,33 @@ static enum mirror_result rewrite_class(void *ctx, jinst_arena *arena, const cha
 	return MIRROR_CHANGED;
 }
 
+/* The archives inside a folder input answer for their classes too (a lib/
+ * of jars), after the folder itself, in name order. */
+static void add_archives(jinst_classpath *cp, const char *dir, int depth)
+{
+	char **names;
+	size_t n;
+	jinst_diag d;
+	if (depth > 16 || jinst_dir_list(&names, &n, dir, &d) != 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(dir) + strlen(names[i]) + 2;
+		char *path = malloc(len);
+		if (!path)
+			break;
+		snprintf(path, len, "%s/%s", dir, names[i]);
+		struct stat st;
+		size_t k = strlen(names[i]);
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			add_archives(cp, path, depth + 1);
+		else if (S_ISREG(st.st_mode) && k > 4 &&
+		         (strcasecmp(names[i] + k - 4, ".jar") == 0 || strcasecmp(names[i] + k - 4, ".zip") == 0))
+			jinst_classpath_add(cp, path, &d);
+		free(path);
+	}
+	jinst_dir_list_free(names, n);
+}
+
 int cmd_rewrite(int argc, char **argv)
 {
 	const char *output = NULL, *classpath = NULL, *jdk = NULL;
@@ -159,8 +189,10 @@ int cmd_rewrite(int argc, char **argv)
 	/* The inputs answer first for their own classes. One that is no class
 	 * path entry (a lone class file, a bad jar) is left to the mirror to
 	 * report. */
-	for (int i = 0; i < ninputs; i++)
+	for (int i = 0; i < ninputs; i++) {
 		jinst_classpath_add(cp, inputs[i], &d);
+		add_archives(cp, inputs[i], 0);
+	}
 	if (!rc && classpath)
 		rc = jinst_classpath_add_list(cp, classpath, &d);
 	char *home = jdk ? strdup(jdk) : cli_default_jdk();
