@@ -420,6 +420,18 @@ static void extra_items(run *R, items *L, mirror_extra *x, size_t nx)
 	}
 }
 
+/* An archive inside a folder input gets the extra entries too: a folder
+ * of jars is put on a class path jar by jar, so what the command adds
+ * (the method table) must be inside each to be found. */
+static void write_folder_jar(run *R, const item *it, const char *path)
+{
+	mirror_extra *x;
+	size_t nx;
+	if (get_extras(R, it->src, &x, &nx) == 0)
+		write_jar_item(R, it, path, false, x, nx);
+	mirror_free_extras(x, nx);
+}
+
 static void write_dir(run *R, items *L, const char *dest)
 {
 	for (size_t i = 0; i < L->n && !R->failed; i++) {
@@ -437,8 +449,10 @@ static void write_dir(run *R, items *L, const char *dest)
 			*slash = '/';
 			unlink(path);
 		}
-		if (!R->failed)
-			it->kind == ITEM_JAR ? write_jar_item(R, it, path, false, NULL, 0) : write_item(R, it, path, false);
+		if (!R->failed && it->kind == ITEM_JAR)
+			write_folder_jar(R, it, path);
+		else if (!R->failed)
+			write_item(R, it, path, false);
 		free(path);
 	}
 }
