@@ -265,6 +265,25 @@ static bool has_suffix(const char *s, const char *suffix)
 
 static void gather_dir(run *R, items *L, const char *dir, const char *rel);
 
+static void gather_class(run *R, items *L, const char *path, const char *rel, mode_t mode)
+{
+	uint8_t *data;
+	size_t len;
+	jinst_diag d;
+	char *name = strdup(path);
+	item *it;
+	if (!name || jinst_file_read(&data, &len, path, 0, &d) != 0) {
+		mirror_error(R, path, "%s", name ? d.message : "out of memory");
+		free(name);
+	} else if ((it = add_item(R, L, ITEM_CLASS, rel, mode))) {
+		if ((it->job = mirror_add_job(R, name, data, len)) == SIZE_MAX)
+			mirror_error(R, path, "out of memory");
+	} else {
+		free(name);
+		free(data);
+	}
+}
+
 /* The file or folder path (rel in the output) as an item; top marks an
  * input named on the command line. */
 static void gather(run *R, items *L, const char *path, const char *rel, bool top)
@@ -296,20 +315,7 @@ static void gather(run *R, items *L, const char *path, const char *rel, bool top
 		if (it && it->src)
 			it->jar = mirror_jar_load(R, path, path, NULL, 0, 0);
 	} else if (has_suffix(path, ".class")) {
-		uint8_t *data;
-		size_t len;
-		jinst_diag d;
-		char *name = strdup(path);
-		if (!name || jinst_file_read(&data, &len, path, 0, &d) != 0) {
-			mirror_error(R, path, "%s", name ? d.message : "out of memory");
-			free(name);
-		} else if ((it = add_item(R, L, ITEM_CLASS, rel, st.st_mode))) {
-			if ((it->job = mirror_add_job(R, name, data, len)) == SIZE_MAX)
-				mirror_error(R, path, "out of memory");
-		} else {
-			free(name);
-			free(data);
-		}
+		gather_class(R, L, path, rel, st.st_mode);
 	} else if (top) {
 		mirror_error(R, path, "not a class file, an archive or a folder");
 	} else {
