@@ -231,6 +231,16 @@ int mirror_out_prepare(run *R, const char *const *inputs, int n, const char *out
 		return -1;
 	}
 	int rc = check_names(R, inputs, n);
+	/* --force replaces a folder with all it holds: never the root, nor the
+	 * folder the user is in or one above it. */
+	char *cwd = getcwd(NULL, 0);
+	if (rc == 0 && (strcmp(abs_out, "/") == 0 || (cwd && (strcmp(cwd, abs_out) == 0 || inside(cwd, abs_out))))) {
+		mirror_error(R, *final, "is %s; jinst does not replace it", strcmp(abs_out, "/") == 0
+		                                                              ? "the root folder"
+		                                                              : "the current folder or one above it");
+		rc = -1;
+	}
+	free(cwd);
 	for (int i = 0; rc == 0 && i < n; i++)
 		rc = check_input(R, inputs[i], abs_out, *final);
 	free(abs_out);

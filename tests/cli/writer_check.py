@@ -486,6 +486,11 @@ def case_refusals(C):
                            ("an input inside the output", [os.path.join(folder, "readme.txt"), src], folder)):
         r = run(name, ins, out, "--force", expect_written=None)
         check(r.returncode != 0 and ("input" in r.stderr), name, "not refused with a message: " + r.stderr[-200:])
+    here = os.path.join(WORK, "out", "here")
+    os.makedirs(os.path.join(here, "kept"))
+    r = subprocess.run([JINST] + COMMAND + [folder, "-o", "..", "--force"], capture_output=True, text=True, cwd=here)
+    check(r.returncode != 0 and "current folder" in r.stderr and os.path.isdir(os.path.join(here, "kept")),
+          "-o a folder above the current one", r.stderr[-200:])
     r = subprocess.run([JINST] + COMMAND + [src, "-o"], capture_output=True, text=True)
     check(r.returncode == 2 and "-o needs" in r.stderr, "-o without a value", r.stderr[-200:])
     r = subprocess.run([JINST] + COMMAND + [src, os.path.join(WORK, "inner.jar"), os.path.join(WORK, "src", "..",
