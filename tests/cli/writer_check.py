@@ -421,11 +421,22 @@ def case_unwritable(C):
     ro = os.path.join(WORK, "read-only")
     os.makedirs(ro)
     os.chmod(ro, 0o555)
-    if os.access(ro, os.W_OK):
-        print("SKIP unwritable (read-only folder): the test runs as root, who writes anyway")
-    else:
+    if not os.access(ro, os.W_OK):
         run("unwritable (read-only folder)", [src], os.path.join(ro, "out.jar"), expect_written=False)
+        os.chmod(ro, 0o755)
+        return
+    # Root writes into any folder: a read-only file system stops it.
     os.chmod(ro, 0o755)
+    m = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", ro], capture_output=True, text=True)
+    if m.returncode != 0:
+        print("SKIP unwritable (read-only): root writes any folder, and mount is refused (%s)" % m.stderr.strip())
+        return
+    try:
+        for name, ins in (("jar", [src]), ("folder", [os.path.join(WORK, "folder")])):
+            r = run("unwritable (read-only file system) " + name, ins, os.path.join(ro, "out"), expect_written=False)
+            check("Read-only file system" in r.stderr, "unwritable", "no message says why: " + r.stderr[-200:])
+    finally:
+        subprocess.run(["umount", ro])
 
 
 def case_full_disk(C):
