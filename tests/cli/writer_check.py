@@ -35,7 +35,7 @@ import time
 import warnings
 import zipfile
 
-JINST, JAVAC, CLASSES, WORK = sys.argv[1:5]
+JINST, JAVAC, CLASSES, WORK = [os.path.abspath(a) if os.sep in a else a for a in sys.argv[1:5]]
 COMMAND = sys.argv[5:]
 FEATURES = os.path.join(CLASSES, "jinsttest", "Features.class")
 # Extra fields libzip interprets itself and writes its own way (archive.h).
