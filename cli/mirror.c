@@ -544,6 +544,13 @@ static void mirror_all(run *R, const char *const *inputs, int n, const char *tem
 int mirror_run(const char *const *inputs, int n, const char *output, const mirror_options *o, mirror_stats *stats)
 {
 	memset(stats, 0, sizeof(*stats));
+	/* A zip entry's time is a local date and time without a zone; libzip
+	 * reads it through mktime and writes it through localtime. In a zone
+	 * with summer time, a time in the hour skipped in spring comes back an
+	 * hour later; in UTC the two are exact inverses, so every time is
+	 * written back as it was read. */
+	setenv("TZ", "UTC0", 1);
+	tzset();
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	run R = {.o = o, .stats = stats};

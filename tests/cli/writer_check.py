@@ -71,7 +71,7 @@ def run(case, ins, out, *extra, expect_written=True, jobs="2"):
     for i in ins:
         inputs_seen.setdefault(i, sha(i))
     args = [JINST] + COMMAND + list(extra) + ["-j", jobs] + list(ins) + ["-o", out]
-    r = subprocess.run(args, capture_output=True, text=True)
+    r = subprocess.run(args, capture_output=True, text=True, env=dict(os.environ, TZ="Europe/Paris"))
     for i in ins:
         check(sha(i) == inputs_seen[i], case, "the input %s changed" % i)
     folder = os.path.dirname(os.path.abspath(out))
@@ -146,6 +146,8 @@ def jar_entries(classes, prefix=""):
          (zinfo("res/text.txt", extra=b"UT\x05\x00\x01\x00\x00\x00\x40"), b"some text\n" * 50)]
     for name, data in classes.items():
         e.append((zinfo(prefix + name), data))
+    # In the hour skipped in spring in Paris (the command runs with TZ=Europe/Paris).
+    e.append((zinfo("res/gap.txt", when=(2004, 3, 28, 2, 30, 0)), b"a time that does not exist there\n"))
     e.append((zinfo("res/last.txt", when=(2005, 6, 7, 8, 9, 14)), b"the last entry\n"))
     return e
 
@@ -560,6 +562,8 @@ def case_killed(C):
 
 
 def main():
+    for mnt in ("full", "read-only"):  # left mounted by a run that was killed
+        subprocess.run(["umount", os.path.join(WORK, mnt)], capture_output=True)
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(os.path.join(WORK, "out"))
     C = compile_classes()
