@@ -199,13 +199,19 @@ static int make_parent(run *R, const char *folder)
 	struct stat st;
 	if (stat(folder, &st) == 0)
 		return 0;
+	/* The topmost missing one: what to remove if the run fails. */
 	char *top = strdup(folder);
-	for (char *up = top ? parent_of(top) : NULL; up && stat(up, &st) != 0 && strcmp(up, top) != 0;
-	     up = parent_of(top)) {
+	while (top) {
+		char *up = parent_of(top);
+		bool missing = up && strcmp(up, top) != 0 && stat(up, &st) != 0;
+		if (!missing) {
+			free(up);
+			break;
+		}
 		free(top);
 		top = up;
 	}
-	if (mirror_out_mkdirs(folder) != 0) {
+	if (!top || mirror_out_mkdirs(folder) != 0) {
 		mirror_error(R, folder, "cannot make the folder: %s", strerror(errno));
 		free(top);
 		return -1;

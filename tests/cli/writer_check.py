@@ -365,6 +365,11 @@ def case_corrupt(C):
         out = os.path.join(WORK, "out", name)
         r = run("corrupt " + name, [src], out, expect_written=False)
         check(r.returncode != 0 and name in r.stderr, "corrupt " + name, "no error naming it: " + r.stderr[-300:])
+    # The folders made for an output that is not written are removed again.
+    out = os.path.join(WORK, "out", "made", "deeper", "crc.jar")
+    run("corrupt into new folders", [os.path.join(WORK, "crc.jar")], out, expect_written=False)
+    check(not os.path.exists(os.path.join(WORK, "out", "made")), "corrupt", "the folders made for it are left")
+    run("good into new folders", [os.path.join(WORK, "good.jar")], out)
     # A corrupt archive among good inputs: nothing at all is written.
     out = os.path.join(WORK, "out", "several")
     run("corrupt among others", [os.path.join(WORK, "good.jar"), os.path.join(WORK, "crc.jar")], out,
