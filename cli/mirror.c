@@ -36,7 +36,7 @@ static void report(run *R, const char *kind, const char *where, const char *fmt,
 	/* Clear the progress bar's line first. */
 	if (R->o->progress && atomic_load(&R->shown))
 		fputs("\r\033[K", stderr);
-	fprintf(stderr, "jinst %s: %s%s: ", R->o->command ? R->o->command : "", kind, where);
+	fprintf(stderr, "jinst %s: %s%s: ", R->o->command ? R->o->command : "-", kind, where);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 }
@@ -555,9 +555,13 @@ int mirror_run(const char *const *inputs, int n, const char *output, const mirro
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	run R = {.o = o, .stats = stats};
 	char *final = NULL, *temp = NULL;
-	if (start_run(&R) != 0) {
+	if (n < 1 || !output || !o->transform) {
+		mirror_error(&R, output ? output : "-o", "no input, no output or no transformation");
+	} else if (start_run(&R) != 0) {
 		mirror_error(&R, output, "out of memory");
-	} else if (mirror_out_prepare(&R, inputs, n, output, &final, &temp) == 0) {
+	} else if (mirror_out_prepare(&R, inputs, n, output, &final, &temp) != 0) {
+		mirror_out_abandon(&R, temp); /* folders prepare made, if any */
+	} else {
 		mirror_all(&R, inputs, n, temp);
 		if (R.failed)
 			mirror_out_abandon(&R, temp);
@@ -587,7 +591,8 @@ void mirror_print_summary(const mirror_options *o, const mirror_stats *s)
 {
 	printf("%zu archives, %zu files; %zu classes: %zu %s, %zu unchanged, %zu skipped, %zu failed; "
 	       "%zu warnings; %.2f s\n",
-	       s->archives, s->files, s->classes, s->counts[MIRROR_CHANGED], o->changed, s->counts[MIRROR_UNCHANGED],
+	       s->archives, s->files, s->classes, s->counts[MIRROR_CHANGED], o->changed ? o->changed : "changed",
+	       s->counts[MIRROR_UNCHANGED],
 	       s->counts[MIRROR_SKIPPED], s->counts[MIRROR_FAILED], s->warnings, s->elapsed);
 	for (size_t i = 0; i < s->nskipped; i++)
 		printf("  %zu skipped: %s\n", s->skipped[i].count, s->skipped[i].text);
@@ -598,7 +603,7 @@ int mirror_option(mirror_options *o, const char **output, int argc, char **argv,
 	const char *a = argv[*i];
 	bool takes = strcmp(a, "-o") == 0 || strcmp(a, "-j") == 0;
 	if (takes && *i + 1 >= argc) {
-		fprintf(stderr, "jinst %s: %s needs %s\n", o->command, a,
+		fprintf(stderr, "jinst %s: %s needs %s\n", o->command ? o->command : "-", a,
 		        a[1] == 'o' ? "an output path (-o OUT)" : "a number of threads (-j N)");
 		return -1;
 	}
@@ -610,7 +615,8 @@ int mirror_option(mirror_options *o, const char **output, int argc, char **argv,
 		char *end;
 		long n = strtol(v, &end, 10);
 		if (!*v || *end || n < 1 || n > 1024) {
-			fprintf(stderr, "jinst %s: -j takes a number of threads from 1 to 1024, not '%s'\n", o->command, v);
+			fprintf(stderr, "jinst %s: -j takes a number of threads from 1 to 1024, not '%s'\n",
+			        o->command ? o->command : "-", v);
 			return -1;
 		}
 		o->jobs = (int)n;
