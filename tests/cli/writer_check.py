@@ -74,6 +74,8 @@ def run(case, ins, out, *extra, expect_written=True, jobs="2"):
     r = subprocess.run(args, capture_output=True, text=True, env=dict(os.environ, TZ="Europe/Paris"))
     for i in ins:
         check(sha(i) == inputs_seen[i], case, "the input %s changed" % i)
+    check(r.returncode in (0, 1, 2) and "Sanitizer" not in r.stderr, case, "exit %d: %s" % (
+        r.returncode, r.stderr[-600:]))
     folder = os.path.dirname(os.path.abspath(out))
     if os.path.isdir(folder):
         left = [n for n in os.listdir(folder) if n.startswith(".jinst-tmp.")]
