@@ -16,11 +16,14 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "jinst/classpath.h"
 #include "jinst/edit.h"
 #include "jinst/infer.h"
+#include "jinst/util.h"
 #include "mirror.h"
 
 enum frames_mode { FRAMES_KEEP, FRAMES_RECOMPUTE };
@@ -29,7 +32,9 @@ typedef struct rewrite {
 	enum frames_mode frames;
 	jinst_hierarchy hierarchy;
 	_Atomic size_t hierarchy_failures; /* classes failed for a class the hierarchy does not know */
-	_Atomic size_t methods;
+	_Atomic size_t methods;            /* methods rewritten */
+	_Atomic size_t without_code;       /* abstract and native methods of classes rewritten */
+	_Atomic size_t left_alone;         /* methods of classes skipped or failed (copied as they are) */
 } rewrite;
 
 static char *failure(const char *what, const jinst_diag *d)
@@ -52,9 +57,12 @@ static enum mirror_result rewrite_class(void *ctx, jinst_arena *arena, const cha
 		return MIRROR_FAILED;
 	}
 	/* Below version 50 the verifier infers types itself (JVMS 4.10.2). */
-	if (W->frames == FRAMES_RECOMPUTE && jinst_class_major_version(c) < 50)
-		return MIRROR_UNCHANGED;
-	size_t methods = 0;
+	if (W->frames == FRAMES_RECOMPUTE && jinst_class_major_version(c) < 50) {
+		*message = strdup("class file version below 50 (the verifier infers its frames)");
+		atomic_fetch_add(&W->left_alone, jinst_class_method_count(c));
+		return MIRROR_SKIPPED;
+	}
+	size_t methods = 0, count = jinst_class_method_count(c);
 	for (uint16_t i = 0; i < jinst_class_method_count(c); i++) {
 		jinst_member *m = jinst_class_method(c, i);
 		if (!jinst_attr_find(jinst_member_attrs(m), JINST_ATTR_CODE))
@@ -84,102 +92,156 @@ static enum mirror_result rewrite_class(void *ctx, jinst_arena *arena, const cha
 			*message = failure(what, &d);
 			if (rc == JINST_EHIERARCHY)
 				atomic_fetch_add(&W->hierarchy_failures, 1);
+			atomic_fetch_add(&W->left_alone, count);
 			return MIRROR_FAILED;
 		}
 		methods++;
 	}
-	atomic_fetch_add(&W->methods, methods);
 	if (jinst_class_write(c, NULL, out, out_len, &d)) {
 		*message = failure("write: ", &d);
+		atomic_fetch_add(&W->left_alone, count);
 		return MIRROR_FAILED;
 	}
+	atomic_fetch_add(&W->methods, methods);
+	atomic_fetch_add(&W->without_code, count - methods);
 	if (*out_len == len && memcmp(*out, in, len) == 0)
 		return MIRROR_UNCHANGED;
 	return MIRROR_CHANGED;
 }
 
-int cmd_rewrite(int argc, char **argv)
+/* The archives inside a folder input answer for their classes too (a lib/
+ * of jars), after the folder itself, in name order. */
+static void add_archives(jinst_classpath *cp, const char *dir, int depth)
 {
-	const char *output = NULL, *classpath = NULL, *jdk = NULL;
-	const char *inputs[argc + 1];
-	int ninputs = 0;
-	rewrite W = {.frames = FRAMES_KEEP};
-	mirror_options o = {.transform = rewrite_class, .ctx = &W, .progress = isatty(2)};
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	o.jobs = cpus > 0 ? (int)cpus : 1;
+	char **names;
+	size_t n;
+	jinst_diag d;
+	if (depth > 16 || jinst_dir_list(&names, &n, dir, &d) != 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(dir) + strlen(names[i]) + 2;
+		char *path = malloc(len);
+		if (!path)
+			break;
+		snprintf(path, len, "%s/%s", dir, names[i]);
+		struct stat st;
+		size_t k = strlen(names[i]);
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			add_archives(cp, path, depth + 1);
+		else if (S_ISREG(st.st_mode) && k > 4 &&
+		         (strcasecmp(names[i] + k - 4, ".jar") == 0 || strcasecmp(names[i] + k - 4, ".zip") == 0))
+			jinst_classpath_add(cp, path, &d);
+		free(path);
+	}
+	jinst_dir_list_free(names, n);
+}
+
+typedef struct rewrite_args {
+	const char *output, *classpath, *jdk;
+	const char **inputs;
+	int ninputs;
+} rewrite_args;
+
+/* 0, or 2 after printing a usage error. */
+static int parse_args(rewrite *W, mirror_options *o, rewrite_args *A, int argc, char **argv)
+{
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
-		if (strcmp(a, "-o") == 0 && i + 1 < argc) {
-			output = argv[++i];
+		int took = mirror_option(o, &A->output, argc, argv, &i);
+		if (took < 0)
+			return 2;
+		if (took) {
+			continue;
 		} else if (strcmp(a, "--frames=recompute") == 0) {
-			W.frames = FRAMES_RECOMPUTE;
+			W->frames = FRAMES_RECOMPUTE;
 		} else if (strcmp(a, "--frames=keep") == 0) {
-			W.frames = FRAMES_KEEP;
+			W->frames = FRAMES_KEEP;
 		} else if (strncmp(a, "--frames=", 9) == 0) {
 			fprintf(stderr, "jinst rewrite: --frames takes keep or recompute, not '%s'\n", a + 9);
 			return 2;
-		} else if ((strcmp(a, "--classpath") == 0 || strcmp(a, "-cp") == 0) && i + 1 < argc) {
-			classpath = argv[++i];
-		} else if (strcmp(a, "--jdk") == 0 && i + 1 < argc) {
-			jdk = argv[++i];
-		} else if (strcmp(a, "-j") == 0 && i + 1 < argc) {
-			o.jobs = atoi(argv[++i]);
-			if (o.jobs < 1) {
-				fprintf(stderr, "jinst rewrite: -j takes a positive number\n");
-				return 2;
-			}
-		} else if (strcmp(a, "--quiet") == 0) {
-			o.progress = false;
-		} else if (strcmp(a, "--verbose") == 0) {
-			o.verbose = true;
+		} else if ((strcmp(a, "--classpath") == 0 || strcmp(a, "-cp") == 0 || strcmp(a, "--jdk") == 0) &&
+		           i + 1 >= argc) {
+			fprintf(stderr, "jinst rewrite: %s needs a value\n", a);
+			return 2;
+		} else if (strcmp(a, "--classpath") == 0 || strcmp(a, "-cp") == 0) {
+			A->classpath = argv[++i];
+		} else if (strcmp(a, "--jdk") == 0) {
+			A->jdk = argv[++i];
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "jinst rewrite: unknown option '%s' (see jinst rewrite --help)\n", a);
 			return 2;
 		} else {
-			inputs[ninputs++] = a;
+			A->inputs[A->ninputs++] = a;
 		}
 	}
-	if (!ninputs || !output) {
-		fprintf(stderr, "jinst rewrite: %s (see jinst rewrite --help)\n", !ninputs ? "no input" : "no output (-o OUT)");
+	if (!A->ninputs || !A->output) {
+		fprintf(stderr, "jinst rewrite: %s (see jinst rewrite --help)\n",
+		        !A->ninputs ? "no input" : "no output (-o OUT)");
 		return 2;
 	}
-	jinst_classpath *cp;
+	return 0;
+}
+
+/* The class path the hierarchy answers from: the inputs first (one that is
+ * no class path entry, a lone class file or a bad jar, is left to the
+ * mirror to report), then --classpath, then the JDK. 0, or the exit
+ * status after a message. */
+static int make_hierarchy(rewrite *W, jinst_classpath **cp, const rewrite_args *A)
+{
 	jinst_diag d;
-	if (jinst_classpath_new(&cp)) {
+	if (jinst_classpath_new(cp)) {
 		fprintf(stderr, "jinst rewrite: out of memory\n");
 		return 1;
 	}
-	int rc = 0;
-	/* The inputs answer first for their own classes. One that is no class
-	 * path entry (a lone class file, a bad jar) is left to the mirror to
-	 * report. */
-	for (int i = 0; i < ninputs; i++)
-		jinst_classpath_add(cp, inputs[i], &d);
-	if (!rc && classpath)
-		rc = jinst_classpath_add_list(cp, classpath, &d);
-	char *home = jdk ? strdup(jdk) : cli_default_jdk();
+	for (int i = 0; i < A->ninputs; i++) {
+		jinst_classpath_add(*cp, A->inputs[i], &d);
+		add_archives(*cp, A->inputs[i], 0);
+	}
+	int rc = A->classpath ? jinst_classpath_add_list(*cp, A->classpath, &d) : 0;
+	char *home = A->jdk ? strdup(A->jdk) : cli_default_jdk();
 	if (!rc && home)
-		rc = jinst_classpath_add_jdk(cp, home, &d);
+		rc = jinst_classpath_add_jdk(*cp, home, &d);
 	if (!rc && !home)
 		fprintf(stderr, "jinst rewrite: no JDK found (--jdk or JAVA_HOME): only the inputs and --classpath answer\n");
 	free(home);
 	if (!rc)
-		rc = jinst_classpath_hierarchy(cp, &W.hierarchy);
+		rc = jinst_classpath_hierarchy(*cp, &W->hierarchy);
 	if (rc) {
 		char msg[800];
 		jinst_diag_format(&d, msg, sizeof(msg));
 		fprintf(stderr, "jinst rewrite: %s\n", msg);
-		jinst_classpath_free(cp);
 		return 2;
 	}
+	return 0;
+}
+
+int cmd_rewrite(int argc, char **argv)
+{
+	const char *inputs[argc + 1];
+	rewrite_args A = {.inputs = inputs};
+	rewrite W = {.frames = FRAMES_KEEP};
+	mirror_options o = MIRROR_OPTIONS_INIT("rewrite", "rewritten");
+	o.transform = rewrite_class;
+	o.ctx = &W;
+	o.progress = isatty(2);
+	int rc = parse_args(&W, &o, &A, argc, argv);
+	if (rc)
+		return rc;
+	jinst_classpath *cp = NULL;
+	if ((rc = make_hierarchy(&W, &cp, &A)) != 0) {
+		jinst_classpath_free(cp);
+		return rc;
+	}
 	mirror_stats s;
-	mirror_run(inputs, ninputs, output, &o, &s);
+	int run = mirror_run(A.inputs, A.ninputs, A.output, &o, &s);
 	jinst_classpath_free(cp);
-	printf("%zu classes: %zu rewritten, %zu unchanged, %zu failed (%zu for classes the hierarchy does not know); "
-	       "%zu methods\n",
-	       s.classes, s.counts[MIRROR_CHANGED], s.counts[MIRROR_UNCHANGED], s.counts[MIRROR_FAILED],
-	       atomic_load(&W.hierarchy_failures), atomic_load(&W.methods));
-	if (s.errors)
-		printf("%zu files could not be read or written\n", s.errors);
-	return s.counts[MIRROR_FAILED] || s.errors ? 1 : 0;
+	if (run == 0) {
+		mirror_print_summary(&o, &s);
+		printf("%zu methods rewritten; left alone: %zu without code, %zu in classes skipped or failed; "
+		       "%zu classes failed for classes the hierarchy does not know\n",
+		       atomic_load(&W.methods), atomic_load(&W.without_code), atomic_load(&W.left_alone),
+		       atomic_load(&W.hierarchy_failures));
+	}
+	mirror_stats_free(&s);
+	return run != 0 || s.counts[MIRROR_FAILED] || s.errors ? 1 : 0;
 }
