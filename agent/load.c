@@ -75,6 +75,7 @@ static struct {
 	originals originals;
 	pthread_key_t arena_key;
 	atomic_long instrumented, unchanged, failed, unmodifiable, reentrant, restored;
+	jobject platform;          /* the platform class loader (JDK 9+), a global reference, or NULL */
 } ld = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* Set while this thread is inside the load hook. */
@@ -369,16 +370,26 @@ static void instrument(jvmtiEnv *jvmti, jclass class_being_redefined, const char
 	conclude(jvmti, name, r, &diag, out, out_len, data, len, new_len, new_data);
 }
 
+/* Without include=, the JDK is left alone: its packages by name (options.c),
+ * and whatever the boot and platform loaders define, as JaCoCo leaves the
+ * boot class path out. The names alone missed the JDK's org/xml/sax,
+ * org/w3c/dom, org/ietf/jgss and org/jcp; the loader alone would miss
+ * nothing of the JDK, but an application's javax.* and the names keep
+ * what users know. */
+static bool jdk_loader(JNIEnv *jni, jobject loader)
+{
+	return jinst_the_core.opts.include_count == 0 &&
+	       (!loader || (ld.platform && (*jni)->IsSameObject(jni, loader, ld.platform)));
+}
+
 void JNICALL jinst_load_hook(jvmtiEnv *jvmti, JNIEnv *jni, jclass class_being_redefined, jobject loader,
                              const char *name, jobject protection_domain, jint len, const unsigned char *data,
                              jint *new_len, unsigned char **new_data)
 {
-	(void)jni;
-	(void)loader;
 	(void)protection_domain;
 	/* No name: a class defined without one (VM-anonymous before JDK 15);
 	 * not live: the hooks cannot be reached yet, going live retransforms. */
-	if (!name || !atomic_load(&ld.live) || runtime_class(name))
+	if (!name || !atomic_load(&ld.live) || runtime_class(name) || jdk_loader(jni, loader))
 		return;
 	if (in_hook) {
 		atomic_fetch_add(&ld.reentrant, 1);
@@ -411,6 +422,8 @@ static bool class_name(jvmtiEnv *jvmti, jclass k, char *buf, size_t size)
 	return ok;
 }
 
+static bool select_wanted(const char *name);
+
 /* The loaded classes select() picks and the VM may modify, into pick (local
  * references, the others deleted); their number, and in *unmodifiable
  * those picked that the VM may not modify. */
@@ -424,6 +437,12 @@ static size_t pick_loaded(JNIEnv *jni, bool (*select)(const char *name), jclass 
 		char name[1024];
 		jboolean modifiable = JNI_FALSE;
 		bool keep = pick && class_name(jvmti, all[i], name, sizeof name) && select(name);
+		jobject loader = NULL;
+		if (keep && select == select_wanted) {
+			keep = (*jvmti)->GetClassLoader(jvmti, all[i], &loader) == JVMTI_ERROR_NONE && !jdk_loader(jni, loader);
+			if (loader)
+				(*jni)->DeleteLocalRef(jni, loader);
+		}
 		if (keep && ((*jvmti)->IsModifiableClass(jvmti, all[i], &modifiable) != JVMTI_ERROR_NONE || !modifiable)) {
 			keep = false;
 			++*unmodifiable;
@@ -498,8 +517,27 @@ static bool select_instrumented(const char *name)
 	return originals_has(name);
 }
 
+/* ClassLoader.getPlatformClassLoader(), once; none before JDK 9. */
+static void find_platform_loader(JNIEnv *jni)
+{
+	if (ld.platform)
+		return;
+	jclass cl = (*jni)->FindClass(jni, "java/lang/ClassLoader");
+	jmethodID m = cl ? (*jni)->GetStaticMethodID(jni, cl, "getPlatformClassLoader", "()Ljava/lang/ClassLoader;") : NULL;
+	jobject p = m ? (*jni)->CallStaticObjectMethod(jni, cl, m) : NULL;
+	if ((*jni)->ExceptionCheck(jni))
+		(*jni)->ExceptionClear(jni);
+	if (p) {
+		ld.platform = (*jni)->NewGlobalRef(jni, p);
+		(*jni)->DeleteLocalRef(jni, p);
+	}
+	if (cl)
+		(*jni)->DeleteLocalRef(jni, cl);
+}
+
 void jinst_load_go_live(JNIEnv *jni)
 {
+	find_platform_loader(jni);
 	atomic_store(&ld.live, 1);
 	retransform_loaded(jni, select_wanted, "start");
 }

@@ -163,7 +163,8 @@ static const jinst_agent_option core_options[] = {
 	 parse_include},
 	{"exclude", "GLOBS",
 	 "classes not to instrument [java.**, javax.**, jdk.**, sun.**,\n"
-	 "com.sun.** when no include= is given]",
+	 "com.sun.** and every class of the boot and platform loaders\n"
+	 "(the JDK's org.xml.sax, org.w3c.dom...) when no include= is given]",
 	 parse_exclude},
 	{"out", "PATH", "output path prefix, %p the process id [jinst-%p]", parse_out},
 	{"log", "PATH|stderr", "where diagnostics go, %p the process id [stderr]", parse_log},

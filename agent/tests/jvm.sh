@@ -3,7 +3,7 @@
 #   jvm.sh CASE JAVA_HOME LIBJINST FIXTURE PROGRAMS CHECKS SOURCE WORK
 # CASE: help badopt boot runtime vthreads outputs unchanged jdk fixture compare attach offline javac
 # coverage coverage_counts coverage_attach coverage_javac
-# osgi strictloader
+# osgi strictloader jdkloader
 # example_NAME (examples/NAME/run.sh against its README).
 # Exit 0 passed, 1 failed, 77 skipped (no such JDK, a sanitized build
 # without its runtimes, or what a case needs is not installed).
@@ -179,6 +179,21 @@ assert all(not s for s in stacks.values())
 assert any(e.get("name") == "jinsttest/Recursion.fib" for e in ev)
 PY
 	fi
+	;;
+jdkloader)
+	# Without include=, the JDK is left alone whatever its package names:
+	# org/xml/sax and org/w3c/dom come from the boot loader. With
+	# include=**, they are instrumented like any class.
+	"$java" -cp "$checks" jinstcheck.JdkXml >plain.txt 2>&1 || fail "JdkXml fails without the agent"
+	"$java" -agentpath:"$lib"=trace=counts,coverage,out="$work"/d,log="$work"/d.log -cp "$checks" jinstcheck.JdkXml \
+		>agent.txt 2>&1 || fail "JdkXml fails with the agent"
+	cmp -s plain.txt agent.txt || fail "output differs: $(diff plain.txt agent.txt | head -3)"
+	grep -q "^jinstcheck/JdkXml" d.tsv || fail "JdkXml itself not counted"
+	! grep -E "^(org/xml|org/w3c|com/sun|java|jdk|sun)/" d.tsv | head -3 | grep . || fail "JDK classes counted by default"
+	"$java" -agentpath:"$lib"=trace=counts,include=org.xml.**,out="$work"/i,log="$work"/i.log -cp "$checks" jinstcheck.JdkXml \
+		>/dev/null 2>&1 || fail "JdkXml fails with include=org.xml.**"
+	grep -q "^org/xml/sax/helpers/AttributesImpl" i.tsv || fail "include=org.xml.**: AttributesImpl not counted"
+	echo "jdkloader: $(grep -c . d.tsv) methods counted by default, none of the JDK; $(grep -c '^org/xml/' i.tsv) of org/xml with include="
 	;;
 unchanged)
 	for p in "${progs[@]}"; do
