@@ -76,7 +76,7 @@ static const char hierarchy_help[] =
 
 static const char rewrite_help[] =
 	"usage: jinst rewrite [--frames=keep|recompute] [--classpath PATH:...] [--jdk JAVA_HOME]\n"
-	"                     [-j N] [--quiet] [--verbose] IN... -o OUT\n"
+	"                     [-j N] [--force] [--quiet] [--verbose] IN... -o OUT\n"
 	"\n"
 	"Writes every class of IN (class files, folders, jars) again to OUT, which takes\n"
 	"the shape of the input: a folder keeps its layout and its other files, a jar its\n"
@@ -87,19 +87,22 @@ static const char rewrite_help[] =
 	"                      kept and re-encoded in their most compact form\n"
 	"  --frames=recompute  drop every StackMapTable and compute it anew by type\n"
 	"                      inference (classes older than version 50 need none and are\n"
-	"                      left as they are). Questions about the class hierarchy are\n"
+	"                      skipped). Questions about the class hierarchy are\n"
 	"                      answered from IN, then --classpath, then the JDK's runtime\n"
 	"                      image; no class is ever loaded.\n"
 	"  --classpath L       jars, folders, jmods or JDK images, separated by ':'\n"
 	"  --jdk HOME          the JDK whose classes answer last (default: JAVA_HOME, or the\n"
 	"                      JDK of `java` on the PATH)\n"
 	"  -j N                worker threads (default: the number of processors)\n"
+	"  --force             replace OUT when it exists (else nothing is done)\n"
 	"  --quiet / --verbose no progress on stderr / print every note\n"
 	"\n"
-	"A class that cannot be rewritten is written unchanged, and a line\n"
-	"  FAILED NAME: REASON\n"
-	"says why. The last line counts the classes:\n"
-	"  N classes: N rewritten, N unchanged, N failed (N for classes the hierarchy does not know); N methods\n"
+	"A class that cannot be rewritten is written unchanged, with a warning on stderr\n"
+	"  jinst rewrite: warning: NAME: REASON (copied unchanged)\n"
+	"The summary counts what was written:\n"
+	"  N archives, N files; N classes: N rewritten, N unchanged, N skipped, N failed; N warnings; T s\n"
+	"    N skipped: REASON           (one line per reason)\n"
+	"  N methods rewritten; N classes failed for classes the hierarchy does not know\n"
 	"Exit status: 0 when nothing failed, 1 otherwise, 2 usage error.\n";
 
 static const char instrument_help[] =

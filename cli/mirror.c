@@ -24,11 +24,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "jinst/archive.h"
 #include "jinst/util.h"
 #include "mirror.h"
+
+/* The time of an added entry: a fixed one, so the output stays the same
+ * from run to run (1980-01-03, inside the DOS date range in any time zone). */
+#define EXTRA_MTIME INT64_C(315705600)
 
 typedef struct job {
 	char *name;       /* as reported: PATH or JAR!ENTRY */
@@ -62,7 +67,7 @@ static bool ends_with(const char *s, const char *suffix)
 
 static void problem(run *R, const char *name, const char *fmt, const char *detail)
 {
-	fprintf(stderr, "jinst: %s: ", name);
+	fprintf(stderr, "jinst %s: %s: ", R->o->command ? R->o->command : "", name);
 	fprintf(stderr, fmt, detail);
 	fputc('\n', stderr);
 	R->stats->errors++;
@@ -129,6 +134,26 @@ static void transform_one(void *arg, int worker, size_t i)
 		fprintf(stderr, "\r%zu/%zu classes", done, R->total_classes);
 }
 
+static void count_reason(run *R, const char *why)
+{
+	mirror_stats *s = R->stats;
+	for (size_t i = 0; i < s->nskipped; i++)
+		if (strcmp(s->skipped[i].text, why) == 0) {
+			s->skipped[i].count++;
+			return;
+		}
+	mirror_reason *p = realloc(s->skipped, (s->nskipped + 1) * sizeof(*p));
+	char *copy = strdup(why);
+	if (!p || !copy) {
+		free(copy);
+		if (p)
+			s->skipped = p;
+		return;
+	}
+	s->skipped = p;
+	s->skipped[s->nskipped++] = (mirror_reason){copy, 1};
+}
+
 static void transform_all(run *R)
 {
 	jinst_pool_run(R->pool, R->n, transform_one, R);
@@ -140,8 +165,15 @@ static void transform_all(run *R)
 			continue;
 		R->stats->classes++;
 		R->stats->counts[j->result]++;
-		if (j->message && (j->result == MIRROR_FAILED || R->o->verbose))
-			printf("%s %s: %s\n", j->result == MIRROR_FAILED ? "FAILED" : "note", j->name, j->message);
+		if (j->result == MIRROR_SKIPPED)
+			count_reason(R, j->message ? j->message : "no reason given");
+		if (j->result == MIRROR_FAILED) {
+			fprintf(stderr, "jinst %s: warning: %s: %s (copied unchanged)\n", R->o->command, j->name,
+			        j->message ? j->message : "failed");
+			R->stats->warnings++;
+		} else if (j->message && R->o->verbose) {
+			printf("note %s: %s\n", j->name, j->message);
+		}
 	}
 }
 
@@ -225,11 +257,51 @@ static void write_files(run *R)
 	}
 }
 
+static void free_extras(mirror_extra *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(x[i].name);
+		free(x[i].bytes);
+	}
+	free(x);
+}
+
+/* The extra entries of the output of input, from the command's hook. */
+static int get_extras(run *R, const char *input, mirror_extra **x, size_t *n)
+{
+	*x = NULL;
+	*n = 0;
+	if (!R->o->extra)
+		return 0;
+	if (R->o->extra(R->o->ctx, input, x, n) < 0) {
+		problem(R, input, "%s", "the entries to add could not be made");
+		free_extras(*x, *n);
+		*x = NULL;
+		*n = 0;
+		return -1;
+	}
+	return 0;
+}
+
 static void mirror_dir(run *R, const char *in, const char *out)
 {
 	gather_dir(R, in, out);
 	transform_all(R);
+	mirror_extra *x;
+	size_t nx;
+	if (get_extras(R, in, &x, &nx) == 0) {
+		for (size_t i = 0; i < nx; i++) {
+			job *j = add_job(R, strdup(x[i].name), x[i].bytes, x[i].len, false);
+			if (!j)
+				continue;
+			x[i].bytes = NULL;
+			j->dest = join(out, x[i].name);
+		}
+		free_extras(x, nx);
+	}
 	write_files(R);
+	R->stats->files += R->n - R->total_classes;
+	R->stats->inputs++;
 	free_jobs(R);
 }
 
@@ -250,6 +322,7 @@ static void mirror_file(run *R, const char *in, const char *out)
 	j->dest = strdup(out);
 	transform_all(R);
 	write_files(R);
+	R->stats->inputs++;
 	free_jobs(R);
 }
 
@@ -287,17 +360,39 @@ static void mirror_jar(run *R, const char *in, const char *out)
 		j->index = i;
 	}
 	transform_all(R);
+	mirror_extra *x;
+	size_t nx;
+	bool ok = get_extras(R, in, &x, &nx) == 0;
+	/* An extra entry replaces one of its name in place; the others come last. */
+	size_t first_extra = R->n;
+	for (size_t i = 0; ok && i < nx; i++) {
+		job *j = NULL;
+		for (size_t k = 0; k < first_extra && !j; k++)
+			if (strcmp(strchr(R->jobs[k].name, '!') + 1, x[i].name) == 0)
+				j = &R->jobs[k];
+		if (j) {
+			free(j->out);
+			j->out = x[i].bytes;
+			j->out_len = x[i].len;
+		} else if ((j = add_job(R, strdup(x[i].name), x[i].bytes, x[i].len, false))) {
+			j->index = SIZE_MAX;
+		}
+		if (j)
+			x[i].bytes = NULL;
+	}
+	free_extras(x, ok ? nx : 0);
 
 	/* Each entry as it was but for its bytes: name, order, method, time,
 	 * attributes, comment. */
-	jinst_archive_writer *w;
-	bool ok = jinst_archive_writer_new(&w, out, &d) == 0;
+	jinst_archive_writer *w = NULL;
+	ok = ok && jinst_archive_writer_new(&w, out, &d) == 0;
 	if (!ok)
 		problem(R, out, "cannot create: %s", d.message);
 	for (size_t k = 0; ok && k < R->n; k++) {
 		job *j = &R->jobs[k];
-		jinst_archive_entry e;
-		ok = jinst_archive_entry_at(&e, a, j->index, &d) == 0 &&
+		jinst_archive_entry e = {.name = j->name, .method = JINST_ARCHIVE_DEFLATED, .opsys = 3,
+		                         .mtime = EXTRA_MTIME, .external_attributes = 0100644u << 16};
+		ok = (j->index == SIZE_MAX || jinst_archive_entry_at(&e, a, j->index, &d) == 0) &&
 		     jinst_archive_writer_add(w, &e, j->out ? j->out : j->in, j->out ? j->out_len : j->in_len, &d) == 0;
 		if (!ok)
 			problem(R, j->name, "%s", d.message);
@@ -308,10 +403,15 @@ static void mirror_jar(run *R, const char *in, const char *out)
 		problem(R, out, "%s", d.message);
 		ok = false;
 	}
-	if (ok && jinst_archive_writer_commit(w, &d) != 0)
+	if (ok && jinst_archive_writer_commit(w, &d) != 0) {
 		problem(R, out, "%s", d.message);
-	else if (!ok)
+	} else if (!ok) {
 		jinst_archive_writer_discard(w);
+	} else {
+		R->stats->archives++;
+		R->stats->inputs++;
+		R->stats->files += R->n - R->total_classes;
+	}
 	jinst_archive_close(a);
 	free_jobs(R);
 }
@@ -349,8 +449,16 @@ static void mirror_end(run *R, int threads)
 int mirror_run(const char *const *inputs, int n, const char *output, const mirror_options *o, mirror_stats *stats)
 {
 	memset(stats, 0, sizeof(*stats));
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	run R = {.o = o, .stats = stats};
-	if (jinst_pool_new(&R.pool, o->jobs > 0 ? o->jobs : 1) != 0) {
+	struct stat ost;
+	if (!o->force && lstat(output, &ost) == 0) {
+		problem(&R, output, "%s", "the output exists (--force replaces it); nothing done");
+		return -1;
+	}
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	if (jinst_pool_new(&R.pool, o->jobs > 0 ? o->jobs : cpus > 0 ? (int)cpus : 1) != 0) {
 		problem(&R, output, "%s", "out of memory");
 		return -1;
 	}
@@ -364,7 +472,6 @@ int mirror_run(const char *const *inputs, int n, const char *output, const mirro
 		mirror_end(&R, threads);
 		return -1;
 	}
-	struct stat ost;
 	bool out_is_dir = stat(output, &ost) == 0 && S_ISDIR(ost.st_mode);
 	for (int i = 0; i < n; i++) {
 		const char *in = inputs[i];
@@ -392,5 +499,61 @@ int mirror_run(const char *const *inputs, int n, const char *output, const mirro
 		free(dest);
 	}
 	mirror_end(&R, threads);
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	stats->elapsed = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	return 0;
+}
+
+void mirror_stats_free(mirror_stats *s)
+{
+	for (size_t i = 0; i < s->nskipped; i++)
+		free(s->skipped[i].text);
+	free(s->skipped);
+	s->skipped = NULL;
+	s->nskipped = 0;
+}
+
+void mirror_print_summary(const mirror_options *o, const mirror_stats *s)
+{
+	printf("%zu archives, %zu files; %zu classes: %zu %s, %zu unchanged, %zu skipped, %zu failed; "
+	       "%zu warnings; %.2f s\n",
+	       s->archives, s->files, s->classes, s->counts[MIRROR_CHANGED], o->changed, s->counts[MIRROR_UNCHANGED],
+	       s->counts[MIRROR_SKIPPED], s->counts[MIRROR_FAILED], s->warnings, s->elapsed);
+	for (size_t i = 0; i < s->nskipped; i++)
+		printf("  %zu skipped: %s\n", s->skipped[i].count, s->skipped[i].text);
+	if (s->errors)
+		printf("%zu errors: outputs not written (see above)\n", s->errors);
+}
+
+int mirror_option(mirror_options *o, const char **output, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	bool takes = strcmp(a, "-o") == 0 || strcmp(a, "-j") == 0;
+	if (takes && *i + 1 >= argc) {
+		fprintf(stderr, "jinst %s: %s needs %s\n", o->command, a,
+		        a[1] == 'o' ? "an output path (-o OUT)" : "a number of threads (-j N)");
+		return -1;
+	}
+	if (strcmp(a, "-o") == 0) {
+		*output = argv[++*i];
+	} else if (strcmp(a, "-j") == 0) {
+		char *end;
+		long n = strtol(argv[++*i], &end, 10);
+		if (*end || n < 1 || n > 1024) {
+			fprintf(stderr, "jinst %s: -j takes a number of threads from 1 to 1024, not '%s'\n", o->command,
+			        argv[*i]);
+			return -1;
+		}
+		o->jobs = (int)n;
+	} else if (strcmp(a, "--force") == 0) {
+		o->force = true;
+	} else if (strcmp(a, "--quiet") == 0) {
+		o->progress = false;
+	} else if (strcmp(a, "--verbose") == 0) {
+		o->verbose = true;
+	} else {
+		return 0;
+	}
+	return 1;
 }

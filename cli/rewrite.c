@@ -52,8 +52,10 @@ static enum mirror_result rewrite_class(void *ctx, jinst_arena *arena, const cha
 		return MIRROR_FAILED;
 	}
 	/* Below version 50 the verifier infers types itself (JVMS 4.10.2). */
-	if (W->frames == FRAMES_RECOMPUTE && jinst_class_major_version(c) < 50)
-		return MIRROR_UNCHANGED;
+	if (W->frames == FRAMES_RECOMPUTE && jinst_class_major_version(c) < 50) {
+		*message = strdup("class file version below 50 (the verifier infers its frames)");
+		return MIRROR_SKIPPED;
+	}
 	size_t methods = 0;
 	for (uint16_t i = 0; i < jinst_class_method_count(c); i++) {
 		jinst_member *m = jinst_class_method(c, i);
@@ -104,13 +106,17 @@ int cmd_rewrite(int argc, char **argv)
 	const char *inputs[argc + 1];
 	int ninputs = 0;
 	rewrite W = {.frames = FRAMES_KEEP};
-	mirror_options o = {.transform = rewrite_class, .ctx = &W, .progress = isatty(2)};
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	o.jobs = cpus > 0 ? (int)cpus : 1;
+	mirror_options o = MIRROR_OPTIONS_INIT("rewrite", "rewritten");
+	o.transform = rewrite_class;
+	o.ctx = &W;
+	o.progress = isatty(2);
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
-		if (strcmp(a, "-o") == 0 && i + 1 < argc) {
-			output = argv[++i];
+		int took = mirror_option(&o, &output, argc, argv, &i);
+		if (took < 0)
+			return 2;
+		if (took) {
+			continue;
 		} else if (strcmp(a, "--frames=recompute") == 0) {
 			W.frames = FRAMES_RECOMPUTE;
 		} else if (strcmp(a, "--frames=keep") == 0) {
@@ -118,20 +124,14 @@ int cmd_rewrite(int argc, char **argv)
 		} else if (strncmp(a, "--frames=", 9) == 0) {
 			fprintf(stderr, "jinst rewrite: --frames takes keep or recompute, not '%s'\n", a + 9);
 			return 2;
-		} else if ((strcmp(a, "--classpath") == 0 || strcmp(a, "-cp") == 0) && i + 1 < argc) {
+		} else if ((strcmp(a, "--classpath") == 0 || strcmp(a, "-cp") == 0 || strcmp(a, "--jdk") == 0) &&
+		           i + 1 >= argc) {
+			fprintf(stderr, "jinst rewrite: %s needs a value\n", a);
+			return 2;
+		} else if (strcmp(a, "--classpath") == 0 || strcmp(a, "-cp") == 0) {
 			classpath = argv[++i];
-		} else if (strcmp(a, "--jdk") == 0 && i + 1 < argc) {
+		} else if (strcmp(a, "--jdk") == 0) {
 			jdk = argv[++i];
-		} else if (strcmp(a, "-j") == 0 && i + 1 < argc) {
-			o.jobs = atoi(argv[++i]);
-			if (o.jobs < 1) {
-				fprintf(stderr, "jinst rewrite: -j takes a positive number\n");
-				return 2;
-			}
-		} else if (strcmp(a, "--quiet") == 0) {
-			o.progress = false;
-		} else if (strcmp(a, "--verbose") == 0) {
-			o.verbose = true;
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "jinst rewrite: unknown option '%s' (see jinst rewrite --help)\n", a);
 			return 2;
@@ -173,13 +173,13 @@ int cmd_rewrite(int argc, char **argv)
 		return 2;
 	}
 	mirror_stats s;
-	mirror_run(inputs, ninputs, output, &o, &s);
+	int run = mirror_run(inputs, ninputs, output, &o, &s);
 	jinst_classpath_free(cp);
-	printf("%zu classes: %zu rewritten, %zu unchanged, %zu failed (%zu for classes the hierarchy does not know); "
-	       "%zu methods\n",
-	       s.classes, s.counts[MIRROR_CHANGED], s.counts[MIRROR_UNCHANGED], s.counts[MIRROR_FAILED],
-	       atomic_load(&W.hierarchy_failures), atomic_load(&W.methods));
-	if (s.errors)
-		printf("%zu files could not be read or written\n", s.errors);
-	return s.counts[MIRROR_FAILED] || s.errors ? 1 : 0;
+	if (run == 0) {
+		mirror_print_summary(&o, &s);
+		printf("%zu methods rewritten; %zu classes failed for classes the hierarchy does not know\n",
+		       atomic_load(&W.methods), atomic_load(&W.hierarchy_failures));
+	}
+	mirror_stats_free(&s);
+	return run != 0 || s.counts[MIRROR_FAILED] || s.errors ? 1 : 0;
 }

@@ -10,12 +10,14 @@ bytes (deterministic output).
     mirror_jar.py JINST CLASSES_DIR WORKDIR
 """
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
 
 jinst, classes, work = sys.argv[1:4]
-os.makedirs(work, exist_ok=True)
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(work)
 src = os.path.join(work, "in.jar")
 with zipfile.ZipFile(src, "w") as z:
     z.comment = b"an archive comment"
