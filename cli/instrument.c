@@ -21,17 +21,18 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "jinst/instrument.h"
+#include "jinst/report.h"
 #include "mirror.h"
 
 #define ALREADY "already instrumented"
 
 typedef struct offline {
 	jinst_instrument *ins;
-	_Atomic size_t already; /* classes copied because they carry the marker */
+	bool tables;            /* trace passes: each output carries the method table */
+	_Atomic size_t written; /* method tables handed to the mirror */
 } offline;
 
 static char *diag_text(const char *what, const jinst_diag *d)
@@ -52,16 +53,63 @@ static enum mirror_result instrument_one(void *ctx, jinst_arena *arena, const ch
 	/* identity NULL: the hash of these bytes, the original class's. */
 	int rc = jinst_instrument_class(O->ins, arena, in, len, NULL, 0, NULL, out, out_len, &d);
 	if (rc) {
-		*message = diag_text("not instrumented, copied: ", &d);
+		*message = diag_text("not instrumented: ", &d);
 		return MIRROR_FAILED;
 	}
 	if (d.message[0])
 		*message = strdup(d.message);
 	if (*out)
 		return MIRROR_CHANGED;
-	if (strncmp(d.message, ALREADY, strlen(ALREADY)) == 0)
-		atomic_fetch_add(&O->already, 1);
-	return MIRROR_UNCHANGED;
+	/* Counted by reason in the summary; never instrumented twice. */
+	return strncmp(d.message, ALREADY, strlen(ALREADY)) == 0 ? MIRROR_SKIPPED : MIRROR_UNCHANGED;
+}
+
+/* ---- the method table ------------------------------------------------------- */
+
+static int method_row(void *ctx, uint32_t id, const char **cls, const char **name, const char **desc, int *timed)
+{
+	jinst_method_info mi;
+	if (jinst_instrument_method_info(ctx, id, &mi))
+		return -1;
+	*cls = mi.class_name;
+	*name = mi.name;
+	*desc = mi.descriptor;
+	*timed = mi.timed;
+	return 0;
+}
+
+/* The mirror's extra entries: the method table of every id handed out so
+ * far, where jinst-runtime.jar looks for it (class loader resources). Ids
+ * are the run's, so the table of a later output repeats the earlier ones
+ * and every copy on a class path agrees. An output whose classes got no
+ * id, or a run of coverage alone, gets none; an input's own table (it was
+ * instrumented before) is then kept. */
+static int method_table(void *ctx, const char *input, mirror_extra **entries, size_t *n)
+{
+	(void)input;
+	offline *O = ctx;
+	*entries = NULL;
+	*n = 0;
+	uint32_t count = jinst_instrument_method_count(O->ins);
+	if (!O->tables || !count)
+		return 0;
+	mirror_extra *e = calloc(1, sizeof(*e));
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = e ? open_memstream(&buf, &len) : NULL;
+	int rc = f ? jinst_trace_write_methods(f, count, method_row, O->ins) : -1;
+	if ((f && fclose(f) != 0) || rc || !(e->name = strdup(JINST_METHOD_TABLE_RESOURCE))) {
+		fprintf(stderr, "jinst instrument: %s: the method table could not be made\n", input);
+		free(buf);
+		free(e);
+		return -1;
+	}
+	e->bytes = (uint8_t *)buf;
+	e->len = len;
+	*entries = e;
+	*n = 1;
+	atomic_fetch_add(&O->written, 1);
+	return 0;
 }
 
 /* ---- the command line ------------------------------------------------------- */
@@ -73,8 +121,6 @@ typedef struct args {
 	int ninputs;
 	const char **include, **exclude; /* NULL-terminated */
 	size_t ninclude, nexclude;
-	int jobs;
-	bool force, quiet, verbose;
 } args;
 
 /* --trace keeps the full shape in every method, so the run chooses counts
@@ -129,49 +175,25 @@ static int add_globs(const char ***list, size_t *n, char *v, const char *flag)
 	return 0;
 }
 
-static int needs_value(const char *flag, int i, int argc)
-{
-	if (i + 1 < argc)
-		return 0;
-	fprintf(stderr, "jinst instrument: %s needs a value (see jinst instrument --help)\n", flag);
-	return 2;
-}
-
-static int parse_args(args *A, int argc, char **argv)
+static int parse_args(args *A, mirror_options *mo, int argc, char **argv)
 {
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
-		int rc = parse_pass(A, a);
+		int rc = parse_pass(A, a), took;
 		if (rc != 1) {
 			if (rc)
 				return rc;
-		} else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
-			if ((rc = needs_value(a, i, argc)))
-				return rc;
-			A->output = argv[++i];
+		} else if ((took = mirror_option(mo, &A->output, argc, argv, &i)) != 0) {
+			if (took < 0)
+				return 2;
 		} else if (strcmp(a, "--include") == 0 || strcmp(a, "--exclude") == 0) {
-			if ((rc = needs_value(a, i, argc)))
-				return rc;
-			bool inc = a[2] == 'i';
-			rc = add_globs(inc ? &A->include : &A->exclude, inc ? &A->ninclude : &A->nexclude, argv[++i], a);
-			if (rc)
-				return rc;
-		} else if (strcmp(a, "-j") == 0) {
-			if ((rc = needs_value(a, i, argc)))
-				return rc;
-			char *end;
-			long j = strtol(argv[++i], &end, 10);
-			if (*end || j < 1 || j > 1024) {
-				fprintf(stderr, "jinst instrument: -j takes a number of threads, 1 to 1024, not '%s'\n", argv[i]);
+			if (i + 1 >= argc) {
+				fprintf(stderr, "jinst instrument: %s needs patterns (com.example.** or com/example/*)\n", a);
 				return 2;
 			}
-			A->jobs = (int)j;
-		} else if (strcmp(a, "--force") == 0) {
-			A->force = true;
-		} else if (strcmp(a, "--quiet") == 0) {
-			A->quiet = true;
-		} else if (strcmp(a, "--verbose") == 0) {
-			A->verbose = true;
+			bool inc = a[2] == 'i';
+			if ((rc = add_globs(inc ? &A->include : &A->exclude, inc ? &A->ninclude : &A->nexclude, argv[++i], a)))
+				return rc;
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "jinst instrument: unknown option '%s' (see jinst instrument --help)\n", a);
 			return 2;
@@ -196,62 +218,55 @@ static int parse_args(args *A, int argc, char **argv)
 	return 0;
 }
 
-static double seconds_since(const struct timespec *t0)
+static int instrument_run(const args *A, mirror_options *mo)
 {
-	struct timespec t1;
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
-static void summary(const args *A, const offline *O, const mirror_stats *s, double secs)
-{
-	jinst_instrument_counts c;
-	jinst_instrument_get_counts(O->ins, &c);
-	printf("%s: %zu classes: %zu instrumented, %zu unchanged (%zu already instrumented), %zu not instrumented; "
-	       "%llu methods instrumented, %llu left alone; %.2f s\n",
-	       A->output, s->classes, s->counts[MIRROR_CHANGED], s->counts[MIRROR_UNCHANGED], atomic_load(&O->already),
-	       s->counts[MIRROR_FAILED], (unsigned long long)c.methods_instrumented,
-	       (unsigned long long)c.methods_left_alone, secs);
-	if (s->errors)
-		printf("%zu files could not be read or written\n", s->errors);
+	jinst_instrument_options io = JINST_INSTRUMENT_OPTIONS_INIT;
+	io.passes = A->passes;
+	io.include = A->include;
+	io.exclude = A->exclude;
+	io.hooks_class = JINST_RUNTIME_HOOKS;
+	offline O = {.tables = (A->passes & (JINST_PASS_TRACE | JINST_PASS_COUNT)) != 0};
+	jinst_diag d;
+	if (jinst_instrument_new(&O.ins, &io, &d)) {
+		char msg[600];
+		jinst_diag_format(&d, msg, sizeof(msg));
+		fprintf(stderr, "jinst instrument: %s\n", msg);
+		return 2;
+	}
+	mo->transform = instrument_one;
+	mo->extra = method_table;
+	mo->ctx = &O;
+	mirror_stats s;
+	int run = mirror_run(A->inputs, A->ninputs, A->output, mo, &s);
+	if (run == 0) {
+		jinst_instrument_counts c;
+		jinst_instrument_get_counts(O.ins, &c);
+		mirror_print_summary(mo, &s);
+		printf("%llu methods instrumented, %llu left alone\n", (unsigned long long)c.methods_instrumented,
+		       (unsigned long long)c.methods_left_alone);
+		/* Lone class files have no place for the table: the run names
+		 * their methods by id only. */
+		if (O.tables && c.methods_instrumented && !atomic_load(&O.written))
+			fprintf(stderr, "jinst instrument: warning: no jar or folder output holds the method table (%s); "
+			                "give a folder or jar, or the traces name methods by id\n",
+			        JINST_METHOD_TABLE_RESOURCE);
+	}
+	jinst_instrument_free(O.ins);
+	int status = run != 0 || s.errors ? 1 : 0;
+	mirror_stats_free(&s);
+	return status;
 }
 
 int cmd_instrument(int argc, char **argv)
 {
 	const char *inputs[argc + 1];
 	args A = {.inputs = inputs};
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	A.jobs = cpus > 0 ? (int)cpus : 1;
-	int rc = parse_args(&A, argc, argv);
-	if (rc) {
-		free(A.include);
-		free(A.exclude);
-		return rc;
-	}
-	jinst_instrument_options io = JINST_INSTRUMENT_OPTIONS_INIT;
-	io.passes = A.passes;
-	io.include = A.include;
-	io.exclude = A.exclude;
-	io.hooks_class = JINST_RUNTIME_HOOKS;
-	offline O = {0};
-	jinst_diag d;
-	if (jinst_instrument_new(&O.ins, &io, &d)) {
-		char msg[600];
-		jinst_diag_format(&d, msg, sizeof(msg));
-		fprintf(stderr, "jinst instrument: %s\n", msg);
-		free(A.include);
-		free(A.exclude);
-		return 2;
-	}
-	mirror_options mo = {.transform = instrument_one, .ctx = &O, .jobs = A.jobs,
-	                     .progress = !A.quiet && isatty(2), .verbose = A.verbose};
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	mirror_stats s;
-	mirror_run(inputs, A.ninputs, A.output, &mo, &s);
-	summary(&A, &O, &s, seconds_since(&t0));
-	jinst_instrument_free(O.ins);
+	mirror_options mo = MIRROR_OPTIONS_INIT("instrument", "instrumented");
+	mo.progress = isatty(2);
+	int rc = parse_args(&A, &mo, argc, argv);
+	if (!rc)
+		rc = instrument_run(&A, &mo);
 	free(A.include);
 	free(A.exclude);
-	return s.errors ? 1 : 0;
+	return rc;
 }
