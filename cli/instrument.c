@@ -18,6 +18,7 @@
  * Coverage is placed before trace, as in the agent (the instrumenter runs
  * the built-in passes in that order), so probes sit on the original code.
  */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,48 @@ typedef struct offline {
 	jinst_instrument *ins;
 	bool tables;            /* trace passes: each output carries the method table */
 	_Atomic size_t written; /* method tables handed to the mirror */
+	/* The internal names of the classes instrumented for the input under
+	 * way (the mirror finishes one input before the next), for its table. */
+	pthread_mutex_t lock;
+	char **names;
+	size_t nnames, cap;
+	bool out_of_memory;
 } offline;
+
+static void clear_names(offline *O)
+{
+	for (size_t i = 0; i < O->nnames; i++)
+		free(O->names[i]);
+	O->nnames = 0;
+	O->out_of_memory = false;
+}
+
+/* Notes the name of a class just instrumented (modified UTF-8, as the
+ * instrumenter's method table has it). */
+static void note_name(offline *O, jinst_arena *arena, const uint8_t *in, size_t len)
+{
+	jinst_class *c;
+	jinst_diag d;
+	uint16_t n = 0;
+	const uint8_t *name = jinst_class_parse(&c, in, len, arena, NULL, &d) == 0 ? jinst_class_name(c, &n) : NULL;
+	char *copy = name ? strndup((const char *)name, n) : NULL;
+	pthread_mutex_lock(&O->lock);
+	if (O->nnames == O->cap) {
+		size_t cap = O->cap ? O->cap * 2 : 256;
+		char **p = realloc(O->names, cap * sizeof(*p));
+		if (p) {
+			O->names = p;
+			O->cap = cap;
+		}
+	}
+	if (copy && O->nnames < O->cap) {
+		O->names[O->nnames++] = copy;
+	} else {
+		O->out_of_memory = true; /* the table would miss it: the output fails */
+		free(copy);
+	}
+	pthread_mutex_unlock(&O->lock);
+}
 
 static char *diag_text(const char *what, const jinst_diag *d)
 {
@@ -58,18 +100,29 @@ static enum mirror_result instrument_one(void *ctx, jinst_arena *arena, const ch
 	}
 	if (d.message[0])
 		*message = strdup(d.message);
-	if (*out)
+	if (*out) {
+		if (O->tables)
+			note_name(O, arena, in, len);
 		return MIRROR_CHANGED;
+	}
 	/* Counted by reason in the summary; never instrumented twice. */
 	return strncmp(d.message, ALREADY, strlen(ALREADY)) == 0 ? MIRROR_SKIPPED : MIRROR_UNCHANGED;
 }
 
 /* ---- the method table ------------------------------------------------------- */
 
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A row of the table when the id's class is one of this output's. */
 static int method_row(void *ctx, uint32_t id, const char **cls, const char **name, const char **desc, int *timed)
 {
+	offline *O = ctx;
 	jinst_method_info mi;
-	if (jinst_instrument_method_info(ctx, id, &mi))
+	if (jinst_instrument_method_info(O->ins, id, &mi) ||
+	    !bsearch(&mi.class_name, O->names, O->nnames, sizeof(*O->names), by_name))
 		return -1;
 	*cls = mi.class_name;
 	*name = mi.name;
@@ -78,27 +131,32 @@ static int method_row(void *ctx, uint32_t id, const char **cls, const char **nam
 	return 0;
 }
 
-/* The mirror's extra entries: the method table of every id handed out so
- * far, where jinst-runtime.jar looks for it (class loader resources). Ids
- * are the run's, so the table of a later output repeats the earlier ones
- * and every copy on a class path agrees. An output whose classes got no
- * id, or a run of coverage alone, gets none; an input's own table (it was
+/* The mirror's extra entries: the method table, where jinst-runtime.jar
+ * looks for it (class loader resources), with the ids of the methods of
+ * the classes this output holds. Ids are the run's: a class that two
+ * inputs hold has the same ids in both tables, and the tables of all
+ * outputs on one class path agree. An output whose classes got no id, or a
+ * run of coverage alone, gets none; an input's own table (it was
  * instrumented before) is then kept. */
 static int method_table(void *ctx, const char *input, mirror_extra **entries, size_t *n)
 {
-	(void)input;
 	offline *O = ctx;
 	*entries = NULL;
 	*n = 0;
-	uint32_t count = jinst_instrument_method_count(O->ins);
-	if (!O->tables || !count)
+	if (!O->tables || !O->nnames)
 		return 0;
-	mirror_extra *e = calloc(1, sizeof(*e));
+	int rc = -1;
+	mirror_extra *e = O->out_of_memory ? NULL : calloc(1, sizeof(*e));
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = e ? open_memstream(&buf, &len) : NULL;
-	int rc = f ? jinst_trace_write_methods(f, count, method_row, O->ins) : -1;
-	if ((f && fclose(f) != 0) || rc || !(e->name = strdup(JINST_METHOD_TABLE_RESOURCE))) {
+	if (f) {
+		qsort(O->names, O->nnames, sizeof(*O->names), by_name);
+		rc = jinst_trace_write_methods(f, jinst_instrument_method_count(O->ins), method_row, O);
+		rc = fclose(f) != 0 ? -1 : rc;
+	}
+	clear_names(O);
+	if (rc || !(e->name = strdup(JINST_METHOD_TABLE_RESOURCE))) {
 		fprintf(stderr, "jinst instrument: %s: the method table could not be made\n", input);
 		free(buf);
 		free(e);
@@ -225,7 +283,8 @@ static int instrument_run(const args *A, mirror_options *mo)
 	io.include = A->include;
 	io.exclude = A->exclude;
 	io.hooks_class = JINST_RUNTIME_HOOKS;
-	offline O = {.tables = (A->passes & (JINST_PASS_TRACE | JINST_PASS_COUNT)) != 0};
+	offline O = {.tables = (A->passes & (JINST_PASS_TRACE | JINST_PASS_COUNT)) != 0,
+	             .lock = PTHREAD_MUTEX_INITIALIZER};
 	jinst_diag d;
 	if (jinst_instrument_new(&O.ins, &io, &d)) {
 		char msg[600];
@@ -252,6 +311,8 @@ static int instrument_run(const args *A, mirror_options *mo)
 			        JINST_METHOD_TABLE_RESOURCE);
 	}
 	jinst_instrument_free(O.ins);
+	clear_names(&O);
+	free(O.names);
 	int status = run != 0 || s.errors ? 1 : 0;
 	mirror_stats_free(&s);
 	return status;
