@@ -27,7 +27,8 @@ struct jinst_archive {
 
 struct jinst_archive_writer {
 	zip_t *zip;
-	char *path;
+	zip_source_t *buffer; /* a memory writer's bytes; NULL when writing to path */
+	char *path;           /* the path, or the name of a memory writer */
 	size_t count;
 };
 
@@ -340,6 +341,8 @@ void jinst_archive_writer_discard(jinst_archive_writer *w)
 	if (!w)
 		return;
 	zip_discard(w->zip);
+	if (w->buffer)
+		zip_source_free(w->buffer);
 	free(w->path);
 	free(w);
 }
@@ -353,6 +356,159 @@ int jinst_archive_writer_commit(jinst_archive_writer *w, jinst_diag *diag)
 		rc = fail_zip(diag, w->path, NULL, zip_get_error(w->zip));
 	else
 		w->zip = NULL;
+	jinst_archive_writer_discard(w);
+	return rc;
+}
+
+/* ---- writing into memory, entries copied from another archive ----------------------- */
+
+int jinst_archive_writer_new_memory(jinst_archive_writer **out, const char *name, jinst_diag *diag)
+{
+	*out = NULL;
+	jinst_archive_writer *w = calloc(1, sizeof(*w));
+	if (!w || !(w->path = strdup(name))) {
+		free(w);
+		return fail(diag, JINST_ENOMEM, name, NULL, "out of memory");
+	}
+	zip_error_t ze;
+	zip_error_init(&ze);
+	w->buffer = zip_source_buffer_create(NULL, 0, 0, &ze);
+	w->zip = w->buffer ? zip_open_from_source(w->buffer, ZIP_TRUNCATE, &ze) : NULL;
+	if (!w->zip) {
+		int rc = fail_zip(diag, name, NULL, &ze);
+		zip_error_fini(&ze);
+		if (w->buffer)
+			zip_source_free(w->buffer);
+		free(w->path);
+		free(w);
+		return rc;
+	}
+	zip_error_fini(&ze);
+	/* zip_close frees the source it wrote to unless it holds another
+	 * reference: this one, read in jinst_archive_writer_finish. */
+	zip_source_keep(w->buffer);
+	*out = w;
+	return 0;
+}
+
+static int copy_extra_fields(jinst_archive_writer *w, zip_uint64_t at, jinst_archive *from, size_t index,
+                             const char *name, jinst_diag *diag)
+{
+	static const zip_flags_t where[2] = {ZIP_FL_CENTRAL, ZIP_FL_LOCAL};
+	for (int k = 0; k < 2; k++) {
+		zip_int16_t n = zip_file_extra_fields_count(from->zip, index, where[k]);
+		if (n < 0)
+			return fail_zip(diag, from->name, name, zip_get_error(from->zip));
+		for (zip_uint16_t i = 0; i < (zip_uint16_t)n; i++) {
+			zip_uint16_t id = 0, len = 0;
+			const zip_uint8_t *p = zip_file_extra_field_get(from->zip, index, i, &id, &len, where[k]);
+			if (!p)
+				return fail_zip(diag, from->name, name, zip_get_error(from->zip));
+			if (zip_file_extra_field_set(w->zip, at, id, ZIP_EXTRA_FIELD_NEW, p, len, where[k]) != 0)
+				return fail_zip(diag, w->path, name, zip_get_error(w->zip));
+		}
+	}
+	return 0;
+}
+
+int jinst_archive_writer_copy(jinst_archive_writer *w, jinst_archive *from, size_t index, const uint8_t *bytes,
+                              size_t len, jinst_diag *diag)
+{
+	jinst_archive_entry e;
+	int rc = jinst_archive_entry_at(&e, from, index, diag);
+	if (rc)
+		return rc;
+	/* Untouched data goes over compressed: the same bytes, CRC and sizes,
+	 * and no time spent inflating and deflating it again. */
+	zip_source_t *src = bytes ? zip_source_buffer(w->zip, bytes, len, 0)
+	                          : zip_source_zip(w->zip, from->zip, index, ZIP_FL_COMPRESSED, 0, -1);
+	if (!src)
+		return fail_zip(diag, w->path, e.name, zip_get_error(w->zip));
+	zip_int64_t at = zip_file_add(w->zip, e.name, src, ZIP_FL_ENC_RAW);
+	if (at < 0) {
+		zip_source_free(src);
+		if (zip_error_code_zip(zip_get_error(w->zip)) == ZIP_ER_EXISTS)
+			return fail(diag, JINST_EINVAL, from->name, e.name,
+			            "the name is in the archive twice (entry %zu again); a zip written keeps one", index);
+		return fail_zip(diag, w->path, e.name, zip_get_error(w->zip));
+	}
+	zip_uint64_t i = (zip_uint64_t)at;
+	/* Copied data keeps its method (libzip would deflate a stored one by
+	 * default); new data is stored or deflated as the entry was. */
+	zip_int32_t method = !bytes ? (zip_int32_t)e.method
+	                            : e.method == JINST_ARCHIVE_STORED ? ZIP_CM_STORE : ZIP_CM_DEFLATE;
+	if (zip_set_file_compression(w->zip, i, method, 0) != 0)
+		return fail_zip(diag, w->path, e.name, zip_get_error(w->zip));
+	if (zip_file_set_mtime(w->zip, i, (time_t)e.mtime, 0) != 0 ||
+	    zip_file_set_external_attributes(w->zip, i, 0, e.opsys, e.external_attributes) != 0 ||
+	    (e.comment_len && zip_file_set_comment(w->zip, i, (const char *)e.comment, e.comment_len, 0) != 0))
+		return fail_zip(diag, w->path, e.name, zip_get_error(w->zip));
+	rc = copy_extra_fields(w, i, from, index, e.name, diag);
+	if (!rc)
+		w->count++;
+	return rc;
+}
+
+/* An archive with no entry: only the end of central directory record
+ * (APPNOTE.TXT 4.3.16), which libzip will not write. */
+static int empty_archive(jinst_archive_writer *w, uint8_t **bytes, size_t *len, jinst_diag *diag)
+{
+	int clen = 0;
+	const char *comment = zip_get_archive_comment(w->zip, &clen, ZIP_FL_ENC_RAW);
+	size_t n = 22 + (size_t)(comment && clen > 0 ? clen : 0);
+	uint8_t *p = calloc(1, n);
+	if (!p)
+		return fail(diag, JINST_ENOMEM, w->path, NULL, "out of memory");
+	memcpy(p, "PK\x05\x06", 4);
+	p[20] = (uint8_t)((n - 22) & 0xff);
+	p[21] = (uint8_t)((n - 22) >> 8);
+	if (n > 22)
+		memcpy(p + 22, comment, n - 22);
+	*bytes = p;
+	*len = n;
+	return 0;
+}
+
+static int read_buffer(jinst_archive_writer *w, uint8_t **bytes, size_t *len, jinst_diag *diag)
+{
+	zip_stat_t st;
+	zip_stat_init(&st);
+	if (zip_source_open(w->buffer) != 0)
+		return fail_zip(diag, w->path, NULL, zip_source_error(w->buffer));
+	int rc = 0;
+	uint8_t *p = NULL;
+	if (zip_source_stat(w->buffer, &st) != 0 || !(st.valid & ZIP_STAT_SIZE)) {
+		rc = fail_zip(diag, w->path, NULL, zip_source_error(w->buffer));
+	} else if (st.size > SIZE_MAX - 1 || !(p = malloc((size_t)st.size + 1))) {
+		rc = fail(diag, JINST_ENOMEM, w->path, NULL, "out of memory for %llu bytes", (unsigned long long)st.size);
+	} else if (zip_source_read(w->buffer, p, st.size) != (zip_int64_t)st.size) {
+		rc = fail_zip(diag, w->path, NULL, zip_source_error(w->buffer));
+	}
+	zip_source_close(w->buffer);
+	if (rc) {
+		free(p);
+		return rc;
+	}
+	*bytes = p;
+	*len = (size_t)st.size;
+	return 0;
+}
+
+int jinst_archive_writer_finish(jinst_archive_writer *w, uint8_t **bytes, size_t *len, jinst_diag *diag)
+{
+	*bytes = NULL;
+	*len = 0;
+	int rc;
+	if (!w->buffer)
+		rc = fail(diag, JINST_EINVAL, w->path, NULL, "not a memory writer");
+	else if (w->count == 0)
+		rc = empty_archive(w, bytes, len, diag);
+	else if (zip_close(w->zip) != 0)
+		rc = fail_zip(diag, w->path, NULL, zip_get_error(w->zip));
+	else {
+		w->zip = NULL;
+		rc = read_buffer(w, bytes, len, diag);
+	}
 	jinst_archive_writer_discard(w);
 	return rc;
 }

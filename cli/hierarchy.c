@@ -7,7 +7,7 @@
 #include "jinst/classpath.h"
 
 static const char hierarchy_usage[] =
-	"usage: jinst hierarchy [-cp PATH[:PATH...]] [--jdk JAVA_HOME] [--release N] CLASS...\n";
+	"usage: jinst hierarchy [-cp PATH[:PATH...]] [--jdk JAVA_HOME | --no-jdk] [--release N] CLASS...\n";
 
 /* One line: "NAME: class|interface, super S, interfaces A B". */
 static void print_info(const jinst_class_info *info)
@@ -31,7 +31,7 @@ int cmd_hierarchy(int argc, char **argv)
 		return 1;
 	}
 	jinst_diag diag = {0};
-	bool have_path = false;
+	bool have_jdk = false, no_jdk = false;
 	int first = argc, rc = 0;
 	for (int i = 0; i < argc && first == argc; i++) {
 		const char *a = argv[i];
@@ -39,11 +39,12 @@ int cmd_hierarchy(int argc, char **argv)
 			fprintf(stderr, "jinst: %s needs a value\n%s", a, hierarchy_usage);
 			rc = 2;
 		} else if (strcmp(a, "-cp") == 0) {
-			have_path = true;
 			if (jinst_classpath_add_list(cp, argv[++i], &diag) != 0)
 				rc = 1;
+		} else if (strcmp(a, "--no-jdk") == 0) {
+			no_jdk = true;
 		} else if (strcmp(a, "--jdk") == 0) {
-			have_path = true;
+			have_jdk = true;
 			if (jinst_classpath_add_jdk(cp, argv[++i], &diag) != 0)
 				rc = 1;
 		} else if (strcmp(a, "--release") == 0) {
@@ -69,8 +70,12 @@ int cmd_hierarchy(int argc, char **argv)
 		fprintf(stderr, "jinst: no class given\n%s", hierarchy_usage);
 		rc = 2;
 	}
-	/* With no class path given, the JDK of JAVA_HOME or of `java` on the PATH. */
-	char *home = rc == 0 && !have_path ? cli_default_jdk() : NULL;
+	/* The JDK answers after -cp, as in rewrite: an application's classes
+	 * end in java/lang/Object and the JDK's interfaces. Without --jdk, the
+	 * JDK of JAVA_HOME or of `java` on the PATH. */
+	char *home = rc == 0 && !have_jdk && !no_jdk ? cli_default_jdk() : NULL;
+	if (rc == 0 && !have_jdk && !no_jdk && !home)
+		fprintf(stderr, "jinst: no JDK found (--jdk or JAVA_HOME): only -cp answers\n");
 	if (home && jinst_classpath_add_jdk(cp, home, &diag) != 0) {
 		fprintf(stderr, "jinst: %s: %s\n", home, diag.message);
 		rc = 1;

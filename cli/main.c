@@ -62,7 +62,7 @@ static const char roundtrip_help[] =
 	"Exit status: 0 when nothing differs and nothing is rejected, 1 otherwise, 2 usage error.\n";
 
 static const char hierarchy_help[] =
-	"usage: jinst hierarchy [-cp PATH[:PATH...]] [--jdk JAVA_HOME] [--release N] CLASS...\n"
+	"usage: jinst hierarchy [-cp PATH[:PATH...]] [--jdk JAVA_HOME | --no-jdk] [--release N] CLASS...\n"
 	"\n"
 	"Prints, for each CLASS (internal or binary name) and each of its super classes\n"
 	"up to java/lang/Object, one line: NAME: class|interface, super S, interfaces A B.\n"
@@ -71,17 +71,29 @@ static const char hierarchy_help[] =
 	"              and runtime images (lib/modules), ':'-separated, first match wins\n"
 	"  --jdk HOME  a JDK's classes (lib/modules, else jmods/, else rt.jar)\n"
 	"  --release N the META-INF/versions/N of multi-release jars (default: none)\n"
-	"With neither -cp nor --jdk, the JDK of JAVA_HOME or of `java` on the PATH.\n"
+	"  --no-jdk    no JDK: only -cp answers\n"
+	"The JDK answers after -cp: --jdk, else the JDK of JAVA_HOME or of `java` on the PATH.\n"
 	"Exit status: 0 all classes known, 1 a class or an entry could not be read, 2 usage error.\n";
 
 static const char rewrite_help[] =
 	"usage: jinst rewrite [--frames=keep|recompute] [--classpath PATH:...] [--jdk JAVA_HOME]\n"
 	"                     [-j N] [--force] [--quiet] [--verbose] IN... -o OUT\n"
 	"\n"
-	"Writes every class of IN (class files, folders, jars) again to OUT, which takes\n"
-	"the shape of the input: a folder keeps its layout and its other files, a jar its\n"
-	"entries, order, times and non-class entries. With several inputs OUT is a folder\n"
-	"holding each by its own name.\n"
+	"Writes every class of IN (class files, folders, jars, wars, ears, zips) again to\n"
+	"OUT, which takes the shape of the input: a folder keeps its layout, links and other\n"
+	"files; an archive its entries in their order with their names, times, compression,\n"
+	"attributes, extra fields and comments, every non-class entry byte for byte.\n"
+	"Archives inside (BOOT-INF/lib/*.jar, WEB-INF/lib/*.jar) are rewritten too, and\n"
+	"multi-release classes (META-INF/versions/N/) like any other. A signed archive\n"
+	"whose classes change loses its signature (a warning names it). With several\n"
+	"inputs OUT is a folder holding each by its own name; one file into an existing\n"
+	"folder goes in by its name. The same input and options give the same bytes.\n"
+	"\n"
+	"The inputs are never written: OUT may not be an input, lie inside an input folder\n"
+	"or hold an input. OUT is written beside its place (.jinst-tmp.PID.NAME) and put\n"
+	"there only when the run succeeded; on an error (unreadable input, corrupt archive,\n"
+	"a write failing) nothing changes. An existing OUT is replaced only with --force.\n"
+	"\n"
 	"  --frames=keep       (default) decode every method into the code editor and\n"
 	"                      encode it again: branches laid out, tables remapped, frames\n"
 	"                      kept and re-encoded in their most compact form\n"
@@ -102,8 +114,10 @@ static const char rewrite_help[] =
 	"The summary counts what was written:\n"
 	"  N archives, N files; N classes: N rewritten, N unchanged, N skipped, N failed; N warnings; T s\n"
 	"    N skipped: REASON           (one line per reason)\n"
-	"  N methods rewritten; N classes failed for classes the hierarchy does not know\n"
-	"Exit status: 0 when nothing failed, 1 otherwise, 2 usage error.\n";
+	"  N methods rewritten; left alone: N without code, N in classes skipped or failed;\n"
+	"  N classes failed for classes the hierarchy does not know\n"
+	"Exit status: 0 when nothing failed, 1 when a class failed (the output is written)\n"
+	"or OUT could not be written (nothing changed), 2 usage error.\n";
 
 static const char instrument_help[] =
 	"usage: jinst instrument PASSES [--include GLOBS] [--exclude GLOBS] [-j N] [--force]\n"

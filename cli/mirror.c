@@ -1,137 +1,144 @@
 /*
- * Mirroring inputs to outputs through a class transformation: the machinery
- * under `jinst rewrite` (and, later, offline instrumentation).
+ * The writer: inputs mirrored to outputs of the same shape through a class
+ * transformation, under `jinst rewrite` and `jinst instrument`.
  *
- * An input is a class file, a folder or a jar/zip. Its output has the same
- * shape: a folder keeps its layout and every non-class file is copied; a jar
- * keeps its entries in their order, with their names, times, compression
- * methods, attributes and comments, classes transformed and everything else
- * copied, so the same input and options give the same output bytes
- * (DESIGN.md, invariant 8). A jar goes through the archive layer
- * (include/jinst/archive.h), which writes a temporary file beside the
- * output and renames it into place at the end, so a failure never leaves
- * half a jar behind.
+ * An input is a class file, a folder or an archive (jar, war, ear, zip:
+ * mirror_jar.c). Its output has the same shape: a folder keeps its layout,
+ * its links and every non-class file; an archive its entries as they were
+ * (see mirror_jar.c); archives inside folders and archives are mirrored
+ * too. Where the output goes and how it comes into place is mirror_out.c:
+ * checked before any work, written beside its place, put there whole only
+ * when the run met no error.
  *
- * The classes of one input are gathered in memory, transformed by the
- * worker pool (include/jinst/util.h), one arena per pool thread, and
- * reported in input order, so the report is the same whatever the number
- * of threads. A class
- * the transformation fails on is written unchanged and reported: the
- * output is always complete and always runs.
+ * Per input, every class (those inside archives and nested archives too) is
+ * gathered in memory as a job, the jobs are transformed by the worker pool
+ * (include/jinst/util.h), one arena per pool thread, and their results are
+ * read in input order, so the output bytes and everything printed are the
+ * same whatever the number of threads (DESIGN.md, invariant 8). A class
+ * the transformation fails on is written unchanged, with a warning: the
+ * output is always complete and always runs. A file that cannot be read,
+ * an archive that cannot be, or an output that cannot be written is an
+ * error: nothing of the run is put in place.
  */
 #include <errno.h>
-#include <stdatomic.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "jinst/archive.h"
-#include "jinst/util.h"
-#include "mirror.h"
+#include "mirror_internal.h"
 
-/* The time of an added entry: a fixed one, so the output stays the same
- * from run to run (1980-01-03, inside the DOS date range in any time zone). */
-#define EXTRA_MTIME INT64_C(315705600)
-
-typedef struct job {
-	char *name;       /* as reported: PATH or JAR!ENTRY */
-	uint8_t *in;
-	size_t in_len;
-	uint8_t *out;     /* malloc'd by the transformation, or NULL (then `in` is written) */
-	size_t out_len;
-	enum mirror_result result;
-	char *message;
-	char *dest;       /* folder mode: the output path */
-	size_t index;     /* jar mode: the entry index */
-	bool is_class;
-} job;
-
-typedef struct run {
-	const mirror_options *o;
-	mirror_stats *stats;
-	job *jobs;
-	size_t n, cap;
-	jinst_pool *pool;
-	jinst_arena **arenas; /* one per pool thread */
-	_Atomic size_t done;
-	size_t total_classes;
-} run;
-
-static bool ends_with(const char *s, const char *suffix)
+static void report(run *R, const char *kind, const char *where, const char *fmt, va_list ap)
 {
-	size_t n = strlen(s), k = strlen(suffix);
-	return n >= k && strcmp(s + n - k, suffix) == 0;
-}
-
-static void problem(run *R, const char *name, const char *fmt, const char *detail)
-{
-	fprintf(stderr, "jinst %s: %s: ", R->o->command ? R->o->command : "", name);
-	fprintf(stderr, fmt, detail);
+	/* Clear the progress bar's line first. */
+	if (R->o->progress && atomic_load(&R->shown))
+		fputs("\r\033[K", stderr);
+	fprintf(stderr, "jinst %s: %s%s: ", R->o->command ? R->o->command : "", kind, where);
+	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
+}
+
+void mirror_error(run *R, const char *where, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report(R, "", where, fmt, ap);
+	va_end(ap);
 	R->stats->errors++;
+	R->failed = true;
 }
 
-static int write_all(const char *path, const uint8_t *data, size_t len)
+void mirror_warning(run *R, const char *where, const char *fmt, ...)
 {
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		return -1;
-	bool ok = fwrite(data, 1, len, f) == len;
-	ok = fclose(f) == 0 && ok;
-	return ok ? 0 : -1;
+	va_list ap;
+	va_start(ap, fmt);
+	report(R, "warning: ", where, fmt, ap);
+	va_end(ap);
+	R->stats->warnings++;
 }
 
-/* mkdir -p */
-static int make_dirs(const char *path)
+char *mirror_join(const char *a, const char *b, char sep)
 {
-	char buf[4096];
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
-		return -1;
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
+	size_t n = strlen(a) + strlen(b) + 2;
+	char *p = malloc(n);
+	if (p)
+		sep ? snprintf(p, n, "%s%c%s", a, sep, b) : snprintf(p, n, "%s%s", a, b);
+	return p;
+}
+
+bool mirror_is_archive_name(const char *name)
+{
+	static const char *const ext[] = {".jar", ".war", ".ear", ".zip"};
+	size_t n = strlen(name);
+	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++)
+		if (n > 4 && strcasecmp(name + n - 4, ext[i]) == 0)
+			return true;
+	return false;
+}
+
+void mirror_free_extras(mirror_extra *x, size_t n)
+{
+	for (size_t i = 0; x && i < n; i++) {
+		free(x[i].name);
+		free(x[i].bytes);
 	}
-	return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+	free(x);
 }
 
-static job *add_job(run *R, char *name, uint8_t *in, size_t len, bool is_class)
+size_t mirror_add_job(run *R, char *name, uint8_t *in, size_t len)
 {
 	if (R->n == R->cap) {
 		size_t cap = R->cap ? R->cap * 2 : 256;
 		job *p = realloc(R->jobs, cap * sizeof(*p));
-		if (!p)
-			return NULL;
+		if (!p) {
+			free(name);
+			free(in);
+			return SIZE_MAX;
+		}
 		R->jobs = p;
 		R->cap = cap;
 	}
-	job *j = &R->jobs[R->n++];
-	*j = (job){.name = name, .in = in, .in_len = len, .is_class = is_class, .result = MIRROR_UNCHANGED};
-	R->total_classes += is_class;
-	return j;
+	R->jobs[R->n] = (job){.name = name, .in = in, .in_len = len, .result = MIRROR_UNCHANGED};
+	return R->n++;
+}
+
+/* ---- transforming ---------------------------------------------------------------- */
+
+#define BAR 30
+
+static void progress(run *R)
+{
+	size_t done = atomic_fetch_add(&R->done, 1) + 1;
+	size_t width = R->n ? done * BAR / R->n : BAR;
+	size_t shown = atomic_load(&R->shown);
+	/* One thread draws each step of the bar; the others go on. */
+	if (width + 1 <= shown || !atomic_compare_exchange_strong(&R->shown, &shown, width + 1))
+		return;
+	char bar[BAR + 1];
+	memset(bar, '#', width);
+	memset(bar + width, '.', BAR - width);
+	bar[BAR] = '\0';
+	fprintf(stderr, "\r[%s] %zu/%zu classes", bar, done, R->n);
 }
 
 static void transform_one(void *arg, int worker, size_t i)
 {
 	run *R = arg;
 	job *j = &R->jobs[i];
-	if (!j->is_class)
-		return;
 	jinst_arena *arena = R->arenas[worker];
 	jinst_arena_reset(arena);
 	j->result = R->o->transform(R->o->ctx, arena, j->name, j->in, j->in_len, &j->out, &j->out_len, &j->message);
-	if (j->result != MIRROR_CHANGED) {
+	if (j->result != MIRROR_CHANGED || !j->out) {
+		if (j->result == MIRROR_CHANGED)
+			j->result = MIRROR_UNCHANGED;
 		free(j->out);
 		j->out = NULL;
 	}
-	size_t done = atomic_fetch_add(&R->done, 1) + 1;
-	if (R->o->progress && done % 2000 == 0)
-		fprintf(stderr, "\r%zu/%zu classes", done, R->total_classes);
+	if (R->o->progress)
+		progress(R);
 }
 
 static void count_reason(run *R, const char *why)
@@ -143,37 +150,31 @@ static void count_reason(run *R, const char *why)
 			return;
 		}
 	mirror_reason *p = realloc(s->skipped, (s->nskipped + 1) * sizeof(*p));
-	char *copy = strdup(why);
-	if (!p || !copy) {
-		free(copy);
-		if (p)
-			s->skipped = p;
-		return;
-	}
-	s->skipped = p;
-	s->skipped[s->nskipped++] = (mirror_reason){copy, 1};
+	if (p)
+		s->skipped = p;
+	char *copy = p ? strdup(why) : NULL;
+	if (copy)
+		s->skipped[s->nskipped++] = (mirror_reason){copy, 1};
 }
 
 static void transform_all(run *R)
 {
+	atomic_store(&R->done, 0);
+	atomic_store(&R->shown, 0);
 	jinst_pool_run(R->pool, R->n, transform_one, R);
-	if (R->o->progress && R->total_classes >= 2000)
-		fputc('\n', stderr);
+	if (R->o->progress && atomic_load(&R->shown))
+		fputs("\r\033[K", stderr);
+	atomic_store(&R->shown, 0);
 	for (size_t i = 0; i < R->n; i++) {
 		job *j = &R->jobs[i];
-		if (!j->is_class)
-			continue;
 		R->stats->classes++;
 		R->stats->counts[j->result]++;
 		if (j->result == MIRROR_SKIPPED)
 			count_reason(R, j->message ? j->message : "no reason given");
-		if (j->result == MIRROR_FAILED) {
-			fprintf(stderr, "jinst %s: warning: %s: %s (copied unchanged)\n", R->o->command, j->name,
-			        j->message ? j->message : "failed");
-			R->stats->warnings++;
-		} else if (j->message && R->o->verbose) {
+		if (j->result == MIRROR_FAILED)
+			mirror_warning(R, j->name, "%s (copied unchanged)", j->message ? j->message : "failed");
+		else if (j->message && R->o->verbose)
 			printf("note %s: %s\n", j->name, j->message);
-		}
 	}
 }
 
@@ -184,86 +185,205 @@ static void free_jobs(run *R)
 		free(R->jobs[i].in);
 		free(R->jobs[i].out);
 		free(R->jobs[i].message);
-		free(R->jobs[i].dest);
 	}
 	free(R->jobs);
 	R->jobs = NULL;
 	R->n = R->cap = 0;
-	R->total_classes = 0;
-	atomic_store(&R->done, 0);
 }
 
-static char *join(const char *a, const char *b)
+/* ---- the items of an input ----------------------------------------------------------- */
+
+enum item_kind { ITEM_DIR, ITEM_CLASS, ITEM_JAR, ITEM_FILE, ITEM_LINK, ITEM_EXTRA };
+
+/* One thing to write: a path relative to the input's output, and what. */
+typedef struct item {
+	enum item_kind kind;
+	char *rel;      /* "" for the input itself */
+	char *src;      /* the input file (ITEM_JAR, ITEM_FILE), the link's target (ITEM_LINK) */
+	mode_t mode;
+	size_t job;     /* ITEM_CLASS */
+	jar *jar;       /* ITEM_JAR */
+	uint8_t *bytes; /* ITEM_EXTRA */
+	size_t len;
+} item;
+
+typedef struct items {
+	item *v;
+	size_t n, cap;
+} items;
+
+static item *add_item(run *R, items *L, enum item_kind kind, const char *rel, mode_t mode)
 {
-	size_t n = strlen(a) + strlen(b) + 2;
-	char *p = malloc(n);
-	if (p)
-		snprintf(p, n, "%s/%s", a, b);
-	return p;
+	if (L->n == L->cap) {
+		size_t cap = L->cap ? L->cap * 2 : 64;
+		item *p = realloc(L->v, cap * sizeof(*p));
+		if (!p) {
+			mirror_error(R, rel, "out of memory");
+			return NULL;
+		}
+		L->v = p;
+		L->cap = cap;
+	}
+	item *it = &L->v[L->n];
+	*it = (item){.kind = kind, .rel = strdup(rel), .mode = mode, .job = SIZE_MAX};
+	if (!it->rel) {
+		mirror_error(R, rel, "out of memory");
+		return NULL;
+	}
+	L->n++;
+	return it;
 }
 
-/* Gathers the files under dir (sorted) as jobs whose output goes under out. */
-static void gather_dir(run *R, const char *dir, const char *out)
+static void free_items(items *L)
+{
+	for (size_t i = 0; i < L->n; i++) {
+		free(L->v[i].rel);
+		free(L->v[i].src);
+		free(L->v[i].bytes);
+		mirror_jar_free(L->v[i].jar);
+	}
+	free(L->v);
+	*L = (items){0};
+}
+
+static bool starts_pk(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return false;
+	uint8_t m[2] = {0};
+	size_t got = fread(m, 1, 2, f);
+	fclose(f);
+	return got == 2 && m[0] == 'P' && m[1] == 'K';
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static void gather_dir(run *R, items *L, const char *dir, const char *rel);
+
+/* The file or folder path (rel in the output) as an item; top marks an
+ * input named on the command line. */
+static void gather(run *R, items *L, const char *path, const char *rel, bool top)
+{
+	struct stat st;
+	if ((top ? stat(path, &st) : lstat(path, &st)) != 0) {
+		mirror_error(R, path, "%s", strerror(errno));
+		return;
+	}
+	item *it;
+	if (S_ISDIR(st.st_mode)) {
+		if ((it = add_item(R, L, ITEM_DIR, rel, st.st_mode)))
+			gather_dir(R, L, path, rel);
+	} else if (S_ISLNK(st.st_mode)) {
+		char target[4096];
+		ssize_t k = readlink(path, target, sizeof(target) - 1);
+		if (k < 0) {
+			mirror_error(R, path, "%s", strerror(errno));
+		} else if ((it = add_item(R, L, ITEM_LINK, rel, st.st_mode))) {
+			target[k] = '\0';
+			if (!(it->src = strdup(target)))
+				mirror_error(R, path, "out of memory");
+		}
+	} else if (!S_ISREG(st.st_mode)) {
+		mirror_warning(R, path, "not a file, a folder or a link: left out");
+	} else if ((top || mirror_is_archive_name(path)) && starts_pk(path)) {
+		if ((it = add_item(R, L, ITEM_JAR, rel, st.st_mode)) && !(it->src = strdup(path)))
+			mirror_error(R, path, "out of memory");
+		if (it && it->src)
+			it->jar = mirror_jar_load(R, path, path, NULL, 0, 0);
+	} else if (has_suffix(path, ".class")) {
+		uint8_t *data;
+		size_t len;
+		jinst_diag d;
+		char *name = strdup(path);
+		if (!name || jinst_file_read(&data, &len, path, 0, &d) != 0) {
+			mirror_error(R, path, "%s", name ? d.message : "out of memory");
+			free(name);
+		} else if ((it = add_item(R, L, ITEM_CLASS, rel, st.st_mode))) {
+			if ((it->job = mirror_add_job(R, name, data, len)) == SIZE_MAX)
+				mirror_error(R, path, "out of memory");
+		} else {
+			free(name);
+			free(data);
+		}
+	} else if (top) {
+		mirror_error(R, path, "not a class file, an archive or a folder");
+	} else {
+		if (mirror_is_archive_name(path))
+			mirror_warning(R, path, "named like an archive, but not one: copied as it is");
+		if ((it = add_item(R, L, ITEM_FILE, rel, st.st_mode)) && !(it->src = strdup(path)))
+			mirror_error(R, path, "out of memory");
+		R->stats->files++;
+	}
+}
+
+static void gather_dir(run *R, items *L, const char *dir, const char *rel)
 {
 	char **names;
 	size_t n;
 	jinst_diag d;
 	if (jinst_dir_list(&names, &n, dir, &d) != 0) {
-		problem(R, dir, "%s", d.message);
+		mirror_error(R, dir, "%s", d.message);
 		return;
 	}
-	for (size_t i = 0; i < n; i++) {
-		char *src = join(dir, names[i]), *dst = join(out, names[i]);
-		struct stat st;
-		if (lstat(src, &st) != 0) {
-			problem(R, src, "%s", strerror(errno));
-		} else if (S_ISDIR(st.st_mode)) {
-			gather_dir(R, src, dst);
-		} else if (S_ISREG(st.st_mode)) {
-			uint8_t *data;
-			size_t len;
-			if (jinst_file_read(&data, &len, src, 0, &d) != 0) {
-				problem(R, src, "%s", d.message);
-			} else {
-				job *j = add_job(R, src, data, len, ends_with(src, ".class"));
-				if (j) {
-					j->dest = dst;
-					src = dst = NULL;
-				}
-			}
-		}
+	for (size_t i = 0; i < n && !R->failed; i++) {
+		char *src = mirror_join(dir, names[i], '/');
+		char *sub = *rel ? mirror_join(rel, names[i], '/') : strdup(names[i]);
+		if (src && sub)
+			gather(R, L, src, sub, false);
+		else
+			mirror_error(R, dir, "out of memory");
 		free(src);
-		free(dst);
+		free(sub);
 	}
 	jinst_dir_list_free(names, n);
 }
 
-static void write_files(run *R)
+/* ---- writing ---------------------------------------------------------------------------- */
+
+static int write_item(run *R, const item *it, const char *path, bool top)
 {
-	for (size_t i = 0; i < R->n; i++) {
-		job *j = &R->jobs[i];
-		char *slash = strrchr(j->dest, '/');
-		if (slash) {
-			*slash = '\0';
-			int rc = make_dirs(j->dest);
-			*slash = '/';
-			if (rc != 0) {
-				problem(R, j->dest, "cannot make its folder: %s", strerror(errno));
-				continue;
-			}
+	const job *j = it->job != SIZE_MAX ? &R->jobs[it->job] : NULL;
+	switch (it->kind) {
+	case ITEM_DIR:
+		if (mkdir(path, 0777) != 0) {
+			mirror_error(R, path, "cannot make the folder: %s", strerror(errno));
+			return -1;
 		}
-		if (write_all(j->dest, j->out ? j->out : j->in, j->out ? j->out_len : j->in_len) != 0)
-			problem(R, j->dest, "cannot write: %s", strerror(errno));
+		return 0;
+	case ITEM_LINK:
+		if (symlink(it->src, path) != 0) {
+			mirror_error(R, path, "cannot make the link: %s", strerror(errno));
+			return -1;
+		}
+		return 0;
+	case ITEM_CLASS:
+		return mirror_out_write(R, path, j->out ? j->out : j->in, j->out ? j->out_len : j->in_len, it->mode, top);
+	case ITEM_EXTRA:
+		return mirror_out_write(R, path, it->bytes, it->len, 0644, false);
+	case ITEM_FILE:
+		return mirror_out_copy(R, it->src, path, it->mode, top);
+	case ITEM_JAR:
+		break;
 	}
+	return -1;
 }
 
-static void free_extras(mirror_extra *x, size_t n)
+/* An archive item, its extra entries given when it is an input. */
+static int write_jar_item(run *R, const item *it, const char *path, bool top, const mirror_extra *x, size_t nx)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(x[i].name);
-		free(x[i].bytes);
-	}
-	free(x);
+	uint8_t *bytes;
+	size_t len;
+	if (mirror_jar_build(R, it->jar, x, nx, &bytes, &len) != 0)
+		return -1;
+	int rc = bytes ? mirror_out_write(R, path, bytes, len, it->mode, top) : mirror_out_copy(R, it->src, path,
+	                                                                                           it->mode, top);
+	free(bytes);
+	return rc;
 }
 
 /* The extra entries of the output of input, from the command's hook. */
@@ -274,235 +394,157 @@ static int get_extras(run *R, const char *input, mirror_extra **x, size_t *n)
 	if (!R->o->extra)
 		return 0;
 	if (R->o->extra(R->o->ctx, input, x, n) < 0) {
-		problem(R, input, "%s", "the entries to add could not be made");
-		free_extras(*x, *n);
+		mirror_free_extras(*x, *n);
 		*x = NULL;
 		*n = 0;
+		mirror_error(R, input, "the entries to add to its output could not be made");
 		return -1;
 	}
 	return 0;
 }
 
-static void mirror_dir(run *R, const char *in, const char *out)
+/* A folder's extra entries, as items written last (over a file of the name). */
+static void extra_items(run *R, items *L, mirror_extra *x, size_t nx)
 {
-	gather_dir(R, in, out);
-	transform_all(R);
-	mirror_extra *x;
-	size_t nx;
-	if (get_extras(R, in, &x, &nx) == 0) {
-		for (size_t i = 0; i < nx; i++) {
-			job *j = add_job(R, strdup(x[i].name), x[i].bytes, x[i].len, false);
-			if (!j)
-				continue;
-			x[i].bytes = NULL;
-			j->dest = join(out, x[i].name);
+	for (size_t i = 0; i < nx && !R->failed; i++) {
+		if (!x[i].name[0] || x[i].name[0] == '/' || strstr(x[i].name, "..")) {
+			mirror_error(R, x[i].name, "an entry to add must have a relative name inside the output");
+			return;
 		}
-		free_extras(x, nx);
+		item *it = add_item(R, L, ITEM_EXTRA, x[i].name, 0644);
+		if (it) {
+			it->bytes = x[i].bytes;
+			it->len = x[i].len;
+			x[i].bytes = NULL;
+		}
 	}
-	write_files(R);
-	R->stats->files += R->n - R->total_classes;
-	R->stats->inputs++;
-	free_jobs(R);
 }
 
-static void mirror_file(run *R, const char *in, const char *out)
+static void write_dir(run *R, items *L, const char *dest)
 {
-	uint8_t *data;
-	size_t len;
-	jinst_diag d;
-	if (jinst_file_read(&data, &len, in, 0, &d) != 0) {
-		problem(R, in, "%s", d.message);
-		return;
+	for (size_t i = 0; i < L->n && !R->failed; i++) {
+		const item *it = &L->v[i];
+		char *path = *it->rel ? mirror_join(dest, it->rel, '/') : strdup(dest);
+		if (!path) {
+			mirror_error(R, dest, "out of memory");
+			return;
+		}
+		if (it->kind == ITEM_EXTRA) {
+			char *slash = strrchr(path, '/');
+			*slash = '\0';
+			if (mirror_out_mkdirs(path) != 0)
+				mirror_error(R, path, "cannot make the folder: %s", strerror(errno));
+			*slash = '/';
+			unlink(path);
+		}
+		if (!R->failed)
+			it->kind == ITEM_JAR ? write_jar_item(R, it, path, false, NULL, 0) : write_item(R, it, path, false);
+		free(path);
 	}
-	job *j = add_job(R, strdup(in), data, len, true);
-	if (!j) {
-		free(data);
-		return;
-	}
-	j->dest = strdup(out);
-	transform_all(R);
-	write_files(R);
-	R->stats->inputs++;
-	free_jobs(R);
 }
 
-static void mirror_jar(run *R, const char *in, const char *out)
+/* One input, to dest. */
+static void mirror_one(run *R, const char *in, const char *dest)
 {
-	jinst_archive *a;
-	jinst_diag d;
-	if (jinst_archive_open(&a, in, NULL, &d) != 0) {
-		problem(R, in, "cannot open as a jar: %s", d.message);
-		return;
-	}
-	size_t n = jinst_archive_count(a);
-	for (size_t i = 0; i < n; i++) {
-		jinst_archive_entry e;
-		if (jinst_archive_entry_at(&e, a, i, &d) != 0) {
-			problem(R, in, "%s", d.message);
-			continue;
-		}
-		uint8_t *data;
-		size_t len;
-		char *name = malloc(strlen(in) + strlen(e.name) + 2);
-		if (!name || jinst_archive_read(&data, &len, a, i, &d) != 0) {
-			problem(R, in, "cannot read entry %s", e.name);
-			free(name);
-			continue;
-		}
-		sprintf(name, "%s!%s", in, e.name);
-		bool is_class = ends_with(e.name, ".class") && e.name[strlen(e.name) - 1] != '/';
-		job *j = add_job(R, name, data, len, is_class);
-		if (!j) {
-			free(data);
-			free(name);
-			continue;
-		}
-		j->index = i;
-	}
-	transform_all(R);
-	mirror_extra *x;
-	size_t nx;
-	bool ok = get_extras(R, in, &x, &nx) == 0;
-	/* An extra entry replaces one of its name in place; the others come last. */
-	size_t first_extra = R->n;
-	for (size_t i = 0; ok && i < nx; i++) {
-		job *j = NULL;
-		for (size_t k = 0; k < first_extra && !j; k++)
-			if (strcmp(strchr(R->jobs[k].name, '!') + 1, x[i].name) == 0)
-				j = &R->jobs[k];
-		if (j) {
-			free(j->out);
-			j->out = x[i].bytes;
-			j->out_len = x[i].len;
-		} else if ((j = add_job(R, strdup(x[i].name), x[i].bytes, x[i].len, false))) {
-			j->index = SIZE_MAX;
-		}
-		if (j)
-			x[i].bytes = NULL;
-	}
-	free_extras(x, ok ? nx : 0);
-
-	/* Each entry as it was but for its bytes: name, order, method, time,
-	 * attributes, comment. */
-	jinst_archive_writer *w = NULL;
-	ok = ok && jinst_archive_writer_new(&w, out, &d) == 0;
-	if (!ok)
-		problem(R, out, "cannot create: %s", d.message);
-	for (size_t k = 0; ok && k < R->n; k++) {
-		job *j = &R->jobs[k];
-		jinst_archive_entry e = {.name = j->name, .method = JINST_ARCHIVE_DEFLATED, .opsys = 3,
-		                         .mtime = EXTRA_MTIME, .external_attributes = 0100644u << 16};
-		ok = (j->index == SIZE_MAX || jinst_archive_entry_at(&e, a, j->index, &d) == 0) &&
-		     jinst_archive_writer_add(w, &e, j->out ? j->out : j->in, j->out ? j->out_len : j->in_len, &d) == 0;
-		if (!ok)
-			problem(R, j->name, "%s", d.message);
-	}
-	size_t clen;
-	const uint8_t *comment = jinst_archive_comment(a, &clen);
-	if (ok && comment && jinst_archive_writer_set_comment(w, comment, clen, &d) != 0) {
-		problem(R, out, "%s", d.message);
-		ok = false;
-	}
-	if (ok && jinst_archive_writer_commit(w, &d) != 0) {
-		problem(R, out, "%s", d.message);
-	} else if (!ok) {
-		jinst_archive_writer_discard(w);
+	items L = {0};
+	gather(R, &L, in, "", true);
+	if (!R->failed && L.n == 0)
+		mirror_error(R, in, "nothing to write");
+	if (!R->failed)
+		transform_all(R);
+	mirror_extra *x = NULL;
+	size_t nx = 0;
+	bool archive_or_dir = L.n && (L.v[0].kind == ITEM_DIR || L.v[0].kind == ITEM_JAR);
+	if (!R->failed && archive_or_dir)
+		get_extras(R, in, &x, &nx);
+	if (R->failed) {
+		/* nothing to write */
+	} else if (L.v[0].kind == ITEM_DIR) {
+		extra_items(R, &L, x, nx);
+		write_dir(R, &L, dest);
+	} else if (L.v[0].kind == ITEM_JAR) {
+		write_jar_item(R, &L.v[0], dest, true, x, nx);
 	} else {
-		R->stats->archives++;
-		R->stats->inputs++;
-		R->stats->files += R->n - R->total_classes;
+		write_item(R, &L.v[0], dest, true);
 	}
-	jinst_archive_close(a);
+	mirror_free_extras(x, nx);
+	free_items(&L);
 	free_jobs(R);
+	if (!R->failed)
+		R->stats->inputs++;
 }
 
-static const char *base_name(const char *path)
-{
-	size_t n = strlen(path);
-	while (n > 1 && path[n - 1] == '/')
-		n--;
-	const char *p = path + n;
-	while (p > path && p[-1] != '/')
-		p--;
-	return p;
-}
+/* ---- the run ------------------------------------------------------------------------------ */
 
-static bool is_zip(const char *path)
+static void end_run(run *R)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return false;
-	uint8_t m[4] = {0};
-	size_t got = fread(m, 1, 4, f);
-	fclose(f);
-	return got == 4 && m[0] == 'P' && m[1] == 'K';
-}
-
-static void mirror_end(run *R, int threads)
-{
-	for (int i = 0; R->arenas && i < threads; i++)
+	for (int i = 0; R->arenas && i < R->threads; i++)
 		jinst_arena_free(R->arenas[i]);
 	free(R->arenas);
 	jinst_pool_free(R->pool);
 }
 
+static int start_run(run *R)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int jobs = R->o->jobs > 0 ? R->o->jobs : cpus > 0 ? (int)cpus : 1;
+	if (jinst_pool_new(&R->pool, jobs) != 0)
+		return -1;
+	R->threads = jinst_pool_threads(R->pool);
+	R->arenas = calloc((size_t)R->threads, sizeof(*R->arenas));
+	if (!R->arenas)
+		return -1;
+	for (int i = 0; i < R->threads; i++)
+		if (jinst_arena_new(&R->arenas[i]) != 0)
+			return -1;
+	return 0;
+}
+
+static void mirror_all(run *R, const char *const *inputs, int n, const char *temp)
+{
+	if (n > 1 && mkdir(temp, 0777) != 0) {
+		mirror_error(R, temp, "cannot make the folder: %s", strerror(errno));
+		return;
+	}
+	for (int i = 0; i < n && !R->failed; i++) {
+		if (n == 1) {
+			mirror_one(R, inputs[i], temp);
+			continue;
+		}
+		const char *base = strrchr(inputs[i], '/');
+		char *dest = mirror_join(temp, base && base[1] ? base + 1 : inputs[i], '/');
+		if (!dest)
+			mirror_error(R, inputs[i], "out of memory");
+		else
+			mirror_one(R, inputs[i], dest);
+		free(dest);
+	}
+}
+
 int mirror_run(const char *const *inputs, int n, const char *output, const mirror_options *o, mirror_stats *stats)
 {
 	memset(stats, 0, sizeof(*stats));
-	struct timespec t0;
+	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	run R = {.o = o, .stats = stats};
-	struct stat ost;
-	if (!o->force && lstat(output, &ost) == 0) {
-		problem(&R, output, "%s", "the output exists (--force replaces it); nothing done");
-		return -1;
-	}
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	if (jinst_pool_new(&R.pool, o->jobs > 0 ? o->jobs : cpus > 0 ? (int)cpus : 1) != 0) {
-		problem(&R, output, "%s", "out of memory");
-		return -1;
-	}
-	int threads = jinst_pool_threads(R.pool);
-	R.arenas = calloc((size_t)threads, sizeof(*R.arenas));
-	bool ok = R.arenas != NULL;
-	for (int i = 0; ok && i < threads; i++)
-		ok = jinst_arena_new(&R.arenas[i]) == 0;
-	if (!ok) {
-		problem(&R, output, "%s", "out of memory");
-		mirror_end(&R, threads);
-		return -1;
-	}
-	bool out_is_dir = stat(output, &ost) == 0 && S_ISDIR(ost.st_mode);
-	for (int i = 0; i < n; i++) {
-		const char *in = inputs[i];
-		struct stat st;
-		if (stat(in, &st) != 0) {
-			problem(&R, in, "%s", strerror(errno));
-			continue;
-		}
-		/* One input goes to OUT itself; several go under OUT, each by its own name. */
-		char *dest = n > 1 || (out_is_dir && !S_ISDIR(st.st_mode)) ? join(output, base_name(in)) : strdup(output);
-		if (n > 1 && make_dirs(output) != 0) {
-			problem(&R, output, "cannot make the folder: %s", strerror(errno));
-			free(dest);
-			mirror_end(&R, threads);
-			return -1;
-		}
-		if (S_ISDIR(st.st_mode))
-			mirror_dir(&R, in, dest);
-		else if (is_zip(in))
-			mirror_jar(&R, in, dest);
-		else if (ends_with(in, ".class"))
-			mirror_file(&R, in, dest);
+	char *final = NULL, *temp = NULL;
+	if (start_run(&R) != 0) {
+		mirror_error(&R, output, "out of memory");
+	} else if (mirror_out_prepare(&R, inputs, n, output, &final, &temp) == 0) {
+		mirror_all(&R, inputs, n, temp);
+		if (R.failed)
+			mirror_out_abandon(&R, temp);
 		else
-			problem(&R, in, "%s", "not a class file, a jar or a folder");
-		free(dest);
+			mirror_out_commit(&R, final, temp);
+		if (R.failed)
+			mirror_error(&R, final, "not written (the errors above); nothing changed");
 	}
-	mirror_end(&R, threads);
-	struct timespec t1;
+	end_run(&R);
+	free(final);
+	free(temp);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	stats->elapsed = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	return 0;
+	return R.failed ? -1 : 0;
 }
 
 void mirror_stats_free(mirror_stats *s)
@@ -522,8 +564,6 @@ void mirror_print_summary(const mirror_options *o, const mirror_stats *s)
 	       s->counts[MIRROR_SKIPPED], s->counts[MIRROR_FAILED], s->warnings, s->elapsed);
 	for (size_t i = 0; i < s->nskipped; i++)
 		printf("  %zu skipped: %s\n", s->skipped[i].count, s->skipped[i].text);
-	if (s->errors)
-		printf("%zu errors: outputs not written (see above)\n", s->errors);
 }
 
 int mirror_option(mirror_options *o, const char **output, int argc, char **argv, int *i)
@@ -537,12 +577,13 @@ int mirror_option(mirror_options *o, const char **output, int argc, char **argv,
 	}
 	if (strcmp(a, "-o") == 0) {
 		*output = argv[++*i];
-	} else if (strcmp(a, "-j") == 0) {
+	} else if (strncmp(a, "-j", 2) == 0) {
+		/* -j N or -jN */
+		const char *v = a[2] ? a + 2 : argv[++*i];
 		char *end;
-		long n = strtol(argv[++*i], &end, 10);
-		if (*end || n < 1 || n > 1024) {
-			fprintf(stderr, "jinst %s: -j takes a number of threads from 1 to 1024, not '%s'\n", o->command,
-			        argv[*i]);
+		long n = strtol(v, &end, 10);
+		if (!*v || *end || n < 1 || n > 1024) {
+			fprintf(stderr, "jinst %s: -j takes a number of threads from 1 to 1024, not '%s'\n", o->command, v);
 			return -1;
 		}
 		o->jobs = (int)n;

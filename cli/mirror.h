@@ -82,8 +82,8 @@ typedef struct mirror_stats {
  * opts->force. Each output is written beside its final place and renamed
  * into place, so a failing or killed run leaves it as it was. Per-class
  * failures print "warning: NAME: REASON" on stderr; file problems go to
- * stderr and are counted in errors. Returns 0, or -1 when it refused to
- * start (nothing done, stats->errors counts why). */
+ * stderr and are counted in errors. Returns 0 when the output was put in
+ * place, -1 when it was not (refused, or an error: nothing changed). */
 int mirror_run(const char *const *inputs, int n, const char *output, const mirror_options *opts,
                mirror_stats *stats);
 void mirror_stats_free(mirror_stats *stats);

@@ -16,11 +16,14 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "jinst/classpath.h"
 #include "jinst/edit.h"
 #include "jinst/infer.h"
+#include "jinst/util.h"
 #include "mirror.h"
 
 enum frames_mode { FRAMES_KEEP, FRAMES_RECOMPUTE };
@@ -29,7 +32,9 @@ typedef struct rewrite {
 	enum frames_mode frames;
 	jinst_hierarchy hierarchy;
 	_Atomic size_t hierarchy_failures; /* classes failed for a class the hierarchy does not know */
-	_Atomic size_t methods;
+	_Atomic size_t methods;            /* methods rewritten */
+	_Atomic size_t without_code;       /* abstract and native methods of classes rewritten */
+	_Atomic size_t left_alone;         /* methods of classes skipped or failed (copied as they are) */
 } rewrite;
 
 static char *failure(const char *what, const jinst_diag *d)
@@ -54,9 +59,10 @@ static enum mirror_result rewrite_class(void *ctx, jinst_arena *arena, const cha
 	/* Below version 50 the verifier infers types itself (JVMS 4.10.2). */
 	if (W->frames == FRAMES_RECOMPUTE && jinst_class_major_version(c) < 50) {
 		*message = strdup("class file version below 50 (the verifier infers its frames)");
+		atomic_fetch_add(&W->left_alone, jinst_class_method_count(c));
 		return MIRROR_SKIPPED;
 	}
-	size_t methods = 0;
+	size_t methods = 0, count = jinst_class_method_count(c);
 	for (uint16_t i = 0; i < jinst_class_method_count(c); i++) {
 		jinst_member *m = jinst_class_method(c, i);
 		if (!jinst_attr_find(jinst_member_attrs(m), JINST_ATTR_CODE))
@@ -86,18 +92,48 @@ static enum mirror_result rewrite_class(void *ctx, jinst_arena *arena, const cha
 			*message = failure(what, &d);
 			if (rc == JINST_EHIERARCHY)
 				atomic_fetch_add(&W->hierarchy_failures, 1);
+			atomic_fetch_add(&W->left_alone, count);
 			return MIRROR_FAILED;
 		}
 		methods++;
 	}
-	atomic_fetch_add(&W->methods, methods);
 	if (jinst_class_write(c, NULL, out, out_len, &d)) {
 		*message = failure("write: ", &d);
+		atomic_fetch_add(&W->left_alone, count);
 		return MIRROR_FAILED;
 	}
+	atomic_fetch_add(&W->methods, methods);
+	atomic_fetch_add(&W->without_code, count - methods);
 	if (*out_len == len && memcmp(*out, in, len) == 0)
 		return MIRROR_UNCHANGED;
 	return MIRROR_CHANGED;
+}
+
+/* The archives inside a folder input answer for their classes too (a lib/
+ * of jars), after the folder itself, in name order. */
+static void add_archives(jinst_classpath *cp, const char *dir, int depth)
+{
+	char **names;
+	size_t n;
+	jinst_diag d;
+	if (depth > 16 || jinst_dir_list(&names, &n, dir, &d) != 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(dir) + strlen(names[i]) + 2;
+		char *path = malloc(len);
+		if (!path)
+			break;
+		snprintf(path, len, "%s/%s", dir, names[i]);
+		struct stat st;
+		size_t k = strlen(names[i]);
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			add_archives(cp, path, depth + 1);
+		else if (S_ISREG(st.st_mode) && k > 4 &&
+		         (strcasecmp(names[i] + k - 4, ".jar") == 0 || strcasecmp(names[i] + k - 4, ".zip") == 0))
+			jinst_classpath_add(cp, path, &d);
+		free(path);
+	}
+	jinst_dir_list_free(names, n);
 }
 
 int cmd_rewrite(int argc, char **argv)
@@ -153,8 +189,10 @@ int cmd_rewrite(int argc, char **argv)
 	/* The inputs answer first for their own classes. One that is no class
 	 * path entry (a lone class file, a bad jar) is left to the mirror to
 	 * report. */
-	for (int i = 0; i < ninputs; i++)
+	for (int i = 0; i < ninputs; i++) {
 		jinst_classpath_add(cp, inputs[i], &d);
+		add_archives(cp, inputs[i], 0);
+	}
 	if (!rc && classpath)
 		rc = jinst_classpath_add_list(cp, classpath, &d);
 	char *home = jdk ? strdup(jdk) : cli_default_jdk();
@@ -177,8 +215,10 @@ int cmd_rewrite(int argc, char **argv)
 	jinst_classpath_free(cp);
 	if (run == 0) {
 		mirror_print_summary(&o, &s);
-		printf("%zu methods rewritten; %zu classes failed for classes the hierarchy does not know\n",
-		       atomic_load(&W.methods), atomic_load(&W.hierarchy_failures));
+		printf("%zu methods rewritten; left alone: %zu without code, %zu in classes skipped or failed; "
+		       "%zu classes failed for classes the hierarchy does not know\n",
+		       atomic_load(&W.methods), atomic_load(&W.without_code), atomic_load(&W.left_alone),
+		       atomic_load(&W.hierarchy_failures));
 	}
 	mirror_stats_free(&s);
 	return run != 0 || s.counts[MIRROR_FAILED] || s.errors ? 1 : 0;

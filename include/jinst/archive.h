@@ -111,11 +111,48 @@ int jinst_archive_writer_add(jinst_archive_writer *w, const jinst_archive_entry 
                              size_t len, jinst_diag *diag);
 int jinst_archive_writer_set_comment(jinst_archive_writer *w, const uint8_t *comment, size_t len,
                                      jinst_diag *diag);
-/* Writes the archive and frees w, whatever the outcome. An archive with no
- * entry is refused (JINST_EUNSUPPORTED): libzip writes no empty zip. */
+
+/* A new archive written into memory (a jar nested in a jar, or one whose
+ * file the caller writes itself); jinst_archive_writer_finish hands back
+ * its bytes. name names it in diagnostics. */
+int jinst_archive_writer_new_memory(jinst_archive_writer **out, const char *name, jinst_diag *diag);
+/* Appends entry index of from with everything that makes it what it is:
+ * name as stored, compression method, time, opsys, external attributes,
+ * comment and extra fields (central and local, in their order). With bytes
+ * NULL its data is copied as from stores it (compressed bytes, CRC,
+ * sizes), never recompressed; otherwise bytes replace the data, compressed
+ * with the entry's method (stored stays stored, any other is deflated).
+ * from and bytes must stay open and alive until the commit or finish. A
+ * name the writer already holds is JINST_EINVAL (a zip may hold a name
+ * twice, libzip writes it once). */
+int jinst_archive_writer_copy(jinst_archive_writer *w, jinst_archive *from, size_t index, const uint8_t *bytes,
+                              size_t len, jinst_diag *diag);
+/* Writes a memory writer's archive, hands back its malloc'd bytes and frees
+ * w, whatever the outcome. An archive with no entry is the 22 bytes of an
+ * end of central directory record (with the comment). */
+int jinst_archive_writer_finish(jinst_archive_writer *w, uint8_t **bytes, size_t *len, jinst_diag *diag);
+/* Writes a path writer's archive and frees w, whatever the outcome. An
+ * archive with no entry is refused (JINST_EUNSUPPORTED): libzip writes no
+ * empty zip (a memory writer does). */
 int jinst_archive_writer_commit(jinst_archive_writer *w, jinst_diag *diag);
 /* Frees w and writes nothing. NULL is fine. */
 void jinst_archive_writer_discard(jinst_archive_writer *w);
+
+/* ---- signed jars --------------------------------------------------------------- */
+
+/* Whether an entry is part of a jar's signature (the JAR File
+ * Specification, "Signed JAR File"): META-INF/NAME.SF, .DSA, .RSA, .EC or
+ * META-INF/SIG-NAME, directly in META-INF, letters in any case. */
+bool jinst_archive_is_signature_file(const char *name);
+/* The manifest without a signature's digests: in each section after the
+ * main one, every attribute whose name ends in "-Digest" (any case) goes,
+ * with its continuation lines, and a section left with only its Name goes
+ * with its blank line. Every other byte stays as it is: the main section,
+ * line endings (CRLF, LF or CR), other attributes, lines that are not
+ * attributes. *out is malloc'd; *removed counts the attributes removed.
+ * Fails only for lack of memory (JINST_ENOMEM). */
+int jinst_archive_manifest_strip(uint8_t **out, size_t *out_len, size_t *removed, const uint8_t *in, size_t len,
+                                 jinst_diag *diag);
 
 /* ---- walking class inputs ---------------------------------------------------- */
 

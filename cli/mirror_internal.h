@@ -1,0 +1,87 @@
+/* What the writer's parts share: mirror.c (the run, classes, folders),
+ * mirror_out.c (where outputs are written, and how they come into place),
+ * mirror_jar.c (archives). Not for the commands: they use mirror.h. */
+#ifndef JINST_CLI_MIRROR_INTERNAL_H
+#define JINST_CLI_MIRROR_INTERNAL_H
+
+#include <stdatomic.h>
+#include <sys/types.h>
+
+#include "jinst/archive.h"
+#include "jinst/util.h"
+#include "mirror.h"
+
+/* One class to transform. */
+typedef struct job {
+	char *name; /* as reported: PATH, JAR!ENTRY, JAR!INNER.jar!ENTRY */
+	uint8_t *in;
+	size_t in_len;
+	uint8_t *out; /* malloc'd by the transformation when MIRROR_CHANGED, else NULL */
+	size_t out_len;
+	enum mirror_result result;
+	char *message;
+} job;
+
+typedef struct run {
+	const mirror_options *o;
+	mirror_stats *stats;
+	job *jobs; /* the classes of the input being mirrored */
+	size_t n, cap;
+	jinst_pool *pool;
+	jinst_arena **arenas; /* one per pool thread */
+	int threads;
+	_Atomic size_t done;  /* classes transformed, for the progress bar */
+	_Atomic size_t shown; /* the bar's last width drawn */
+	size_t total;         /* classes of all inputs */
+	bool failed;          /* the run met an error: nothing is put in place */
+} run;
+
+/* ---- mirror.c ---- */
+
+/* Prints "jinst CMD: WHERE: MESSAGE" on stderr; an error fails the run. */
+void mirror_error(run *R, const char *where, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void mirror_warning(run *R, const char *where, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Adds a class to transform, taking name and in; its index, or SIZE_MAX
+ * (out of memory: the run failed, name and in freed). */
+size_t mirror_add_job(run *R, char *name, uint8_t *in, size_t len);
+bool mirror_is_archive_name(const char *name);
+char *mirror_join(const char *a, const char *b, char sep);
+void mirror_free_extras(mirror_extra *x, size_t n);
+
+/* ---- mirror_out.c ---- */
+
+/* Where the output goes, checked before any work: refuses an output that
+ * is an input or lies inside an input folder, an input inside the output,
+ * two inputs of one name, an existing output without force. Fills *final
+ * (the path to put the output at) and *temp (beside it, named so that a
+ * later run knows it for a leftover), removes leftovers of runs that died,
+ * makes the output's missing folders. -1 with the reason printed. */
+int mirror_out_prepare(run *R, const char *const *inputs, int n, const char *output, char **final, char **temp);
+/* Puts temp in place of final (an atomic exchange when final exists, then
+ * the old one removed), or removes temp and the folders prepare made when
+ * the run failed. */
+int mirror_out_commit(run *R, const char *final, const char *temp);
+void mirror_out_abandon(run *R, const char *temp);
+/* Writes bytes to path (a new file); fsync'd when sync is set. */
+int mirror_out_write(run *R, const char *path, const uint8_t *bytes, size_t len, mode_t mode, bool sync);
+/* Copies the file src to the new file dst. */
+int mirror_out_copy(run *R, const char *src, const char *dst, mode_t mode, bool sync);
+/* mkdir -p; 0 or -1 with errno. */
+int mirror_out_mkdirs(const char *path);
+/* Removes a file or a folder with all it holds. */
+void mirror_out_remove(const char *path);
+
+/* ---- mirror_jar.c ---- */
+
+typedef struct jar jar;
+/* Reads the archive at path (data NULL) or in data (taken: freed with the
+ * jar), its classes added as jobs, its nested archives read recursively.
+ * NULL after an error (the run failed). */
+jar *mirror_jar_load(run *R, const char *name, const char *path, uint8_t *data, size_t len, int depth);
+/* After the transformation: the archive with its changes and extra
+ * entries, in *bytes (malloc'd); *bytes NULL when nothing changed (the
+ * input serves as it is). -1 after an error. */
+int mirror_jar_build(run *R, jar *j, const mirror_extra *x, size_t nx, uint8_t **bytes, size_t *len);
+void mirror_jar_free(jar *j);
+
+#endif
