@@ -14,6 +14,12 @@
  * is the file as it was when the session started, or at the last reset,
  * so that repeated dumps of one session never count a hit twice.
  *
+ * Classes instrumented ahead of time that reach this runtime (the agent's
+ * copy, in the bootstrap loader) ask for their arrays by identity and
+ * name (Coverage.probesFor): their records come from the runtime's
+ * snapshot by identity, beside the instrumenter's, in the same file. While
+ * this module is off, the runtime writes those itself (Standalone).
+ *
  * `reset` clears the probes in place (methods running keep recording into
  * the same arrays) and starts the session's clock again. The module is
  * restartable: attaching after `stop` starts a new session (a new
@@ -99,7 +105,8 @@ enum { RT_BOOLEANS = 1, RT_COUNTS = 2 };
 
 static struct {
 	jclass coverage;            /* global reference */
-	jmethodID engage, disengage, snapshot;
+	jclass longs;               /* long[], global reference */
+	jmethodID engage, disengage, snapshot, by_identity;
 	int64_t start_ms;           /* the session's */
 	jinst_covdata *base;        /* append=y: the file at the session's start or last reset */
 } rt;
@@ -122,13 +129,19 @@ static bool find_methods(JNIEnv *jni)
 	(*jni)->DeleteLocalRef(jni, k);
 	struct { jmethodID *id; const char *name, *sig; } ms[] = {
 		{&rt.engage, "engage", "(I)V"}, {&rt.disengage, "disengage", "()V"},
-		{&rt.snapshot, "snapshot", "(Z)[Ljava/lang/Object;"}};
+		{&rt.snapshot, "snapshot", "(Z)[Ljava/lang/Object;"},
+		{&rt.by_identity, "snapshotByIdentity", "(Z)[Ljava/lang/Object;"}};
 	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
 		*ms[i].id = (*jni)->GetStaticMethodID(jni, rt.coverage, ms[i].name, ms[i].sig);
 		if (jinst_agent_java_failed(jni, ms[i].name) || !*ms[i].id)
 			return false;
 	}
-	return true;
+	jclass l = (*jni)->FindClass(jni, "[J");
+	if (jinst_agent_java_failed(jni, "[J") || !l)
+		return false;
+	rt.longs = (*jni)->NewGlobalRef(jni, l);
+	(*jni)->DeleteLocalRef(jni, l);
+	return rt.longs != NULL;
 }
 
 /* ---- the data file ----------------------------------------------------- */
@@ -197,6 +210,49 @@ static int fill(JNIEnv *jni, const jinst_coverage_config *k, jobjectArray snap, 
 	return r;
 }
 
+/* One class of the snapshot by identity (i of ids, names, arrays). */
+static int add_by_identity(JNIEnv *jni, jinst_covdata *data, jlong identity, jobjectArray names,
+                           jobjectArray arrays, jsize i, jinst_diag *diag)
+{
+	jstring name = (*jni)->GetObjectArrayElement(jni, names, i);
+	jobject arr = (*jni)->GetObjectArrayElement(jni, arrays, i);
+	const char *s = name ? (*jni)->GetStringUTFChars(jni, name, NULL) : NULL;
+	int r = 0;
+	if (s && arr) {
+		jinst_probe_class_info info = {(uint64_t)identity, s, (uint32_t)(*jni)->GetArrayLength(jni, arr)};
+		r = add_class(jni, data, &info, arr, (*jni)->IsInstanceOf(jni, arr, rt.longs), diag);
+	}
+	if (s)
+		(*jni)->ReleaseStringUTFChars(jni, name, s);
+	(*jni)->DeleteLocalRef(jni, name);
+	(*jni)->DeleteLocalRef(jni, arr);
+	return r;
+}
+
+/* The classes that asked by identity (code instrumented ahead of time),
+ * into the model; reset: their arrays cleared after the copy. */
+static int fill_by_identity(JNIEnv *jni, jinst_covdata *data, bool reset, jinst_diag *diag)
+{
+	jobjectArray snap = (*jni)->CallStaticObjectMethod(jni, rt.coverage, rt.by_identity, (jboolean)reset);
+	if (jinst_agent_java_failed(jni, "Coverage.snapshotByIdentity") || !snap)
+		return 0;
+	jlongArray ids = (*jni)->GetObjectArrayElement(jni, snap, 0);
+	jobjectArray names = (*jni)->GetObjectArrayElement(jni, snap, 1);
+	jobjectArray arrays = (*jni)->GetObjectArrayElement(jni, snap, 2);
+	jsize n = ids ? (*jni)->GetArrayLength(jni, ids) : 0;
+	jlong *id = n ? (*jni)->GetLongArrayElements(jni, ids, NULL) : NULL;
+	int r = 0;
+	for (jsize i = 0; id && data && i < n && r == 0; i++)
+		r = add_by_identity(jni, data, id[i], names, arrays, i, diag);
+	if (id)
+		(*jni)->ReleaseLongArrayElements(jni, ids, id, JNI_ABORT);
+	(*jni)->DeleteLocalRef(jni, ids);
+	(*jni)->DeleteLocalRef(jni, names);
+	(*jni)->DeleteLocalRef(jni, arrays);
+	(*jni)->DeleteLocalRef(jni, snap);
+	return r;
+}
+
 static void write_data(const jinst_coverage_config *k, JNIEnv *jni, jobjectArray snap)
 {
 	char path[1100], session[300];
@@ -215,6 +271,8 @@ static void write_data(const jinst_coverage_config *k, JNIEnv *jni, jobjectArray
 		r = jinst_covdata_add_session(data, session, rt.start_ms, now_ms());
 	if (!r)
 		r = fill(jni, k, snap, data, &diag);
+	if (!r)
+		r = fill_by_identity(jni, data, false, &diag);
 	if (!r)
 		r = jinst_covdata_write_file(path, data, &diag);
 	if (r < 0) {
@@ -261,6 +319,8 @@ static void coverage_reset(const void *c, JNIEnv *jni)
 	jobjectArray snap = snapshot(jni, true);
 	if (snap)
 		(*jni)->DeleteLocalRef(jni, snap);
+	jinst_diag diag;
+	fill_by_identity(jni, NULL, true, &diag);
 	rt.start_ms = now_ms();
 	take_base(c);
 	jinst_agent_log("coverage reset");

@@ -9,6 +9,14 @@
  *
  *     push class id; push probe count; invokestatic probes(II)[Z; astore L
  *
+ * Ids are handed out per instrumenter, so code instrumented ahead of time
+ * (hooks_class set, or JINST_PASS_COVERAGE_IDENTITY) asks by the class's
+ * identity instead, which no other run can give another class, and by its
+ * name, which the runtime writes in the record without any table:
+ *
+ *     ldc2_w identity; push probe count; ldc "pkg/Name";
+ *     invokestatic probesFor(JILjava/lang/String;)[Z; astore L
+ *
  * outside the labels of its first instruction (a loop back to offset 0
  * does not ask again), L a new local declared in every frame of the method.
  * In a constructor this runs before super(...): it touches neither `this`
@@ -53,8 +61,7 @@
 typedef struct cov_class {
 	const jinst_pass_class *pc;  /* the class being instrumented, or NULL */
 	jinst_coverage_plan *plan;
-	uint32_t id;
-	uint16_t hook;               /* the Methodref of the probe hook */
+	jinst_coverage_entry entry;  /* how its methods ask for the array */
 	uint16_t next;               /* the plan's method to look at first */
 } cov_class;
 
@@ -209,27 +216,33 @@ static int switch_sites(method_edit *e, const jinst_probe_site *sites, uint32_t 
 }
 
 /* The entry code: the array into the new local, declared in every frame. */
-static int entry(method_edit *e, uint32_t class_id, uint32_t probe_count, uint16_t hook)
+static int entry(method_edit *e, const jinst_coverage_entry *en)
 {
 	static const char bools[] = "[Z", longs[] = "[J";
 	int rc = jinst_edit_new_local(e->ed, JINST_VT_OBJECT, &e->local);
 	jinst_ftype t = {JINST_VT_OBJECT, 0, 2, (const uint8_t *)(e->counts ? longs : bools)};
 	if (rc || (rc = jinst_edit_declare_local(e->ed, e->local, &t)))
 		return rc;
-	jinst_insn seq[4];
-	if ((rc = jinst_ins_push_int(e->c, class_id, &seq[0])) || (rc = jinst_ins_push_int(e->c, probe_count, &seq[1])))
+	jinst_insn seq[5];
+	uint32_t n = 0;
+	if (en->identity)
+		seq[n++] = op(JINST_OP_LDC2_W, en->identity);
+	else if ((rc = jinst_ins_push_int(e->c, en->class_id, &seq[n++])))
 		return rc;
-	seq[2] = op(JINST_OP_INVOKESTATIC, hook);
-	seq[3] = op(JINST_OP_ASTORE, e->local);
+	if ((rc = jinst_ins_push_int(e->c, en->probe_count, &seq[n++])))
+		return rc;
+	if (en->identity)
+		seq[n++] = op(JINST_OP_LDC, en->name); /* the editor widens it to ldc_w past 255 */
+	seq[n++] = op(JINST_OP_INVOKESTATIC, en->hook);
+	seq[n++] = op(JINST_OP_ASTORE, e->local);
 	jinst_node *first = jinst_edit_first_insn(e->ed);
-	return first ? jinst_edit_insert(e->ed, first, JINST_BEFORE_OUTSIDE, seq, 4, NULL) : JINST_EMALFORMED;
+	return first ? jinst_edit_insert(e->ed, first, JINST_BEFORE_OUTSIDE, seq, n, NULL) : JINST_EMALFORMED;
 }
 
 /* Every site of one method into the open editor. */
-static int place(method_edit *e, const jinst_coverage_method *pm, uint32_t class_id, uint32_t probe_count,
-                 uint16_t hook)
+static int place(method_edit *e, const jinst_coverage_method *pm, const jinst_coverage_entry *en)
 {
-	int rc = entry(e, class_id, probe_count, hook);
+	int rc = entry(e, en);
 	jinst_insn(*probes)[7] = pm->site_count ? jinst_arena_alloc(jinst_class_arena(e->c),
 	                                                            pm->site_count * sizeof(*probes)) : NULL;
 	if (rc || (pm->site_count && !probes))
@@ -262,8 +275,8 @@ static int place(method_edit *e, const jinst_coverage_method *pm, uint32_t class
 	return rc;
 }
 
-int jinst_coverage_insert(jinst_class *c, jinst_member *m, const jinst_coverage_method *pm, uint32_t class_id,
-                          uint32_t probe_count, uint16_t hook, bool counts, jinst_diag *diag)
+int jinst_coverage_insert(jinst_class *c, jinst_member *m, const jinst_coverage_method *pm,
+                          const jinst_coverage_entry *en, bool counts, jinst_diag *diag)
 {
 	/* Before 50 the verifier infers types (JVMS 4.10.2): no frames. */
 	jinst_edit_options eo = JINST_EDIT_OPTIONS_INIT;
@@ -275,7 +288,7 @@ int jinst_coverage_insert(jinst_class *c, jinst_member *m, const jinst_coverage_
 	if (rc)
 		return rc;
 	method_edit e = {c, ed, counts, frames, 0};
-	rc = place(&e, pm, class_id, probe_count, hook);
+	rc = place(&e, pm, en);
 	if (rc)
 		jinst_pass_fail(diag, rc, "placing probes: %s", jinst_strerror(rc));
 	else
@@ -285,6 +298,21 @@ int jinst_coverage_insert(jinst_class *c, jinst_member *m, const jinst_coverage_
 }
 
 /* ---- the pass ---- */
+
+/* The hook of the class's entry code, and by identity its constants. */
+static int entry_constants(void *state, jinst_pass_class *pc, jinst_coverage_entry *en)
+{
+	uint32_t passes = (uint32_t)(uintptr_t)state;
+	bool counts = counts_mode(state);
+	if (!(passes & JINST_PASS_COVERAGE_IDENTITY) && !pc->ins->hooks_class)
+		return jinst_pass_hook_ref(pc, counts ? JINST_HOOK_PROBE_COUNTS : JINST_HOOK_PROBES, &en->hook);
+	int rc = jinst_pass_hook_ref(pc, counts ? JINST_HOOK_PROBE_COUNTS_FOR : JINST_HOOK_PROBES_FOR, &en->hook);
+	if (!rc)
+		rc = jinst_cp_add_long(pc->c, (int64_t)pc->identity, &en->identity);
+	if (!rc)
+		rc = jinst_cp_add_string(pc->c, pc->name, &en->name);
+	return rc;
+}
 
 static int cov_begin(void *state, jinst_pass_class *pc, jinst_diag *diag)
 {
@@ -298,14 +326,13 @@ static int cov_begin(void *state, jinst_pass_class *pc, jinst_diag *diag)
 	 * class alone, and so does the analyzer. */
 	if (rc || !plan->probe_count)
 		return JINST_PASS_SKIP;
-	uint32_t id;
-	uint16_t hook;
-	if ((rc = jinst_probe_classes_assign(&pc->ins->probe_classes, pc->identity, pc->name, plan->probe_count, &id)))
+	jinst_coverage_entry en = {0, plan->probe_count, 0, 0, 0};
+	if ((rc = jinst_probe_classes_assign(&pc->ins->probe_classes, pc->identity, pc->name, plan->probe_count,
+	                                     &en.class_id)))
 		return rc == JINST_EINVAL ? JINST_PASS_SKIP : jinst_pass_fail(diag, rc, "out of memory");
-	rc = jinst_pass_hook_ref(pc, counts_mode(state) ? JINST_HOOK_PROBE_COUNTS : JINST_HOOK_PROBES, &hook);
-	if (rc)
-		return jinst_pass_fail(diag, rc, "cannot add the probe hook to the constant pool");
-	current = (cov_class){pc, plan, id, hook, 0};
+	if ((rc = entry_constants(state, pc, &en)))
+		return jinst_pass_fail(diag, rc, "cannot add the probe hook and its constants to the constant pool");
+	current = (cov_class){pc, plan, en, 0};
 	return 0;
 }
 
@@ -325,8 +352,7 @@ static int cov_method(void *state, jinst_pass_class *pc, jinst_pass_method *pm, 
 	/* No site, no probe to set: the method stays as it is. */
 	if (!cm || !cm->site_count)
 		return JINST_PASS_SKIP;
-	return jinst_coverage_insert(pc->c, pm->m, cm, current.id, plan->probe_count, current.hook,
-	                             counts_mode(state), diag);
+	return jinst_coverage_insert(pc->c, pm->m, cm, &current.entry, counts_mode(state), diag);
 }
 
 static void cov_end(void *state, jinst_pass_class *pc, bool written)

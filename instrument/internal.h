@@ -121,11 +121,18 @@ int jinst_ins_push_int(jinst_class *c, uint32_t v, jinst_insn *in);
 
 /* coverage.c: the built-in coverage pass for these JINST_PASS_* bits. */
 void jinst_coverage_pass(jinst_pass *out, uint32_t passes);
+/* How a method asks for its class's probe array: hook (a Methodref) with
+ * (class id, probe count), or, when identity is not 0, with (the Long
+ * constant identity, probe count, the String constant name). */
+typedef struct jinst_coverage_entry {
+	uint32_t class_id, probe_count;
+	uint16_t hook, identity, name;
+} jinst_coverage_entry;
 /* One method's probes (the plan's sites of method m) through the code
- * editor, the array asked for with hook; the method unchanged on error. */
+ * editor, the array asked for as entry says; the method unchanged on error. */
 struct jinst_coverage_method;
 int jinst_coverage_insert(jinst_class *c, jinst_member *m, const struct jinst_coverage_method *pm,
-                          uint32_t class_id, uint32_t probe_count, uint16_t hook, bool counts, jinst_diag *diag);
+                          const jinst_coverage_entry *entry, bool counts, jinst_diag *diag);
 /* probe_classes.c */
 int jinst_probe_classes_init(jinst_probe_classes *t);
 void jinst_probe_classes_free(jinst_probe_classes *t);

@@ -24,16 +24,28 @@ static bool utf8_is(const uint8_t *p, uint16_t n, const char *s)
 	return p && strlen(s) == n && !memcmp(p, s, n);
 }
 
-/* The bridge body a hook needs: each int argument loaded (iload_<n>), then
- * the invokestatic (3 bytes, at *call), then the return of the descriptor's
- * kind; its length, 0 for a descriptor the table should not have. */
+/* The bridge body a hook needs: each argument loaded (iload_<n>, lload_<n>,
+ * aload_<n> by its slot), then the invokestatic (3 bytes, at *call), then
+ * the return of the descriptor's kind; its length, 0 for a descriptor the
+ * table should not have. */
 static uint32_t bridge_shape(const char *desc, uint8_t *ops, uint32_t *call)
 {
-	uint32_t n = 0;
+	uint32_t n = 0, slot = 0;
 	const char *p = desc + 1;
-	for (; *p == 'I' && n < 4; p++)
-		ops[n] = (uint8_t)(0x1a + n), n++;             /* iload_<n> */
-	if (*p++ != ')')
+	for (; *p != ')' && *p && slot < 4 && n < 4; p++, n++) {
+		if (*p == 'I') {
+			ops[n] = (uint8_t)(0x1a + slot++);           /* iload_<n> */
+		} else if (*p == 'J') {
+			ops[n] = (uint8_t)(0x1e + slot);             /* lload_<n> */
+			slot += 2;
+		} else if (*p == 'L' && strchr(p, ';')) {
+			ops[n] = (uint8_t)(0x2a + slot++);           /* aload_<n> */
+			p = strchr(p, ';');
+		} else {
+			return 0;
+		}
+	}
+	if (*p++ != ')' || slot > 4)
 		return 0;
 	*call = n;
 	n += 3;

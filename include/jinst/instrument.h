@@ -45,6 +45,12 @@ enum jinst_hook_id {
 	 * method keeps it in a local and each probe stores true into it. */
 	JINST_HOOK_PROBES,
 	JINST_HOOK_PROBE_COUNTS, /* the same for coverage=counts: long[] hit counts, each probe adds 1 */
+	/* Coverage by identity (code instrumented ahead of time): (identity,
+	 * probe count, internal class name) -> the class's boolean[] probes,
+	 * found in the runtime's table keyed by identity, so that classes
+	 * instrumented in separate runs never share an array. */
+	JINST_HOOK_PROBES_FOR,
+	JINST_HOOK_PROBE_COUNTS_FOR, /* the same for coverage=counts: long[] hit counts */
 	JINST_HOOK_COUNT
 };
 
@@ -84,7 +90,13 @@ enum {
 	JINST_PASS_COVERAGE = 0x8,
 	/* The same with hit counts (JINST_HOOK_PROBE_COUNTS, a long[]; each
 	 * probe adds 1). Wins over JINST_PASS_COVERAGE when both are set. */
-	JINST_PASS_COVERAGE_COUNTS = 0x10
+	JINST_PASS_COVERAGE_COUNTS = 0x10,
+	/* With either coverage pass: each method asks for its class's probes
+	 * by the class's identity and name (JINST_HOOK_PROBES_FOR,
+	 * JINST_HOOK_PROBE_COUNTS_FOR) instead of by the instrumenter's class
+	 * id. Implied when hooks_class is set (code instrumented ahead of time,
+	 * whose ids would clash with another run's). */
+	JINST_PASS_COVERAGE_IDENTITY = 0x20
 };
 
 typedef struct jinst_instrument_options {
@@ -103,7 +115,9 @@ typedef struct jinst_instrument_options {
 	                   const jinst_diag *why);
 	void *left_alone_ctx;
 	/* The class the injected calls name instead of each hook's owner
-	 * (internal name), or NULL for the table's owner. */
+	 * (internal name), or NULL for the table's owner. Set (code
+	 * instrumented ahead of time), it also has coverage ask by identity
+	 * (JINST_PASS_COVERAGE_IDENTITY). */
 	const char *hooks_class;
 } jinst_instrument_options;
 #define JINST_INSTRUMENT_OPTIONS_VERSION 2

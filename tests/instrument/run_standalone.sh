@@ -71,6 +71,10 @@ f=$(ls "$work/cwd")
 [[ -n $f ]] && same_counts "$work/cwd/$f" pid
 rm -f "$work/cwd"/*
 
+# The environment's JINST_OUT, as -Djinst.out.
+JINST_OUT="$work/env" run envout 0
+same_counts "$work/env.tsv" envout
+
 # jinst.properties on the class path; a system property wins over its key.
 printf 'jinst.out=%s/p\njinst.trace=counts\n' "$work" >"$work/props/jinst.properties"
 cp="$work/out:$rtjar:$work/props"

@@ -6,7 +6,11 @@
  *    plan's probe count; the same id when instrumented again as a
  *    retransformation with the same identity, a new one for other bytes;
  *  - each method with sites begins with push id, push count, invokestatic
- *    probes (or probeCounts), astore; each probe id of the plan is stored
+ *    probes (or probeCounts), astore; instrumented ahead of time (the
+ *    runtime's hooks class), with ldc2_w identity, push count, ldc name,
+ *    invokestatic jinst/rt/Hooks.probesFor (or probeCountsFor), astore,
+ *    the identity the class's (or the one the caller gave), the name its
+ *    own; each probe id of the plan is stored
  *    exactly once in the code (aload, push id, iconst_1, bastore; under
  *    counts the dup2 ... lastore sequence) where control can reach it,
  *    none that is not in the plan;
@@ -161,22 +165,79 @@ static void mark_dead(jinst_class *o, const jinst_code *was, const jinst_coverag
 	free(live);
 }
 
-/* The local of the entry sequence (push id, push n, invokestatic, astore
- * L) at the start of code, -1 without one. */
-static int entry_local(jinst_class *c, const jinst_code *code, uint32_t id, uint32_t n)
+/* What the entry sequence must ask with: the class id, or (offline) the
+ * identity and the class's name. */
+typedef struct expect {
+	uint32_t id;
+	uint64_t identity;
+	bool offline, counts;
+	const char *owner;  /* the hooks' class */
+} expect;
+
+/* Whether the Methodref at index is the identity hook on owner. */
+static bool identity_hook(jinst_class *c, uint16_t index, bool counts, const char *hooks)
 {
-	int64_t a, b;
-	uint32_t i = push_at(c, code->code, code->code_length, 0, &a);
-	uint32_t j = i ? push_at(c, code->code, code->code_length, i, &b) : 0;
-	if (!j || a != id || b != n || code->code[i + j] != JINST_OP_INVOKESTATIC)
-		return -1;
-	uint8_t st = code->code[i + j + 3];
-	return st == JINST_OP_ASTORE ? code->code[i + j + 4] : st >= 0x4b && st <= 0x4e ? st - 0x4b : -1;
+	jinst_cp_entry ref, nat;
+	if (jinst_cp_get(c, index, &ref) || ref.tag != JINST_CP_METHODREF || jinst_cp_get(c, ref.u.ref.name_and_type_index, &nat))
+		return false;
+	const jinst_hook *h = &jinst_hooks()[counts ? JINST_HOOK_PROBE_COUNTS_FOR : JINST_HOOK_PROBES_FOR];
+	uint16_t l1, l2, l3;
+	const uint8_t *owner = jinst_cp_name(c, ref.u.ref.class_index, &l1);
+	const uint8_t *name = jinst_cp_utf8(c, nat.u.nat.name_index, &l2);
+	const uint8_t *desc = jinst_cp_utf8(c, nat.u.nat.descriptor_index, &l3);
+	return owner && name && desc && l1 == strlen(hooks) && !memcmp(owner, hooks, l1) &&
+	       l2 == strlen(h->name) && !memcmp(name, h->name, l2) && l3 == strlen(h->descriptor) &&
+	       !memcmp(desc, h->descriptor, l3);
 }
 
-static void check_output(const uint8_t *orig, size_t len, const uint8_t *out, size_t out_len, uint32_t id,
-                         bool counts)
+/* ldc2_w identity; push n; ldc (or ldc_w) the class's name; invokestatic
+ * the identity hook: its length, 0 when the code does not begin so. */
+static uint32_t identity_entry(jinst_class *c, const jinst_code *code, const expect *x, uint32_t n)
 {
+	const uint8_t *b = code->code;
+	uint32_t len = code->code_length;
+	jinst_cp_entry e;
+	int64_t v;
+	if (len < 12 || b[0] != JINST_OP_LDC2_W || jinst_cp_get(c, (uint16_t)(b[1] << 8 | b[2]), &e) ||
+	    e.tag != JINST_CP_LONG || e.u.u8 != x->identity)
+		return 0;
+	uint32_t i = 3 + push_at(c, b, len, 3, &v);
+	if (i == 3 || v != n || i + 6 > len || (b[i] != JINST_OP_LDC && b[i] != JINST_OP_LDC_W))
+		return 0;
+	uint16_t k = b[i] == JINST_OP_LDC ? b[i + 1] : (uint16_t)(b[i + 1] << 8 | b[i + 2]);
+	i += b[i] == JINST_OP_LDC ? 2 : 3;
+	uint16_t nl, tl;
+	const uint8_t *want = jinst_cp_name(c, jinst_class_this_class(c), &nl);
+	const uint8_t *got = !jinst_cp_get(c, k, &e) && e.tag == JINST_CP_STRING ? jinst_cp_utf8(c, e.u.index, &tl) : NULL;
+	if (!got || !want || tl != nl || memcmp(got, want, nl) || b[i] != JINST_OP_INVOKESTATIC ||
+	    !identity_hook(c, (uint16_t)(b[i + 1] << 8 | b[i + 2]), x->counts, x->owner))
+		return 0;
+	return i + 3;
+}
+
+/* The local of the entry sequence (push id, push n, invokestatic, astore
+ * L; offline identity_entry's, astore L) at the start of code, -1 without one. */
+static int entry_local(jinst_class *c, const jinst_code *code, const expect *x, uint32_t n)
+{
+	int64_t a, b;
+	uint32_t at;
+	if (x->offline) {
+		if (!(at = identity_entry(c, code, x, n)))
+			return -1;
+	} else {
+		uint32_t i = push_at(c, code->code, code->code_length, 0, &a);
+		uint32_t j = i ? push_at(c, code->code, code->code_length, i, &b) : 0;
+		if (!j || a != x->id || b != n || code->code[i + j] != JINST_OP_INVOKESTATIC)
+			return -1;
+		at = i + j + 3;
+	}
+	uint8_t st = code->code[at];
+	return st == JINST_OP_ASTORE ? code->code[at + 1] : st >= 0x4b && st <= 0x4e ? st - 0x4b : -1;
+}
+
+static void check_output(const uint8_t *orig, size_t len, const uint8_t *out, size_t out_len, const expect *x)
+{
+	bool counts = x->counts;
 	jinst_class *o, *c;
 	if (jinst_class_parse(&o, orig, len, NULL, NULL, NULL) || jinst_class_parse(&c, out, out_len, NULL, NULL, NULL)) {
 		CHECK(false, "parse");
@@ -200,8 +261,9 @@ static void check_output(const uint8_t *orig, size_t len, const uint8_t *out, si
 			left_alone++;
 			continue;
 		}
-		int local = entry_local(c, code, id, n);
-		CHECK(local >= 0, "method %u: no entry sequence (class id %u, %u probes)", pm->method_index, id, n);
+		int local = entry_local(c, code, x, n);
+		CHECK(local >= 0, "method %u: no entry sequence (class id %u, identity %016llx, %u probes)", pm->method_index,
+		      x->id, (unsigned long long)x->identity, n);
 		mark_dead(o, was, pm, dead);
 		count_probes(c, code, local, seen, n, counts, dead, &stray);
 	}
@@ -216,7 +278,7 @@ static void check_output(const uint8_t *orig, size_t len, const uint8_t *out, si
 	jinst_class_free(c);
 }
 
-static void one_class(jinst_instrument *ins, const uint8_t *bytes, size_t len, bool counts)
+static void one_class(jinst_instrument *ins, const uint8_t *bytes, size_t len, bool counts, const char *offline)
 {
 	uint8_t *out = NULL;
 	size_t out_len = 0;
@@ -234,7 +296,8 @@ static void one_class(jinst_instrument *ins, const uint8_t *bytes, size_t len, b
 	jinst_probe_class_info info;
 	CHECK(jinst_instrument_probe_class_info(ins, before, &info) == 0, "info of id %u", before);
 	CHECK(info.identity == jinst_instrument_identity(bytes, len), "identity");
-	check_output(bytes, len, out, out_len, before, counts);
+	expect x = {before, info.identity, offline != NULL, counts, offline};
+	check_output(bytes, len, out, out_len, &x);
 	/* Again, as a retransformation of the same class: the same id. */
 	uint8_t *again = NULL;
 	size_t again_len;
@@ -252,11 +315,15 @@ static void one_class(jinst_instrument *ins, const uint8_t *bytes, size_t len, b
 	rc = jinst_instrument_class(ins, arena, bytes, len, &other, 0, NULL, &again, &again_len, &d);
 	jinst_arena_reset(arena);
 	CHECK(rc == 0 && again && jinst_instrument_probe_class_count(ins) == after + 1, "other identity: a new id");
+	expect y = {after, other, offline != NULL, counts, offline};
+	if (again)
+		check_output(bytes, len, again, again_len, &y);
 	free(again);
 	free(out);
 }
 
-static void walk(jinst_instrument *ins, const char *dir, bool counts)
+/* offline: the identity hooks' class, or NULL for the class ids' form */
+static void walk(jinst_instrument *ins, const char *dir, bool counts, const char *offline)
 {
 	DIR *d = opendir(dir);
 	if (!d)
@@ -271,10 +338,10 @@ static void walk(jinst_instrument *ins, const char *dir, bool counts)
 		if (n > 6 && !strcmp(e->d_name + n - 6, ".class")) {
 			uint8_t *b = test_read_file(path, &len);
 			if (b)
-				one_class(ins, b, len, counts);
+				one_class(ins, b, len, counts, offline);
 			free(b);
 		} else {
-			walk(ins, path, counts);
+			walk(ins, path, counts, offline);
 		}
 	}
 	closedir(d);
@@ -287,13 +354,20 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	jinst_arena_new(&arena);
-	for (int mode = 0; mode < 2; mode++) {
+	/* booleans, counts; then both by identity: ahead of time (the
+	 * runtime's hooks class), and by the pass's option */
+	for (int mode = 0; mode < 6; mode++) {
 		jinst_instrument_options o = JINST_INSTRUMENT_OPTIONS_INIT;
-		o.passes = mode ? JINST_PASS_COVERAGE_COUNTS : JINST_PASS_COVERAGE;
+		o.passes = mode & 1 ? JINST_PASS_COVERAGE_COUNTS : JINST_PASS_COVERAGE;
+		if (mode / 2 == 1)
+			o.hooks_class = JINST_RUNTIME_HOOKS;
+		if (mode / 2 == 2)
+			o.passes |= JINST_PASS_COVERAGE_IDENTITY;
 		jinst_instrument *ins;
 		CHECK(jinst_instrument_new(&ins, &o, NULL) == 0, "new");
 		for (int i = 1; i < argc; i++)
-			walk(ins, argv[i], mode == 1);
+			walk(ins, argv[i], mode & 1,
+			     mode < 2 ? NULL : mode < 4 ? JINST_RUNTIME_HOOKS : jinst_hooks()[JINST_HOOK_PROBES_FOR].owner);
 		jinst_instrument_free(ins);
 	}
 	printf("classes %u, probes %u checked, methods left alone %u\n", classes_checked, probes_checked, left_alone);

@@ -13,15 +13,22 @@ import java.util.Properties;
  * <pre>
  *   jinst.trace   counts | times                    [counts]
  *   jinst.out     output path prefix, %p the pid    [jinst-%p]
+ *                 (also the environment's JINST_OUT, between the two)
  *   jinst.format  counts, profile (times only), separated by + or :
  *                 [counts; counts+profile for times]
  *   jinst.tick    times: the clock's period in microseconds,
  *                 10 to 1000000, or 0 (no clock)    [1000]
+ *   jinst.append  coverage: true | false, merge into an existing OUT.cov
+ *                 (the agent's append=)             [false]
+ *   jinst.session coverage: the session's name (the agent's session=)
+ *                                                   [jinst-PID]
  * </pre>
  *
- * The runtime engages only when jinst.trace or jinst.out is given. A value
- * it cannot take (trace=events, format=folded or chrome: the agent's alone)
- * gets one line on stderr, and nothing is recorded.
+ * Trace engages only when jinst.trace or jinst.out is given; coverage
+ * when a class instrumented ahead of time asks for its probes
+ * (Standalone.coverageAsked), whatever is given. A value it cannot take
+ * (trace=events, format=folded or chrome: the agent's alone) gets one line
+ * on stderr, and nothing is recorded.
  */
 final class Config {
 	static final String RESOURCE = "jinst.properties";
@@ -34,6 +41,11 @@ final class Config {
 	/** The output path prefix, %p expanded. */
 	String out;
 	int tickUs = 1000;
+	/** jinst.trace was given: the trace outputs are written even empty. */
+	boolean traceGiven;
+	/** Coverage: merge into the file there; the session's name. */
+	boolean append;
+	String session;
 
 	private Config() {
 	}
@@ -48,10 +60,28 @@ final class Config {
 		if (trace == null && out == null)
 			return null;
 		Config c = new Config();
+		c.traceGiven = trace != null;
 		String format = value("format", file), tick = value("tick", file);
 		if (!c.trace(trace == null ? "counts" : trace) || !c.formats(format) || (tick != null && !c.tick(tick)))
 			return null;
 		c.out = expand(out == null || out.isEmpty() ? "jinst-%p" : out);
+		return c;
+	}
+
+	/**
+	 * The settings of coverage (jinst.out, jinst.append, jinst.session),
+	 * or null when one is wrong (said on stderr). loader: as for read.
+	 */
+	static Config coverage(ClassLoader loader) {
+		Properties file = resource(loader);
+		Config c = new Config();
+		String out = value("out", file), append = value("append", file), session = value("session", file);
+		if (append != null && !append.equals("false") && !(c.append = append.equals("true"))) {
+			wrong("jinst.append=" + append + ": expected true or false");
+			return null;
+		}
+		c.out = expand(out == null || out.isEmpty() ? "jinst-%p" : out);
+		c.session = session == null || session.isEmpty() ? "jinst-" + pid() : session;
 		return c;
 	}
 
@@ -71,9 +101,12 @@ final class Config {
 		return p;
 	}
 
-	/* jinst.KEY: the system property, else the resource's. */
+	/* jinst.KEY: the system property, else (for out) the environment's
+	 * JINST_OUT, else the resource's. */
 	private static String value(String key, Properties file) {
 		String v = System.getProperty("jinst." + key);
+		if (v == null && key.equals("out"))
+			v = System.getenv("JINST_OUT");
 		if (v == null)
 			v = file.getProperty("jinst." + key);
 		return v == null ? null : v.trim();

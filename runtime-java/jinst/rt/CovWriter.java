@@ -372,13 +372,26 @@ final class CovWriter implements Comparator<byte[]> {
 	 * says why. This writer holds the file's data afterwards.
 	 */
 	void append(String path) throws IOException {
+		append(path, new byte[1][]);
+	}
+
+	/**
+	 * As append(path), with base[0] the file's bytes to merge: when null,
+	 * the file as it is under the lock, kept there for the next call. So a
+	 * program that writes its data more than once (Control.dump, then at
+	 * exit) merges each time into the file as it first found it, and never
+	 * adds its hits twice.
+	 */
+	void append(String path, byte[][] base) throws IOException {
 		File target = new File(path).getAbsoluteFile();
 		RandomAccessFile lockFile = new RandomAccessFile(target.getPath() + ".lock", "rw");
 		try {
 			FileLock lock = lockFile.getChannel().lock();
 			try {
-				if (target.exists())
-					merge(Files.readAllBytes(target.toPath()));
+				if (base[0] == null)
+					base[0] = target.exists() ? Files.readAllBytes(target.toPath()) : new byte[0];
+				if (base[0].length > 0)
+					merge(base[0]);
 				write(path);
 			} finally {
 				lock.release();

@@ -38,6 +38,35 @@ package jinst.rt;
  * hold an array go on recording into the next interval); {@link #disengage}
  * stops handing out arrays. Methods running across a disengage keep the
  * array they hold.
+ *
+ * <h2>By identity: code instrumented ahead of time</h2>
+ *
+ * Class ids are handed out per instrumenter run, so two jars instrumented
+ * in separate runs would share them. Their classes ask instead by the
+ * class's identity (XXH64 of its original bytes, the marker's and the
+ * data file's), with its name ({@link #probesFor}, {@link #countsFor}):
+ * no two runs give two classes one identity, and the record needs no
+ * table to be named. A second table keeps them, open addressing on the
+ * identity's low bits (it is a hash already), linear probing, at most half
+ * full ({@link IdentityTable}: identities, names, arrays). A lookup reads
+ * the published table without a lock: a slot's array, then its identity,
+ * and a compare; an empty slot (null array) ends the probe and sends the
+ * call to the slow path, which takes {@link #LOCK}, finds or fills the
+ * slot (identity and name first, the array last, so a racy reader sees a
+ * slot either empty or with its identity; one it does not recognise only
+ * sends it to the slow path), and grows the table by a copy; the probe
+ * arrays themselves are never copied, so frames that hold one keep
+ * recording into the live array. The table is published by a plain write
+ * and its final fields (JLS 17.5), not a volatile one: with a volatile
+ * read in it, the fast path cost some 4 ns more a call (10^8 calls of a
+ * method not inlined, JDK 17), the JIT then neither reordering nor reusing
+ * the loads that follow. A reader with a stale table finds what it held,
+ * and what it lacks on the slow path. These record whatever
+ * the mode: the classes asked for coverage when they were instrumented.
+ * The first call of a new class tells {@link Standalone}, which arranges
+ * for the records to be written (the agent's coverage module, or the
+ * runtime's own writer). A class asked for with booleans and with counts
+ * (two runs with different modes) gets the sink for the second kind.
  */
 final class Coverage {
 	static final int BOOLEANS = 1;
@@ -55,6 +84,10 @@ final class Coverage {
 	private static long[] sinkLongs = new long[256];
 	/** Ids seen, one past the highest, under LOCK. */
 	private static int limit;
+	/** The table by identity (the essay above), replaced whole under LOCK. */
+	private static IdentityTable byIdentity = new IdentityTable(64);
+	/** Slots filled in byIdentity, under LOCK. */
+	private static int identities;
 
 	private Coverage() {
 	}
@@ -102,12 +135,9 @@ final class Coverage {
 				}
 			}
 		} catch (Throwable t) {
-			/* out of memory: the sink below, if it can be had */
+			/* out of memory: the sink, if it can be had */
 		}
-		boolean[] s = sinkBools;
-		if (s.length < n)
-			sinkBools = s = new boolean[n];
-		return s;
+		return sinkBooleans(n);
 	}
 
 	private static long[] countsSlow(int id, int n) {
@@ -129,12 +159,9 @@ final class Coverage {
 				}
 			}
 		} catch (Throwable t) {
-			/* out of memory: the sink below, if it can be had */
+			/* out of memory: the sink, if it can be had */
 		}
-		long[] s = sinkLongs;
-		if (s.length < n)
-			sinkLongs = s = new long[n];
-		return s;
+		return sinkCounts(n);
 	}
 
 	/* An id asked with another probe count than before (never, with one
@@ -151,12 +178,179 @@ final class Coverage {
 			limit = id + 1;
 	}
 
+	/* ---- by identity ---------------------------------------------------- */
+
+	/* The array of the slot of identity in the published table, or null:
+	 * the fast path, which the JIT inlines into the two below. It compares
+	 * identities alone (the slow path names too): two classes of different
+	 * names would share an array only if their 64-bit hashes collided. */
+	private static Object lookup(long identity) {
+		IdentityTable t = byIdentity;
+		long[] ids = t.ids;
+		Object[] arrays = t.arrays;
+		int mask = ids.length - 1;
+		for (int i = (int) identity & mask;; i = (i + 1) & mask) {
+			Object a = arrays[i];
+			if (a == null || ids[i] == identity)
+				return a;
+		}
+	}
+
+	/** The boolean probes of the class of this identity and name, at least n long. */
+	static boolean[] probesFor(long identity, int n, String name) {
+		Object a = lookup(identity);
+		if (a instanceof boolean[] && ((boolean[]) a).length >= n)
+			return (boolean[]) a;
+		a = forSlow(identity, n, name, false);
+		return a instanceof boolean[] ? (boolean[]) a : sinkBooleans(n);
+	}
+
+	/** The hit counts of the class of this identity and name, at least n long. */
+	static long[] countsFor(long identity, int n, String name) {
+		Object a = lookup(identity);
+		if (a instanceof long[] && ((long[]) a).length >= n)
+			return (long[]) a;
+		a = forSlow(identity, n, name, true);
+		return a instanceof long[] ? (long[]) a : sinkCounts(n);
+	}
+
+	/* The array of (identity, name), made on first use; null when it
+	 * cannot be had (out of memory, the other kind of array, no name). */
+	private static Object forSlow(long identity, int n, String name, boolean counts) {
+		Object a = null;
+		boolean added = false;
+		try {
+			if (n >= 0 && name != null) {
+				synchronized (LOCK) {
+					int i = slot(identity, name);
+					if (i < 0) {
+						byIdentity = new IdentityTable(byIdentity);
+						i = slot(identity, name);
+					}
+					IdentityTable t = byIdentity;
+					Object had = t.arrays[i];
+					a = sized(had, n, counts);
+					if (a != null && had == null) {
+						t.ids[i] = identity;
+						t.names[i] = name;
+						identities++;
+						added = true;
+					}
+					if (a != null)
+						t.arrays[i] = a;
+				}
+			}
+		} catch (Throwable e) {
+			/* out of memory: the caller's sink */
+		}
+		if (added)
+			Standalone.coverageAsked();
+		return a;
+	}
+
+	/* a, or a new array of the kind asked for at least n long (with a's
+	 * elements when a was shorter); null for the other kind. */
+	private static Object sized(Object a, int n, boolean counts) {
+		if (counts ? a instanceof boolean[] : a instanceof long[])
+			return null;
+		if (counts) {
+			long[] l = (long[]) a;
+			if (l != null && l.length >= n)
+				return l;
+			long[] b = new long[n];
+			if (l != null)
+				System.arraycopy(l, 0, b, 0, l.length);
+			return b;
+		}
+		boolean[] b = (boolean[]) a;
+		return b != null && b.length >= n ? b : grow(b, n);
+	}
+
+	/* Under LOCK: the slot of (identity, name), or the empty slot where it
+	 * goes; -1 when the table would be more than half full. */
+	private static int slot(long identity, String name) {
+		IdentityTable t = byIdentity;
+		long[] ids = t.ids;
+		String[] names = t.names;
+		int mask = ids.length - 1;
+		for (int i = (int) identity & mask;; i = (i + 1) & mask) {
+			if (t.arrays[i] == null)
+				return (identities + 1) * 2 > ids.length ? -1 : i;
+			if (ids[i] == identity && names[i].equals(name))
+				return i;
+		}
+	}
+
+	private static boolean[] sinkBooleans(int n) {
+		boolean[] s = sinkBools;
+		if (s.length < n)
+			sinkBools = s = new boolean[n];
+		return s;
+	}
+
+	private static long[] sinkCounts(int n) {
+		long[] s = sinkLongs;
+		if (s.length < n)
+			sinkLongs = s = new long[n];
+		return s;
+	}
+
+	/**
+	 * What the classes asked for by identity recorded: {identities
+	 * (long[]), names (String[]), arrays (Object[]: copies, boolean[] or
+	 * long[])}, one element per class, in no particular order. With reset,
+	 * the arrays are then cleared in place.
+	 */
+	static Object[] snapshotByIdentity(boolean reset) {
+		synchronized (LOCK) {
+			IdentityTable t = byIdentity;
+			long[] ids = t.ids;
+			String[] names = t.names;
+			long[] outIds = new long[identities];
+			String[] outNames = new String[identities];
+			Object[] outArrays = new Object[identities];
+			int k = 0;
+			for (int i = 0; i < ids.length && k < identities; i++) {
+				Object a = t.arrays[i];
+				if (a == null)
+					continue;
+				outIds[k] = ids[i];
+				outNames[k] = names[i];
+				outArrays[k++] = copy(a, reset);
+			}
+			return new Object[] {outIds, outNames, outArrays};
+		}
+	}
+
+	/* A copy of a probe array; with reset, a is then cleared. */
+	private static Object copy(Object a, boolean reset) {
+		if (a instanceof boolean[]) {
+			boolean[] b = (boolean[]) a, c = b.clone();
+			for (int i = 0; reset && i < b.length; i++)
+				b[i] = false;
+			return c;
+		}
+		long[] l = (long[]) a, c = l.clone();
+		for (int i = 0; reset && i < l.length; i++)
+			l[i] = 0;
+		return c;
+	}
+
+	/** Whether the agent's coverage module records (this is its copy, engaged). */
+	static boolean agentRecords() {
+		return mode != 0 && Coverage.class.getClassLoader() == null;
+	}
+
 	/* ---- the agent's side (JNI) ----------------------------------------- */
 
-	/** Starts a session in newMode (BOOLEANS or COUNTS): empty tables. */
+	/**
+	 * Starts a session in newMode (BOOLEANS or COUNTS): empty tables; the
+	 * arrays by identity cleared in place (frames hold them).
+	 */
 	static void engage(int newMode) {
 		synchronized (LOCK) {
 			clear();
+			snapshotByIdentity(true);
 			mode = newMode;
 		}
 	}

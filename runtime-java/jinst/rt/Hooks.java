@@ -6,7 +6,9 @@ package jinst.rt;
  * that rethrows; {@code called(id)} alone at the entry of a method that is
  * counted and not timed (every method under trace=counts, leaves under
  * trace=times); {@code probes(id, n)} and {@code probeCounts(id, n)} at the
- * entry of a method under coverage (its class's probes, {@link Coverage}). Ids are the small ints the instrumentation pass hands out
+ * entry of a method under coverage (its class's probes, {@link Coverage}),
+ * {@code probesFor(identity, n, name)} and {@code probeCountsFor} in code
+ * instrumented ahead of time. Ids are the small ints the instrumentation pass hands out
  * (include/jinst/instrument.h); the public methods must match the hook
  * table in instrument/hooks.c (a test compares them).
  *
@@ -300,6 +302,22 @@ public final class Hooks {
 	/** As probes, for coverage=counts: hit counts. */
 	public static long[] probeCounts(int id, int n) {
 		return Coverage.counts(id, n);
+	}
+
+	/**
+	 * The coverage probes of the class of this identity (XXH64 of its
+	 * original bytes) and internal name, at least n long: what code
+	 * instrumented ahead of time calls instead of probes, so that classes
+	 * instrumented in separate runs never share an id (Coverage's table by
+	 * identity).
+	 */
+	public static boolean[] probesFor(long identity, int n, String name) {
+		return Coverage.probesFor(identity, n, name);
+	}
+
+	/** As probesFor, for coverage=counts: hit counts. */
+	public static long[] probeCountsFor(long identity, int n, String name) {
+		return Coverage.countsFor(identity, n, name);
 	}
 
 	/* ---- engagement: the agent (through JNI) or Standalone --------------- */

@@ -22,12 +22,30 @@ import java.util.concurrent.locks.LockSupport;
  * call started it: with the mode still 0, a hook reached from what it runs
  * (a class loader's code reading jinst.properties) returns at once, and no
  * other thread can run a hook until it is done.
+ *
+ * Coverage by identity (Coverage.probesFor, code instrumented ahead of
+ * time) engages on its own: the first class to ask calls coverageAsked,
+ * which reads the settings (Config.coverage) and has the shutdown hook
+ * (and Control.dump) write OUT.cov with a record per class seen (CovWriter).
+ * In the agent's copy that happens only while the agent's coverage module
+ * is off: when it is on, its OUT.cov holds these records beside its own
+ * (agent/coverage.c), and the writer here stands aside. A class path copy
+ * always writes its own: the agent never sees its tables. Recursion: a
+ * class asked for from what coverageAsked runs finds the flag set and
+ * returns; its records are in the table all the same.
  */
 final class Standalone implements Runnable {
 	/** The settings, once engaged here; null otherwise. */
 	private static volatile Config config;
 	private static volatile boolean stopped;
 	private static Thread clock;
+	/** Coverage's settings, once engaged (coverageAsked); null otherwise. */
+	private static volatile Config covConfig;
+	private static long covStart;
+	/** append: the file as first found (CovWriter.append). */
+	private static final byte[][] COV_BASE = new byte[1][];
+	private static final Object COV_LOCK = new Object();
+	private static boolean covAsked, hooked;
 
 	/* true: the clock's thread; false: the shutdown hook's. */
 	private final boolean isClock;
@@ -59,9 +77,41 @@ final class Standalone implements Runnable {
 		}
 	}
 
+	/* The shutdown hook that writes the outputs, registered once. */
+	private static synchronized void hook() {
+		if (!hooked)
+			java.lang.Runtime.getRuntime().addShutdownHook(new Thread(new Standalone(false), "jinst shutdown"));
+		hooked = true;
+	}
+
+	/**
+	 * A class asked for its probes by identity for the first time
+	 * (Coverage): on the first call, the writer of OUT.cov engages, unless
+	 * the agent's coverage module records them.
+	 */
+	static void coverageAsked() {
+		synchronized (COV_LOCK) {
+			if (covAsked)
+				return;
+			covAsked = true;
+		}
+		try {
+			ClassLoader loader = Hooks.class.getClassLoader();
+			if (Coverage.agentRecords())
+				return;
+			Config c = Config.coverage(loader == null ? ClassLoader.getSystemClassLoader() : loader);
+			if (c == null)
+				return;
+			covStart = System.currentTimeMillis();
+			covConfig = c;
+			hook();
+		} catch (Throwable e) {
+			say("coverage not engaged: " + e);
+		}
+	}
+
 	private static void engage(Config c) {
-		Thread hook = new Thread(new Standalone(false), "jinst shutdown");
-		java.lang.Runtime.getRuntime().addShutdownHook(hook);
+		hook();
 		config = c;
 		Hooks.engage(c.mode, 0, System.nanoTime());
 		if ((c.mode & Hooks.TIMES) != 0 && c.tickUs > 0) {
@@ -115,16 +165,47 @@ final class Standalone implements Runnable {
 	 * here. False when the agent's runtime should (this is its copy).
 	 */
 	static boolean dump() {
-		if (config != null)
+		if (config != null || covConfig != null)
 			write();
 		return config != null || Hooks.class.getClassLoader() != null;
 	}
 
 	private static synchronized void write() {
 		try {
-			TraceWriter.write(config);
+			Config c = config;
+			/* a program whose classes have only coverage asks no trace */
+			if (c != null && (c.traceGiven || TraceData.counts().length > 0))
+				TraceWriter.write(c);
 		} catch (Throwable e) {
 			say("outputs not written: " + e);
+		}
+		Config k = covConfig;
+		if (k != null && !Coverage.agentRecords())
+			writeCoverage(k);
+	}
+
+	/* OUT.cov: a record per class asked for by identity. */
+	private static void writeCoverage(Config c) {
+		String path = c.out + ".cov";
+		try {
+			Object[] snap = Coverage.snapshotByIdentity(false);
+			long[] ids = (long[]) snap[0];
+			String[] names = (String[]) snap[1];
+			Object[] arrays = (Object[]) snap[2];
+			CovWriter w = new CovWriter();
+			w.session(c.session, covStart, System.currentTimeMillis());
+			for (int i = 0; i < ids.length; i++)
+				if (arrays[i] instanceof long[])
+					w.counts(ids[i], names[i], (long[]) arrays[i]);
+				else
+					w.booleans(ids[i], names[i], (boolean[]) arrays[i]);
+			if (c.append)
+				w.append(path, COV_BASE);
+			else
+				w.write(path);
+			say("wrote " + path);
+		} catch (Throwable e) {
+			say(path + " not written: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
 		}
 	}
 

@@ -50,4 +50,12 @@ public final class $JinstHooks {
 	public static long[] probeCounts(int id, int n) {
 		return jinst.rt.Hooks.probeCounts(id, n);
 	}
+
+	public static boolean[] probesFor(long identity, int n, String name) {
+		return jinst.rt.Hooks.probesFor(identity, n, name);
+	}
+
+	public static long[] probeCountsFor(long identity, int n, String name) {
+		return jinst.rt.Hooks.probeCountsFor(identity, n, name);
+	}
 }
