@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "jinst/archive.h"
 #include "jinst/instrument.h"
 #include "jinst/report.h"
 #include "mirror.h"
@@ -170,6 +171,44 @@ static int method_table(void *ctx, const char *input, mirror_extra **entries, si
 	return 0;
 }
 
+/* ---- ids in a fixed order --------------------------------------------------- */
+
+typedef struct reserve {
+	jinst_instrument *ins;
+	jinst_arena *arena;
+} reserve;
+
+static int reserve_class(void *ctx, const char *name, const uint8_t *bytes, size_t len)
+{
+	(void)name;
+	reserve *r = ctx;
+	jinst_diag d;
+	jinst_arena_reset(r->arena);
+	/* A class it cannot read, the run reports. */
+	jinst_instrument_reserve_ids(r->ins, r->arena, bytes, len, &d);
+	return 0;
+}
+
+static void reserve_problem(void *ctx, const char *name, const char *message)
+{
+	/* The run reports it, once. */
+	(void)ctx, (void)name, (void)message;
+}
+
+/* The workers hand out method ids in the order they reach the methods,
+ * which changes from run to run; taken first, one thread walking the
+ * inputs in order, the ids and so the outputs are the same in every run. */
+static int reserve_ids(offline *O, const char *const *inputs, int n)
+{
+	reserve r = {.ins = O->ins};
+	if (jinst_arena_new(&r.arena))
+		return -1;
+	for (int i = 0; i < n; i++)
+		jinst_walk_nested(inputs[i], reserve_class, reserve_problem, &r);
+	jinst_arena_free(r.arena);
+	return 0;
+}
+
 /* ---- the command line ------------------------------------------------------- */
 
 typedef struct args {
@@ -291,6 +330,11 @@ static int instrument_run(const args *A, mirror_options *mo)
 		jinst_diag_format(&d, msg, sizeof(msg));
 		fprintf(stderr, "jinst instrument: %s\n", msg);
 		return 2;
+	}
+	if (O.tables && reserve_ids(&O, A->inputs, A->ninputs)) {
+		fprintf(stderr, "jinst instrument: out of memory\n");
+		jinst_instrument_free(O.ins);
+		return 1;
 	}
 	mo->transform = instrument_one;
 	mo->extra = method_table;
