@@ -16,9 +16,9 @@ echo "== java -cp $OUT/out/app.jar:jinst-runtime.jar -Djinst.out=$OUT/app hello.
 "$java" -cp "$OUT"/out/app.jar:"$runtime" -Djinst.out="$OUT"/app hello.Hello
 echo "== $OUT/app.tsv: class, method, descriptor, calls (the most called)"
 sort -t$'\t' -k4,4nr "$OUT"/app.tsv | awk 'NR <= 5'
-# The coverage data, written by the runtime at exit when it records
-# coverage without the agent, is reported against the original jar: the
-# instrumented classes carry the identity of the classes they came from.
+# The coverage data the runtime wrote at exit is reported against the
+# original jar: the instrumented classes carry the identity of the classes
+# they came from.
 if [[ -f $OUT/app.cov ]]; then
 	echo "== jinst report $OUT/app.cov --classfiles $OUT/app.jar --html $OUT/site"
 	"$jinst" report "$OUT"/app.cov --classfiles "$OUT"/app.jar --sourcefiles "$examples"/hello --name hello \
@@ -26,5 +26,6 @@ if [[ -f $OUT/app.cov ]]; then
 	"$jinst" report "$OUT"/app.cov --classfiles "$OUT"/app.jar --name hello
 	echo "HTML report: $OUT/site/index.html"
 else
-	echo "== no $OUT/app.cov: this jinst-runtime.jar records no coverage without the agent"
+	echo "== no $OUT/app.cov: the runtime wrote no coverage data"
+	exit 1
 fi
