@@ -3,15 +3,23 @@
  * that run without the agent (docs/ARCHITECTURE.md, "The runtime without
  * the agent").
  *
- * One instrumenter serves the whole run, so method ids and coverage class
- * ids are handed out once across every input. Its hooks_class is
+ * One instrumenter serves the whole run. Its hooks_class is
  * JINST_RUNTIME_HOOKS: the injected calls name jinst/rt/Hooks, which the
  * application's loader finds in jinst-runtime.jar on the class path (the
- * bridge in java.lang is the agent's and cannot live on a class path).
- * Each class's identity is that of the bytes read (the input is the
- * original), so `jinst report` maps the data back to the class files the
- * user keeps. A class carrying the marker, or naming the runtime, is
- * copied as it is with a note: instrumenting twice would count twice.
+ * bridge in java.lang is the agent's and cannot live on a class path), and
+ * coverage asks for its probes by the class's identity and name, so jars
+ * instrumented in separate runs never clash. Each class's identity is
+ * that of the bytes read (the input is the original), so `jinst report`
+ * maps the data back to the class files the user keeps. A class carrying
+ * the marker, or naming the runtime, is copied as it is and counted as
+ * skipped: instrumenting twice would count twice.
+ *
+ * Method ids (trace) are constants in the code and rows of the method
+ * table. The workers would hand them out in the order they reach the
+ * methods, which differs from run to run; one thread first walks the
+ * inputs in order and reserves them, so the same inputs give the same
+ * bytes. Each jar or folder written gets the table of its own classes'
+ * ids (the writer's extra-entries hook).
  *
  * The mirror (mirror.c) does the files: inputs of any shape, classes
  * spread over the worker pool, outputs written whole or not at all.
