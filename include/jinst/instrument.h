@@ -45,6 +45,10 @@ enum jinst_hook_id {
 	 * method keeps it in a local and each probe stores true into it. */
 	JINST_HOOK_PROBES,
 	JINST_HOOK_PROBE_COUNTS, /* the same for coverage=counts: long[] hit counts, each probe adds 1 */
+	/* Coverage in a method of one probe, at the probe: (class id, probe
+	 * count, probe id) sets it, with no array kept in a local. */
+	JINST_HOOK_HIT,
+	JINST_HOOK_HIT_COUNT,    /* the same for coverage=counts: adds 1 */
 	/* Coverage by identity (code instrumented ahead of time): (identity,
 	 * probe count, internal class name) -> the class's boolean[] probes,
 	 * found in the runtime's table keyed by identity, so that classes
