@@ -252,7 +252,11 @@ bool jinst_load_restart(void)
 		return false;
 	}
 	/* The previous one stays allocated: a load hook that began before
-	 * `stop` may still be using it, and sessions are few. */
+	 * `stop` may still be using it, and sessions are few. Its class ids
+	 * are not given again: a frame that entered an instrumented method
+	 * before `stop` runs its old code and passes its old ids. */
+	if (ld.ins)
+		jinst_instrument_probe_class_start(ins, jinst_instrument_probe_class_count(ld.ins));
 	ld.ins = ins;
 	return true;
 }

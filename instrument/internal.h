@@ -47,6 +47,7 @@ typedef struct jinst_probe_classes {
 	uint32_t *slots;                 /* id + 1, 0 when free */
 	uint32_t nslots;
 	_Atomic uint32_t published;
+	uint32_t base;                   /* the id of entries[0] (jinst_instrument_probe_class_start) */
 } jinst_probe_classes;
 
 struct jinst_instrument {

@@ -233,8 +233,8 @@ typedef struct jinst_method_info {
 	bool timed;
 } jinst_method_info;
 
-/* The classes the coverage pass gave probes, by class id (0 to count - 1,
- * the constant their code passes to the probe hooks). A class keeps its id
+/* The classes the coverage pass gave probes, by class id (0, or the start
+ * set, to count - 1: the constant their code passes to the probe hooks). A class keeps its id
  * when instrumented again with the same identity (retransformation, a
  * second loader of the same bytes); the probe array of id i has
  * probe_count elements, probe j set when the site of id j ran. A class
@@ -245,8 +245,15 @@ typedef struct jinst_probe_class_info {
 	uint32_t probe_count;
 } jinst_probe_class_info;
 
+/* One past the highest class id handed out. */
 uint32_t jinst_instrument_probe_class_count(const jinst_instrument *ins);
-/* 0 with *info, JINST_EINVAL for an unknown id. */
+/* Ids start at first (at most 2^24) instead of 0; before any class is
+ * instrumented, else JINST_EINVAL. An agent's new session starts past the
+ * ids of the sessions before it: code of the old session still running
+ * (a frame that entered an instrumented method before `stop`) calls the
+ * hooks with its old ids, which must not name a new class's array. */
+int jinst_instrument_probe_class_start(jinst_instrument *ins, uint32_t first);
+/* 0 with *info, JINST_EINVAL for an unknown id (or one before the start). */
 int jinst_instrument_probe_class_info(const jinst_instrument *ins, uint32_t id, jinst_probe_class_info *info);
 
 uint32_t jinst_instrument_method_count(const jinst_instrument *ins);

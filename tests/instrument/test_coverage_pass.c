@@ -422,9 +422,19 @@ int main(int argc, char **argv)
 			o.passes |= JINST_PASS_COVERAGE_IDENTITY;
 		jinst_instrument *ins;
 		CHECK(jinst_instrument_new(&ins, &o, NULL) == 0, "new");
+		/* Counts by class id start their ids at 5000, as an agent's second
+		 * session would: every id below is checked against the code. */
+		uint32_t start = mode == 1 ? 5000 : 0;
+		CHECK(jinst_instrument_probe_class_start(ins, start) == 0 &&
+		      jinst_instrument_probe_class_count(ins) == start, "ids from %u", start);
 		for (int i = 1; i < argc; i++)
 			walk(ins, argv[i], mode & 1,
 			     mode < 2 ? NULL : mode < 4 ? JINST_RUNTIME_HOOKS : jinst_hooks()[JINST_HOOK_PROBES_FOR].owner);
+		jinst_probe_class_info info;
+		CHECK(jinst_instrument_probe_class_start(ins, 0) == JINST_EINVAL || jinst_instrument_probe_class_count(ins) == 0,
+		      "a start after the first class refused");
+		CHECK(!start || jinst_instrument_probe_class_info(ins, start - 1, &info) == JINST_EINVAL,
+		      "no class before the start");
 		jinst_instrument_free(ins);
 	}
 	printf("classes %u, probes %u checked, methods of one probe %u, with the array %u, left alone %u\n",

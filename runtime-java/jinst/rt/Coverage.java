@@ -32,11 +32,16 @@ package jinst.rt;
  *
  * <h2>Never failing</h2>
  *
- * The hooks never throw and never return an array shorter than asked:
- * disengaged (before the agent starts, after it stops) or unable to
- * allocate, they hand back {@link #sink}, a scratch array that nobody
- * reads, grown to the largest count asked for. Its writes race and mean
- * nothing.
+ * The hooks never throw and never return an array shorter than asked
+ * when called as instrumented code calls them: with a class id of the
+ * instrumenter (from 0, never negative, below 2^24) and that class's probe
+ * count (one placement per identity), which the fast paths trust so as to
+ * stay small; the slow paths check everything. Disengaged (before the
+ * agent starts, after it stops), unable to allocate, or given what no
+ * instrumenter writes, they hand back the sink, a scratch array that
+ * nobody reads, grown to the largest count asked for. Its writes race and
+ * mean nothing. A new agent session hands out ids past the old ones, so
+ * old code still running on a stack never names a new class's array.
  *
  * <h2>Sessions</h2>
  *
@@ -79,6 +84,9 @@ public final class Coverage {
 	static final int BOOLEANS = 1;
 	static final int COUNTS = 2;
 
+	/** Class ids are below this (instrument/probe_classes.c). */
+	static final int MAX_ID = 1 << 24;
+
 	private static final Object LOCK = new Object();
 	private static final boolean[][] NO_BOOLS = new boolean[0][];
 	private static final long[][] NO_LONGS = new long[0][];
@@ -107,7 +115,7 @@ public final class Coverage {
 
 	public static boolean[] probesSlow(int id, int n) {
 		try {
-			if (mode == BOOLEANS && id >= 0 && n >= 0) {
+			if (mode == BOOLEANS && id >= 0 && id < MAX_ID && n >= 0) {
 				synchronized (LOCK) {
 					if (id >= bools.length) {
 						boolean[][] t = new boolean[capacity(bools.length, id)][];
@@ -125,7 +133,7 @@ public final class Coverage {
 
 	public static long[] countsSlow(int id, int n) {
 		try {
-			if (mode == COUNTS && id >= 0 && n >= 0) {
+			if (mode == COUNTS && id >= 0 && id < MAX_ID && n >= 0) {
 				synchronized (LOCK) {
 					if (id >= longs.length) {
 						long[][] t = new long[capacity(longs.length, id)][];
