@@ -46,6 +46,7 @@ int cmd_dump(int argc, char **argv);
 int cmd_roundtrip(int argc, char **argv);
 int cmd_hierarchy(int argc, char **argv);
 int cmd_rewrite(int argc, char **argv);
+int cmd_instrument(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 

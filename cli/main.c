@@ -18,6 +18,9 @@ static const char usage[] =
 	"  rewrite [--frames=keep|recompute] IN... -o OUT\n"
 	"                                     every method through the code editor, or with\n"
 	"                                     its StackMapTable recomputed; OUT mirrors IN\n"
+	"  instrument --coverage[=counts] | --trace[=counts|times] IN... -o OUT\n"
+	"                                     instrument class files, folders, jars, wars and\n"
+	"                                     ears ahead of time; they run with jinst-runtime.jar\n"
 	"  merge -o OUT IN...                 merge coverage data files (.cov): booleans ORed,\n"
 	"                                     counts added\n"
 	"  report DATA.cov... --classfiles PATH [--xml F] [--html DIR] [--csv F] [--lcov F]\n"
@@ -116,6 +119,59 @@ static const char rewrite_help[] =
 	"Exit status: 0 when nothing failed, 1 when a class failed (the output is written)\n"
 	"or OUT could not be written (nothing changed), 2 usage error.\n";
 
+static const char instrument_help[] =
+	"usage: jinst instrument PASSES [--include GLOBS] [--exclude GLOBS] [-j N] [--force]\n"
+	"                        [--quiet] [--verbose] IN... -o OUT\n"
+	"\n"
+	"Instruments every class of IN (class files, folders, jars, wars, ears) ahead of\n"
+	"time, for programs that run without the agent: the instrumented code calls\n"
+	"jinst.rt.Hooks, which jinst-runtime.jar (installed beside libjinst.so) holds.\n"
+	"OUT takes the shape of the input: a folder keeps its layout and its other\n"
+	"files, a jar its entries, their order, times and compression. With one input\n"
+	"-o names the output file or folder; with several, a folder holding each\n"
+	"input by its own name. Same inputs and options, same bytes.\n"
+	"\n"
+	"PASSES (one or both; coverage is placed first, as in the agent):\n"
+	"  --coverage[=booleans|counts]  coverage probes (JaCoCo's sites): whether each\n"
+	"                      ran, or how often; the data goes to OUT.cov of -Djinst.out\n"
+	"  --trace             entry and exit hooks in every method: the run records\n"
+	"                      counts or times (-Djinst.trace=counts|times)\n"
+	"  --trace=counts      the counting hook alone: call counts, the smallest code\n"
+	"  --trace=times       as --trace, leaf methods counted only (the agent's\n"
+	"                      trace=times)\n"
+	"Options:\n"
+	"  --include GLOBS     classes to instrument [all]: patterns separated by + or :,\n"
+	"  --exclude GLOBS     classes to leave alone; '*' within a package, '**' across,\n"
+	"                      '.' read as '/' (com.example.** or com/example/*Test)\n"
+	"  -o OUT              the output (required); never one of the inputs\n"
+	"  -j N                worker threads (default: the number of processors)\n"
+	"  --force             replace an existing OUT\n"
+	"  --quiet / --verbose no progress on stderr / a line for every class copied\n"
+	"                      with a note (already instrumented, methods left alone)\n"
+	"\n"
+	"Classes carry the original class's identity (XXH64 of the input bytes), so\n"
+	"`jinst report --classfiles IN` maps the data back to the original classes. A\n"
+	"class instrumented already (the JinstInstrumented marker, or calls into the\n"
+	"runtime) is copied as it is and counted as skipped, never instrumented twice.\n"
+	"A class that cannot be instrumented is copied unchanged with a line\n"
+	"  warning: NAME: not instrumented: REASON\n"
+	"With --trace, each jar or folder written holds the method table that names\n"
+	"the ids, META-INF/jinst/methods.tsv. The summary at the end:\n"
+	"  N archives, N files; N classes: N instrumented, N unchanged, N skipped,\n"
+	"  N failed; N warnings; T s\n"
+	"  N skipped: REASON (one line per reason)\n"
+	"  N methods instrumented, N left alone\n"
+	"\n"
+	"Examples:\n"
+	"  jinst instrument --coverage app.jar lib/ -o out/\n"
+	"  java -cp out/app.jar:out/lib/...:jinst-runtime.jar -Djinst.out=app Main\n"
+	"  jinst report app.cov --classfiles app.jar --html site/\n"
+	"\n"
+	"  jinst instrument --trace=counts --include com.example.** app.jar -o app-traced.jar\n"
+	"  java -cp app-traced.jar:jinst-runtime.jar -Djinst.out=calls Main   # calls.tsv\n"
+	"Exit status: 0 written (warnings included), 1 an input could not be read or\n"
+	"an output written (that output is left as it was), 2 usage error.\n";
+
 static const char merge_help[] =
 	"usage: jinst merge -o OUT IN...\n"
 	"\n"
@@ -174,6 +230,8 @@ const char *cli_help_for(const char *cmd)
 		return hierarchy_help;
 	if (strcmp(cmd, "rewrite") == 0)
 		return rewrite_help;
+	if (strcmp(cmd, "instrument") == 0)
+		return instrument_help;
 	if (strcmp(cmd, "merge") == 0)
 		return merge_help;
 	if (strcmp(cmd, "report") == 0)
@@ -226,6 +284,8 @@ int main(int argc, char **argv)
 		return cmd_hierarchy(argc - 2, argv + 2);
 	if (strcmp(cmd, "rewrite") == 0)
 		return cmd_rewrite(argc - 2, argv + 2);
+	if (strcmp(cmd, "instrument") == 0)
+		return cmd_instrument(argc - 2, argv + 2);
 	if (strcmp(cmd, "merge") == 0)
 		return cmd_merge(argc - 2, argv + 2);
 	if (strcmp(cmd, "report") == 0)

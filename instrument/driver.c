@@ -163,10 +163,9 @@ static int write_class(jinst_pass_class *pc, const uint8_t *bytes, size_t len, u
 	return rc;
 }
 
-/* Parses, selects and begins: 0 with *pc ready and taken[] set, or 0 with
- * pc->c NULL when there is nothing to do. */
-static int begin(jinst_pass_class *pc, bool *taken, const uint8_t *bytes, size_t len, jinst_arena *arena,
-                 jinst_diag *diag)
+/* Parses and selects: 0 with pc->c, its name, methods and source, or 0
+ * with pc->c NULL when there is nothing to do (diag's message may say why). */
+static int prepare(jinst_pass_class *pc, const uint8_t *bytes, size_t len, jinst_arena *arena, jinst_diag *diag)
 {
 	jinst_class *c;
 	int rc = jinst_class_parse(&c, bytes, len, arena, NULL, diag);
@@ -194,6 +193,21 @@ static int begin(jinst_pass_class *pc, bool *taken, const uint8_t *bytes, size_t
 	if (!pc->method_count)
 		goto nothing;
 	pc->source = source_file(c);
+	return 0;
+nothing:
+	jinst_class_free(c);
+	pc->c = NULL;
+	return 0;
+}
+
+/* Parses, selects and begins: 0 with *pc ready and taken[] set, or 0 with
+ * pc->c NULL when there is nothing to do. */
+static int begin(jinst_pass_class *pc, bool *taken, const uint8_t *bytes, size_t len, jinst_arena *arena,
+                 jinst_diag *diag)
+{
+	int rc = prepare(pc, bytes, len, arena, diag);
+	if (rc || !pc->c)
+		return rc;
 	bool any = false;
 	for (uint32_t p = 0; p < pc->ins->pass_count; p++) {
 		jinst_pass *pass = &pc->ins->passes[p];
@@ -207,8 +221,7 @@ static int begin(jinst_pass_class *pc, bool *taken, const uint8_t *bytes, size_t
 	}
 	if (any)
 		return 0;
-nothing:
-	jinst_class_free(c);
+	jinst_class_free(pc->c);
 	pc->c = NULL;
 	return 0;
 }
@@ -232,6 +245,31 @@ int jinst_ins_run(jinst_instrument *ins, jinst_arena *arena, const uint8_t *byte
 	if (*done)
 		rc = write_class(&pc, bytes, len, out, out_len, arena, diag);
 	end_passes(&pc, taken, *done && !rc);
+	jinst_class_free(pc.c);
+	return rc;
+}
+
+/* Ids are handed out in the order they are first asked for: on many
+ * threads, in the order the threads happen to reach each method. Asked for
+ * here first, class after class in the caller's order, they are the same
+ * in every run. The trace pass asks for one per method with code, in
+ * declaration order, and sets `timed` itself when it asks again. */
+int jinst_instrument_reserve_ids(jinst_instrument *ins, jinst_arena *arena, const uint8_t *bytes, size_t len,
+                                 jinst_diag *diag)
+{
+	bool traced = false;
+	for (uint32_t p = 0; p < ins->pass_count; p++)
+		traced |= strcmp(ins->passes[p].name, "trace") == 0;
+	if (!traced)
+		return 0;
+	jinst_pass_class pc;
+	memset(&pc, 0, sizeof(pc));
+	pc.ins = ins;
+	int rc = prepare(&pc, bytes, len, arena, diag);
+	for (uint32_t i = 0; !rc && pc.c && i < pc.method_count; i++) {
+		uint32_t id;
+		rc = jinst_methods_assign(&ins->methods, &pc, &pc.methods[i], 0, &id, diag);
+	}
 	jinst_class_free(pc.c);
 	return rc;
 }

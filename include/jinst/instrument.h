@@ -165,6 +165,17 @@ int jinst_instrument_class(jinst_instrument *ins, jinst_arena *arena, const uint
                            const uint64_t *identity, uint32_t flags, const jinst_allocator *alloc, uint8_t **out,
                            size_t *out_len, jinst_diag *diag);
 
+/* Hands out, on the caller's thread, the method ids the trace pass will
+ * ask for when this class is instrumented (one per method with code, in
+ * declaration order), when the options select the class and it is not
+ * instrumented already; nothing without a trace pass. Ids otherwise follow
+ * the order threads reach the methods in: a caller that instruments many
+ * classes at once and wants the same bytes from every run (the offline
+ * tool) calls this first for each class, in a fixed order. 0, or the
+ * parse error with diag saying why. arena: scratch, as below. */
+int jinst_instrument_reserve_ids(jinst_instrument *ins, jinst_arena *arena, const uint8_t *bytes, size_t len,
+                                 jinst_diag *diag);
+
 /* The identity of a class from its bytes (XXH64, seed 0). */
 uint64_t jinst_instrument_identity(const uint8_t *bytes, size_t len);
 

@@ -1,0 +1,431 @@
+/*
+ * jinst instrument: the agent's passes applied ahead of time, for programs
+ * that run without the agent (docs/ARCHITECTURE.md, "The runtime without
+ * the agent").
+ *
+ * One instrumenter serves the whole run. Its hooks_class is
+ * JINST_RUNTIME_HOOKS: the injected calls name jinst/rt/Hooks, which the
+ * application's loader finds in jinst-runtime.jar on the class path (the
+ * bridge in java.lang is the agent's and cannot live on a class path), and
+ * coverage asks for its probes by the class's identity and name, so jars
+ * instrumented in separate runs never clash. Each class's identity is
+ * that of the bytes read (the input is the original), so `jinst report`
+ * maps the data back to the class files the user keeps. A class carrying
+ * the marker, or naming the runtime, is copied as it is and counted as
+ * skipped: instrumenting twice would count twice.
+ *
+ * Method ids (trace) are constants in the code and rows of the method
+ * table. The workers would hand them out in the order they reach the
+ * methods, which differs from run to run; one thread first walks the
+ * inputs in order and reserves them, so the same inputs give the same
+ * bytes. Each jar or folder written gets the table of its own classes'
+ * ids (the writer's extra-entries hook).
+ *
+ * The mirror (mirror.c) does the files: inputs of any shape, classes
+ * spread over the worker pool, outputs written whole or not at all.
+ * Coverage is placed before trace, as in the agent (the instrumenter runs
+ * the built-in passes in that order), so probes sit on the original code.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "jinst/archive.h"
+#include "jinst/instrument.h"
+#include "jinst/report.h"
+#include "mirror.h"
+
+#define ALREADY "already instrumented"
+
+/* A class instrumented: where it came from (its job's name up to the first
+ * '!': the jar, or the class file of a folder) and its internal name. */
+typedef struct seen {
+	char *source;
+	char *name;
+} seen;
+
+typedef struct offline {
+	jinst_instrument *ins;
+	bool tables;            /* trace passes: each output carries the method table */
+	_Atomic size_t written; /* method tables handed to the mirror */
+	/* The classes instrumented so far, for the tables (workers add, under
+	 * the lock); the ones a table names, sorted, while it is written. */
+	pthread_mutex_t lock;
+	seen *seen;
+	size_t nseen, cap;
+	bool out_of_memory;
+	const char **chosen;
+	size_t nchosen;
+} offline;
+
+static void free_seen(offline *O)
+{
+	for (size_t i = 0; i < O->nseen; i++) {
+		free(O->seen[i].source);
+		free(O->seen[i].name);
+	}
+	free(O->seen);
+}
+
+/* Notes a class just instrumented: job is the writer's name of it ("PATH",
+ * "JAR!ENTRY", "JAR!INNER.jar!ENTRY"), the name the class's own (modified
+ * UTF-8, as the instrumenter's method table has it). */
+static void note_class(offline *O, jinst_arena *arena, const char *job, const uint8_t *in, size_t len)
+{
+	jinst_class *c;
+	jinst_diag d;
+	uint16_t n = 0;
+	const uint8_t *name = jinst_class_parse(&c, in, len, arena, NULL, &d) == 0 ? jinst_class_name(c, &n) : NULL;
+	seen e = {strndup(job, strcspn(job, "!")), name ? strndup((const char *)name, n) : NULL};
+	pthread_mutex_lock(&O->lock);
+	if (O->nseen == O->cap) {
+		size_t cap = O->cap ? O->cap * 2 : 256;
+		seen *p = realloc(O->seen, cap * sizeof(*p));
+		if (p) {
+			O->seen = p;
+			O->cap = cap;
+		}
+	}
+	if (e.source && e.name && O->nseen < O->cap) {
+		O->seen[O->nseen++] = e;
+	} else {
+		O->out_of_memory = true; /* a table would miss it: its output fails */
+		free(e.source);
+		free(e.name);
+	}
+	pthread_mutex_unlock(&O->lock);
+}
+
+static char *diag_text(const char *what, const jinst_diag *d)
+{
+	char msg[700], full[800];
+	jinst_diag_format(d, msg, sizeof(msg));
+	snprintf(full, sizeof(full), "%s%s", what, msg);
+	return strdup(full);
+}
+
+static enum mirror_result instrument_one(void *ctx, jinst_arena *arena, const char *name, const uint8_t *in,
+                                         size_t len, uint8_t **out, size_t *out_len, char **message)
+{
+	offline *O = ctx;
+	jinst_diag d;
+	memset(&d, 0, sizeof(d));
+	/* identity NULL: the hash of these bytes, the original class's. */
+	int rc = jinst_instrument_class(O->ins, arena, in, len, NULL, 0, NULL, out, out_len, &d);
+	if (rc) {
+		*message = diag_text("not instrumented: ", &d);
+		return MIRROR_FAILED;
+	}
+	if (d.message[0])
+		*message = strdup(d.message);
+	if (*out) {
+		if (O->tables)
+			note_class(O, arena, name, in, len);
+		return MIRROR_CHANGED;
+	}
+	/* Counted by reason in the summary; never instrumented twice. */
+	return strncmp(d.message, ALREADY, strlen(ALREADY)) == 0 ? MIRROR_SKIPPED : MIRROR_UNCHANGED;
+}
+
+/* ---- the method table ------------------------------------------------------- */
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A row of the table when the id's class is one of this output's. */
+static int method_row(void *ctx, uint32_t id, const char **cls, const char **name, const char **desc, int *timed)
+{
+	offline *O = ctx;
+	jinst_method_info mi;
+	if (jinst_instrument_method_info(O->ins, id, &mi) ||
+	    !bsearch(&mi.class_name, O->chosen, O->nchosen, sizeof(*O->chosen), by_name))
+		return -1;
+	*cls = mi.class_name;
+	*name = mi.name;
+	*desc = mi.descriptor;
+	*timed = mi.timed;
+	return 0;
+}
+
+/* Whether a class from source is on the class path with input: a jar's
+ * classes (nested jars' too) are the jar's; a folder's, its class files.
+ * The writer calls the hook for each input and for each archive inside a
+ * folder input, which goes on a class path by itself. */
+static bool belongs(const char *source, const char *input, bool folder)
+{
+	if (!folder)
+		return strcmp(source, input) == 0;
+	size_t n = strlen(input), k = strlen(source);
+	return strncmp(source, input, n) == 0 && (input[n - 1] == '/' || source[n] == '/') && k > 6 &&
+	       strcmp(source + k - 6, ".class") == 0;
+}
+
+/* The names of the classes of input, sorted, into O->chosen. */
+static int choose(offline *O, const char *input)
+{
+	struct stat st;
+	bool folder = stat(input, &st) == 0 && S_ISDIR(st.st_mode);
+	O->nchosen = 0;
+	O->chosen = malloc((O->nseen ? O->nseen : 1) * sizeof(*O->chosen));
+	if (!O->chosen)
+		return -1;
+	for (size_t i = 0; i < O->nseen; i++)
+		if (belongs(O->seen[i].source, input, folder))
+			O->chosen[O->nchosen++] = O->seen[i].name;
+	qsort(O->chosen, O->nchosen, sizeof(*O->chosen), by_name);
+	return 0;
+}
+
+/* The mirror's extra entries: the method table, where jinst-runtime.jar
+ * looks for it (class loader resources), with the ids of the methods of
+ * the classes this output holds. Ids are the run's: a class that two
+ * inputs hold has the same ids in both tables, and the tables of all
+ * outputs on one class path agree. An output whose classes got no id, or a
+ * run of coverage alone, gets none; an input's own table (it was
+ * instrumented before) is then kept. */
+static int method_table(void *ctx, const char *input, mirror_extra **entries, size_t *n)
+{
+	offline *O = ctx;
+	*entries = NULL;
+	*n = 0;
+	if (!O->tables)
+		return 0;
+	int rc = O->out_of_memory ? -1 : choose(O, input);
+	if (!rc && !O->nchosen) {
+		free(O->chosen);
+		O->chosen = NULL;
+		return 0;
+	}
+	mirror_extra *e = rc ? NULL : calloc(1, sizeof(*e));
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = e ? open_memstream(&buf, &len) : NULL;
+	rc = -1;
+	if (f) {
+		rc = jinst_trace_write_methods(f, jinst_instrument_method_count(O->ins), method_row, O);
+		rc = fclose(f) != 0 ? -1 : rc;
+	}
+	free(O->chosen);
+	O->chosen = NULL;
+	if (rc || !(e->name = strdup(JINST_METHOD_TABLE_RESOURCE))) {
+		fprintf(stderr, "jinst instrument: %s: the method table could not be made\n", input);
+		free(buf);
+		free(e);
+		return -1;
+	}
+	e->bytes = (uint8_t *)buf;
+	e->len = len;
+	*entries = e;
+	*n = 1;
+	atomic_fetch_add(&O->written, 1);
+	return 0;
+}
+
+/* ---- ids in a fixed order --------------------------------------------------- */
+
+typedef struct reserve {
+	jinst_instrument *ins;
+	jinst_arena *arena;
+} reserve;
+
+static int reserve_class(void *ctx, const char *name, const uint8_t *bytes, size_t len)
+{
+	(void)name;
+	reserve *r = ctx;
+	jinst_diag d;
+	jinst_arena_reset(r->arena);
+	/* A class it cannot read, the run reports. */
+	jinst_instrument_reserve_ids(r->ins, r->arena, bytes, len, &d);
+	return 0;
+}
+
+static void reserve_problem(void *ctx, const char *name, const char *message)
+{
+	/* The run reports it, once. */
+	(void)ctx, (void)name, (void)message;
+}
+
+/* The workers hand out method ids in the order they reach the methods,
+ * which changes from run to run; taken first, one thread walking the
+ * inputs in order, the ids and so the outputs are the same in every run. */
+static int reserve_ids(offline *O, const char *const *inputs, int n)
+{
+	reserve r = {.ins = O->ins};
+	if (jinst_arena_new(&r.arena))
+		return -1;
+	for (int i = 0; i < n; i++)
+		jinst_walk_nested(inputs[i], reserve_class, reserve_problem, &r);
+	jinst_arena_free(r.arena);
+	return 0;
+}
+
+/* ---- the command line ------------------------------------------------------- */
+
+typedef struct args {
+	uint32_t passes;
+	const char *output;
+	const char **inputs;
+	int ninputs;
+	const char **include, **exclude; /* NULL-terminated */
+	size_t ninclude, nexclude;
+} args;
+
+/* --trace keeps the full shape in every method, so the run chooses counts
+ * or times (-Djinst.trace); =counts puts the counting hook alone, all that
+ * counts need; =times counts leaves only, as the agent's trace=times. */
+static int parse_pass(args *A, const char *a)
+{
+	const char *v = strchr(a, '=');
+	size_t k = v ? (size_t)(v - a) : strlen(a);
+	if (k == 7 && strncmp(a, "--trace", 7) == 0) {
+		uint32_t p = !v ? JINST_PASS_TRACE : strcmp(v, "=counts") == 0 ? JINST_PASS_COUNT
+		             : strcmp(v, "=times") == 0                        ? JINST_PASS_TRACE | JINST_PASS_COUNT_LEAVES
+		                                                               : 0;
+		if (!p) {
+			fprintf(stderr, "jinst instrument: --trace takes counts or times, not '%s'\n", v + 1);
+			return 2;
+		}
+		A->passes = (A->passes & ~(uint32_t)(JINST_PASS_TRACE | JINST_PASS_COUNT | JINST_PASS_COUNT_LEAVES)) | p;
+		return 0;
+	}
+	if (k == 10 && strncmp(a, "--coverage", 10) == 0) {
+		uint32_t p = !v || strcmp(v, "=booleans") == 0 ? JINST_PASS_COVERAGE
+		             : strcmp(v, "=counts") == 0         ? JINST_PASS_COVERAGE_COUNTS
+		                                                 : 0;
+		if (!p) {
+			fprintf(stderr, "jinst instrument: --coverage takes booleans or counts, not '%s'\n", v + 1);
+			return 2;
+		}
+		A->passes = (A->passes & ~(uint32_t)(JINST_PASS_COVERAGE | JINST_PASS_COVERAGE_COUNTS)) | p;
+		return 0;
+	}
+	return 1;
+}
+
+/* Patterns separated by '+' or ':' (the agent's include=), appended to a
+ * NULL-terminated list. The argument is split in place: argv's strings are
+ * the program's to modify (C11 5.1.2.2.1) and live for the run. */
+static int add_globs(const char ***list, size_t *n, char *v, const char *flag)
+{
+	for (char *save = NULL, *p = strtok_r(v, "+:", &save); p; p = strtok_r(NULL, "+:", &save)) {
+		const char **l = realloc(*list, (*n + 2) * sizeof(*l));
+		if (!l)
+			return 2;
+		*list = l;
+		l[(*n)++] = p;
+		l[*n] = NULL;
+	}
+	if (!*n) {
+		fprintf(stderr, "jinst instrument: %s needs patterns (com.example.** or com/example/*)\n", flag);
+		return 2;
+	}
+	return 0;
+}
+
+static int parse_args(args *A, mirror_options *mo, int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		int rc = parse_pass(A, a), took;
+		if (rc != 1) {
+			if (rc)
+				return rc;
+		} else if ((took = mirror_option(mo, &A->output, argc, argv, &i)) != 0) {
+			if (took < 0)
+				return 2;
+		} else if (strcmp(a, "--include") == 0 || strcmp(a, "--exclude") == 0) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "jinst instrument: %s needs patterns (com.example.** or com/example/*)\n", a);
+				return 2;
+			}
+			bool inc = a[2] == 'i';
+			if ((rc = add_globs(inc ? &A->include : &A->exclude, inc ? &A->ninclude : &A->nexclude, argv[++i], a)))
+				return rc;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "jinst instrument: unknown option '%s' (see jinst instrument --help)\n", a);
+			return 2;
+		} else {
+			A->inputs[A->ninputs++] = a;
+		}
+	}
+	if (!A->passes) {
+		fprintf(stderr, "jinst instrument: no pass given: add --coverage[=counts] for coverage reports, "
+		                "--trace[=counts|times] for method calls, or both\n");
+		return 2;
+	}
+	if (!A->ninputs) {
+		fprintf(stderr, "jinst instrument: no input: give class files, folders, jars, wars or ears\n");
+		return 2;
+	}
+	if (!A->output) {
+		fprintf(stderr, "jinst instrument: no output: give -o OUT (a file or folder for one input, "
+		                "a folder for several)\n");
+		return 2;
+	}
+	return 0;
+}
+
+static int instrument_run(const args *A, mirror_options *mo)
+{
+	jinst_instrument_options io = JINST_INSTRUMENT_OPTIONS_INIT;
+	io.passes = A->passes;
+	io.include = A->include;
+	io.exclude = A->exclude;
+	io.hooks_class = JINST_RUNTIME_HOOKS;
+	offline O = {.tables = (A->passes & (JINST_PASS_TRACE | JINST_PASS_COUNT)) != 0,
+	             .lock = PTHREAD_MUTEX_INITIALIZER};
+	jinst_diag d;
+	if (jinst_instrument_new(&O.ins, &io, &d)) {
+		char msg[600];
+		jinst_diag_format(&d, msg, sizeof(msg));
+		fprintf(stderr, "jinst instrument: %s\n", msg);
+		return 2;
+	}
+	if (O.tables && reserve_ids(&O, A->inputs, A->ninputs)) {
+		fprintf(stderr, "jinst instrument: out of memory\n");
+		jinst_instrument_free(O.ins);
+		return 1;
+	}
+	mo->transform = instrument_one;
+	mo->extra = method_table;
+	mo->ctx = &O;
+	mirror_stats s;
+	int run = mirror_run(A->inputs, A->ninputs, A->output, mo, &s);
+	if (run == 0) {
+		jinst_instrument_counts c;
+		jinst_instrument_get_counts(O.ins, &c);
+		mirror_print_summary(mo, &s);
+		printf("%llu methods instrumented, %llu left alone\n", (unsigned long long)c.methods_instrumented,
+		       (unsigned long long)c.methods_left_alone);
+		/* Lone class files have no place for the table: the run names
+		 * their methods by id only. */
+		if (O.tables && c.methods_instrumented && !atomic_load(&O.written))
+			fprintf(stderr, "jinst instrument: warning: no jar or folder output holds the method table (%s); "
+			                "give a folder or jar, or the traces name methods by id\n",
+			        JINST_METHOD_TABLE_RESOURCE);
+	}
+	jinst_instrument_free(O.ins);
+	free_seen(&O);
+	int status = run != 0 || s.errors ? 1 : 0;
+	mirror_stats_free(&s);
+	return status;
+}
+
+int cmd_instrument(int argc, char **argv)
+{
+	const char *inputs[argc + 1];
+	args A = {.inputs = inputs};
+	mirror_options mo = MIRROR_OPTIONS_INIT("instrument", "instrumented");
+	mo.progress = isatty(2);
+	int rc = parse_args(&A, &mo, argc, argv);
+	if (!rc)
+		rc = instrument_run(&A, &mo);
+	free(A.include);
+	free(A.exclude);
+	return rc;
+}
