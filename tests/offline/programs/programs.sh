@@ -51,8 +51,8 @@ shift
 names=("$@")
 ((${#names[@]})) || names=("${peer_workloads[@]}" fop)
 jinst=$build/bin/jinst agent=$build/lib/libjinst.so rtjar=$build/lib/jinst-runtime.jar
-[[ -x $jinst && -f $agent && -f $rtjar ]] || { echo "programs.sh: no $jinst, $agent or $rtjar" >&2; exit 2; }
 [[ ${JINST_SANITIZED:-OFF} == ON ]] && agent=
+[[ -x $jinst && -f $rtjar && ( -z $agent || -f $agent ) ]] || { echo "programs.sh: no $jinst, $agent or $rtjar" >&2; exit 2; }
 
 # FOP's class path. Batik's jar comes last: its manifest names xalan2.jar
 # and xmlgraphics-commons.jar by absolute path, and the JVM searches a
@@ -63,12 +63,20 @@ jinst=$build/bin/jinst agent=$build/lib/libjinst.so rtjar=$build/lib/jinst-runti
 fop_jars=(fop.jar xmlgraphics-commons.jar xalan2.jar serializer.jar xercesImpl.jar commons-io.jar
 	commons-logging.jar fontbox2.jar batik-all.jar)
 
+# prog_jars NAME: the jars, one a line; a missing one by the name looked
+# for (peer_jars leaves out a Lucene jar it does not find).
 prog_jars() {
-	if [[ $1 == fop ]]; then
-		printf "$peer_java_dir/%s\n" "${fop_jars[@]}"
-	else
-		peer_jars "$1"
-	fi
+	local j f
+	case $1 in
+	fop) printf "$peer_java_dir/%s\n" "${fop_jars[@]}" ;;
+	lucene)
+		for j in core analyzers-common queryparser; do
+			f=$(peer_jars lucene | grep "/lucene-$j-[0-9]")
+			echo "${f:-$peer_java_dir/lucene-$j-VERSION.jar}"
+		done
+		;;
+	*) peer_jars "$1" ;;
+	esac
 }
 
 prog_source() {
@@ -294,4 +302,8 @@ if ((${#failed[@]})); then
 	exit 1
 fi
 ((skipped < ${#names[@]})) || exit 77
-echo "programs.sh: ${names[*]}: the same output, and the agent's data"
+if [[ -n $agent ]]; then
+	echo "programs.sh: ${names[*]}: the same output, and the agent's data"
+else
+	echo "programs.sh: ${names[*]}: the same output"
+fi
