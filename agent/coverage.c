@@ -230,7 +230,8 @@ static int add_by_identity(JNIEnv *jni, jinst_covdata *data, jlong identity, job
 }
 
 /* The classes that asked by identity (code instrumented ahead of time),
- * into the model; reset: their arrays cleared after the copy. */
+ * into the model (NULL: none, for a reset alone); reset: their arrays
+ * cleared after the copy. */
 static int fill_by_identity(JNIEnv *jni, jinst_covdata *data, bool reset, jinst_diag *diag)
 {
 	jobjectArray snap = (*jni)->CallStaticObjectMethod(jni, rt.coverage, rt.by_identity, (jboolean)reset);

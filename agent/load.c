@@ -53,18 +53,26 @@ static const char *const always_excluded[] = {
 	"jdk/internal/vm/Continuation$**", NULL};
 
 typedef struct original {
-	struct original *next;
+	struct original *next;     /* in its bucket */
 	char *name;
 	unsigned char *bytes;
 	jint len;
 } original;
+
+/* The originals by name: chained buckets, doubled when they average two
+ * entries, so that keeping and finding stay constant-time however many
+ * classes a program loads (a list scanned per load was quadratic). */
+typedef struct originals {
+	original **buckets;
+	size_t nbuckets, count;
+} originals;
 
 static struct {
 	jinst_instrument *ins;
 	atomic_int live;           /* the runtime is engaged: the hook instruments */
 	atomic_int stopping;       /* the hook hands back original bytes */
 	pthread_mutex_t lock;      /* originals */
-	original *originals;
+	originals originals;
 	pthread_key_t arena_key;
 	atomic_long instrumented, unchanged, failed, unmodifiable, reentrant, restored;
 } ld = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -79,10 +87,49 @@ const jinst_instrument *jinst_agent_instrumenter(void)
 
 /* ---- original bytes --------------------------------------------------- */
 
+static size_t name_hash(const char *name)
+{
+	uint64_t h = 1469598103934665603u; /* FNV-1a */
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 1099511628211u;
+	return (size_t)h;
+}
+
+static original **bucket(const char *name)
+{
+	return &ld.originals.buckets[name_hash(name) & (ld.originals.nbuckets - 1)];
+}
+
+/* Twice the buckets (1024 at first); false without memory, the table as it was. */
+static bool originals_grow(void)
+{
+	originals *t = &ld.originals;
+	size_t n = t->nbuckets ? t->nbuckets * 2 : 1024;
+	original **b = calloc(n, sizeof *b);
+	if (!b)
+		return false;
+	for (size_t i = 0; i < t->nbuckets; i++)
+		for (original *o = t->buckets[i], *next; o; o = next) {
+			next = o->next;
+			size_t k = name_hash(o->name) & (n - 1);
+			o->next = b[k];
+			b[k] = o;
+		}
+	free(t->buckets);
+	t->buckets = b;
+	t->nbuckets = n;
+	return true;
+}
+
 static void originals_keep(const char *name, const unsigned char *bytes, jint len)
 {
 	pthread_mutex_lock(&ld.lock);
-	for (original *o = ld.originals; o; o = o->next)
+	originals *t = &ld.originals;
+	if (t->count >= 2 * t->nbuckets && !originals_grow() && !t->nbuckets) {
+		pthread_mutex_unlock(&ld.lock);
+		return;
+	}
+	for (original *o = *bucket(name); o; o = o->next)
 		if (!strcmp(o->name, name) && o->len == len && !memcmp(o->bytes, bytes, (size_t)len)) {
 			pthread_mutex_unlock(&ld.lock);
 			return;
@@ -101,21 +148,24 @@ static void originals_keep(const char *name, const unsigned char *bytes, jint le
 	if (o) {
 		memcpy(o->bytes, bytes, (size_t)len);
 		o->len = len;
-		o->next = ld.originals;
-		ld.originals = o;
+		original **head = bucket(name);
+		o->next = *head;
+		*head = o;
+		t->count++;
 	}
 	pthread_mutex_unlock(&ld.lock);
 }
 
 /* The one original kept for name; NULL when none, or when loaders defined
  * several classes of that name (the VM then hands back its own copy of the
- * initial bytes, which are the same thing). Holds no lock on return: the
- * list only grows and entries are never freed while the VM runs. */
+ * initial bytes, which are the same thing). Holds no lock on return:
+ * entries are never freed while the VM runs (the buckets may move, the
+ * entries do not). */
 static const original *originals_find(const char *name)
 {
 	const original *found = NULL;
 	pthread_mutex_lock(&ld.lock);
-	for (const original *o = ld.originals; o; o = o->next)
+	for (const original *o = ld.originals.nbuckets ? *bucket(name) : NULL; o; o = o->next)
 		if (!strcmp(o->name, name)) {
 			if (found) {
 				found = NULL;
@@ -131,7 +181,7 @@ static bool originals_has(const char *name)
 {
 	bool r = false;
 	pthread_mutex_lock(&ld.lock);
-	for (const original *o = ld.originals; o && !r; o = o->next)
+	for (const original *o = ld.originals.nbuckets ? *bucket(name) : NULL; o && !r; o = o->next)
 		r = !strcmp(o->name, name);
 	pthread_mutex_unlock(&ld.lock);
 	return r;
@@ -202,7 +252,11 @@ bool jinst_load_restart(void)
 		return false;
 	}
 	/* The previous one stays allocated: a load hook that began before
-	 * `stop` may still be using it, and sessions are few. */
+	 * `stop` may still be using it, and sessions are few. Its class ids
+	 * are not given again: a frame that entered an instrumented method
+	 * before `stop` runs its old code and passes its old ids. */
+	if (ld.ins)
+		jinst_instrument_probe_class_start(ins, jinst_instrument_probe_class_count(ld.ins));
 	ld.ins = ins;
 	return true;
 }

@@ -321,8 +321,11 @@ int jinst_archive_writer_add(jinst_archive_writer *w, const jinst_archive_entry 
 	    zip_file_set_mtime(w->zip, i, (time_t)meta->mtime, 0) != 0 ||
 	    zip_file_set_external_attributes(w->zip, i, 0, meta->opsys, meta->external_attributes) != 0 ||
 	    (meta->comment_len &&
-	     zip_file_set_comment(w->zip, i, (const char *)meta->comment, meta->comment_len, 0) != 0))
-		return fail_zip(diag, w->path, name, zip_get_error(w->zip));
+	     zip_file_set_comment(w->zip, i, (const char *)meta->comment, meta->comment_len, 0) != 0)) {
+		int rc = fail_zip(diag, w->path, name, zip_get_error(w->zip));
+		zip_delete(w->zip, i); /* a failed add leaves no entry behind */
+		return rc;
+	}
 	w->count++;
 	return 0;
 }
@@ -437,14 +440,16 @@ int jinst_archive_writer_copy(jinst_archive_writer *w, jinst_archive *from, size
 	 * default); new data is stored or deflated as the entry was. */
 	zip_int32_t method = !bytes ? (zip_int32_t)e.method
 	                            : e.method == JINST_ARCHIVE_STORED ? ZIP_CM_STORE : ZIP_CM_DEFLATE;
-	if (zip_set_file_compression(w->zip, i, method, 0) != 0)
-		return fail_zip(diag, w->path, e.name, zip_get_error(w->zip));
-	if (zip_file_set_mtime(w->zip, i, (time_t)e.mtime, 0) != 0 ||
+	if (zip_set_file_compression(w->zip, i, method, 0) != 0 || zip_file_set_mtime(w->zip, i, (time_t)e.mtime, 0) != 0 ||
 	    zip_file_set_external_attributes(w->zip, i, 0, e.opsys, e.external_attributes) != 0 ||
 	    (e.comment_len && zip_file_set_comment(w->zip, i, (const char *)e.comment, e.comment_len, 0) != 0))
-		return fail_zip(diag, w->path, e.name, zip_get_error(w->zip));
-	rc = copy_extra_fields(w, i, from, index, e.name, diag);
-	if (!rc)
+		rc = fail_zip(diag, w->path, e.name, zip_get_error(w->zip));
+	else
+		rc = copy_extra_fields(w, i, from, index, e.name, diag);
+	/* A failed copy leaves no entry behind. */
+	if (rc)
+		zip_delete(w->zip, i);
+	else
 		w->count++;
 	return rc;
 }

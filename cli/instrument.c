@@ -3,15 +3,23 @@
  * that run without the agent (docs/ARCHITECTURE.md, "The runtime without
  * the agent").
  *
- * One instrumenter serves the whole run, so method ids and coverage class
- * ids are handed out once across every input. Its hooks_class is
+ * One instrumenter serves the whole run. Its hooks_class is
  * JINST_RUNTIME_HOOKS: the injected calls name jinst/rt/Hooks, which the
  * application's loader finds in jinst-runtime.jar on the class path (the
- * bridge in java.lang is the agent's and cannot live on a class path).
- * Each class's identity is that of the bytes read (the input is the
- * original), so `jinst report` maps the data back to the class files the
- * user keeps. A class carrying the marker, or naming the runtime, is
- * copied as it is with a note: instrumenting twice would count twice.
+ * bridge in java.lang is the agent's and cannot live on a class path), and
+ * coverage asks for its probes by the class's identity and name, so jars
+ * instrumented in separate runs never clash. Each class's identity is
+ * that of the bytes read (the input is the original), so `jinst report`
+ * maps the data back to the class files the user keeps. A class carrying
+ * the marker, or naming the runtime, is copied as it is and counted as
+ * skipped: instrumenting twice would count twice.
+ *
+ * Method ids (trace) are constants in the code and rows of the method
+ * table. The workers would hand them out in the order they reach the
+ * methods, which differs from run to run; one thread first walks the
+ * inputs in order and reserves them, so the same inputs give the same
+ * bytes. Each jar or folder written gets the table of its own classes'
+ * ids (the writer's extra-entries hook).
  *
  * The mirror (mirror.c) does the files: inputs of any shape, classes
  * spread over the worker pool, outputs written whole or not at all.
@@ -22,6 +30,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "jinst/archive.h"
@@ -31,49 +40,61 @@
 
 #define ALREADY "already instrumented"
 
+/* A class instrumented: where it came from (its job's name up to the first
+ * '!': the jar, or the class file of a folder) and its internal name. */
+typedef struct seen {
+	char *source;
+	char *name;
+} seen;
+
 typedef struct offline {
 	jinst_instrument *ins;
 	bool tables;            /* trace passes: each output carries the method table */
 	_Atomic size_t written; /* method tables handed to the mirror */
-	/* The internal names of the classes instrumented for the input under
-	 * way (the mirror finishes one input before the next), for its table. */
+	/* The classes instrumented so far, for the tables (workers add, under
+	 * the lock); the ones a table names, sorted, while it is written. */
 	pthread_mutex_t lock;
-	char **names;
-	size_t nnames, cap;
+	seen *seen;
+	size_t nseen, cap;
 	bool out_of_memory;
+	const char **chosen;
+	size_t nchosen;
 } offline;
 
-static void clear_names(offline *O)
+static void free_seen(offline *O)
 {
-	for (size_t i = 0; i < O->nnames; i++)
-		free(O->names[i]);
-	O->nnames = 0;
-	O->out_of_memory = false;
+	for (size_t i = 0; i < O->nseen; i++) {
+		free(O->seen[i].source);
+		free(O->seen[i].name);
+	}
+	free(O->seen);
 }
 
-/* Notes the name of a class just instrumented (modified UTF-8, as the
- * instrumenter's method table has it). */
-static void note_name(offline *O, jinst_arena *arena, const uint8_t *in, size_t len)
+/* Notes a class just instrumented: job is the writer's name of it ("PATH",
+ * "JAR!ENTRY", "JAR!INNER.jar!ENTRY"), the name the class's own (modified
+ * UTF-8, as the instrumenter's method table has it). */
+static void note_class(offline *O, jinst_arena *arena, const char *job, const uint8_t *in, size_t len)
 {
 	jinst_class *c;
 	jinst_diag d;
 	uint16_t n = 0;
 	const uint8_t *name = jinst_class_parse(&c, in, len, arena, NULL, &d) == 0 ? jinst_class_name(c, &n) : NULL;
-	char *copy = name ? strndup((const char *)name, n) : NULL;
+	seen e = {strndup(job, strcspn(job, "!")), name ? strndup((const char *)name, n) : NULL};
 	pthread_mutex_lock(&O->lock);
-	if (O->nnames == O->cap) {
+	if (O->nseen == O->cap) {
 		size_t cap = O->cap ? O->cap * 2 : 256;
-		char **p = realloc(O->names, cap * sizeof(*p));
+		seen *p = realloc(O->seen, cap * sizeof(*p));
 		if (p) {
-			O->names = p;
+			O->seen = p;
 			O->cap = cap;
 		}
 	}
-	if (copy && O->nnames < O->cap) {
-		O->names[O->nnames++] = copy;
+	if (e.source && e.name && O->nseen < O->cap) {
+		O->seen[O->nseen++] = e;
 	} else {
-		O->out_of_memory = true; /* the table would miss it: the output fails */
-		free(copy);
+		O->out_of_memory = true; /* a table would miss it: its output fails */
+		free(e.source);
+		free(e.name);
 	}
 	pthread_mutex_unlock(&O->lock);
 }
@@ -89,7 +110,6 @@ static char *diag_text(const char *what, const jinst_diag *d)
 static enum mirror_result instrument_one(void *ctx, jinst_arena *arena, const char *name, const uint8_t *in,
                                          size_t len, uint8_t **out, size_t *out_len, char **message)
 {
-	(void)name;
 	offline *O = ctx;
 	jinst_diag d;
 	memset(&d, 0, sizeof(d));
@@ -103,7 +123,7 @@ static enum mirror_result instrument_one(void *ctx, jinst_arena *arena, const ch
 		*message = strdup(d.message);
 	if (*out) {
 		if (O->tables)
-			note_name(O, arena, in, len);
+			note_class(O, arena, name, in, len);
 		return MIRROR_CHANGED;
 	}
 	/* Counted by reason in the summary; never instrumented twice. */
@@ -123,12 +143,41 @@ static int method_row(void *ctx, uint32_t id, const char **cls, const char **nam
 	offline *O = ctx;
 	jinst_method_info mi;
 	if (jinst_instrument_method_info(O->ins, id, &mi) ||
-	    !bsearch(&mi.class_name, O->names, O->nnames, sizeof(*O->names), by_name))
+	    !bsearch(&mi.class_name, O->chosen, O->nchosen, sizeof(*O->chosen), by_name))
 		return -1;
 	*cls = mi.class_name;
 	*name = mi.name;
 	*desc = mi.descriptor;
 	*timed = mi.timed;
+	return 0;
+}
+
+/* Whether a class from source is on the class path with input: a jar's
+ * classes (nested jars' too) are the jar's; a folder's, its class files.
+ * The writer calls the hook for each input and for each archive inside a
+ * folder input, which goes on a class path by itself. */
+static bool belongs(const char *source, const char *input, bool folder)
+{
+	if (!folder)
+		return strcmp(source, input) == 0;
+	size_t n = strlen(input), k = strlen(source);
+	return strncmp(source, input, n) == 0 && (input[n - 1] == '/' || source[n] == '/') && k > 6 &&
+	       strcmp(source + k - 6, ".class") == 0;
+}
+
+/* The names of the classes of input, sorted, into O->chosen. */
+static int choose(offline *O, const char *input)
+{
+	struct stat st;
+	bool folder = stat(input, &st) == 0 && S_ISDIR(st.st_mode);
+	O->nchosen = 0;
+	O->chosen = malloc((O->nseen ? O->nseen : 1) * sizeof(*O->chosen));
+	if (!O->chosen)
+		return -1;
+	for (size_t i = 0; i < O->nseen; i++)
+		if (belongs(O->seen[i].source, input, folder))
+			O->chosen[O->nchosen++] = O->seen[i].name;
+	qsort(O->chosen, O->nchosen, sizeof(*O->chosen), by_name);
 	return 0;
 }
 
@@ -144,19 +193,25 @@ static int method_table(void *ctx, const char *input, mirror_extra **entries, si
 	offline *O = ctx;
 	*entries = NULL;
 	*n = 0;
-	if (!O->tables || !O->nnames)
+	if (!O->tables)
 		return 0;
-	int rc = -1;
-	mirror_extra *e = O->out_of_memory ? NULL : calloc(1, sizeof(*e));
+	int rc = O->out_of_memory ? -1 : choose(O, input);
+	if (!rc && !O->nchosen) {
+		free(O->chosen);
+		O->chosen = NULL;
+		return 0;
+	}
+	mirror_extra *e = rc ? NULL : calloc(1, sizeof(*e));
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = e ? open_memstream(&buf, &len) : NULL;
+	rc = -1;
 	if (f) {
-		qsort(O->names, O->nnames, sizeof(*O->names), by_name);
 		rc = jinst_trace_write_methods(f, jinst_instrument_method_count(O->ins), method_row, O);
 		rc = fclose(f) != 0 ? -1 : rc;
 	}
-	clear_names(O);
+	free(O->chosen);
+	O->chosen = NULL;
 	if (rc || !(e->name = strdup(JINST_METHOD_TABLE_RESOURCE))) {
 		fprintf(stderr, "jinst instrument: %s: the method table could not be made\n", input);
 		free(buf);
@@ -355,8 +410,7 @@ static int instrument_run(const args *A, mirror_options *mo)
 			        JINST_METHOD_TABLE_RESOURCE);
 	}
 	jinst_instrument_free(O.ins);
-	clear_names(&O);
-	free(O.names);
+	free_seen(&O);
 	int status = run != 0 || s.errors ? 1 : 0;
 	mirror_stats_free(&s);
 	return status;

@@ -36,7 +36,7 @@ static void report(run *R, const char *kind, const char *where, const char *fmt,
 	/* Clear the progress bar's line first. */
 	if (R->o->progress && atomic_load(&R->shown))
 		fputs("\r\033[K", stderr);
-	fprintf(stderr, "jinst %s: %s%s: ", R->o->command ? R->o->command : "", kind, where);
+	fprintf(stderr, "jinst %s: %s%s: ", R->o->command ? R->o->command : "-", kind, where);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 }
@@ -265,6 +265,25 @@ static bool has_suffix(const char *s, const char *suffix)
 
 static void gather_dir(run *R, items *L, const char *dir, const char *rel);
 
+static void gather_class(run *R, items *L, const char *path, const char *rel, mode_t mode)
+{
+	uint8_t *data;
+	size_t len;
+	jinst_diag d;
+	char *name = strdup(path);
+	item *it;
+	if (!name || jinst_file_read(&data, &len, path, 0, &d) != 0) {
+		mirror_error(R, path, "%s", name ? d.message : "out of memory");
+		free(name);
+	} else if ((it = add_item(R, L, ITEM_CLASS, rel, mode))) {
+		if ((it->job = mirror_add_job(R, name, data, len)) == SIZE_MAX)
+			mirror_error(R, path, "out of memory");
+	} else {
+		free(name);
+		free(data);
+	}
+}
+
 /* The file or folder path (rel in the output) as an item; top marks an
  * input named on the command line. */
 static void gather(run *R, items *L, const char *path, const char *rel, bool top)
@@ -296,20 +315,7 @@ static void gather(run *R, items *L, const char *path, const char *rel, bool top
 		if (it && it->src)
 			it->jar = mirror_jar_load(R, path, path, NULL, 0, 0);
 	} else if (has_suffix(path, ".class")) {
-		uint8_t *data;
-		size_t len;
-		jinst_diag d;
-		char *name = strdup(path);
-		if (!name || jinst_file_read(&data, &len, path, 0, &d) != 0) {
-			mirror_error(R, path, "%s", name ? d.message : "out of memory");
-			free(name);
-		} else if ((it = add_item(R, L, ITEM_CLASS, rel, st.st_mode))) {
-			if ((it->job = mirror_add_job(R, name, data, len)) == SIZE_MAX)
-				mirror_error(R, path, "out of memory");
-		} else {
-			free(name);
-			free(data);
-		}
+		gather_class(R, L, path, rel, st.st_mode);
 	} else if (top) {
 		mirror_error(R, path, "not a class file, an archive or a folder");
 	} else {
@@ -420,6 +426,18 @@ static void extra_items(run *R, items *L, mirror_extra *x, size_t nx)
 	}
 }
 
+/* An archive inside a folder input gets the extra entries too: a folder
+ * of jars is put on a class path jar by jar, so what the command adds
+ * (the method table) must be inside each to be found. */
+static void write_folder_jar(run *R, const item *it, const char *path)
+{
+	mirror_extra *x;
+	size_t nx;
+	if (get_extras(R, it->src, &x, &nx) == 0)
+		write_jar_item(R, it, path, false, x, nx);
+	mirror_free_extras(x, nx);
+}
+
 static void write_dir(run *R, items *L, const char *dest)
 {
 	for (size_t i = 0; i < L->n && !R->failed; i++) {
@@ -437,8 +455,10 @@ static void write_dir(run *R, items *L, const char *dest)
 			*slash = '/';
 			unlink(path);
 		}
-		if (!R->failed)
-			it->kind == ITEM_JAR ? write_jar_item(R, it, path, false, NULL, 0) : write_item(R, it, path, false);
+		if (!R->failed && it->kind == ITEM_JAR)
+			write_folder_jar(R, it, path);
+		else if (!R->failed)
+			write_item(R, it, path, false);
 		free(path);
 	}
 }
@@ -524,13 +544,24 @@ static void mirror_all(run *R, const char *const *inputs, int n, const char *tem
 int mirror_run(const char *const *inputs, int n, const char *output, const mirror_options *o, mirror_stats *stats)
 {
 	memset(stats, 0, sizeof(*stats));
+	/* A zip entry's time is a local date and time without a zone; libzip
+	 * reads it through mktime and writes it through localtime. In a zone
+	 * with summer time, a time in the hour skipped in spring comes back an
+	 * hour later; in UTC the two are exact inverses, so every time is
+	 * written back as it was read. */
+	setenv("TZ", "UTC0", 1);
+	tzset();
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	run R = {.o = o, .stats = stats};
 	char *final = NULL, *temp = NULL;
-	if (start_run(&R) != 0) {
+	if (n < 1 || !output || !o->transform) {
+		mirror_error(&R, output ? output : "-o", "no input, no output or no transformation");
+	} else if (start_run(&R) != 0) {
 		mirror_error(&R, output, "out of memory");
-	} else if (mirror_out_prepare(&R, inputs, n, output, &final, &temp) == 0) {
+	} else if (mirror_out_prepare(&R, inputs, n, output, &final, &temp) != 0) {
+		mirror_out_abandon(&R, temp); /* folders prepare made, if any */
+	} else {
 		mirror_all(&R, inputs, n, temp);
 		if (R.failed)
 			mirror_out_abandon(&R, temp);
@@ -560,7 +591,8 @@ void mirror_print_summary(const mirror_options *o, const mirror_stats *s)
 {
 	printf("%zu archives, %zu files; %zu classes: %zu %s, %zu unchanged, %zu skipped, %zu failed; "
 	       "%zu warnings; %.2f s\n",
-	       s->archives, s->files, s->classes, s->counts[MIRROR_CHANGED], o->changed, s->counts[MIRROR_UNCHANGED],
+	       s->archives, s->files, s->classes, s->counts[MIRROR_CHANGED], o->changed ? o->changed : "changed",
+	       s->counts[MIRROR_UNCHANGED],
 	       s->counts[MIRROR_SKIPPED], s->counts[MIRROR_FAILED], s->warnings, s->elapsed);
 	for (size_t i = 0; i < s->nskipped; i++)
 		printf("  %zu skipped: %s\n", s->skipped[i].count, s->skipped[i].text);
@@ -571,7 +603,7 @@ int mirror_option(mirror_options *o, const char **output, int argc, char **argv,
 	const char *a = argv[*i];
 	bool takes = strcmp(a, "-o") == 0 || strcmp(a, "-j") == 0;
 	if (takes && *i + 1 >= argc) {
-		fprintf(stderr, "jinst %s: %s needs %s\n", o->command, a,
+		fprintf(stderr, "jinst %s: %s needs %s\n", o->command ? o->command : "-", a,
 		        a[1] == 'o' ? "an output path (-o OUT)" : "a number of threads (-j N)");
 		return -1;
 	}
@@ -583,7 +615,8 @@ int mirror_option(mirror_options *o, const char **output, int argc, char **argv,
 		char *end;
 		long n = strtol(v, &end, 10);
 		if (!*v || *end || n < 1 || n > 1024) {
-			fprintf(stderr, "jinst %s: -j takes a number of threads from 1 to 1024, not '%s'\n", o->command, v);
+			fprintf(stderr, "jinst %s: -j takes a number of threads from 1 to 1024, not '%s'\n",
+			        o->command ? o->command : "-", v);
 			return -1;
 		}
 		o->jobs = (int)n;

@@ -32,9 +32,12 @@ typedef struct mirror_extra {
 	size_t len;
 } mirror_extra;
 
-/* Called once per top-level output that is a jar or a folder, after all of
- * its classes (nested archives included) are transformed and before it is
- * written; input is the input's path as given. Hands back a malloc'd array
+/* Called once per input that is a jar or a folder, and once per archive
+ * inside a folder input (a folder of jars goes on a class path jar by
+ * jar), after all classes of the input (nested archives included) are
+ * transformed and before the output is written; input is the input's path
+ * as given, or the archive's path under it ("lib/a.jar"). Not called for
+ * a lone class file, nor for archives inside archives. Hands back a malloc'd array
  * of *n entries (or NULL and 0). An entry with the name of one the input
  * has replaces it in place (its metadata kept); the others come last, in
  * the order given, deflated. A negative return fails that output. */

@@ -333,9 +333,11 @@ static int write_jar(run *R, jar *j, const mirror_extra *x, size_t nx, uint8_t *
 		jinst_archive_writer_discard(w);
 	}
 	free(manifest);
-	if (rc == 0 && j->signature_files)
+	if (rc == 0 && j->signature_files) {
+		R->stats->files -= j->signature_files; /* counted when read, left out now */
 		mirror_warning(R, j->name, "signed: its %zu signature files removed and %zu digests stripped from its "
 		               "manifest, since its classes changed", j->signature_files, digests);
+	}
 	return rc ? -1 : 0;
 }
 

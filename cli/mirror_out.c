@@ -199,13 +199,19 @@ static int make_parent(run *R, const char *folder)
 	struct stat st;
 	if (stat(folder, &st) == 0)
 		return 0;
+	/* The topmost missing one: what to remove if the run fails. */
 	char *top = strdup(folder);
-	for (char *up = top ? parent_of(top) : NULL; up && stat(up, &st) != 0 && strcmp(up, top) != 0;
-	     up = parent_of(top)) {
+	while (top) {
+		char *up = parent_of(top);
+		bool missing = up && strcmp(up, top) != 0 && stat(up, &st) != 0;
+		if (!missing) {
+			free(up);
+			break;
+		}
 		free(top);
 		top = up;
 	}
-	if (mirror_out_mkdirs(folder) != 0) {
+	if (!top || mirror_out_mkdirs(folder) != 0) {
 		mirror_error(R, folder, "cannot make the folder: %s", strerror(errno));
 		free(top);
 		return -1;
@@ -231,6 +237,16 @@ int mirror_out_prepare(run *R, const char *const *inputs, int n, const char *out
 		return -1;
 	}
 	int rc = check_names(R, inputs, n);
+	/* --force replaces a folder with all it holds: never the root, nor the
+	 * folder the user is in or one above it. */
+	char *cwd = getcwd(NULL, 0);
+	if (rc == 0 && (strcmp(abs_out, "/") == 0 || (cwd && (strcmp(cwd, abs_out) == 0 || inside(cwd, abs_out))))) {
+		mirror_error(R, *final, "is %s; jinst does not replace it", strcmp(abs_out, "/") == 0
+		                                                              ? "the root folder"
+		                                                              : "the current folder or one above it");
+		rc = -1;
+	}
+	free(cwd);
 	for (int i = 0; rc == 0 && i < n; i++)
 		rc = check_input(R, inputs[i], abs_out, *final);
 	free(abs_out);

@@ -136,27 +136,26 @@ static void add_archives(jinst_classpath *cp, const char *dir, int depth)
 	jinst_dir_list_free(names, n);
 }
 
-int cmd_rewrite(int argc, char **argv)
+typedef struct rewrite_args {
+	const char *output, *classpath, *jdk;
+	const char **inputs;
+	int ninputs;
+} rewrite_args;
+
+/* 0, or 2 after printing a usage error. */
+static int parse_args(rewrite *W, mirror_options *o, rewrite_args *A, int argc, char **argv)
 {
-	const char *output = NULL, *classpath = NULL, *jdk = NULL;
-	const char *inputs[argc + 1];
-	int ninputs = 0;
-	rewrite W = {.frames = FRAMES_KEEP};
-	mirror_options o = MIRROR_OPTIONS_INIT("rewrite", "rewritten");
-	o.transform = rewrite_class;
-	o.ctx = &W;
-	o.progress = isatty(2);
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i];
-		int took = mirror_option(&o, &output, argc, argv, &i);
+		int took = mirror_option(o, &A->output, argc, argv, &i);
 		if (took < 0)
 			return 2;
 		if (took) {
 			continue;
 		} else if (strcmp(a, "--frames=recompute") == 0) {
-			W.frames = FRAMES_RECOMPUTE;
+			W->frames = FRAMES_RECOMPUTE;
 		} else if (strcmp(a, "--frames=keep") == 0) {
-			W.frames = FRAMES_KEEP;
+			W->frames = FRAMES_KEEP;
 		} else if (strncmp(a, "--frames=", 9) == 0) {
 			fprintf(stderr, "jinst rewrite: --frames takes keep or recompute, not '%s'\n", a + 9);
 			return 2;
@@ -165,53 +164,76 @@ int cmd_rewrite(int argc, char **argv)
 			fprintf(stderr, "jinst rewrite: %s needs a value\n", a);
 			return 2;
 		} else if (strcmp(a, "--classpath") == 0 || strcmp(a, "-cp") == 0) {
-			classpath = argv[++i];
+			A->classpath = argv[++i];
 		} else if (strcmp(a, "--jdk") == 0) {
-			jdk = argv[++i];
+			A->jdk = argv[++i];
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "jinst rewrite: unknown option '%s' (see jinst rewrite --help)\n", a);
 			return 2;
 		} else {
-			inputs[ninputs++] = a;
+			A->inputs[A->ninputs++] = a;
 		}
 	}
-	if (!ninputs || !output) {
-		fprintf(stderr, "jinst rewrite: %s (see jinst rewrite --help)\n", !ninputs ? "no input" : "no output (-o OUT)");
+	if (!A->ninputs || !A->output) {
+		fprintf(stderr, "jinst rewrite: %s (see jinst rewrite --help)\n",
+		        !A->ninputs ? "no input" : "no output (-o OUT)");
 		return 2;
 	}
-	jinst_classpath *cp;
+	return 0;
+}
+
+/* The class path the hierarchy answers from: the inputs first (one that is
+ * no class path entry, a lone class file or a bad jar, is left to the
+ * mirror to report), then --classpath, then the JDK. 0, or the exit
+ * status after a message. */
+static int make_hierarchy(rewrite *W, jinst_classpath **cp, const rewrite_args *A)
+{
 	jinst_diag d;
-	if (jinst_classpath_new(&cp)) {
+	if (jinst_classpath_new(cp)) {
 		fprintf(stderr, "jinst rewrite: out of memory\n");
 		return 1;
 	}
-	int rc = 0;
-	/* The inputs answer first for their own classes. One that is no class
-	 * path entry (a lone class file, a bad jar) is left to the mirror to
-	 * report. */
-	for (int i = 0; i < ninputs; i++) {
-		jinst_classpath_add(cp, inputs[i], &d);
-		add_archives(cp, inputs[i], 0);
+	for (int i = 0; i < A->ninputs; i++) {
+		jinst_classpath_add(*cp, A->inputs[i], &d);
+		add_archives(*cp, A->inputs[i], 0);
 	}
-	if (!rc && classpath)
-		rc = jinst_classpath_add_list(cp, classpath, &d);
-	char *home = jdk ? strdup(jdk) : cli_default_jdk();
+	int rc = A->classpath ? jinst_classpath_add_list(*cp, A->classpath, &d) : 0;
+	char *home = A->jdk ? strdup(A->jdk) : cli_default_jdk();
 	if (!rc && home)
-		rc = jinst_classpath_add_jdk(cp, home, &d);
+		rc = jinst_classpath_add_jdk(*cp, home, &d);
 	if (!rc && !home)
 		fprintf(stderr, "jinst rewrite: no JDK found (--jdk or JAVA_HOME): only the inputs and --classpath answer\n");
 	free(home);
 	if (!rc)
-		rc = jinst_classpath_hierarchy(cp, &W.hierarchy);
+		rc = jinst_classpath_hierarchy(*cp, &W->hierarchy);
 	if (rc) {
 		char msg[800];
 		jinst_diag_format(&d, msg, sizeof(msg));
 		fprintf(stderr, "jinst rewrite: %s\n", msg);
-		jinst_classpath_free(cp);
 		return 2;
 	}
+	return 0;
+}
+
+int cmd_rewrite(int argc, char **argv)
+{
+	const char *inputs[argc + 1];
+	rewrite_args A = {.inputs = inputs};
+	rewrite W = {.frames = FRAMES_KEEP};
+	mirror_options o = MIRROR_OPTIONS_INIT("rewrite", "rewritten");
+	o.transform = rewrite_class;
+	o.ctx = &W;
+	o.progress = isatty(2);
+	int rc = parse_args(&W, &o, &A, argc, argv);
+	if (rc)
+		return rc;
+	jinst_classpath *cp = NULL;
+	if ((rc = make_hierarchy(&W, &cp, &A)) != 0) {
+		jinst_classpath_free(cp);
+		return rc;
+	}
 	mirror_stats s;
-	int run = mirror_run(inputs, ninputs, output, &o, &s);
+	int run = mirror_run(A.inputs, A.ninputs, A.output, &o, &s);
 	jinst_classpath_free(cp);
 	if (run == 0) {
 		mirror_print_summary(&o, &s);

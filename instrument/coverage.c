@@ -28,6 +28,19 @@
  * The runtime never returns null or an array shorter than the count
  * (runtime-java/jinst/rt/Coverage.java), so a probe cannot throw.
  *
+ * A method of one probe (no branch: a getter, a setter, a delegation; half
+ * the methods of Xalan and H2, and the ones most often inlined) gets
+ * neither the entry nor the local; its probe is one call that sets it:
+ *
+ *     push class id; push probe count; push id; invokestatic hit(III)V
+ *
+ * (hitCount for counts). It grows by 10 bytes where the array form adds
+ * 17 and a local, which is what decides whether C1 (35 bytes, a few stack
+ * and local slots) and C2 (35 bytes at cold sites) still inline it. By
+ * identity, such a method takes the array form: a call that set the probe
+ * would carry four constants (11 to 13 bytes), and the offline runtime
+ * has no such hook yet.
+ *
  * The sites, through the code editor (include/jinst/edit.h):
  *  - BEFORE (return, athrow): inside the instruction's labels, so every
  *    jump to it runs the probe;
@@ -61,7 +74,7 @@
 typedef struct cov_class {
 	const jinst_pass_class *pc;  /* the class being instrumented, or NULL */
 	jinst_coverage_plan *plan;
-	jinst_coverage_entry entry;  /* how its methods ask for the array */
+	jinst_coverage_entry entry;  /* how its methods ask: hooks 0 until a method needs them */
 	uint16_t next;               /* the plan's method to look at first */
 } cov_class;
 
@@ -239,6 +252,21 @@ static int entry(method_edit *e, const jinst_coverage_entry *en)
 	return first ? jinst_edit_insert(e->ed, first, JINST_BEFORE_OUTSIDE, seq, n, NULL) : JINST_EMALFORMED;
 }
 
+/* A method of one probe: the call that sets it, at its site. */
+static int place_one(method_edit *e, const jinst_probe_site *s, const jinst_coverage_entry *en)
+{
+	jinst_insn seq[4];
+	jinst_node *n;
+	int rc;
+	if ((rc = jinst_ins_push_int(e->c, en->class_id, &seq[0])) ||
+	    (rc = jinst_ins_push_int(e->c, en->probe_count, &seq[1])) || (rc = jinst_ins_push_int(e->c, s->id, &seq[2])) ||
+	    (rc = at_node(e, s->offset, &n)))
+		return rc;
+	seq[3] = op(JINST_OP_INVOKESTATIC, en->hit);
+	return jinst_edit_insert(e->ed, n, s->kind == JINST_PROBE_BEFORE ? JINST_BEFORE_INSIDE : JINST_BEFORE_OUTSIDE,
+	                         seq, 4, NULL);
+}
+
 /* Every site of one method into the open editor. */
 static int place(method_edit *e, const jinst_coverage_method *pm, const jinst_coverage_entry *en)
 {
@@ -275,6 +303,12 @@ static int place(method_edit *e, const jinst_coverage_method *pm, const jinst_co
 	return rc;
 }
 
+bool jinst_coverage_one_probe(const jinst_coverage_method *pm)
+{
+	return pm->site_count == 1 &&
+	       (pm->sites[0].kind == JINST_PROBE_BEFORE || pm->sites[0].kind == JINST_PROBE_FALLTHROUGH);
+}
+
 int jinst_coverage_insert(jinst_class *c, jinst_member *m, const jinst_coverage_method *pm,
                           const jinst_coverage_entry *en, bool counts, jinst_diag *diag)
 {
@@ -288,7 +322,7 @@ int jinst_coverage_insert(jinst_class *c, jinst_member *m, const jinst_coverage_
 	if (rc)
 		return rc;
 	method_edit e = {c, ed, counts, frames, 0};
-	rc = place(&e, pm, en);
+	rc = !en->identity && jinst_coverage_one_probe(pm) ? place_one(&e, &pm->sites[0], en) : place(&e, pm, en);
 	if (rc)
 		jinst_pass_fail(diag, rc, "placing probes: %s", jinst_strerror(rc));
 	else
@@ -299,12 +333,17 @@ int jinst_coverage_insert(jinst_class *c, jinst_member *m, const jinst_coverage_
 
 /* ---- the pass ---- */
 
-/* The hook of the class's entry code, and by identity its constants. */
+/* Whether the class asks by identity: instrumented ahead of time, or asked to. */
+static bool by_identity(void *state, const jinst_pass_class *pc)
+{
+	return ((uint32_t)(uintptr_t)state & JINST_PASS_COVERAGE_IDENTITY) || pc->ins->hooks_class;
+}
+
+/* The array hook of the class's entry code, and by identity its constants. */
 static int entry_constants(void *state, jinst_pass_class *pc, jinst_coverage_entry *en)
 {
-	uint32_t passes = (uint32_t)(uintptr_t)state;
 	bool counts = counts_mode(state);
-	if (!(passes & JINST_PASS_COVERAGE_IDENTITY) && !pc->ins->hooks_class)
+	if (!by_identity(state, pc))
 		return jinst_pass_hook_ref(pc, counts ? JINST_HOOK_PROBE_COUNTS : JINST_HOOK_PROBES, &en->hook);
 	int rc = jinst_pass_hook_ref(pc, counts ? JINST_HOOK_PROBE_COUNTS_FOR : JINST_HOOK_PROBES_FOR, &en->hook);
 	if (!rc)
@@ -316,6 +355,7 @@ static int entry_constants(void *state, jinst_pass_class *pc, jinst_coverage_ent
 
 static int cov_begin(void *state, jinst_pass_class *pc, jinst_diag *diag)
 {
+	(void)state;
 	current.pc = NULL;
 	jinst_coverage_plan *plan;
 	jinst_diag why;
@@ -326,12 +366,10 @@ static int cov_begin(void *state, jinst_pass_class *pc, jinst_diag *diag)
 	 * class alone, and so does the analyzer. */
 	if (rc || !plan->probe_count)
 		return JINST_PASS_SKIP;
-	jinst_coverage_entry en = {0, plan->probe_count, 0, 0, 0};
+	jinst_coverage_entry en = {0, plan->probe_count, 0, 0, 0, 0};
 	if ((rc = jinst_probe_classes_assign(&pc->ins->probe_classes, pc->identity, pc->name, plan->probe_count,
 	                                     &en.class_id)))
 		return rc == JINST_EINVAL ? JINST_PASS_SKIP : jinst_pass_fail(diag, rc, "out of memory");
-	if ((rc = entry_constants(state, pc, &en)))
-		return jinst_pass_fail(diag, rc, "cannot add the probe hook and its constants to the constant pool");
 	current = (cov_class){pc, plan, en, 0};
 	return 0;
 }
@@ -352,7 +390,14 @@ static int cov_method(void *state, jinst_pass_class *pc, jinst_pass_method *pm, 
 	/* No site, no probe to set: the method stays as it is. */
 	if (!cm || !cm->site_count)
 		return JINST_PASS_SKIP;
-	return jinst_coverage_insert(pc->c, pm->m, cm, &current.entry, counts_mode(state), diag);
+	/* The hook's Methodref on first use: a class carries only what it calls. */
+	bool counts = counts_mode(state), one = !by_identity(state, pc) && jinst_coverage_one_probe(cm);
+	jinst_coverage_entry *en = &current.entry;
+	int rc = one ? (en->hit ? 0 : jinst_pass_hook_ref(pc, counts ? JINST_HOOK_HIT_COUNT : JINST_HOOK_HIT, &en->hit))
+	             : (en->hook ? 0 : entry_constants(state, pc, en));
+	if (rc)
+		return jinst_pass_fail(diag, rc, "cannot add the probe hook and its constants to the constant pool");
+	return jinst_coverage_insert(pc->c, pm->m, cm, en, counts, diag);
 }
 
 static void cov_end(void *state, jinst_pass_class *pc, bool written)

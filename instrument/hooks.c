@@ -14,6 +14,8 @@ static const jinst_hook hooks[JINST_HOOK_COUNT] = {
 	[JINST_HOOK_CALLED] = {"java/lang/$JinstHooks", "called", "(I)V"},
 	[JINST_HOOK_PROBES] = {"java/lang/$JinstHooks", "probes", "(II)[Z"},
 	[JINST_HOOK_PROBE_COUNTS] = {"java/lang/$JinstHooks", "probeCounts", "(II)[J"},
+	[JINST_HOOK_HIT] = {"java/lang/$JinstHooks", "hit", "(III)V"},
+	[JINST_HOOK_HIT_COUNT] = {"java/lang/$JinstHooks", "hitCount", "(III)V"},
 	[JINST_HOOK_PROBES_FOR] = {"java/lang/$JinstHooks", "probesFor", "(JILjava/lang/String;)[Z"},
 	[JINST_HOOK_PROBE_COUNTS_FOR] = {"java/lang/$JinstHooks", "probeCountsFor", "(JILjava/lang/String;)[J"},
 };

@@ -47,6 +47,7 @@ typedef struct jinst_probe_classes {
 	uint32_t *slots;                 /* id + 1, 0 when free */
 	uint32_t nslots;
 	_Atomic uint32_t published;
+	uint32_t base;                   /* the id of entries[0] (jinst_instrument_probe_class_start) */
 } jinst_probe_classes;
 
 struct jinst_instrument {
@@ -123,14 +124,18 @@ int jinst_ins_push_int(jinst_class *c, uint32_t v, jinst_insn *in);
 void jinst_coverage_pass(jinst_pass *out, uint32_t passes);
 /* How a method asks for its class's probe array: hook (a Methodref) with
  * (class id, probe count), or, when identity is not 0, with (the Long
- * constant identity, probe count, the String constant name). */
+ * constant identity, probe count, the String constant name); hit: the
+ * one-probe hook (by class id only). */
 typedef struct jinst_coverage_entry {
 	uint32_t class_id, probe_count;
-	uint16_t hook, identity, name;
+	uint16_t hook, hit, identity, name;
 } jinst_coverage_entry;
 /* One method's probes (the plan's sites of method m) through the code
- * editor, the array asked for as entry says; the method unchanged on error. */
+ * editor, the array asked for as entry says, or for a method of one probe
+ * by class id (jinst_coverage_one_probe) that probe set by entry's hook
+ * (JINST_HOOK_HIT*); the method unchanged on error. */
 struct jinst_coverage_method;
+bool jinst_coverage_one_probe(const struct jinst_coverage_method *pm);
 int jinst_coverage_insert(jinst_class *c, jinst_member *m, const struct jinst_coverage_method *pm,
                           const jinst_coverage_entry *entry, bool counts, jinst_diag *diag);
 /* probe_classes.c */

@@ -7,9 +7,10 @@
  * identity of its first load) or defined by a second loader from the same
  * bytes gets the id it had, so its probes land in the same array; another
  * version of a class (other bytes, other identity) gets an id of its own.
- * Ids are dense from 0, in the order classes are first instrumented. A
- * mutex guards the table; `published` lets readers see the count without
- * it, after the entry is complete.
+ * Ids are dense from 0 (or from the start an agent's new session sets, past
+ * the ids of the sessions before it), in the order classes are first
+ * instrumented. A mutex guards the table; `published` lets readers see the
+ * count without it, after the entry is complete.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -76,7 +77,7 @@ static int add(jinst_probe_classes *t, uint64_t identity, const char *name, uint
 	memcpy(copy, name, n);
 	t->entries[t->count] = (jinst_probe_class_info){identity, copy, probes};
 	t->slots[slot] = t->count + 1;
-	*id = t->count++;
+	*id = t->base + t->count++;
 	atomic_store(&t->published, t->count);
 	return 0;
 }
@@ -92,30 +93,43 @@ int jinst_probe_classes_assign(jinst_probe_classes *t, uint64_t identity, const 
 	for (; !rc && t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
 		const jinst_probe_class_info *e = &t->entries[t->slots[j] - 1];
 		if (e->identity == identity && !strcmp(e->class_name, name)) {
-			*id = t->slots[j] - 1;
+			*id = t->base + t->slots[j] - 1;
 			/* One identity, one placement: a count that differs would
 			 * make the runtime's array and the report disagree. */
 			rc = e->probe_count == probes ? 1 : JINST_EINVAL;
 		}
 	}
+	/* Past 2^24 ids the runtime hands out its sink (Coverage.MAX_ID). */
 	if (!rc)
-		rc = add(t, identity, name, probes, j, id);
+		rc = t->base + t->count < (UINT32_C(1) << 24) ? add(t, identity, name, probes, j, id) : JINST_EINVAL;
 	pthread_mutex_unlock(&t->lock);
 	return rc < 0 ? rc : 0;
 }
 
 uint32_t jinst_instrument_probe_class_count(const jinst_instrument *ins)
 {
-	return atomic_load(&((jinst_instrument *)ins)->probe_classes.published);
+	const jinst_probe_classes *t = &ins->probe_classes;
+	return t->base + atomic_load(&((jinst_probe_classes *)t)->published);
+}
+
+int jinst_instrument_probe_class_start(jinst_instrument *ins, uint32_t first)
+{
+	jinst_probe_classes *t = &ins->probe_classes;
+	pthread_mutex_lock(&t->lock);
+	int rc = t->count || first > (UINT32_C(1) << 24) ? JINST_EINVAL : 0;
+	if (!rc)
+		t->base = first;
+	pthread_mutex_unlock(&t->lock);
+	return rc;
 }
 
 int jinst_instrument_probe_class_info(const jinst_instrument *ins, uint32_t id, jinst_probe_class_info *info)
 {
-	if (id >= jinst_instrument_probe_class_count(ins))
-		return JINST_EINVAL;
 	jinst_probe_classes *t = &((jinst_instrument *)ins)->probe_classes;
+	if (id < t->base || id >= jinst_instrument_probe_class_count(ins))
+		return JINST_EINVAL;
 	pthread_mutex_lock(&t->lock);
-	*info = t->entries[id];
+	*info = t->entries[id - t->base];
 	pthread_mutex_unlock(&t->lock);
 	return 0;
 }

@@ -43,31 +43,53 @@ start=$SECONDS
 run_suite "default" build "$sample"
 run_suite "asan+ubsan" build-asan "$sample_sanitized" -DCMAKE_BUILD_TYPE=Debug -DJINST_ENABLE_ASAN=ON -DJINST_ENABLE_UBSAN=ON
 
-echo "== fuzzers (${fuzz_seconds}s each)"
+# One fuzzer per core at a time (each is one process); each prints its
+# report when it ends, and a failure its stack and the input itself, so a
+# run on a machine that is gone can still be reproduced:
+#   base64 -d >crash <<'.' ... .   then   build-fuzz/bin/NAME crash
+fuzz_one() { # bin scratch: exit status 0 passed
+	local bin=$1 scratch=$2 name
+	name=$(basename "$bin")
+	if (cd "$scratch" && "$repo/$bin" -max_total_time="$fuzz_seconds" -print_final_stats=0 "$scratch" \
+		"$repo/tests/fuzz/corpus/$name" >"$scratch.log" 2>&1); then
+		echo "fuzz $name: ok ($(grep -Eo 'Done [0-9]+ runs' "$scratch.log" | tail -n 1))"
+		return 0
+	fi
+	echo "fuzz $name: FAILED"
+	grep -m 1 -A 30 -E '==[0-9]+==ERROR|check failed|runtime error' "$scratch.log" || tail -n 40 "$scratch.log"
+	for crash in "$scratch"/crash-* "$scratch"/leak-* "$scratch"/timeout-*; do
+		[[ -f $crash ]] || continue
+		echo "input $(basename "$crash") ($(stat -c %s "$crash") bytes), base64:"
+		base64 -w 76 "$crash" | head -n 400
+	done
+	return 1
+}
+
+echo "== fuzzers (${fuzz_seconds}s each, $(nproc) at a time)"
 if bash scripts/build.sh build-fuzz -DCMAKE_C_COMPILER=clang -DJINST_BUILD_FUZZERS=ON -DJINST_BUILD_TESTS=ON; then
+	fuzz_out=$(mktemp -d)
+	running=0 i=0
 	for bin in build-fuzz/bin/fuzz_*; do
-		name=$(basename "$bin")
-		[[ $name == *_replay ]] && continue
+		[[ $(basename "$bin") == *_replay ]] && continue
+		i=$((i + 1))
 		scratch=$(mktemp -d)
-		if (cd "$scratch" && "$repo/$bin" -max_total_time="$fuzz_seconds" -print_final_stats=0 "$scratch" \
-			"$repo/tests/fuzz/corpus/$name" >"$scratch.log" 2>&1); then
-			echo "fuzz $name: ok ($(grep -Eo 'Done [0-9]+ runs' "$scratch.log" | tail -n 1))"
+		(fuzz_one "$bin" "$scratch" >"$fuzz_out/$i.out" 2>&1; echo $? >"$fuzz_out/$i.rc"; rm -rf "$scratch" "$scratch.log") &
+		running=$((running + 1))
+		if ((running >= $(nproc))); then
+			wait -n
+			running=$((running - 1))
+		fi
+	done
+	wait
+	for ((k = 1; k <= i; k++)); do
+		cat "$fuzz_out/$k.out"
+		if [[ $(cat "$fuzz_out/$k.rc" 2>/dev/null) == 0 ]]; then
 			passed=$((passed + 1))
 		else
-			echo "fuzz $name: FAILED"
-			# The report's head (the failing stack) and the input itself, so a
-			# run on a machine that is gone can still be reproduced:
-			#   base64 -d >crash <<'.' ... .   then   build-fuzz/bin/NAME crash
-			grep -m 1 -A 30 -E '==[0-9]+==ERROR|check failed|runtime error' "$scratch.log" || tail -n 40 "$scratch.log"
-			for crash in "$scratch"/crash-* "$scratch"/leak-* "$scratch"/timeout-*; do
-				[[ -f $crash ]] || continue
-				echo "input $(basename "$crash") ($(stat -c %s "$crash") bytes), base64:"
-				base64 -w 76 "$crash" | head -n 400
-			done
 			failed=$((failed + 1))
 		fi
-		rm -rf "$scratch" "$scratch.log"
 	done
+	rm -rf "$fuzz_out"
 else
 	echo "fuzz: BUILD FAILED"
 	failed=$((failed + 1))

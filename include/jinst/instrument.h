@@ -45,6 +45,10 @@ enum jinst_hook_id {
 	 * method keeps it in a local and each probe stores true into it. */
 	JINST_HOOK_PROBES,
 	JINST_HOOK_PROBE_COUNTS, /* the same for coverage=counts: long[] hit counts, each probe adds 1 */
+	/* Coverage in a method of one probe, at the probe: (class id, probe
+	 * count, probe id) sets it, with no array kept in a local. */
+	JINST_HOOK_HIT,
+	JINST_HOOK_HIT_COUNT,    /* the same for coverage=counts: adds 1 */
 	/* Coverage by identity (code instrumented ahead of time): (identity,
 	 * probe count, internal class name) -> the class's boolean[] probes,
 	 * found in the runtime's table keyed by identity, so that classes
@@ -229,8 +233,8 @@ typedef struct jinst_method_info {
 	bool timed;
 } jinst_method_info;
 
-/* The classes the coverage pass gave probes, by class id (0 to count - 1,
- * the constant their code passes to the probe hooks). A class keeps its id
+/* The classes the coverage pass gave probes, by class id (0, or the start
+ * set, to count - 1: the constant their code passes to the probe hooks). A class keeps its id
  * when instrumented again with the same identity (retransformation, a
  * second loader of the same bytes); the probe array of id i has
  * probe_count elements, probe j set when the site of id j ran. A class
@@ -241,8 +245,15 @@ typedef struct jinst_probe_class_info {
 	uint32_t probe_count;
 } jinst_probe_class_info;
 
+/* One past the highest class id handed out. */
 uint32_t jinst_instrument_probe_class_count(const jinst_instrument *ins);
-/* 0 with *info, JINST_EINVAL for an unknown id. */
+/* Ids start at first (at most 2^24) instead of 0; before any class is
+ * instrumented, else JINST_EINVAL. An agent's new session starts past the
+ * ids of the sessions before it: code of the old session still running
+ * (a frame that entered an instrumented method before `stop`) calls the
+ * hooks with its old ids, which must not name a new class's array. */
+int jinst_instrument_probe_class_start(jinst_instrument *ins, uint32_t first);
+/* 0 with *info, JINST_EINVAL for an unknown id (or one before the start). */
 int jinst_instrument_probe_class_info(const jinst_instrument *ins, uint32_t id, jinst_probe_class_info *info);
 
 uint32_t jinst_instrument_method_count(const jinst_instrument *ins);

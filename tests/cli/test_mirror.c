@@ -1,8 +1,8 @@
 /*
  * The writer (cli/mirror.h) under a transformation of the test's own, for
  * what `jinst rewrite` does not reach: the extra-entries hook (appended to
- * a jar and a folder, replacing an entry of its name in place, a failing
- * hook failing the run with nothing written), the results changed,
+ * a jar, a folder and a jar inside the folder, replacing an entry of its
+ * name in place, a failing hook failing the run with nothing written), the results changed,
  * unchanged, skipped with reasons and failed, and their counts.
  *
  * The transformation changes a class by appending "+jinst", skips one whose
@@ -98,15 +98,42 @@ static void check_entry(jinst_archive *a, size_t i, const char *name, const char
 	free(bytes);
 }
 
-static void check_stats(const mirror_stats *s)
+/* k copies of the four classes of names[]. */
+static void check_stats(const mirror_stats *s, size_t k)
 {
-	CHECK(s->classes == 4, "%zu classes", s->classes);
-	CHECK(s->counts[MIRROR_CHANGED] == 1 && s->counts[MIRROR_UNCHANGED] == 1 && s->counts[MIRROR_SKIPPED] == 1 &&
-	          s->counts[MIRROR_FAILED] == 1,
+	CHECK(s->classes == 4 * k, "%zu classes", s->classes);
+	CHECK(s->counts[MIRROR_CHANGED] == k && s->counts[MIRROR_UNCHANGED] == k && s->counts[MIRROR_SKIPPED] == k &&
+	          s->counts[MIRROR_FAILED] == k,
 	      "counts %zu %zu %zu %zu", s->counts[0], s->counts[1], s->counts[2], s->counts[3]);
-	CHECK(s->nskipped == 1 && strcmp(s->skipped[0].text, "asked to") == 0 && s->skipped[0].count == 1,
+	CHECK(s->nskipped == 1 && strcmp(s->skipped[0].text, "asked to") == 0 && s->skipped[0].count == k,
 	      "skip reasons");
-	CHECK(s->warnings == 1 && s->errors == 0, "%zu warnings, %zu errors", s->warnings, s->errors);
+	CHECK(s->warnings == k && s->errors == 0, "%zu warnings, %zu errors", s->warnings, s->errors);
+}
+
+/* The archive at path holds names[] as the test's transformation and
+ * extra hook leave them, the hook called for input base. */
+static void check_jar(const char *path, const char *base)
+{
+	jinst_archive *a;
+	jinst_diag d;
+	if (jinst_archive_open(&a, path, NULL, &d) != 0) {
+		CHECK(false, "%s", d.message);
+		return;
+	}
+	char table[300];
+	snprintf(table, sizeof(table), "# jinst methods 1\n# %s\n", base);
+	CHECK(jinst_archive_count(a) == NNAMES + 1, "%zu entries", jinst_archive_count(a));
+	check_entry(a, 1, "p/A.class", "p/A.class+jinst");
+	check_entry(a, 2, "res/replace.txt", "replaced");
+	check_entry(a, 3, "p/SkipMe.class", "p/SkipMe.class");
+	check_entry(a, 4, "p/FailMe.class", "p/FailMe.class");
+	check_entry(a, 6, "res/last.txt", "res/last.txt");
+	check_entry(a, 7, "META-INF/jinst/methods.tsv", table);
+	jinst_archive_entry e;
+	CHECK(jinst_archive_entry_at(&e, a, 2, &d) == 0 && e.method == JINST_ARCHIVE_DEFLATED &&
+	          e.mtime == 1100002000,
+	      "the replaced entry lost its method or time");
+	jinst_archive_close(a);
 }
 
 static void jar_case(const char *work, mirror_options *o)
@@ -118,26 +145,9 @@ static void jar_case(const char *work, mirror_options *o)
 	const char *inputs[] = {in};
 	mirror_stats s;
 	CHECK(mirror_run(inputs, 1, out, o, &s) == 0, "the jar was not written");
-	check_stats(&s);
+	check_stats(&s, 1);
 	mirror_stats_free(&s);
-	jinst_archive *a;
-	jinst_diag d;
-	if (jinst_archive_open(&a, out, NULL, &d) != 0) {
-		CHECK(false, "%s", d.message);
-		return;
-	}
-	CHECK(jinst_archive_count(a) == NNAMES + 1, "%zu entries", jinst_archive_count(a));
-	check_entry(a, 1, "p/A.class", "p/A.class+jinst");
-	check_entry(a, 2, "res/replace.txt", "replaced");
-	check_entry(a, 3, "p/SkipMe.class", "p/SkipMe.class");
-	check_entry(a, 4, "p/FailMe.class", "p/FailMe.class");
-	check_entry(a, 6, "res/last.txt", "res/last.txt");
-	check_entry(a, 7, "META-INF/jinst/methods.tsv", "# jinst methods 1\n# in.jar\n");
-	jinst_archive_entry e;
-	CHECK(jinst_archive_entry_at(&e, a, 2, &d) == 0 && e.method == JINST_ARCHIVE_DEFLATED &&
-	          e.mtime == 1100002000,
-	      "the replaced entry lost its method or time");
-	jinst_archive_close(a);
+	check_jar(out, "in.jar");
 }
 
 static void write_file(const char *path, const char *content)
@@ -161,10 +171,14 @@ static void folder_case(const char *work, mirror_options *o)
 		snprintf(p, sizeof(p), "%s/%s", in, names[i]);
 		write_file(p, names[i]);
 	}
+	snprintf(p, sizeof(p), "%s/lib", in);
+	mkdir(p, 0777);
+	snprintf(p, sizeof(p), "%s/lib/in.jar", in);
+	make_jar(p);
 	const char *inputs[] = {in};
 	mirror_stats s;
 	CHECK(mirror_run(inputs, 1, out, o, &s) == 0, "the folder was not written");
-	check_stats(&s);
+	check_stats(&s, 2);
 	mirror_stats_free(&s);
 	static const char *const want[][2] = {{"p/A.class", "p/A.class+jinst"},
 	                                      {"res/replace.txt", "replaced"},
@@ -179,6 +193,9 @@ static void folder_case(const char *work, mirror_options *o)
 			fclose(f);
 		CHECK(got == strlen(want[i][1]) && memcmp(buf, want[i][1], got) == 0, "%s holds '%s'", want[i][0], buf);
 	}
+	/* A jar inside the folder: its classes and its own extra entries. */
+	snprintf(p, sizeof(p), "%s/lib/in.jar", out);
+	check_jar(p, "in.jar");
 }
 
 static void failing_hook(const char *work, mirror_options *o)
@@ -215,6 +232,6 @@ int main(int argc, char **argv)
 	jar_case(argv[1], &o);
 	folder_case(argv[1], &o);
 	failing_hook(argv[1], &o);
-	CHECK(extras_called == 3, "the hook was called %d times for 3 runs", extras_called);
+	CHECK(extras_called == 4, "the hook was called %d times for 3 inputs and a jar in a folder", extras_called);
 	return check_report();
 }

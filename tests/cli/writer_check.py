@@ -35,7 +35,7 @@ import time
 import warnings
 import zipfile
 
-JINST, JAVAC, CLASSES, WORK = sys.argv[1:5]
+JINST, JAVAC, CLASSES, WORK = [os.path.abspath(a) if os.sep in a else a for a in sys.argv[1:5]]
 COMMAND = sys.argv[5:]
 FEATURES = os.path.join(CLASSES, "jinsttest", "Features.class")
 # Extra fields libzip interprets itself and writes its own way (archive.h).
@@ -71,9 +71,11 @@ def run(case, ins, out, *extra, expect_written=True, jobs="2"):
     for i in ins:
         inputs_seen.setdefault(i, sha(i))
     args = [JINST] + COMMAND + list(extra) + ["-j", jobs] + list(ins) + ["-o", out]
-    r = subprocess.run(args, capture_output=True, text=True)
+    r = subprocess.run(args, capture_output=True, text=True, env=dict(os.environ, TZ="Europe/Paris"))
     for i in ins:
         check(sha(i) == inputs_seen[i], case, "the input %s changed" % i)
+    check(r.returncode in (0, 1, 2) and "Sanitizer" not in r.stderr, case, "exit %d: %s" % (
+        r.returncode, r.stderr[-600:]))
     folder = os.path.dirname(os.path.abspath(out))
     if os.path.isdir(folder):
         left = [n for n in os.listdir(folder) if n.startswith(".jinst-tmp.")]
@@ -146,6 +148,8 @@ def jar_entries(classes, prefix=""):
          (zinfo("res/text.txt", extra=b"UT\x05\x00\x01\x00\x00\x00\x40"), b"some text\n" * 50)]
     for name, data in classes.items():
         e.append((zinfo(prefix + name), data))
+    # In the hour skipped in spring in Paris (the command runs with TZ=Europe/Paris).
+    e.append((zinfo("res/gap.txt", when=(2004, 3, 28, 2, 30, 0)), b"a time that does not exist there\n"))
     e.append((zinfo("res/last.txt", when=(2005, 6, 7, 8, 9, 14)), b"the last entry\n"))
     return e
 
@@ -363,6 +367,11 @@ def case_corrupt(C):
         out = os.path.join(WORK, "out", name)
         r = run("corrupt " + name, [src], out, expect_written=False)
         check(r.returncode != 0 and name in r.stderr, "corrupt " + name, "no error naming it: " + r.stderr[-300:])
+    # The folders made for an output that is not written are removed again.
+    out = os.path.join(WORK, "out", "made", "deeper", "crc.jar")
+    run("corrupt into new folders", [os.path.join(WORK, "crc.jar")], out, expect_written=False)
+    check(not os.path.exists(os.path.join(WORK, "out", "made")), "corrupt", "the folders made for it are left")
+    run("good into new folders", [os.path.join(WORK, "good.jar")], out)
     # A corrupt archive among good inputs: nothing at all is written.
     out = os.path.join(WORK, "out", "several")
     run("corrupt among others", [os.path.join(WORK, "good.jar"), os.path.join(WORK, "crc.jar")], out,
@@ -421,11 +430,22 @@ def case_unwritable(C):
     ro = os.path.join(WORK, "read-only")
     os.makedirs(ro)
     os.chmod(ro, 0o555)
-    if os.access(ro, os.W_OK):
-        print("SKIP unwritable (read-only folder): the test runs as root, who writes anyway")
-    else:
+    if not os.access(ro, os.W_OK):
         run("unwritable (read-only folder)", [src], os.path.join(ro, "out.jar"), expect_written=False)
+        os.chmod(ro, 0o755)
+        return
+    # Root writes into any folder: a read-only file system stops it.
     os.chmod(ro, 0o755)
+    m = subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=1m", "tmpfs", ro], capture_output=True, text=True)
+    if m.returncode != 0:
+        print("SKIP unwritable (read-only): root writes any folder, and mount is refused (%s)" % m.stderr.strip())
+        return
+    try:
+        for name, ins in (("jar", [src]), ("folder", [os.path.join(WORK, "folder")])):
+            r = run("unwritable (read-only file system) " + name, ins, os.path.join(ro, "out"), expect_written=False)
+            check("Read-only file system" in r.stderr, "unwritable", "no message says why: " + r.stderr[-200:])
+    finally:
+        subprocess.run(["umount", ro])
 
 
 def case_full_disk(C):
@@ -486,6 +506,11 @@ def case_refusals(C):
                            ("an input inside the output", [os.path.join(folder, "readme.txt"), src], folder)):
         r = run(name, ins, out, "--force", expect_written=None)
         check(r.returncode != 0 and ("input" in r.stderr), name, "not refused with a message: " + r.stderr[-200:])
+    here = os.path.join(WORK, "out", "here")
+    os.makedirs(os.path.join(here, "kept"))
+    r = subprocess.run([JINST] + COMMAND + [folder, "-o", "..", "--force"], capture_output=True, text=True, cwd=here)
+    check(r.returncode != 0 and "current folder" in r.stderr and os.path.isdir(os.path.join(here, "kept")),
+          "-o a folder above the current one", r.stderr[-200:])
     r = subprocess.run([JINST] + COMMAND + [src, "-o"], capture_output=True, text=True)
     check(r.returncode == 2 and "-o needs" in r.stderr, "-o without a value", r.stderr[-200:])
     r = subprocess.run([JINST] + COMMAND + [src, os.path.join(WORK, "inner.jar"), os.path.join(WORK, "src", "..",
@@ -544,6 +569,8 @@ def case_killed(C):
 
 
 def main():
+    for mnt in ("full", "read-only"):  # left mounted by a run that was killed
+        subprocess.run(["umount", os.path.join(WORK, mnt)], capture_output=True)
     shutil.rmtree(WORK, ignore_errors=True)
     os.makedirs(os.path.join(WORK, "out"))
     C = compile_classes()

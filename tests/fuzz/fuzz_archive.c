@@ -8,8 +8,11 @@
  * failing cleanly or giving data within its bounds: the bytes read are as
  * many as the entry's recorded size, never more than the limit, and
  * reading the entry again gives the same bytes or the same failure
- * (determinism). The limit is small so a lying directory cannot make a
- * run allocate much. Checks are always on.
+ * (determinism). Then every entry is copied into a memory writer, as
+ * stored or with the bytes read: the copy fails cleanly, or reopens with
+ * every entry the writer took, and a second copy gives the same bytes.
+ * The limit is small so a lying directory cannot make a run allocate
+ * much. Checks are always on.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +41,55 @@ static void check_extra(jinst_archive *a, size_t i, enum jinst_archive_extra_whe
 			sum ^= data[b];
 		(void)sum; /* read for the sanitizers only (clang's -Wunused-but-set-variable) */
 	}
+}
+
+/* Every entry into a memory writer, as stored or (odd entries that read)
+ * with their bytes; the archive written, or a clean failure. *kept counts
+ * the entries the writer took. */
+static int copy_all(jinst_archive *a, uint8_t **out, size_t *out_len, size_t *kept)
+{
+	jinst_archive_writer *w;
+	jinst_diag d;
+	*kept = 0;
+	CHECK(jinst_archive_writer_new_memory(&w, "copy.jar", &d) == 0, "memory writer: %s", d.message);
+	size_t n = jinst_archive_count(a);
+	uint8_t **held = calloc(n ? n : 1, sizeof(*held));
+	for (size_t i = 0; i < n && i < 4096; i++) {
+		size_t len = 0;
+		if (i % 2 && jinst_archive_read(&held[i], &len, a, i, &d) != 0)
+			held[i] = NULL;
+		int rc = jinst_archive_writer_copy(w, a, i, held[i], len, &d);
+		CHECK(rc == 0 || (rc < 0 && d.code == rc), "copy of entry %zu failed with %d, diag %d", i, rc, d.code);
+		*kept += rc == 0;
+	}
+	int rc = jinst_archive_writer_finish(w, out, out_len, &d);
+	CHECK(rc == 0 || (rc < 0 && d.code == rc && *out == NULL), "finish failed with %d, diag %d", rc, d.code);
+	for (size_t i = 0; i < n; i++)
+		free(held[i]);
+	free(held);
+	return rc;
+}
+
+/* The copy reopens with the entries the writer took, and a second copy
+ * gives the same bytes (determinism). */
+static void check_copy(jinst_archive *a)
+{
+	uint8_t *c1 = NULL, *c2 = NULL;
+	size_t l1 = 0, l2 = 0, k1, k2;
+	int r1 = copy_all(a, &c1, &l1, &k1);
+	int r2 = copy_all(a, &c2, &l2, &k2);
+	CHECK(r1 == r2 && k1 == k2, "two copies: %d then %d", r1, r2);
+	if (r1 == 0) {
+		CHECK(l1 == l2 && memcmp(c1, c2, l1) == 0, "two copies differ");
+		jinst_archive *b;
+		jinst_diag d;
+		CHECK(jinst_archive_open_memory(&b, c1, l1, "copy.jar", NULL, &d) == 0, "the copy does not open: %s",
+		      d.message);
+		CHECK(jinst_archive_count(b) == k1, "the copy has %zu entries, %zu written", jinst_archive_count(b), k1);
+		jinst_archive_close(b);
+	}
+	free(c1);
+	free(c2);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -81,6 +133,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(b1);
 		free(b2);
 	}
+	check_copy(a);
 	jinst_archive_close(a);
 	return 0;
 }

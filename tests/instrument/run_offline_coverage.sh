@@ -172,6 +172,21 @@ if [[ -n $agent ]]; then
 		-agentpath:"$agent=trace=counts,include=jinstoffmain.**,out=$work/tr,log=$work/tr.log" -Djinst.out="$work/ts"
 	same "offline classes under the agent's trace" "$work/two.cov" "$work/ts.cov"
 	grep -qP "^jinstoffmain/Main\tmain\t" "$work/tr.tsv" || fail "traced: the agent's trace has no Main.main"
+	# The agent's reset (jcmd) clears the offline classes' arrays too: the
+	# run after it is alone in the file.
+	rm -f "$work/go"
+	"$java" -Xverify:all -agentpath:"$agent=coverage=counts,include=jinstoff.**,out=$work/reset,log=$work/reset.log" \
+		-Djinstoff.wait="$work/go" -cp "$off/main:$rtjar" jinstoffmain.Main 6 "${jars[@]}" >"$work/reset.out" 2>&1 &
+	pid=$!
+	for _ in $(seq 600); do
+		grep -q '^waiting$' "$work/reset.out" && break
+		sleep 0.05
+	done
+	"$home/bin/jcmd" $pid JVMTI.agent_load "$agent" '"reset"' >"$work/jcmd.txt" 2>&1
+	grep -q "return code: 0" "$work/jcmd.txt" || fail "reset: $(cat "$work/jcmd.txt")"
+	touch "$work/go"
+	wait $pid || fail "reset: the program failed: $(cat "$work/reset.out")"
+	same "reset, then one run" "$work/two.cov" "$work/reset.cov"
 fi
 
 if ((fails)); then

@@ -13,7 +13,11 @@
  *    own; each probe id of the plan is stored
  *    exactly once in the code (aload, push id, iconst_1, bastore; under
  *    counts the dup2 ... lastore sequence) where control can reach it,
- *    none that is not in the plan;
+ *    none that is not in the plan; but a method of one probe (one site,
+ *    before an instruction or on a fall-through) has no entry sequence and
+ *    sets it with one call, push id, push count, push probe, invokestatic
+ *    hit (or hitCount), where control can reach it (by identity it has
+ *    the entry sequence as the others);
  *  - a class of no probes is not changed by the pass; a method left alone
  *    (huge(I)I of the trace test program, too large afterwards) is
  *    exactly as it was.
@@ -30,7 +34,7 @@
 #include "../testlib.h"
 
 static jinst_arena *arena;
-static unsigned classes_checked, probes_checked, left_alone;
+static unsigned classes_checked, probes_checked, left_alone, one_probe_methods, array_methods;
 
 /* The int an iconst/bipush/sipush/ldc at code[i] pushes; its length, 0 if none. */
 static uint32_t push_at(jinst_class *c, const uint8_t *code, uint32_t len, uint32_t i, int64_t *v)
@@ -136,6 +140,51 @@ static void count_probes(jinst_class *c, const jinst_code *code, int local, uint
 			(*stray)++;
 	}
 	free(live);
+}
+
+/* Counts, per probe id, the one-probe calls (push class id, push count,
+ * push probe, invokestatic) in one method's code that control can reach. */
+static void count_hits(jinst_class *c, const jinst_code *code, uint32_t id, uint32_t *seen, uint32_t n,
+                       const bool *dead, uint32_t *stray, uint32_t *entries)
+{
+	jinst_insn *in;
+	uint32_t count;
+	if (jinst_code_decode(c, code, &in, &count, NULL)) {
+		CHECK(false, "instrumented code does not decode");
+		return;
+	}
+	bool *live = reachable(code, in, count);
+	if (!live) {
+		CHECK(false, "out of memory");
+		return;
+	}
+	for (uint32_t k = 0; k + 3 < count; k++) {
+		int64_t a, b, v;
+		if (!push_at(c, code->code, code->code_length, in[k].offset, &a) || a != id ||
+		    !push_at(c, code->code, code->code_length, in[k + 1].offset, &b) || b != n)
+			continue;
+		if (in[k + 2].opcode == JINST_OP_INVOKESTATIC) {
+			(*entries)++; /* the array form's entry: not in a method of one probe */
+			continue;
+		}
+		if (!push_at(c, code->code, code->code_length, in[k + 2].offset, &v) ||
+		    in[k + 3].opcode != JINST_OP_INVOKESTATIC)
+			continue;
+		bool dead_before = v >= 0 && v < n && dead[v];
+		CHECK(live[k] || dead_before, "probe %lld at offset %u cannot be reached", (long long)v, in[k].offset);
+		if (v >= 0 && v < n)
+			seen[v]++;
+		else
+			(*stray)++;
+	}
+	free(live);
+}
+
+/* A method of one probe: the instrumenter's rule (instrument/coverage.c). */
+static bool one_probe(const jinst_coverage_method *pm)
+{
+	return pm->site_count == 1 &&
+	       (pm->sites[0].kind == JINST_PROBE_BEFORE || pm->sites[0].kind == JINST_PROBE_FALLTHROUGH);
 }
 
 static jinst_code *code_of(jinst_class *c, jinst_member *m)
@@ -261,11 +310,19 @@ static void check_output(const uint8_t *orig, size_t len, const uint8_t *out, si
 			left_alone++;
 			continue;
 		}
+		mark_dead(o, was, pm, dead);
+		if (!x->offline && one_probe(pm)) {
+			uint32_t entries = 0;
+			count_hits(c, code, x->id, seen, n, dead, &stray, &entries);
+			CHECK(entries == 0, "method %u of one probe asks for the array", pm->method_index);
+			one_probe_methods++;
+			continue;
+		}
 		int local = entry_local(c, code, x, n);
 		CHECK(local >= 0, "method %u: no entry sequence (class id %u, identity %016llx, %u probes)", pm->method_index,
 		      x->id, (unsigned long long)x->identity, n);
-		mark_dead(o, was, pm, dead);
 		count_probes(c, code, local, seen, n, counts, dead, &stray);
+		array_methods++;
 	}
 	for (uint32_t p = 0; p < n; p++)
 		CHECK(seen[p] == 1, "probe %u stored %u times", p, seen[p]);
@@ -365,13 +422,25 @@ int main(int argc, char **argv)
 			o.passes |= JINST_PASS_COVERAGE_IDENTITY;
 		jinst_instrument *ins;
 		CHECK(jinst_instrument_new(&ins, &o, NULL) == 0, "new");
+		/* Counts by class id start their ids at 5000, as an agent's second
+		 * session would: every id below is checked against the code. */
+		uint32_t start = mode == 1 ? 5000 : 0;
+		CHECK(jinst_instrument_probe_class_start(ins, start) == 0 &&
+		      jinst_instrument_probe_class_count(ins) == start, "ids from %u", start);
 		for (int i = 1; i < argc; i++)
 			walk(ins, argv[i], mode & 1,
 			     mode < 2 ? NULL : mode < 4 ? JINST_RUNTIME_HOOKS : jinst_hooks()[JINST_HOOK_PROBES_FOR].owner);
+		jinst_probe_class_info info;
+		CHECK(jinst_instrument_probe_class_start(ins, 0) == JINST_EINVAL || jinst_instrument_probe_class_count(ins) == 0,
+		      "a start after the first class refused");
+		CHECK(!start || jinst_instrument_probe_class_info(ins, start - 1, &info) == JINST_EINVAL,
+		      "no class before the start");
 		jinst_instrument_free(ins);
 	}
-	printf("classes %u, probes %u checked, methods left alone %u\n", classes_checked, probes_checked, left_alone);
-	CHECK(classes_checked > 10 && probes_checked > 100, "too little checked");
+	printf("classes %u, probes %u checked, methods of one probe %u, with the array %u, left alone %u\n",
+	       classes_checked, probes_checked, one_probe_methods, array_methods, left_alone);
+	CHECK(classes_checked > 10 && probes_checked > 100 && one_probe_methods > 10 && array_methods > 10,
+	      "too little checked");
 	jinst_arena_free(arena);
 	return check_report();
 }

@@ -12,7 +12,9 @@ agent=$(find "$work/prefix" -name libjinst.so)
 [[ -n $agent ]] || { echo "FAIL: no libjinst.so installed"; exit 1; }
 lib=$(dirname "$agent")
 [[ -f $lib/jinst-runtime.jar ]] || { echo "FAIL: no jinst-runtime.jar beside $agent: $(ls "$lib")"; exit 1; }
-unzip -l "$lib/jinst-runtime.jar" | grep -q 'jinst/rt/Hooks.class' || { echo "FAIL: the jar lacks jinst/rt/Hooks"; exit 1; }
+# The listing whole first: grep -q stopping early would fail unzip under pipefail.
+listing=$(unzip -l "$lib/jinst-runtime.jar")
+grep -q 'jinst/rt/Hooks.class' <<<"$listing" || { echo "FAIL: the jar lacks jinst/rt/Hooks"; exit 1; }
 out=$(OUT=$work/example JINST=$work/prefix/bin/jinst JINST_AGENT=$agent JINST_RUNTIME_JAR= \
 	bash "$src/examples/offline/run.sh" 2>&1)
 echo "$out"

@@ -19,14 +19,20 @@ typedef struct class_bytes {
 	size_t n;
 } class_bytes;
 
-static jinst_instrument *make(uint32_t passes)
+/* An instrumenter as the offline tool makes it, and a scratch arena;
+ * either failing ends the test. */
+static jinst_instrument *make(uint32_t passes, jinst_arena **arena)
 {
 	jinst_instrument_options o = JINST_INSTRUMENT_OPTIONS_INIT;
 	o.passes = passes;
 	o.hooks_class = JINST_RUNTIME_HOOKS;
 	jinst_instrument *ins;
 	jinst_diag d;
-	return jinst_instrument_new(&ins, &o, &d) ? NULL : ins;
+	if (jinst_instrument_new(&ins, &o, &d) || jinst_arena_new(arena)) {
+		printf("FAIL: no instrumenter or arena\n");
+		exit(1);
+	}
+	return ins;
 }
 
 /* Instruments the classes in the order given (reserving first, in the
@@ -35,10 +41,9 @@ static jinst_instrument *make(uint32_t passes)
 static void run(const class_bytes *in, const int *order, bool reserve, uint32_t passes, class_bytes *out, char *table,
                 size_t size)
 {
-	jinst_instrument *ins = make(passes);
 	jinst_arena *arena;
+	jinst_instrument *ins = make(passes, &arena);
 	jinst_diag d;
-	CHECK(ins && jinst_arena_new(&arena) == 0, "setup");
 	for (size_t i = 0; reserve && i < N; i++) {
 		jinst_arena_reset(arena);
 		CHECK(jinst_instrument_reserve_ids(ins, arena, in[i].b, in[i].n, &d) == 0, "reserve %s", names[i]);
@@ -114,17 +119,16 @@ int main(int argc, char **argv)
 	orders(in, JINST_PASS_COUNT | JINST_PASS_COVERAGE);
 	orders(in, JINST_PASS_TRACE | JINST_PASS_COUNT_LEAVES | JINST_PASS_COVERAGE_COUNTS);
 	/* No trace pass: nothing to reserve. */
-	jinst_instrument *ins = make(JINST_PASS_COVERAGE);
 	jinst_arena *arena;
+	jinst_instrument *ins = make(JINST_PASS_COVERAGE, &arena);
 	jinst_diag d;
-	CHECK(ins && jinst_arena_new(&arena) == 0, "setup");
 	CHECK(jinst_instrument_reserve_ids(ins, arena, in[0].b, in[0].n, &d) == 0 &&
 	          jinst_instrument_method_count(ins) == 0,
 	      "coverage alone: %u ids reserved", jinst_instrument_method_count(ins));
 	/* A class that does not parse: its error. */
 	jinst_instrument_free(ins);
-	ins = make(JINST_PASS_TRACE);
-	jinst_arena_reset(arena);
+	jinst_arena_free(arena);
+	ins = make(JINST_PASS_TRACE, &arena);
 	uint8_t bad[8] = {0xCA, 0xFE, 0xBA, 0xBF};
 	CHECK(jinst_instrument_reserve_ids(ins, arena, bad, sizeof(bad), &d) == JINST_EMALFORMED, "bad magic: %s",
 	      d.message);

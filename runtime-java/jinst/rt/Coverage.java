@@ -4,32 +4,44 @@ package jinst.rt;
  * Coverage probes: one array per instrumented class, found by the class's
  * id, an int constant the coverage pass (instrument/coverage.c) puts into
  * every method of the class. A method asks once, at entry, for its class's
- * array ({@link #probes} for booleans, {@link #counts} for hit counts),
+ * array ({@link Hooks#probes} for booleans, {@link Hooks#probeCounts} for
+ * hit counts, whose fast paths read the tables here),
  * keeps it in a local, and each probe then sets (or increments) one
  * element: no member added to the class, so the agent may attach and stop,
  * and no hash lookup per call.
  *
  * <h2>The table</h2>
  *
- * Two levels, {@link #CHUNK} ids a chunk, so growing never copies the
- * arrays of the classes already there and the outer array is a static
- * final the JIT knows. A probe array is made once, under {@link #LOCK}, on
- * the first call of a class's first method; every later call reads two
- * array elements and compares a length. The reads take no lock and see
- * either null (and go to the slow path, which takes the lock and finds the
- * array made by another thread) or the array: a freshly allocated array is
- * all zeros and its length is set before any thread can see it, so a racy
- * read never sees it half made. Probes of two threads on one class race
- * (a count may lose an increment when two threads hit one probe at the
- * same moment); booleans are exact, counts exact on one thread.
+ * One flat array of arrays per mode, indexed by class id, grown under
+ * {@link #LOCK} into a copy twice the size and then published by a plain
+ * write. A probe array is made once, under the lock, on the first call of a
+ * class's first method; every later call reads the table, compares the id
+ * with its length and reads one element. That fast path is small enough
+ * (26 bytes of bytecode) that the client compiler inlines it into every
+ * instrumented method, as the server compiler does: a larger one (the
+ * two-level table this replaced, 49 bytes) is a real call at every method
+ * entry in most of a short program's compiled code. The reads take no lock and see an older table or a null element
+ * (and go to the slow path, which takes the lock and finds what another
+ * thread made) or the array: a freshly allocated array is all zeros and
+ * its length is set before any thread can see it, so a racy read never
+ * sees it half made. A class id always comes with the same probe count
+ * (one placement per class identity), so an array once made is never
+ * short. Probes of two threads on one class race (a count may lose an
+ * increment when two threads hit one probe at the same moment); booleans
+ * are exact, counts exact on one thread.
  *
  * <h2>Never failing</h2>
  *
- * The hooks never throw and never return an array shorter than asked:
- * disengaged (before the agent starts, after it stops) or unable to
- * allocate, they hand back {@link #sink}, a scratch array that nobody
- * reads, grown to the largest count asked for. Its writes race and mean
- * nothing.
+ * The hooks never throw and never return an array shorter than asked
+ * when called as instrumented code calls them: with a class id of the
+ * instrumenter (from 0, never negative, below 2^24) and that class's probe
+ * count (one placement per identity), which the fast paths trust so as to
+ * stay small; the slow paths check everything. Disengaged (before the
+ * agent starts, after it stops), unable to allocate, or given what no
+ * instrumenter writes, they hand back the sink, a scratch array that
+ * nobody reads, grown to the largest count asked for. Its writes race and
+ * mean nothing. A new agent session hands out ids past the old ones, so
+ * old code still running on a stack never names a new class's array.
  *
  * <h2>Sessions</h2>
  *
@@ -68,22 +80,28 @@ package jinst.rt;
  * runtime's own writer). A class asked for with booleans and with counts
  * (two runs with different modes) gets the sink for the second kind.
  */
-final class Coverage {
+public final class Coverage {
 	static final int BOOLEANS = 1;
 	static final int COUNTS = 2;
 
-	static final int CHUNK_BITS = 10, CHUNK = 1 << CHUNK_BITS, CHUNKS = 1 << 12;
+	/** Class ids are below this (instrument/probe_classes.c). */
+	static final int MAX_ID = 1 << 24;
 
 	private static final Object LOCK = new Object();
-	/** BOOLS[id >>> CHUNK_BITS][id & (CHUNK - 1)]: the class's boolean probes. */
-	private static final boolean[][][] BOOLS = new boolean[CHUNKS][][];
-	private static final long[][][] LONGS = new long[CHUNKS][][];
+	private static final boolean[][] NO_BOOLS = new boolean[0][];
+	private static final long[][] NO_LONGS = new long[0][];
+	/**
+	 * bools[id]: the class's boolean probes, or null. Replaced, never shrunk
+	 * in place, under LOCK. Public, as are the slow paths, for the bridge
+	 * (java.lang.$JinstHooks), whose coverage hooks are Hooks' fast paths
+	 * and not calls of them; not an API: nothing else may touch them.
+	 */
+	public static boolean[][] bools = NO_BOOLS;
+	public static long[][] longs = NO_LONGS;
 	/** 0 (disengaged), BOOLEANS or COUNTS. */
 	private static volatile int mode;
 	private static boolean[] sinkBools = new boolean[256];
 	private static long[] sinkLongs = new long[256];
-	/** Ids seen, one past the highest, under LOCK. */
-	private static int limit;
 	/** The table by identity (the essay above), replaced whole under LOCK. */
 	private static IdentityTable byIdentity = new IdentityTable(64);
 	/** Slots filled in byIdentity, under LOCK. */
@@ -92,46 +110,19 @@ final class Coverage {
 	private Coverage() {
 	}
 
-	/** The boolean probes of class id, at least n long. */
-	static boolean[] probes(int id, int n) {
-		if (id >= 0 && id < CHUNKS * CHUNK) {
-			boolean[][] c = BOOLS[id >>> CHUNK_BITS];
-			if (c != null) {
-				boolean[] a = c[id & (CHUNK - 1)];
-				if (a != null && a.length >= n)
-					return a;
-			}
-		}
-		return probesSlow(id, n);
-	}
+	/* The fast paths are Hooks.probes and Hooks.probeCounts: a table read,
+	 * a compare, one element; the slow paths below make the array. */
 
-	/** The hit counts of class id, at least n long. */
-	static long[] counts(int id, int n) {
-		if (id >= 0 && id < CHUNKS * CHUNK) {
-			long[][] c = LONGS[id >>> CHUNK_BITS];
-			if (c != null) {
-				long[] a = c[id & (CHUNK - 1)];
-				if (a != null && a.length >= n)
-					return a;
-			}
-		}
-		return countsSlow(id, n);
-	}
-
-	private static boolean[] probesSlow(int id, int n) {
+	public static boolean[] probesSlow(int id, int n) {
 		try {
-			if (mode == BOOLEANS && id >= 0 && id < CHUNKS * CHUNK && n >= 0) {
+			if (mode == BOOLEANS && id >= 0 && id < MAX_ID && n >= 0) {
 				synchronized (LOCK) {
-					boolean[][] c = BOOLS[id >>> CHUNK_BITS];
-					if (c == null)
-						c = BOOLS[id >>> CHUNK_BITS] = new boolean[CHUNK][];
-					boolean[] a = c[id & (CHUNK - 1)];
-					if (a == null || a.length < n) {
-						a = grow(a, n);
-						c[id & (CHUNK - 1)] = a;
-						noteSize(id);
+					if (id >= bools.length) {
+						boolean[][] t = new boolean[capacity(bools.length, id)][];
+						System.arraycopy(bools, 0, t, 0, bools.length);
+						bools = t;
 					}
-					return a;
+					return bools[id] = grown(bools[id], n);
 				}
 			}
 		} catch (Throwable t) {
@@ -140,22 +131,16 @@ final class Coverage {
 		return sinkBooleans(n);
 	}
 
-	private static long[] countsSlow(int id, int n) {
+	public static long[] countsSlow(int id, int n) {
 		try {
-			if (mode == COUNTS && id >= 0 && id < CHUNKS * CHUNK && n >= 0) {
+			if (mode == COUNTS && id >= 0 && id < MAX_ID && n >= 0) {
 				synchronized (LOCK) {
-					long[][] c = LONGS[id >>> CHUNK_BITS];
-					if (c == null)
-						c = LONGS[id >>> CHUNK_BITS] = new long[CHUNK][];
-					long[] a = c[id & (CHUNK - 1)];
-					if (a == null || a.length < n) {
-						long[] b = new long[n];
-						if (a != null)
-							System.arraycopy(a, 0, b, 0, a.length);
-						c[id & (CHUNK - 1)] = a = b;
-						noteSize(id);
+					if (id >= longs.length) {
+						long[][] t = new long[capacity(longs.length, id)][];
+						System.arraycopy(longs, 0, t, 0, longs.length);
+						longs = t;
 					}
-					return a;
+					return longs[id] = grown(longs[id], n);
 				}
 			}
 		} catch (Throwable t) {
@@ -164,26 +149,23 @@ final class Coverage {
 		return sinkCounts(n);
 	}
 
-	/* An id asked with another probe count than before (never, with one
-	 * placement per identity) keeps what was recorded and grows. */
-	private static boolean[] grow(boolean[] a, int n) {
-		boolean[] b = new boolean[n];
-		if (a != null)
-			System.arraycopy(a, 0, b, 0, a.length);
-		return b;
-	}
-
-	private static void noteSize(int id) {
-		if (id >= limit)
-			limit = id + 1;
+	/* Room for id: double until it fits, from 1024 ids. The slow paths call
+	 * nothing outside this class but System.arraycopy (native): with the
+	 * JDK instrumented, a probe reached from here would come back in. */
+	private static int capacity(int length, int id) {
+		long c = length < 1024 ? 1024 : length;
+		while (c <= id)
+			c *= 2;
+		return c < Integer.MAX_VALUE ? (int) c : Integer.MAX_VALUE;
 	}
 
 	/* ---- by identity ---------------------------------------------------- */
 
 	/* The array of the slot of identity in the published table, or null:
-	 * the fast path, which the JIT inlines into the two below. It compares
-	 * identities alone (the slow path names too): two classes of different
-	 * names would share an array only if their 64-bit hashes collided. */
+	 * the fast path, which the JIT inlines into the two below. The table is
+	 * keyed by identity alone (the name is the record's): two classes of
+	 * different names would share an array only if their 64-bit hashes
+	 * collided. */
 	private static Object lookup(long identity) {
 		IdentityTable t = byIdentity;
 		long[] ids = t.ids;
@@ -222,10 +204,10 @@ final class Coverage {
 		try {
 			if (n >= 0 && name != null) {
 				synchronized (LOCK) {
-					int i = slot(identity, name);
+					int i = slot(identity);
 					if (i < 0) {
 						byIdentity = new IdentityTable(byIdentity);
-						i = slot(identity, name);
+						i = slot(identity);
 					}
 					IdentityTable t = byIdentity;
 					Object had = t.arrays[i];
@@ -253,30 +235,42 @@ final class Coverage {
 	private static Object sized(Object a, int n, boolean counts) {
 		if (counts ? a instanceof boolean[] : a instanceof long[])
 			return null;
-		if (counts) {
-			long[] l = (long[]) a;
-			if (l != null && l.length >= n)
-				return l;
-			long[] b = new long[n];
-			if (l != null)
-				System.arraycopy(l, 0, b, 0, l.length);
-			return b;
-		}
-		boolean[] b = (boolean[]) a;
-		return b != null && b.length >= n ? b : grow(b, n);
+		return counts ? grown((long[]) a, n) : grown((boolean[]) a, n);
 	}
 
-	/* Under LOCK: the slot of (identity, name), or the empty slot where it
-	 * goes; -1 when the table would be more than half full. */
-	private static int slot(long identity, String name) {
+	/* a when at least n long; else a new array of n with a's elements (a
+	 * class asked for with another probe count than before: never, with one
+	 * placement per identity). */
+	private static boolean[] grown(boolean[] a, int n) {
+		if (a != null && a.length >= n)
+			return a;
+		boolean[] b = new boolean[n];
+		if (a != null)
+			System.arraycopy(a, 0, b, 0, a.length);
+		return b;
+	}
+
+	private static long[] grown(long[] a, int n) {
+		if (a != null && a.length >= n)
+			return a;
+		long[] b = new long[n];
+		if (a != null)
+			System.arraycopy(a, 0, b, 0, a.length);
+		return b;
+	}
+
+	/* Under LOCK: the slot of identity, or the empty slot where it goes;
+	 * -1 when the table would be more than half full. By identity alone,
+	 * as the fast path, and calling nothing outside this class (with the
+	 * JDK instrumented, a probe reached from here would come back in). */
+	private static int slot(long identity) {
 		IdentityTable t = byIdentity;
 		long[] ids = t.ids;
-		String[] names = t.names;
 		int mask = ids.length - 1;
 		for (int i = (int) identity & mask;; i = (i + 1) & mask) {
 			if (t.arrays[i] == null)
 				return (identities + 1) * 2 > ids.length ? -1 : i;
-			if (ids[i] == identity && names[i].equals(name))
+			if (ids[i] == identity)
 				return i;
 		}
 	}
@@ -360,11 +354,8 @@ final class Coverage {
 	}
 
 	private static void clear() {
-		for (int i = 0; i < CHUNKS; i++) {
-			BOOLS[i] = null;
-			LONGS[i] = null;
-		}
-		limit = 0;
+		bools = NO_BOOLS;
+		longs = NO_LONGS;
 	}
 
 	/**
@@ -376,12 +367,19 @@ final class Coverage {
 	 */
 	static Object[] snapshot(boolean reset) {
 		synchronized (LOCK) {
+			boolean[][] bt = bools;
+			long[][] lt = longs;
+			int limit = 0;
+			for (int id = 0; id < bt.length; id++)
+				if (bt[id] != null)
+					limit = id + 1;
+			for (int id = limit; id < lt.length; id++)
+				if (lt[id] != null)
+					limit = id + 1;
 			Object[] out = new Object[limit];
 			for (int id = 0; id < limit; id++) {
-				boolean[][] bc = BOOLS[id >>> CHUNK_BITS];
-				long[][] lc = LONGS[id >>> CHUNK_BITS];
-				boolean[] b = bc == null ? null : bc[id & (CHUNK - 1)];
-				long[] l = lc == null ? null : lc[id & (CHUNK - 1)];
+				boolean[] b = id < bt.length ? bt[id] : null;
+				long[] l = id < lt.length ? lt[id] : null;
 				if (b != null) {
 					out[id] = b.clone();
 					for (int i = 0; reset && i < b.length; i++)

@@ -290,18 +290,50 @@ public final class Hooks {
 	}
 
 	/**
-	 * The coverage probes of class id (the coverage pass's constant), at
-	 * least n long: called once per invocation of each method of a class
-	 * under coverage (booleans), the result kept in a local. Coverage has
-	 * the table; this is the hook's name in the ABI.
+	 * The coverage probes of class id (the coverage pass's constant), n
+	 * long: called once per invocation of each method of a class under
+	 * coverage (booleans), the result kept in a local. Coverage has the
+	 * table; its fast path is here, not a call away: C1 inlines a callee of
+	 * at most 35 bytes and refuses some even so at the third level, and an
+	 * out-of-line call at every method entry is most of coverage's cost in
+	 * a short program's compiled code. The bridge's probes is this body
+	 * too (one interpreted call less per method entry); code instrumented
+	 * ahead of time calls this one.
 	 */
 	public static boolean[] probes(int id, int n) {
-		return Coverage.probes(id, n);
+		boolean[][] t = Coverage.bools;
+		if (id < t.length && t[id] != null)
+			return t[id];
+		return Coverage.probesSlow(id, n);
 	}
 
 	/** As probes, for coverage=counts: hit counts. */
 	public static long[] probeCounts(int id, int n) {
-		return Coverage.counts(id, n);
+		long[][] t = Coverage.longs;
+		if (id < t.length && t[id] != null)
+			return t[id];
+		return Coverage.countsSlow(id, n);
+	}
+
+	/**
+	 * The probe of a method of one probe (most getters, setters and
+	 * delegations): it sets probe of class id with no array kept in a
+	 * local, so the method grows by one call and no local, and stays small
+	 * enough for the compilers to inline where they inlined it before.
+	 */
+	public static void hit(int id, int n, int probe) {
+		boolean[][] t = Coverage.bools;
+		if (id < t.length && t[id] != null)
+			t[id][probe] = true;
+		else
+			Coverage.probesSlow(id, n)[probe] = true;
+	}
+
+	/** As hit, for coverage=counts: adds 1. */
+	public static void hitCount(int id, int n, int probe) {
+		long[][] t = Coverage.longs;
+		long[] a = id < t.length && t[id] != null ? t[id] : Coverage.countsSlow(id, n);
+		a[probe]++;
 	}
 
 	/**

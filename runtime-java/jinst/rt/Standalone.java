@@ -157,7 +157,10 @@ final class Standalone implements Runnable {
 	private static void shutdown() {
 		stopped = true;
 		write();
-		Hooks.disengage();
+		/* only what was engaged here: in the agent's copy, coverage alone
+		 * may be, and the hooks are the agent's */
+		if (config != null)
+			Hooks.disengage();
 	}
 
 	/**

@@ -40,6 +40,12 @@ public final class Hooks {
 		return new long[n];
 	}
 
+	public static void hit(int id, int n, int probe) {
+	}
+
+	public static void hitCount(int id, int n, int probe) {
+	}
+
 	public static boolean[] probesFor(long identity, int n, String name) {
 		return new boolean[n];
 	}

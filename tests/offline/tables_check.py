@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""The method tables `jinst instrument --trace` writes, and the same bytes
+from every run.
+
+    tables_check.py JINST CLASSES_DIR WORK
+
+Builds a folder input: class files (CLASSES_DIR/main's jinsttest), a jar of
+the same classes and a jar of other classes under lib/, a jar nested in a
+jar. Instruments it with --trace at -j 1 and -j 4 and checks that
+  - the two outputs are the same bytes, file by file;
+  - the folder's META-INF/jinst/methods.tsv names the methods of its own
+    class files, and each jar's its own classes' (nested jars included),
+    so a jar put on a class path alone finds its names;
+  - a method has one id in every table, and no id names two methods.
+Prints "tables: N passed, N failed".
+"""
+import filecmp
+import io
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+
+TABLE = "META-INF/jinst/methods.tsv"
+fails = passes = 0
+
+
+def check(cond, what):
+    global fails, passes
+    if cond:
+        passes += 1
+    else:
+        fails += 1
+        print("FAIL", what)
+
+
+def table(text):
+    rows = {}
+    for line in text.decode().splitlines():
+        if line.startswith("#"):
+            continue
+        f = line.split("\t")
+        rows[int(f[0])] = tuple(f[1:4])
+    return rows
+
+
+HOOKS = b"jinst/rt/Hooks"
+
+
+def instrumented(z):
+    """The internal names of the classes of a zip that call the runtime,
+    nested jars included."""
+    out = set()
+    for n in z.namelist():
+        if n.endswith(".class") and HOOKS in z.read(n):
+            out.add(n[:-6])
+        elif n.endswith(".jar"):
+            out |= instrumented(zipfile.ZipFile(io.BytesIO(z.read(n))))
+    return out
+
+
+def main():
+    jinst, classes, work = sys.argv[1:4]
+    shutil.rmtree(work, ignore_errors=True)
+    src = os.path.join(work, "in")
+    shutil.copytree(os.path.join(classes, "main", "jinsttest"), os.path.join(src, "jinsttest"))
+    os.makedirs(os.path.join(src, "lib"))
+    files = {}
+    for root, _, names in os.walk(os.path.join(classes, "main", "jinsttest")):
+        for n in names:
+            files["jinsttest/" + n] = open(os.path.join(root, n), "rb").read()
+    inner = io.BytesIO()
+    with zipfile.ZipFile(inner, "w") as z:
+        z.writestr("jinsttest/Color.class", files["jinsttest/Color.class"])
+    with zipfile.ZipFile(os.path.join(src, "lib", "same.jar"), "w", zipfile.ZIP_DEFLATED) as z:
+        for n, b in sorted(files.items()):
+            z.writestr(n, b)
+    with zipfile.ZipFile(os.path.join(src, "lib", "other.jar"), "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("jinsttest/Features.class", files["jinsttest/Features.class"])
+        z.writestr("lib/inner.jar", inner.getvalue())
+    outs = []
+    for jobs in ("1", "4"):
+        out = os.path.join(work, "out-j" + jobs)
+        r = subprocess.run([jinst, "instrument", "--trace", "--quiet", "-j", jobs, src, "-o", out],
+                           capture_output=True, text=True)
+        check(r.returncode == 0, f"-j {jobs}: exit {r.returncode}: {r.stderr}")
+        outs.append(out)
+    a, b = outs
+    for root, _, names in os.walk(a):
+        for n in names:
+            p = os.path.join(root, n)
+            check(filecmp.cmp(p, os.path.join(b, os.path.relpath(p, a)), shallow=False),
+                  f"{os.path.relpath(p, a)} differs between -j 1 and -j 4")
+    tables = {}
+    folder = table(open(os.path.join(a, TABLE), "rb").read())
+    tables["folder"] = folder
+    loose = {n[:-6] for n in files if HOOKS in open(os.path.join(a, n), "rb").read()}
+    check(len(loose) > 5 and {r[0] for r in folder.values()} == loose, "the folder's table: other classes")
+    for jar in ("same.jar", "other.jar"):
+        with zipfile.ZipFile(os.path.join(a, "lib", jar)) as z:
+            t = table(z.read(TABLE))
+            tables[jar] = t
+            want = instrumented(z)
+            check(want and {r[0] for r in t.values()} == want, f"{jar}'s table: other classes "
+                  f"{sorted({r[0] for r in t.values()} ^ want)}")
+    ids = {}
+    for name, t in tables.items():
+        for i, key in t.items():
+            check(ids.setdefault(key, i) == i, f"{name}: {key} has id {i}, elsewhere {ids[key]}")
+    check(len(set(ids.values())) == len(ids), "an id names two methods")
+    check(len(ids) > 50, f"only {len(ids)} methods in the tables")
+    print(f"tables: {passes} passed, {fails} failed")
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
