@@ -15,6 +15,9 @@ want+=(librhino-java libxalan2-java libxerces2-java libh2-java liblucene8-java)
 # Test only: the coverage core's comparison with JaCoCo (tests/coverage/run_compare.sh)
 # also reads commons-lang3 and guava, and compiles fixtures with ecj.
 want+=(libcommons-lang3-java libguava-java libecj-java)
+# Test only: FOP (with Batik, XML Graphics Commons, Commons IO and Logging,
+# FontBox), the fifth program instrumented ahead of time (tests/offline/programs).
+want+=(libfop-java)
 command -v javac >/dev/null 2>&1 || want+=(openjdk-17-jdk-headless)
 
 missing=()
