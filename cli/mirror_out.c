@@ -225,12 +225,21 @@ int mirror_out_prepare(run *R, const char *const *inputs, int n, const char *out
 {
 	*final = *temp = NULL;
 	struct stat st, ost;
-	bool out_dir = stat(output, &ost) == 0 && S_ISDIR(ost.st_mode);
-	/* One file into an existing folder goes in by its own name. */
+	/* A trailing slash names a folder, made when missing ("-o out/"). */
+	size_t olen = strlen(output);
+	bool slash = olen > 1 && output[olen - 1] == '/';
+	bool out_dir = slash || (stat(output, &ost) == 0 && S_ISDIR(ost.st_mode));
+	char *bare = strndup(output, slash ? olen - 1 : olen);
+	if (!bare) {
+		mirror_error(R, output, "out of memory");
+		return -1;
+	}
+	/* One file into a folder goes in by its own name. */
 	if (n == 1 && out_dir && stat(inputs[0], &st) == 0 && !S_ISDIR(st.st_mode))
-		*final = mirror_join(output, base_of(inputs[0]), '/');
+		*final = mirror_join(bare, base_of(inputs[0]), '/');
 	else
-		*final = strdup(output);
+		*final = strdup(bare);
+	free(bare);
 	char *abs_out = *final ? resolve(*final) : NULL;
 	if (!abs_out) {
 		mirror_error(R, output, "cannot resolve the path: %s", strerror(errno));
