@@ -103,6 +103,31 @@ static bool *reachable(const jinst_code *code, const jinst_insn *in, uint32_t co
 	return live;
 }
 
+/* The decoded instrumented code and which instructions control reaches;
+ * NULL (a failed check) when it does not decode. */
+static bool *decode_live(jinst_class *c, const jinst_code *code, jinst_insn **in, uint32_t *count)
+{
+	if (jinst_code_decode(c, code, in, count, NULL)) {
+		CHECK(false, "instrumented code does not decode");
+		return NULL;
+	}
+	bool *live = reachable(code, *in, *count);
+	CHECK(live != NULL, "out of memory");
+	return live;
+}
+
+/* Probe v found at offset, reached (or in code the original cannot reach). */
+static void note_probe(int64_t v, bool reached, uint32_t offset, uint32_t *seen, uint32_t n, const bool *dead,
+                       uint32_t *stray)
+{
+	bool dead_before = v >= 0 && v < n && dead[v];
+	CHECK(reached || dead_before, "probe %lld at offset %u cannot be reached", (long long)v, offset);
+	if (v >= 0 && v < n)
+		seen[v]++;
+	else
+		(*stray)++;
+}
+
 /* Counts, per probe id, the stores of the probe sequence in one method's
  * code that control can reach; the local is the one the entry stored the
  * array into. */
@@ -111,15 +136,9 @@ static void count_probes(jinst_class *c, const jinst_code *code, int local, uint
 {
 	jinst_insn *in;
 	uint32_t count;
-	if (jinst_code_decode(c, code, &in, &count, NULL)) {
-		CHECK(false, "instrumented code does not decode");
+	bool *live = decode_live(c, code, &in, &count);
+	if (!live)
 		return;
-	}
-	bool *live = reachable(code, in, count);
-	if (!live) {
-		CHECK(false, "out of memory");
-		return;
-	}
 	for (uint32_t k = 0; k + 3 < count; k++) {
 		/* aload L or aload_<L>: original code never uses L (a new local) */
 		if (!(in[k].opcode == JINST_OP_ALOAD && in[k].operand == local) && !(local <= 3 && in[k].opcode == 0x2a + local))
@@ -132,12 +151,7 @@ static void count_probes(jinst_class *c, const jinst_code *code, int local, uint
 		                       : (in[k + 2].opcode == JINST_OP_ICONST_1 && in[k + 3].opcode == JINST_OP_BASTORE);
 		if (!is_probe)
 			continue;
-		bool dead_before = v >= 0 && v < n && dead[v];
-		CHECK(live[k] || dead_before, "probe %lld at offset %u cannot be reached", (long long)v, in[k].offset);
-		if (v >= 0 && v < n)
-			seen[v]++;
-		else
-			(*stray)++;
+		note_probe(v, live[k], in[k].offset, seen, n, dead, stray);
 	}
 	free(live);
 }
@@ -149,15 +163,9 @@ static void count_hits(jinst_class *c, const jinst_code *code, uint32_t id, uint
 {
 	jinst_insn *in;
 	uint32_t count;
-	if (jinst_code_decode(c, code, &in, &count, NULL)) {
-		CHECK(false, "instrumented code does not decode");
+	bool *live = decode_live(c, code, &in, &count);
+	if (!live)
 		return;
-	}
-	bool *live = reachable(code, in, count);
-	if (!live) {
-		CHECK(false, "out of memory");
-		return;
-	}
 	for (uint32_t k = 0; k + 3 < count; k++) {
 		int64_t a, b, v;
 		if (!push_at(c, code->code, code->code_length, in[k].offset, &a) || a != id ||
@@ -170,12 +178,7 @@ static void count_hits(jinst_class *c, const jinst_code *code, uint32_t id, uint
 		if (!push_at(c, code->code, code->code_length, in[k + 2].offset, &v) ||
 		    in[k + 3].opcode != JINST_OP_INVOKESTATIC)
 			continue;
-		bool dead_before = v >= 0 && v < n && dead[v];
-		CHECK(live[k] || dead_before, "probe %lld at offset %u cannot be reached", (long long)v, in[k].offset);
-		if (v >= 0 && v < n)
-			seen[v]++;
-		else
-			(*stray)++;
+		note_probe(v, live[k], in[k].offset, seen, n, dead, stray);
 	}
 	free(live);
 }
