@@ -20,6 +20,10 @@
  * snapshot by identity, beside the instrumenter's, in the same file. While
  * this module is off, the runtime writes those itself (Standalone).
  *
+ * Booleans of classes that fit take a range of the flat array
+ * (java.lang.$JinstProbes.P; docs/ARCHITECTURE.md, "The flat array"), which
+ * this module reads and clears itself, by the ranges the instrumenter gave.
+ *
  * `reset` clears the probes in place (methods running keep recording into
  * the same arrays) and starts the session's clock again. The module is
  * restartable: attaching after `stop` starts a new session (a new
@@ -109,6 +113,9 @@ static struct {
 	jmethodID engage, disengage, snapshot, by_identity;
 	int64_t start_ms;           /* the session's */
 	jinst_covdata *base;        /* append=y: the file at the session's start or last reset */
+	jbooleanArray flat;         /* java.lang.$JinstProbes.P, global reference, or NULL */
+	uint32_t flat_len;          /* its length */
+	uint32_t flat_next;         /* past the ranges of the sessions stopped */
 } rt;
 
 static int64_t now_ms(void)
@@ -166,9 +173,10 @@ static void take_base(const jinst_coverage_config *k)
 	}
 }
 
-/* One class's snapshot (a boolean[] or long[], or null) into the model. */
-static int add_class(JNIEnv *jni, jinst_covdata *data, const jinst_probe_class_info *info, jobject arr, bool counts,
-                     jinst_diag *diag)
+/* One class's snapshot (a boolean[] or long[], or null; or its range of
+ * the flat array's copy, bits) into the model. */
+static int add_class(JNIEnv *jni, jinst_covdata *data, const jinst_probe_class_info *info, jobject arr,
+                     const uint8_t *bits, bool counts, jinst_diag *diag)
 {
 	jinst_covdata_class rec = {info->identity, info->class_name, info->probe_count,
 	                           counts ? JINST_COVDATA_COUNTS : JINST_COVDATA_BOOLEANS, NULL, NULL};
@@ -183,6 +191,8 @@ static int add_class(JNIEnv *jni, jinst_covdata *data, const jinst_probe_class_i
 		(*jni)->GetLongArrayRegion(jni, arr, 0, take, (jlong *)l);
 	else if (take > 0)
 		(*jni)->GetBooleanArrayRegion(jni, arr, 0, take, (jboolean *)b);
+	if (bits && b)
+		memcpy(b, bits, info->probe_count);
 	rec.booleans = b;
 	rec.counts = l;
 	int r = jinst_covdata_add_class(data, &rec, diag);
@@ -191,8 +201,11 @@ static int add_class(JNIEnv *jni, jinst_covdata *data, const jinst_probe_class_i
 	return r;
 }
 
-/* The snapshot (or NULL) of every class instrumented, into a model. */
-static int fill(JNIEnv *jni, const jinst_coverage_config *k, jobjectArray snap, jinst_covdata *data, jinst_diag *diag)
+/* The snapshot (or NULL) of every class instrumented, into a model: the
+ * runtime's arrays by class id, and the flat array's copy (or NULL) for the
+ * classes that have a range of it. */
+static int fill(JNIEnv *jni, const jinst_coverage_config *k, jobjectArray snap, const uint8_t *flat,
+                jinst_covdata *data, jinst_diag *diag)
 {
 	const jinst_instrument *ins = jinst_agent_instrumenter();
 	uint32_t classes = ins ? jinst_instrument_probe_class_count(ins) : 0;
@@ -203,7 +216,8 @@ static int fill(JNIEnv *jni, const jinst_coverage_config *k, jobjectArray snap, 
 		if (jinst_instrument_probe_class_info(ins, id, &info))
 			continue;
 		jobject arr = (jsize)id < got ? (*jni)->GetObjectArrayElement(jni, snap, (jsize)id) : NULL;
-		r = add_class(jni, data, &info, arr, k->counts, diag);
+		const uint8_t *bits = info.flat != JINST_NO_FLAT && flat ? flat + info.flat : NULL;
+		r = add_class(jni, data, &info, arr, bits, k->counts, diag);
 		if (arr)
 			(*jni)->DeleteLocalRef(jni, arr);
 	}
@@ -219,8 +233,9 @@ static int add_by_identity(JNIEnv *jni, jinst_covdata *data, jlong identity, job
 	const char *s = name ? (*jni)->GetStringUTFChars(jni, name, NULL) : NULL;
 	int r = 0;
 	if (s && arr) {
-		jinst_probe_class_info info = {(uint64_t)identity, s, (uint32_t)(*jni)->GetArrayLength(jni, arr)};
-		r = add_class(jni, data, &info, arr, (*jni)->IsInstanceOf(jni, arr, rt.longs), diag);
+		jinst_probe_class_info info = {(uint64_t)identity, s, (uint32_t)(*jni)->GetArrayLength(jni, arr),
+		                               JINST_NO_FLAT};
+		r = add_class(jni, data, &info, arr, NULL, (*jni)->IsInstanceOf(jni, arr, rt.longs), diag);
 	}
 	if (s)
 		(*jni)->ReleaseStringUTFChars(jni, name, s);
@@ -254,7 +269,14 @@ static int fill_by_identity(JNIEnv *jni, jinst_covdata *data, bool reset, jinst_
 	return r;
 }
 
-static void write_data(const jinst_coverage_config *k, JNIEnv *jni, jobjectArray snap)
+/* The flat array's indices handed out, all sessions. */
+static uint32_t flat_probes(void)
+{
+	const jinst_instrument *ins = jinst_agent_instrumenter();
+	return rt.flat && ins ? jinst_instrument_probe_flat_next(ins) : 0;
+}
+
+static void write_data(const jinst_coverage_config *k, JNIEnv *jni, jobjectArray snap, const uint8_t *flat)
 {
 	char path[1100], session[300];
 	jinst_agent_output_path(".cov", path, sizeof path);
@@ -271,7 +293,7 @@ static void write_data(const jinst_coverage_config *k, JNIEnv *jni, jobjectArray
 	if (!r)
 		r = jinst_covdata_add_session(data, session, rt.start_ms, now_ms());
 	if (!r)
-		r = fill(jni, k, snap, data, &diag);
+		r = fill(jni, k, snap, flat, data, &diag);
 	if (!r)
 		r = fill_by_identity(jni, data, false, &diag);
 	if (!r)
@@ -281,7 +303,8 @@ static void write_data(const jinst_coverage_config *k, JNIEnv *jni, jobjectArray
 		jinst_diag_format(&diag, msg, sizeof msg);
 		jinst_agent_log("%s not written: %s", path, msg[0] ? msg : jinst_strerror(r));
 	} else {
-		jinst_agent_log("%s: %zu classes", path, jinst_covdata_class_count(data));
+		jinst_agent_log("%s: %zu classes (%u probes in the flat array)", path, jinst_covdata_class_count(data),
+		                flat_probes());
 	}
 	jinst_covdata_free(data);
 }
@@ -293,6 +316,64 @@ static jobjectArray snapshot(JNIEnv *jni, bool reset)
 	return jinst_agent_java_failed(jni, "Coverage.snapshot") ? NULL : snap;
 }
 
+/* ---- the flat array ------------------------------------------------------ */
+
+/* The flat array (java.lang.$JinstProbes.P, instrument.h's
+ * jinst_instrument_probe_flat_range) for this session's instrumenter:
+ * booleans take the rest of it, past the ranges of the sessions before
+ * (a frame of their code may still store there); counts take none. The
+ * array is made at the first session: its class's initializer runs here,
+ * before any range is handed out, and its length bounds them. Without it,
+ * every class asks by class id, as before. */
+static void flat_start(JNIEnv *jni, const jinst_coverage_config *k)
+{
+	jinst_instrument *ins = (jinst_instrument *)jinst_agent_instrumenter(); /* its flat range is ours */
+	if (!ins)
+		return;
+	if (!rt.flat && !k->counts) {
+		static const char owner[] = "java/lang/$JinstProbes";
+		jclass c = (*jni)->FindClass(jni, owner);
+		jfieldID f = c && !jinst_agent_java_failed(jni, owner) ? (*jni)->GetStaticFieldID(jni, c, "P", "[Z") : NULL;
+		jobject a = f && !jinst_agent_java_failed(jni, "$JinstProbes.P") ? (*jni)->GetStaticObjectField(jni, c, f)
+		                                                                 : NULL;
+		if (a && !jinst_agent_java_failed(jni, "$JinstProbes.P")) {
+			rt.flat = (*jni)->NewGlobalRef(jni, a);
+			rt.flat_len = rt.flat ? (uint32_t)(*jni)->GetArrayLength(jni, rt.flat) : 0;
+		}
+		if (a)
+			(*jni)->DeleteLocalRef(jni, a);
+		if (c)
+			(*jni)->DeleteLocalRef(jni, c);
+	}
+	uint32_t end = rt.flat && !k->counts ? rt.flat_len : rt.flat_next;
+	jinst_instrument_probe_flat_range(ins, rt.flat_next < end ? rt.flat_next : end, end);
+}
+
+/* A copy of the flat array's ranges handed out so far (NULL when none,
+ * or out of memory: those classes then read as missed, and the log says so). */
+static uint8_t *flat_copy(JNIEnv *jni)
+{
+	uint32_t n = flat_probes();
+	uint8_t *b = n ? malloc(n) : NULL;
+	if (n && !b)
+		jinst_agent_log("coverage: out of memory copying %u probes", n);
+	if (b)
+		(*jni)->GetBooleanArrayRegion(jni, rt.flat, 0, (jsize)n, (jboolean *)b);
+	return b;
+}
+
+/* Clears the ranges handed out (reset: methods running keep storing into
+ * the same array). */
+static void flat_clear(JNIEnv *jni)
+{
+	uint32_t n = flat_probes();
+	static const jboolean zeros[4096];
+	for (uint32_t at = 0; at < n; at += sizeof zeros) {
+		uint32_t len = n - at < sizeof zeros ? n - at : (uint32_t)sizeof zeros;
+		(*jni)->SetBooleanArrayRegion(jni, rt.flat, (jsize)at, (jsize)len, zeros);
+	}
+}
+
 /* ---- the module's life ------------------------------------------------- */
 
 static bool coverage_start(const void *c, JNIEnv *jni)
@@ -302,17 +383,20 @@ static bool coverage_start(const void *c, JNIEnv *jni)
 		return false;
 	rt.start_ms = now_ms();
 	take_base(k);
+	flat_start(jni, k);
 	(*jni)->CallStaticVoidMethod(jni, rt.coverage, rt.engage, (jint)(k->counts ? RT_COUNTS : RT_BOOLEANS));
 	return !jinst_agent_java_failed(jni, "Coverage.engage");
 }
 
 static void coverage_dump(const void *c, JNIEnv *jni)
 {
+	uint8_t *flat = flat_copy(jni);
 	jobjectArray snap = snapshot(jni, false);
-	if (!snap)
-		return;
-	write_data(c, jni, snap);
-	(*jni)->DeleteLocalRef(jni, snap);
+	if (snap)
+		write_data(c, jni, snap, flat);
+	free(flat);
+	if (snap)
+		(*jni)->DeleteLocalRef(jni, snap);
 }
 
 static void coverage_reset(const void *c, JNIEnv *jni)
@@ -320,6 +404,7 @@ static void coverage_reset(const void *c, JNIEnv *jni)
 	jobjectArray snap = snapshot(jni, true);
 	if (snap)
 		(*jni)->DeleteLocalRef(jni, snap);
+	flat_clear(jni);
 	jinst_diag diag;
 	fill_by_identity(jni, NULL, true, &diag);
 	rt.start_ms = now_ms();
@@ -330,6 +415,9 @@ static void coverage_reset(const void *c, JNIEnv *jni)
 static void coverage_stop(const void *c, JNIEnv *jni)
 {
 	coverage_dump(c, jni);
+	const jinst_instrument *ins = jinst_agent_instrumenter();
+	if (ins)
+		rt.flat_next = jinst_instrument_probe_flat_next(ins);
 	(*jni)->CallStaticVoidMethod(jni, rt.coverage, rt.disengage);
 	jinst_agent_java_failed(jni, "Coverage.disengage");
 	jinst_covdata_free(rt.base);

@@ -243,7 +243,10 @@ typedef struct jinst_probe_class_info {
 	uint64_t identity;        /* the class's identity (the marker's) */
 	const char *class_name;   /* internal name, modified UTF-8; lives as long as ins */
 	uint32_t probe_count;
+	uint32_t flat;            /* its probes' first index in the flat array, or JINST_NO_FLAT */
 } jinst_probe_class_info;
+
+#define JINST_NO_FLAT UINT32_MAX
 
 /* One past the highest class id handed out. */
 uint32_t jinst_instrument_probe_class_count(const jinst_instrument *ins);
@@ -253,6 +256,16 @@ uint32_t jinst_instrument_probe_class_count(const jinst_instrument *ins);
  * (a frame that entered an instrumented method before `stop`) calls the
  * hooks with its old ids, which must not name a new class's array. */
 int jinst_instrument_probe_class_start(jinst_instrument *ins, uint32_t first);
+/* Coverage's flat array (the agent's java.lang.$JinstProbes.P, booleans
+ * only): classes the coverage pass meets from now on take the next probe
+ * count indices from next while they fit below end (info.flat), and their
+ * code stores into that array, a constant, instead of asking for an array
+ * at each entry; the others ask by class id. Retransformed classes keep
+ * their range. A new session starts past the old one's ranges (a frame of
+ * old code still stores there). JINST_EINVAL when next > end. */
+int jinst_instrument_probe_flat_range(jinst_instrument *ins, uint32_t next, uint32_t end);
+/* The next index the flat array would give. */
+uint32_t jinst_instrument_probe_flat_next(const jinst_instrument *ins);
 /* 0 with *info, JINST_EINVAL for an unknown id (or one before the start). */
 int jinst_instrument_probe_class_info(const jinst_instrument *ins, uint32_t id, jinst_probe_class_info *info);
 
