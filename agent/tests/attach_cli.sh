@@ -16,6 +16,8 @@
 #            console and in the output
 #   foreign  HPROF's, JaCoCo's and async-profiler's names get their
 #            suggestion, from the VM and from jinst attach
+#   installed  cmake --install; the installed jinst loads the installed
+#            libjinst.so
 # Exit 0 passed, 1 failed, 77 skipped (no such JDK, or a sanitized build
 # without its runtimes).
 set -uo pipefail
@@ -164,6 +166,31 @@ errors)
 	att stop "$pid"
 	finish rs
 	[[ -s rs.tsv ]] || fail "-Xrs: no rs.tsv"
+	# another user's VM: refused; as root, attached as its user
+	if [[ $(id -u) == 0 ]] && command -v setpriv >/dev/null; then
+		sleeper owner
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$jinst" attach "$pid" trace=counts >jinst.txt 2>&1
+		rc=$?
+		cat jinst.txt
+		[[ $rc == 1 ]] && grep -q "process $pid belongs to uid 0, not to you (uid 65534)" jinst.txt ||
+			fail "another user's VM: exit $rc"
+		untouched owner
+		finish owner
+		mkdir -p nobody && chmod 777 nobody
+		rm -f "$work/stop-nobody"
+		setpriv --reuid=65534 --regid=65534 --clear-groups "${java_env[@]}" "$java" -cp "$checks" jinstcheck.Sleeper \
+			"$work/stop-nobody" >nobody.out 2>nobody.err &
+		pid=$!
+		for _ in $(seq 100); do
+			grep -q running nobody.out && break
+			sleep 0.1
+		done
+		att attach "$pid" "trace=counts,out=$work/nobody/n"
+		[[ $rc == 0 ]] || fail "root attaching to a VM of uid 65534: exit $rc"
+		att stop "$pid"
+		finish nobody
+		[[ -s nobody/n.tsv ]] || fail "root attaching to a VM of uid 65534: no n.tsv"
+	fi
 	# a flag the tool cannot see (in a file): no listener comes
 	echo "-XX:+DisableAttachMechanism" >flags.txt
 	sleeper timeout -XX:VMOptionsFile=flags.txt
@@ -255,6 +282,20 @@ foreign)
 	"${java_env[@]}" "$java" -agentpath:"$lib"=help -version >help.txt 2>&1
 	grep -q "app.\* is app's own classes, not its subpackages" help.txt || fail "help does not say what app.* takes"
 	grep -q "each output is replaced at every write" help.txt || fail "help does not say that out= overwrites"
+	;;
+installed)
+	# cmake --install, then the installed jinst finds the installed
+	# libjinst.so beside it (BINDIR/../LIBDIR), which the VM maps
+	build=$(dirname "$(dirname "$lib")")
+	cmake --install "$build" --prefix "$work/prefix" >install.txt 2>&1 || fail "cmake --install: $(tail -3 install.txt)"
+	jinst=$work/prefix/bin/jinst
+	sleeper installed
+	att attach "$pid" "trace=counts,include=jinstcheck.**,out=$work/inst"
+	[[ $rc == 0 ]] || fail "the installed jinst: exit $rc"
+	grep -q "$work/prefix/lib.*/libjinst.so" /proc/$pid/maps || fail "the VM did not map the installed libjinst.so"
+	att stop "$pid"
+	finish installed
+	[[ -s inst.tsv ]] || fail "no inst.tsv"
 	;;
 *)
 	echo "unknown case $case"
