@@ -50,34 +50,35 @@ static void line_to(FILE *f, const char *fmt, va_list ap)
 	fflush(f);
 }
 
-void jinst_agent_log(const char *fmt, ...)
+/* One line to f (NULL: the log, log= or stderr) and to the reply. */
+static void log_line(FILE *f, const char *fmt, va_list ap)
 {
-	va_list ap, again;
-	pthread_mutex_lock(&log_lock);
-	va_start(ap, fmt);
+	va_list again;
 	va_copy(again, ap);
-	line_to(jinst_the_core.log ? jinst_the_core.log : stderr, fmt, ap);
+	pthread_mutex_lock(&log_lock);
+	line_to(f ? f : jinst_the_core.log ? jinst_the_core.log : stderr, fmt, ap);
 	if (reply)
 		line_to(reply, fmt, again);
-	va_end(again);
-	va_end(ap);
 	pthread_mutex_unlock(&log_lock);
+	va_end(again);
+}
+
+void jinst_agent_log(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	log_line(NULL, fmt, ap);
+	va_end(ap);
 }
 
 /* A message about the load itself, before the log is open: on the VM's
  * stderr, where -agentpath users look, and in the reply. */
 static void __attribute__((format(printf, 1, 2))) say(const char *fmt, ...)
 {
-	va_list ap, again;
-	pthread_mutex_lock(&log_lock);
+	va_list ap;
 	va_start(ap, fmt);
-	va_copy(again, ap);
-	line_to(stderr, fmt, ap);
-	if (reply)
-		line_to(reply, fmt, again);
-	va_end(again);
+	log_line(stderr, fmt, ap);
 	va_end(ap);
-	pthread_mutex_unlock(&log_lock);
 }
 
 /* The reply= of an options string, found before they are parsed, so that
