@@ -49,9 +49,12 @@
 
 /* HotSpot reads each argument into a buffer of this size (arg_length_max). */
 #define ARG_MAX_LEN 1024
+/* A load's reply is a status and a line; past this, it is not HotSpot. */
+#define REPLY_MAX (1u << 20)
 
 typedef struct target {
 	long pid, nspid;
+	uid_t uid;              /* the VM's */
 	char root[64];          /* /proc/PID/root: the VM's file system */
 	char socket[PATH_MAX];
 	const char *what;       /* attach, dump, stop */
@@ -108,6 +111,7 @@ static int check_owner(target *t)
 	snprintf(path, sizeof path, "/proc/%ld", t->pid);
 	if (stat(path, &st) != 0)
 		return fail(t, "no such process: %ld", t->pid);
+	t->uid = st.st_uid;
 	if (st.st_uid == geteuid())
 		return 0;
 	if (geteuid() == 0 && setegid(st.st_gid) == 0 && seteuid(st.st_uid) == 0)
@@ -168,10 +172,11 @@ static int locate(target *t)
 
 /* ---- the protocol ---------------------------------------------------------- */
 
+/* The VM's socket: one another user made in a shared /tmp is not. */
 static bool socket_ready(const target *t)
 {
 	struct stat st;
-	return stat(t->socket, &st) == 0 && S_ISSOCK(st.st_mode);
+	return stat(t->socket, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_uid == t->uid;
 }
 
 static double now_s(void)
@@ -246,7 +251,7 @@ static int exchange(const target *t, const char *const args[4], text *out)
 	for (int i = 0; ok && i < 4; i++)
 		ok = send_all(fd, args[i], strlen(args[i]) + 1);
 	char buf[4096];
-	for (ssize_t n; ok && (n = read(fd, buf, sizeof buf)) != 0;) {
+	for (ssize_t n; ok && out->len < REPLY_MAX && (n = read(fd, buf, sizeof buf)) != 0;) {
 		if (n < 0 && errno != EINTR)
 			ok = false;
 		else if (n > 0)
