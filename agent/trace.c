@@ -175,7 +175,11 @@ const jinst_agent_option jinst_trace_options[] = {
 	 "every thread where it falls; a shorter tick gives finer\n"
 	 "times for more CPU; 0: no clock, no times",
 	 parse_tick},
-	{"maxevents", "N", "events kept per thread, trace=events [100000]", parse_maxevents},
+	{"maxevents", "N",
+	 "events kept per thread, trace=events [100000]: each thread's\n"
+	 "first calls, entry and exit; the later ones are dropped,\n"
+	 "counted in OUT.json and in a line at each write",
+	 parse_maxevents},
 	{NULL, NULL, NULL, NULL}};
 
 const char *jinst_trace_format_ext(unsigned format)

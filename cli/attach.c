@@ -383,7 +383,7 @@ const char attach_help[] =
 	"The options are checked by the agent's own parser first: a mistake is printed\n"
 	"here and nothing is sent to the VM. `jinst attach PID help` lists them.\n"
 	"Then, still without touching the VM: PID must exist, be yours, run a HotSpot\n"
-	"VM, and not refuse attach (-XX:+DisableAttachMechanism, or -Xrs).\n"
+	"VM, and not refuse attach (-XX:+DisableAttachMechanism; -Xrs with no listener).\n"
 	"HotSpot's attach protocol is spoken here, no jcmd needed (a JRE has none);\n"
 	"VMs in containers are reached through /proc/PID/root.\n"
 	"The agent's messages for this load (what it records and where, its refusal)\n"
