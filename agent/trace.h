@@ -30,6 +30,19 @@ typedef struct jinst_trace_config {
 
 extern const jinst_agent_module jinst_trace_module;
 
+/* trace.c: the option half of the table, for jinst_trace_module
+ * (trace_run.c) and the option registry the CLI links (options_modules.c);
+ * the passes of the settings and the mode the hooks are engaged in. */
+extern const jinst_agent_option jinst_trace_options[];
+void jinst_trace_defaults(void *config);
+int jinst_trace_check(void *config, char *err, size_t err_size);
+uint32_t jinst_trace_passes(const void *config);
+int jinst_trace_hooks_mode(const jinst_trace_config *t);
+#define JINST_TRACE_MODULE_OPTIONS                                                                         \
+	.name = "trace", .summary = "method tracing (counts, times, call tree, timeline)", .by_default = true, \
+	.options = jinst_trace_options, .config_size = sizeof(jinst_trace_config), .defaults = jinst_trace_defaults, \
+	.check = jinst_trace_check
+
 /* The extension each format writes (".tsv"...), for one JINST_FORMAT_* bit. */
 const char *jinst_trace_format_ext(unsigned format);
 

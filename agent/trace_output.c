@@ -144,6 +144,29 @@ static int write_data(FILE *f, unsigned format, const trace_data *d, const jinst
 	}
 }
 
+/* trace=events: the calls that found their thread's buffer full are not
+ * recorded; say how many, and which were kept, where the user looks (the
+ * file says it too, in otherData). */
+static void report_dropped(const trace_data *d, const jinst_trace_config *t, const char *path)
+{
+	int64_t kept = 0, dropped = 0, threads = d->len ? d->data[0] : 0, full = 0;
+	size_t k = 1;
+	for (int64_t i = 0; i < threads && d->len - k >= 3; i++) {
+		int64_t n = d->data[k + 1], lost = d->data[k + 2];
+		k += 3;
+		if (n < 0 || (uint64_t)n > (d->len - k) / 2)
+			break;
+		kept += n;
+		dropped += lost > 0 ? lost : 0;
+		full += lost > 0;
+		k += 2 * (size_t)n;
+	}
+	if (dropped > 0)
+		jinst_agent_log("%s: %lld calls dropped in %lld threads, %lld events kept: each thread keeps its first calls "
+		                "(entry and exit), maxevents=%ld events per thread; raise maxevents= or narrow include=",
+		                path, (long long)dropped, (long long)full, (long long)kept, t->max_events);
+}
+
 static void write_format(const jinst_trace_config *t, JNIEnv *jni, unsigned format)
 {
 	char path[1100];
@@ -168,6 +191,8 @@ static void write_format(const jinst_trace_config *t, JNIEnv *jni, unsigned form
 		jinst_agent_log("%s not written: %s", path, opened ? jinst_strerror(r) : strerror(open_errno));
 	else
 		jinst_agent_log("wrote %s", path);
+	if (r == 0 && format == JINST_FORMAT_CHROME)
+		report_dropped(&d, t, path);
 	trace_data_free(&d);
 }
 

@@ -581,12 +581,17 @@ int jinst_trace_write_chrome(FILE *f, const int64_t *events, size_t len, const c
 	}
 	if (t0 == INT64_MAX)
 		t0 = 0;
-	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"jinst\",\"dropped\":%" PRId64 "},\n"
+	/* The policy in the file itself: a reader of a truncated timeline
+	 * learns that its end is missing, and why. */
+	fprintf(f, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"tool\":\"jinst\",\"dropped\":%" PRId64 ",\n"
+	           "\"kept\":\"each thread's first calls, entry and exit, up to maxevents events per thread; "
+	           "the calls after its buffer filled are not recorded: dropped counts them (per thread: "
+	           "its thread_name's args)\"},\n"
 	           "\"traceEvents\":[\n", dropped);
 	fprintf(f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%ld,\"tid\":0,\"args\":{\"name\":\"java\"}}", pid);
 	k = 1;
 	for (int64_t t = 0; t < threads && len - k >= 3; t++) {
-		int64_t tid = events[k], n = events[k + 1];
+		int64_t tid = events[k], n = events[k + 1], lost = events[k + 2];
 		k += 3;
 		if (n < 0 || (uint64_t)n > (len - k) / 2)
 			break;
@@ -594,7 +599,7 @@ int jinst_trace_write_chrome(FILE *f, const int64_t *events, size_t len, const c
 			fprintf(f, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%ld,\"tid\":%" PRId64 ",\"args\":{\"name\":\"",
 			        pid, tid);
 			json_str(f, thread_names[t]);
-			fputs("\"}}", f);
+			fprintf(f, "\",\"dropped\":%" PRId64 "}}", lost > 0 ? lost : 0);
 		}
 		for (int64_t i = 0; i < n; i++, k += 2) {
 			int64_t ts = events[k], word = events[k + 1];

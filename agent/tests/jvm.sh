@@ -143,10 +143,12 @@ outputs)
 		cat $mode.log
 	done
 	[[ -f counts.tsv ]] || fail "counts.tsv not written"
-	# An output that cannot be written costs the program nothing; the log says why.
-	"$java" -agentpath:"$lib"=out="$work"/no/such/dir/x,log="$work"/nodir.log -cp "$programs" jinsttest.Recursion >/dev/null ||
-		fail "an unwritable out= made the program fail"
-	grep -q "x.tsv not written: No such file or directory" nodir.log || fail "no log line for the unwritable output"
+	# An output that cannot be written is refused at start, not found at exit
+	# (attach_cli.sh out_start has the rest).
+	! "$java" -agentpath:"$lib"=out="$work"/no/such/dir/x -cp "$programs" jinsttest.Recursion >nodir.txt 2>&1 ||
+		fail "an unwritable out= did not stop the VM at start"
+	grep -q "^jinst: out=.*/no/such/dir/x: the outputs cannot be written in .*/no/such/dir: No such file or directory" \
+		nodir.txt || fail "no line for the unwritable output: $(head -1 nodir.txt)"
 	[[ -f times.txt && -f times.folded ]] || fail "times.txt or times.folded not written"
 	[[ -f events.json ]] || fail "events.json not written"
 	head -1 times.txt | grep -q "^CPU TIME (ms) BEGIN" || fail "times.txt has no header"
