@@ -112,6 +112,7 @@ static void trace_defaults(void *c)
 	t->max_events = 100000;
 	t->fold_min = 0.00001;
 	t->tick_us = 1000;
+	t->clock = JINST_TRACE_CLOCK_WALL;
 }
 
 /* The formats by mode: the default ones, and those the mode records the

@@ -134,12 +134,13 @@ static int write_data(FILE *f, unsigned format, const trace_data *d, const jinst
 	switch (format) {
 	case JINST_FORMAT_COUNTS: return jinst_trace_write_counts(f, d->data, d->len, method_names, NULL);
 	case JINST_FORMAT_PROFILE:
-		return jinst_trace_write_profile(f, d->data, d->len / 3, d->counts, d->counts_len, t->tick_us, method_names,
-		                                 NULL);
-	case JINST_FORMAT_FOLDED: return jinst_trace_write_folded(f, d->data, d->len, t->fold_min, method_names, NULL);
+		return jinst_trace_write_profile(f, d->data, d->len / 3, d->counts, d->counts_len, t->tick_us, t->clock,
+		                                 method_names, NULL);
+	case JINST_FORMAT_FOLDED:
+		return jinst_trace_write_folded(f, d->data, d->len, t->fold_min, t->clock, method_names, NULL);
 	case JINST_FORMAT_CHROME:
-		return jinst_trace_write_chrome(f, d->data, d->len, d->names, d->name_count, jinst_agent_pid(), method_names,
-		                                NULL);
+		return jinst_trace_write_chrome(f, d->data, d->len, d->names, d->name_count, jinst_agent_pid(), t->clock,
+		                                method_names, NULL);
 	default: return JINST_EINVAL;
 	}
 }

@@ -49,7 +49,7 @@ profile_total() {
 	sed -n '1s/.*(total = \([0-9.]*\)).*/\1/p' "$1"
 }
 folded_total() {
-	awk '{ s += $NF } END { printf "%.3f", s / 1e6 }' "$1"
+	awk '!/^#/ { s += $NF } END { printf "%.3f", s / 1e6 }' "$1"
 }
 
 case $case in
@@ -149,10 +149,12 @@ outputs)
 	grep -q "x.tsv not written: No such file or directory" nodir.log || fail "no log line for the unwritable output"
 	[[ -f times.txt && -f times.folded ]] || fail "times.txt or times.folded not written"
 	[[ -f events.json ]] || fail "events.json not written"
-	head -1 times.txt | grep -q "^CPU TIME (ms) BEGIN" || fail "times.txt has no header"
+	head -1 times.txt | grep -q "^WALL TIME (ms) BEGIN (total = [0-9.]*) clock wall, unit ms" || fail "times.txt has no header with its clock"
+	head -1 times.folded | grep -qx "# jinst folded stacks: clock wall, unit ns .*" || fail "times.folded does not name its clock"
+	grep -q '"otherData":{"tool":"jinst","clock":"wall","unit":"us"' events.json || fail "events.json does not name its clock"
 	python3 -m json.tool events.json >/dev/null || fail "events.json does not parse"
 	awk -F'\t' 'NF != 4 || $4 !~ /^[0-9]+$/ { bad = 1 } END { exit bad }' counts.tsv || fail "counts.tsv is not class/method/descriptor/count"
-	awk 'NF < 2 || $NF !~ /^[0-9]+$/ { bad = 1 } END { exit bad }' times.folded || fail "times.folded is not 'stack N'"
+	awk 'NR > 1 && (NF < 2 || $NF !~ /^[0-9]+$/) { bad = 1 } END { exit bad }' times.folded || fail "times.folded is not 'stack N'"
 	if instrumented counts.log; then
 		grep -qxF "$(grep '^jinsttest/Recursion	fib' "$expected")" counts.tsv || fail "counts.tsv: fib not counted 21891 times"
 		grep -q " jinsttest/Recursion.fib(I)I$" times.txt || fail "times.txt has no fib"
@@ -566,7 +568,8 @@ PY
 	flamegraph)
 		f=$out/profile.folded
 		[[ -s $f ]] || fail "no profile.folded"
-		! grep -v "^profile/Profile.main[; ]" "$f" | grep . || fail "a stack that does not start at main"
+		! grep -v -e "^profile/Profile.main[; ]" -e "^# jinst folded stacks: clock wall, unit ns" "$f" | grep . ||
+			fail "a stack that does not start at main"
 		[[ $(sort -k2,2nr "$f" | head -1 | cut -d' ' -f1) == "profile/Profile.main;profile/Profile.countPrimes;profile/Profile.isPrime" ]] ||
 			fail "the heaviest stack is not main;countPrimes;isPrime"
 		depth=$(awk -F';' '{ print NF }' "$f" | sort -n | tail -1)
