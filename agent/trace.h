@@ -16,7 +16,8 @@ enum {
 	JINST_FORMAT_COUNTS = 0x1,  /* OUT.tsv */
 	JINST_FORMAT_PROFILE = 0x2, /* OUT.txt */
 	JINST_FORMAT_FOLDED = 0x4,  /* OUT.folded */
-	JINST_FORMAT_CHROME = 0x8   /* OUT.json */
+	JINST_FORMAT_CHROME = 0x8,  /* OUT.json */
+	JINST_FORMAT_HTML = 0x10    /* OUT.html, the flame graph */
 };
 
 typedef struct jinst_trace_config {

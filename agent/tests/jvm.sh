@@ -58,7 +58,7 @@ help)
 	rc=$?
 	[[ $rc == 0 ]] || fail "help exited $rc"
 	for o in help trace=MODE include= exclude= format= out=PATH log=PATH maxevents= tick=USEC leaves= foldmin= dump stop \
-		counts times events profile folded chrome; do
+		counts times events profile folded chrome html; do
 		grep -q -- "$o" out.txt || fail "help does not mention $o"
 	done
 	grep -q "^trace (on by default): " out.txt || fail "help has no heading for the trace module"
@@ -576,6 +576,7 @@ PY
 		most=$(sed -n 's/.*the deepest can have \([0-9]*\) frames.*/\1/p' "$readme")
 		[[ -n $most ]] && ((depth > 3 && depth <= most)) || fail "the deepest stack has $depth frames, not 4 to the README's $most"
 		grep -q "the deepest stack: $depth frames" run.txt || fail "run.sh did not print the depth"
+		grep -q '<script id="data" type="application/json">{"title":' "$out/profile.html" || fail "no flame graph page"
 		grep -q "flamegraph.pl --countname ns" run.txt || [[ -s $out/profile.svg ]] || fail "neither an svg nor how to draw one"
 		;;
 	attach)

@@ -70,6 +70,18 @@ int jinst_trace_write_profile(FILE *f, const int64_t *times, size_t n, const int
 int jinst_trace_write_folded(FILE *f, const int64_t *tree, size_t len, double min_share, jinst_trace_clock clock,
                              jinst_trace_names names, void *ctx);
 
+/* The flame graph of the same trees: one self-contained HTML page (its
+ * script and style inside, no other file, nothing fetched), the stacks
+ * interned, ordered and pruned at min_share as the folded stacks are, drawn
+ * on a canvas with zoom, search and tooltips. calls: ncalls exact entry
+ * counts per method id (may be NULL with 0), shown per frame as the calls
+ * of its method over all stacks; title: a line shown above the graph
+ * (e.g. the command line; may be NULL). Names and title are escaped for a
+ * script block (no "</script>" nor "<!--" can end it). */
+int jinst_trace_write_flame(FILE *f, const int64_t *tree, size_t len, double min_share, const int64_t *calls,
+                            size_t ncalls, const char *title, jinst_trace_clock clock, jinst_trace_names names,
+                            void *ctx);
+
 /* events: the timelines (thread count; per thread: thread id, event count,
  * dropped, then nanoTime and word per event, word = id << 1 | is_exit);
  * thread_names[i] names the i-th thread (may be NULL). Chrome/Perfetto
