@@ -98,6 +98,10 @@ grep -q "^mode 0 clock 0$" "$work/events.out" || fail "events: engaged: $(cat "$
 [[ $(messages "$work/events.err") == "jinst: jinst.trace=events: expected counts or times (events needs the agent); recording nothing" ]] ||
 	fail "events: stderr: $(cat "$work/events.err")"
 [[ ! -e $work/e.tsv ]] || fail "events: wrote e.tsv"
+run html 0 -- -Djinst.trace=times -Djinst.format=html -Djinst.out="$work/h"
+[[ $(messages "$work/html.err") == "jinst: jinst.format=html: unknown format 'html' (counts, profile; html needs the agent); recording nothing" ]] ||
+	fail "html: stderr: $(cat "$work/html.err")"
+[[ ! -e $work/h.html && ! -e $work/h.tsv ]] || fail "html: wrote an output"
 
 # trace=times: its own clock thread; the counts, and the ranked profile
 # with the worker's 30 ms sleep in it.
