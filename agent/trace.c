@@ -37,7 +37,7 @@ static int parse_formats(void *c, const char *v, size_t vn, char *err, size_t es
 {
 	static const struct { const char *name; unsigned bit; } formats[] = {
 		{"counts", JINST_FORMAT_COUNTS}, {"profile", JINST_FORMAT_PROFILE},
-		{"folded", JINST_FORMAT_FOLDED}, {"chrome", JINST_FORMAT_CHROME}};
+		{"folded", JINST_FORMAT_FOLDED}, {"chrome", JINST_FORMAT_CHROME}, {"html", JINST_FORMAT_HTML}};
 	jinst_trace_config *t = c;
 	t->formats = 0;
 	for (size_t i = 0; i <= vn;) {
@@ -49,7 +49,8 @@ static int parse_formats(void *c, const char *v, size_t vn, char *err, size_t es
 			if (jinst_option_is(v + i, j - i, formats[k].name))
 				bit = formats[k].bit;
 		if (!bit)
-			return jinst_option_error(err, esize, "format=%.*s: unknown format '%.*s' (counts, profile, folded, chrome)",
+			return jinst_option_error(err, esize,
+			                          "format=%.*s: unknown format '%.*s' (counts, profile, folded, chrome, html)",
 			                          (int)vn, v, (int)(j - i), v + i);
 		t->formats |= bit;
 		i = j + 1;
@@ -110,6 +111,7 @@ void jinst_trace_defaults(void *c)
 	t->max_events = 100000;
 	t->fold_min = 0.00001;
 	t->tick_us = 1000;
+	t->clock = JINST_TRACE_CLOCK_WALL;
 }
 
 /* The formats by mode: the default ones, and those the mode records the
@@ -122,7 +124,7 @@ int jinst_trace_check(void *c, char *err, size_t esize)
 		[JINST_TRACE_EVENTS] = JINST_FORMAT_CHROME};
 	static const unsigned allowed[] = {
 		[JINST_TRACE_COUNTS] = JINST_FORMAT_COUNTS,
-		[JINST_TRACE_TIMES] = JINST_FORMAT_COUNTS | JINST_FORMAT_PROFILE | JINST_FORMAT_FOLDED,
+		[JINST_TRACE_TIMES] = JINST_FORMAT_COUNTS | JINST_FORMAT_PROFILE | JINST_FORMAT_FOLDED | JINST_FORMAT_HTML,
 		[JINST_TRACE_EVENTS] = JINST_FORMAT_CHROME};
 	static const char *const mode_names[] = {"", "counts", "times", "events"};
 	jinst_trace_config *t = c;
@@ -132,9 +134,10 @@ int jinst_trace_check(void *c, char *err, size_t esize)
 	else if (bad)
 		return jinst_option_error(err, esize,
 		                          "format=%s is not available with trace=%s%s (counts: counts; times: counts, "
-		                          "profile, folded; events: chrome)",
+		                          "profile, folded, html; events: chrome)",
 		                          (bad & JINST_FORMAT_COUNTS) ? "counts" : (bad & JINST_FORMAT_PROFILE) ? "profile" :
-		                          (bad & JINST_FORMAT_FOLDED) ? "folded" : "chrome",
+		                          (bad & JINST_FORMAT_FOLDED) ? "folded" :
+		                          (bad & JINST_FORMAT_HTML) ? "html" : "chrome",
 		                          mode_names[t->mode], t->mode_given ? "" : " (the default)");
 	return 0;
 }
@@ -156,13 +159,17 @@ const jinst_agent_option jinst_trace_options[] = {
 	 "                       of HPROF cpu=times (trace=times)\n"
 	 "  folded   OUT.folded  folded stacks, self ns, for flamegraph.pl\n"
 	 "                       and speedscope (trace=times)\n"
+	 "  html     OUT.html    the call tree as a flame graph: one page,\n"
+	 "                       no other file; zoom, search, tooltips\n"
+	 "                       (trace=times)\n"
 	 "  chrome   OUT.json    Chrome/Perfetto trace-event JSON\n"
 	 "                       (trace=events)",
 	 parse_formats},
 	{"foldmin", "PERCENT",
-	 "folded stacks: a stack under this share of the total time\n"
-	 "is merged with its callees into one \"(small stacks)\" frame\n"
-	 "under its caller; 0 keeps every stack [0.001]",
+	 "folded stacks and html: a stack under this share of the\n"
+	 "total time is merged with its callees into one\n"
+	 "\"(small stacks)\" frame under its caller; 0 keeps every\n"
+	 "stack [0.001]",
 	 parse_foldmin},
 	{"leaves", "WHAT",
 	 "trace=times: count or time the calls of leaf methods [count]\n"
@@ -189,6 +196,7 @@ const char *jinst_trace_format_ext(unsigned format)
 	case JINST_FORMAT_PROFILE: return ".txt";
 	case JINST_FORMAT_FOLDED: return ".folded";
 	case JINST_FORMAT_CHROME: return ".json";
+	case JINST_FORMAT_HTML: return ".html";
 	default: return NULL;
 	}
 }
@@ -212,7 +220,7 @@ int jinst_trace_hooks_mode(const jinst_trace_config *t)
 {
 	switch (t->mode) {
 	case JINST_TRACE_TIMES:
-		return HOOKS_COUNTS | HOOKS_TIMES | ((t->formats & JINST_FORMAT_FOLDED) ? HOOKS_TREE : 0);
+		return HOOKS_COUNTS | HOOKS_TIMES | ((t->formats & (JINST_FORMAT_FOLDED | JINST_FORMAT_HTML)) ? HOOKS_TREE : 0);
 	case JINST_TRACE_EVENTS: return HOOKS_COUNTS | HOOKS_EVENTS;
 	default: return HOOKS_COUNTS;
 	}

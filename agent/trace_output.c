@@ -2,7 +2,8 @@
  * The trace module's outputs: each format's data is a snapshot the runtime
  * returns as a long[] (jinst.rt.Hooks.snapshot*), copied out and handed
  * with the method names of the instrumenter to the report library
- * (include/jinst/report.h), which writes OUT.tsv, .txt, .folded, .json.
+ * (include/jinst/report.h), which writes OUT.tsv, .txt, .folded, .json,
+ * .html.
  * An output that cannot be written costs the program nothing: one log line
  * says why.
  */
@@ -10,6 +11,7 @@
 #include "trace.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +55,7 @@ typedef struct trace_data {
 	size_t counts_len;
 	const char **names;   /* chrome: the threads' names */
 	size_t name_count;
+	char *title;          /* html: the command line */
 } trace_data;
 
 static void trace_data_free(trace_data *d)
@@ -60,6 +63,7 @@ static void trace_data_free(trace_data *d)
 	for (size_t i = 0; d->names && i < d->name_count; i++)
 		free((void *)d->names[i]);
 	free(d->names);
+	free(d->title);
 	free(d->data);
 	free(d->counts);
 }
@@ -116,6 +120,22 @@ static void read_thread_names(JNIEnv *jni, trace_data *d)
 	(*jni)->DeleteLocalRef(jni, tn);
 }
 
+/* The flame graph's title: the program as java names it (the main class
+ * or jar and its arguments), and the process. */
+static void read_title(trace_data *d)
+{
+	jvmtiEnv *jvmti = jinst_agent_jvmti();
+	char *cmd = NULL;
+	if (jvmti && (*jvmti)->GetSystemProperty(jvmti, "sun.java.command", &cmd) != JVMTI_ERROR_NONE)
+		cmd = NULL;
+	size_t n = (cmd ? strlen(cmd) : 0) + 64;
+	d->title = malloc(n);
+	if (d->title)
+		snprintf(d->title, n, "java %s (pid %ld)", cmd ? cmd : "", jinst_agent_pid());
+	if (cmd)
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)cmd);
+}
+
 static void read_format(JNIEnv *jni, unsigned format, trace_data *d)
 {
 	switch (format) {
@@ -126,6 +146,11 @@ static void read_format(JNIEnv *jni, unsigned format, trace_data *d)
 		d->data = snapshot(jni, snap_events, "Hooks.snapshotEvents", &d->len);
 		read_thread_names(jni, d);
 		break;
+	case JINST_FORMAT_HTML:
+		d->data = snapshot(jni, snap_tree, "Hooks.snapshotTree", &d->len);
+		d->counts = snapshot(jni, snap_counts, "Hooks.snapshotCounts", &d->counts_len);
+		read_title(d);
+		break;
 	}
 }
 
@@ -134,12 +159,16 @@ static int write_data(FILE *f, unsigned format, const trace_data *d, const jinst
 	switch (format) {
 	case JINST_FORMAT_COUNTS: return jinst_trace_write_counts(f, d->data, d->len, method_names, NULL);
 	case JINST_FORMAT_PROFILE:
-		return jinst_trace_write_profile(f, d->data, d->len / 3, d->counts, d->counts_len, t->tick_us, method_names,
-		                                 NULL);
-	case JINST_FORMAT_FOLDED: return jinst_trace_write_folded(f, d->data, d->len, t->fold_min, method_names, NULL);
+		return jinst_trace_write_profile(f, d->data, d->len / 3, d->counts, d->counts_len, t->tick_us, t->clock,
+		                                 method_names, NULL);
+	case JINST_FORMAT_FOLDED:
+		return jinst_trace_write_folded(f, d->data, d->len, t->fold_min, t->clock, method_names, NULL);
 	case JINST_FORMAT_CHROME:
-		return jinst_trace_write_chrome(f, d->data, d->len, d->names, d->name_count, jinst_agent_pid(), method_names,
-		                                NULL);
+		return jinst_trace_write_chrome(f, d->data, d->len, d->names, d->name_count, jinst_agent_pid(), t->clock,
+		                                method_names, NULL);
+	case JINST_FORMAT_HTML:
+		return jinst_trace_write_flame(f, d->data, d->len, t->fold_min, d->counts, d->counts_len, d->title, t->clock,
+		                               method_names, NULL);
 	default: return JINST_EINVAL;
 	}
 }
@@ -199,7 +228,7 @@ static void write_format(const jinst_trace_config *t, JNIEnv *jni, unsigned form
 void jinst_trace_dump(const void *c, JNIEnv *jni)
 {
 	const jinst_trace_config *t = c;
-	for (unsigned bit = 1; bit <= JINST_FORMAT_CHROME; bit <<= 1)
+	for (unsigned bit = 1; bit <= JINST_FORMAT_HTML; bit <<= 1)
 		if (t->formats & bit)
 			write_format(t, jni, bit);
 }

@@ -49,7 +49,7 @@ profile_total() {
 	sed -n '1s/.*(total = \([0-9.]*\)).*/\1/p' "$1"
 }
 folded_total() {
-	awk '{ s += $NF } END { printf "%.3f", s / 1e6 }' "$1"
+	awk '!/^#/ { s += $NF } END { printf "%.3f", s / 1e6 }' "$1"
 }
 
 case $case in
@@ -58,7 +58,7 @@ help)
 	rc=$?
 	[[ $rc == 0 ]] || fail "help exited $rc"
 	for o in help trace=MODE include= exclude= format= out=PATH log=PATH maxevents= tick=USEC leaves= foldmin= dump stop \
-		counts times events profile folded chrome; do
+		counts times events profile folded chrome html; do
 		grep -q -- "$o" out.txt || fail "help does not mention $o"
 	done
 	grep -q "^trace (on by default): " out.txt || fail "help has no heading for the trace module"
@@ -151,10 +151,12 @@ outputs)
 		nodir.txt || fail "no line for the unwritable output: $(head -1 nodir.txt)"
 	[[ -f times.txt && -f times.folded ]] || fail "times.txt or times.folded not written"
 	[[ -f events.json ]] || fail "events.json not written"
-	head -1 times.txt | grep -q "^CPU TIME (ms) BEGIN" || fail "times.txt has no header"
+	head -1 times.txt | grep -q "^WALL TIME (ms) BEGIN (total = [0-9.]*) clock wall, unit ms" || fail "times.txt has no header with its clock"
+	head -1 times.folded | grep -qx "# jinst folded stacks: clock wall, unit ns .*" || fail "times.folded does not name its clock"
+	grep -q '"otherData":{"tool":"jinst","clock":"wall","unit":"us"' events.json || fail "events.json does not name its clock"
 	python3 -m json.tool events.json >/dev/null || fail "events.json does not parse"
 	awk -F'\t' 'NF != 4 || $4 !~ /^[0-9]+$/ { bad = 1 } END { exit bad }' counts.tsv || fail "counts.tsv is not class/method/descriptor/count"
-	awk 'NF < 2 || $NF !~ /^[0-9]+$/ { bad = 1 } END { exit bad }' times.folded || fail "times.folded is not 'stack N'"
+	awk 'NR > 1 && (NF < 2 || $NF !~ /^[0-9]+$/) { bad = 1 } END { exit bad }' times.folded || fail "times.folded is not 'stack N'"
 	if instrumented counts.log; then
 		grep -qxF "$(grep '^jinsttest/Recursion	fib' "$expected")" counts.tsv || fail "counts.tsv: fib not counted 21891 times"
 		grep -q " jinsttest/Recursion.fib(I)I$" times.txt || fail "times.txt has no fib"
@@ -568,13 +570,15 @@ PY
 	flamegraph)
 		f=$out/profile.folded
 		[[ -s $f ]] || fail "no profile.folded"
-		! grep -v "^profile/Profile.main[; ]" "$f" | grep . || fail "a stack that does not start at main"
+		! grep -v -e "^profile/Profile.main[; ]" -e "^# jinst folded stacks: clock wall, unit ns" "$f" | grep . ||
+			fail "a stack that does not start at main"
 		[[ $(sort -k2,2nr "$f" | head -1 | cut -d' ' -f1) == "profile/Profile.main;profile/Profile.countPrimes;profile/Profile.isPrime" ]] ||
 			fail "the heaviest stack is not main;countPrimes;isPrime"
 		depth=$(awk -F';' '{ print NF }' "$f" | sort -n | tail -1)
 		most=$(sed -n 's/.*the deepest can have \([0-9]*\) frames.*/\1/p' "$readme")
 		[[ -n $most ]] && ((depth > 3 && depth <= most)) || fail "the deepest stack has $depth frames, not 4 to the README's $most"
 		grep -q "the deepest stack: $depth frames" run.txt || fail "run.sh did not print the depth"
+		grep -q '<script id="data" type="application/json">{"title":' "$out/profile.html" || fail "no flame graph page"
 		grep -q "flamegraph.pl --countname ns" run.txt || [[ -s $out/profile.svg ]] || fail "neither an svg nor how to draw one"
 		;;
 	attach)
