@@ -364,11 +364,13 @@ typedef struct reserve {
 	jinst_instrument *ins;
 	jinst_arena *arena;
 	uint64_t key;
+	size_t input_len; /* the walk's names start with the input's path */
 } reserve;
 
 /* The run key: the hash of the options, then of each class's identity and
- * name in walk order, chained. The ids are a function of exactly these, so
- * two runs with one key number every method alike, and two runs that
+ * name in walk order (the name within its input, so that where the input
+ * lies changes nothing), chained. The ids are a function of exactly these,
+ * so two runs with one key number every method alike, and two runs that
  * number them differently have two keys (but for a 64-bit collision). */
 static void chain(uint64_t *key, uint64_t identity, const char *what)
 {
@@ -388,7 +390,8 @@ static int reserve_class(void *ctx, const char *name, const uint8_t *bytes, size
 	reserve *r = ctx;
 	jinst_diag d;
 	jinst_arena_reset(r->arena);
-	chain(&r->key, jinst_instrument_identity(bytes, len), name);
+	const char *within = name + (strlen(name) >= r->input_len ? r->input_len : 0);
+	chain(&r->key, jinst_instrument_identity(bytes, len), within);
 	/* A class it cannot read, the run reports. */
 	jinst_instrument_reserve_ids(r->ins, r->arena, bytes, len, &d);
 	return 0;
@@ -408,8 +411,10 @@ static int reserve_ids(offline *O, const char *const *inputs, int n, uint64_t op
 	reserve r = {.ins = O->ins, .key = options};
 	if (jinst_arena_new(&r.arena))
 		return -1;
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		r.input_len = strlen(inputs[i]);
 		jinst_walk_nested(inputs[i], reserve_class, reserve_problem, &r);
+	}
 	jinst_arena_free(r.arena);
 	O->key = r.key;
 	O->count = jinst_instrument_method_count(O->ins);

@@ -13,8 +13,9 @@
 # times (calls.tsv). Under -Xverify:all:
 #   counts  jinst-runtime.jar alone, -Djinst.trace=counts
 #   times   jinst-runtime.jar alone, -Djinst.trace=times
-#   agent   the agent too, tracing Main and Helper (agent-calls.tsv): it
-#           reserves the runs' ranges among its own ids and names them
+#   agent   the agent too, every class selected: it traces Main and Helper
+#           (agent-calls.tsv), leaves the runs' classes alone, reserves the
+#           runs' ranges among its own ids and names them
 #           (not in a sanitized build, whose agent the JVM cannot load)
 # Each OUT.tsv must be exactly the expected counts: every method named,
 # nothing left out.
@@ -73,9 +74,12 @@ for mode in counts times; do
 	check $mode "$here/calls.tsv"
 done
 if [[ -n $agent && -f $agent && ${JINST_SANITIZED:-OFF} != ON ]]; then
-	out=$("$java" -Xverify:all -agentpath:"$agent"=trace=counts,include=Main+Helper,out="$work/agent" \
+	# Every class of the program selected: the agent must leave the runs'
+	# classes alone (instrumented already), or it would count twice.
+	out=$("$java" -Xverify:all -agentpath:"$agent"=trace=counts,include='*+alpha.**+beta.**+shared.**',out="$work/agent",log="$work/agent.log" \
 		-cp "$cp" Main 2>agent.err)
 	[[ $out == "$plain" ]] || fail "agent: printed '$out', not '$plain'"
+	grep -q "alpha/\$JinstRun$k1: already instrumented" agent.log || fail "agent: the run's class not left alone"
 	cat "$here/calls.tsv" "$here/agent-calls.tsv" >agent-want.tsv
 	check agent agent-want.tsv
 fi
