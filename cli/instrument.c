@@ -59,8 +59,10 @@ typedef struct seen {
 typedef struct offline {
 	jinst_instrument *ins;
 	bool tables;            /* trace passes: each output carries the method table */
-	/* With tables, ids are relative to the run (jinst_instrument_set_run_class):
-	 * its key, class name and method count, all fixed before the first class. */
+	/* With tables and no lone class file among the inputs, ids are relative
+	 * to the run (jinst_instrument_set_run_class): its key, class name and
+	 * method count, all fixed before the first class. */
+	bool relative;
 	uint64_t key;
 	char run_class[sizeof(JINST_RUN_CLASS_PREFIX) + 16];
 	uint32_t count;
@@ -218,7 +220,8 @@ static int table_entry(offline *O, const char *input, mirror_extra **e)
 	FILE *f = open_memstream(&buf, &len);
 	int rc = -1;
 	if (f) {
-		rc = jinst_trace_write_run_methods(f, O->key, O->count, method_row, O);
+		rc = O->relative ? jinst_trace_write_run_methods(f, O->key, O->count, method_row, O)
+		                 : jinst_trace_write_methods(f, O->count, method_row, O);
 		rc = fclose(f) != 0 ? -1 : rc;
 	}
 	free(O->chosen);
@@ -326,7 +329,7 @@ static int method_table(void *ctx, const char *input, mirror_extra **entries, si
 		*entries = e;
 		*n = 1;
 	}
-	if (!rc) {
+	if (!rc && O->relative) {
 		memcpy(prefix, input, k);
 		strcpy(prefix + k, !folder ? "!" : k && input[k - 1] == '/' ? "" : "/");
 		rc = run_classes(O, prefix, entries, n);
@@ -348,7 +351,7 @@ static int nested_run_classes(void *ctx, const char *archive, mirror_extra **ent
 	offline *O = ctx;
 	*entries = NULL;
 	*n = 0;
-	if (!O->tables)
+	if (!O->relative)
 		return 0;
 	char *prefix = concat(archive, strlen(archive), "!", "");
 	int rc = prefix ? run_classes(O, prefix, entries, n) : -1;
@@ -419,7 +422,20 @@ static int reserve_ids(offline *O, const char *const *inputs, int n, uint64_t op
 	O->key = r.key;
 	O->count = jinst_instrument_method_count(O->ins);
 	snprintf(O->run_class, sizeof(O->run_class), JINST_RUN_CLASS_PREFIX "%016" PRIx64, O->key);
-	return jinst_instrument_set_run_class(O->ins, O->run_class) ? -1 : 0;
+	return O->relative && jinst_instrument_set_run_class(O->ins, O->run_class) ? -1 : 0;
+}
+
+/* Whether an input is a lone class file: its output is a class file, with
+ * no place beside it for the run's class, so the run keeps constant ids. */
+static bool lone_class(const char *const *inputs, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct stat st;
+		size_t k = strlen(inputs[i]);
+		if (stat(inputs[i], &st) == 0 && S_ISREG(st.st_mode) && k > 6 && !strcmp(inputs[i] + k - 6, ".class"))
+			return true;
+	}
+	return false;
 }
 
 
@@ -557,6 +573,10 @@ static int instrument_run(const args *A, mirror_options *mo)
 		fprintf(stderr, "jinst instrument: %s\n", msg);
 		return 2;
 	}
+	O.relative = O.tables && !lone_class(A->inputs, A->ninputs);
+	if (O.tables && !O.relative)
+		fprintf(stderr, "jinst instrument: warning: a class file given alone has no folder for the run's class: "
+		                "this run's method ids are constants, which another run's may share in one JVM\n");
 	if (O.tables && reserve_ids(&O, A->inputs, A->ninputs, options_key(A))) {
 		fprintf(stderr, "jinst instrument: out of memory\n");
 		jinst_instrument_free(O.ins);
