@@ -302,7 +302,8 @@ static int run_classes(offline *O, const char *prefix, mirror_extra **x, size_t 
 				break;
 			}
 	}
-	qsort(*x + first, *n - first, sizeof(**x), by_entry);
+	if (*n > first)
+		qsort(*x + first, *n - first, sizeof(**x), by_entry);
 	return 0;
 }
 

@@ -410,6 +410,10 @@ public final class Hooks {
 	 * counted); nulls for the ids no table of a run names.
 	 */
 	static byte[][] runNames() {
+		/* No run asked for a range: nothing to read (and no resource
+		 * lookups, which run the JDK's code, traced or not). */
+		if (Runs.loaders().length == 0)
+			return new byte[0][];
 		MethodTable t = MethodTable.loadRuns();
 		byte[][] r = new byte[4 * t.cls.length][];
 		for (int id = 0; id < t.cls.length; id++)
