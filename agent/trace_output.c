@@ -5,7 +5,10 @@
  * (include/jinst/report.h), which writes OUT.tsv, .txt, .folded, .json,
  * .html.
  * An output that cannot be written costs the program nothing: one log line
- * says why.
+ * says why. Ids of code instrumented ahead of time (ranges the
+ * instrumenter reserved for the runtime's jinst.rt.Runs, without names)
+ * are named from the runs' method tables, which the runtime reads for
+ * each dump (Hooks.runNames).
  */
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include "trace.h"
@@ -17,14 +20,14 @@
 
 #include "jinst/report.h"
 
-static jmethodID snap_counts, snap_times, snap_tree, snap_events, thread_names;
+static jmethodID snap_counts, snap_times, snap_tree, snap_events, thread_names, run_names;
 
 bool jinst_trace_output_init(JNIEnv *jni)
 {
 	struct { jmethodID *id; const char *name, *sig; } ms[] = {
 		{&snap_counts, "snapshotCounts", "()[J"}, {&snap_times, "snapshotTimes", "()[J"},
 		{&snap_tree, "snapshotTree", "()[J"},     {&snap_events, "snapshotEvents", "()[J"},
-		{&thread_names, "threadNames", "()[Ljava/lang/String;"}};
+		{&thread_names, "threadNames", "()[Ljava/lang/String;"}, {&run_names, "runNames", "()[[B"}};
 	jclass hooks = jinst_agent_hooks_class();
 	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
 		*ms[i].id = (*jni)->GetStaticMethodID(jni, hooks, ms[i].name, ms[i].sig);
@@ -34,17 +37,88 @@ bool jinst_trace_output_init(JNIEnv *jni)
 	return true;
 }
 
+/* The runs' names during a dump (the dump lock held): per id, class,
+ * method, descriptor and timed ("" when timed, NULL when counted). */
+static char **runs;
+static size_t run_ids;
+
+static void runs_free(void)
+{
+	for (size_t i = 0; runs && i < 4 * run_ids; i++)
+		free(runs[i]);
+	free(runs);
+	runs = NULL;
+	run_ids = 0;
+}
+
+/* A NUL-terminated copy of a byte[] (modified UTF-8), or NULL. */
+static char *byte_string(JNIEnv *jni, jbyteArray a)
+{
+	jsize n = (*jni)->GetArrayLength(jni, a);
+	char *s = malloc((size_t)n + 1);
+	if (s) {
+		(*jni)->GetByteArrayRegion(jni, a, 0, n, (jbyte *)s);
+		s[n] = '\0';
+	}
+	return s;
+}
+
+static void runs_read(JNIEnv *jni)
+{
+	runs_free();
+	jobjectArray a = (jobjectArray)(*jni)->CallStaticObjectMethod(jni, jinst_agent_hooks_class(), run_names);
+	if (jinst_agent_java_failed(jni, "Hooks.runNames") || !a)
+		return;
+	size_t n = (size_t)(*jni)->GetArrayLength(jni, a) / 4;
+	runs = calloc(4 * n + 1, sizeof *runs);
+	run_ids = runs ? n : 0;
+	for (size_t i = 0; i < 4 * run_ids; i++) {
+		jbyteArray b = (jbyteArray)(*jni)->GetObjectArrayElement(jni, a, (jsize)i);
+		if (b) {
+			runs[i] = byte_string(jni, b);
+			(*jni)->DeleteLocalRef(jni, b);
+		}
+	}
+	(*jni)->DeleteLocalRef(jni, a);
+}
+
+/* A run's id: its names, and whether it is timed; false when unnamed. */
+static bool run_method(uint32_t id, const char **cls, const char **name, const char **desc, bool *timed)
+{
+	char **r = id < run_ids ? &runs[4 * (size_t)id] : NULL;
+	if (!r || !r[0] || !r[1] || !r[2])
+		return false;
+	*cls = r[0];
+	*name = r[1];
+	*desc = r[2];
+	*timed = r[3] != NULL;
+	return true;
+}
+
 static int method_names(void *ctx, uint32_t id, const char **cls, const char **name, const char **desc)
 {
 	(void)ctx;
 	jinst_method_info info;
+	bool timed;
 	const jinst_instrument *ins = jinst_agent_instrumenter();
 	if (!ins || jinst_instrument_method_info(ins, id, &info) < 0)
-		return -1;
+		return run_method(id, cls, name, desc, &timed) ? 0 : -1;
 	*cls = info.class_name;
 	*name = info.name;
 	*desc = info.descriptor;
 	return 0;
+}
+
+/* Whether id is only counted (a leaf, or trace=counts): the profile lists
+ * it apart. */
+static bool counted_only(const jinst_instrument *ins, uint32_t id)
+{
+	jinst_method_info info;
+	const char *c, *n, *d;
+	bool timed;
+	if (ins && jinst_instrument_method_info(ins, id, &info) == 0)
+		return !info.timed;
+	return run_method(id, &c, &n, &d, &timed) && !timed;
 }
 
 /* What one format is written from. */
@@ -92,9 +166,8 @@ static void read_profile(JNIEnv *jni, trace_data *d)
 	d->counts = d->data ? malloc((d->len / 3 + 1) * sizeof *d->counts) : NULL;
 	const jinst_instrument *ins = jinst_agent_instrumenter();
 	for (size_t i = 0; d->counts && i < d->len / 3; i++) {
-		jinst_method_info info;
 		d->counts[i] = d->data[3 * i];
-		if (d->data[3 * i] > 0 && ins && jinst_instrument_method_info(ins, (uint32_t)i, &info) == 0 && !info.timed)
+		if (d->data[3 * i] > 0 && counted_only(ins, (uint32_t)i))
 			d->data[3 * i] = 0;
 	}
 	d->counts_len = d->counts ? d->len / 3 : 0;
@@ -228,7 +301,9 @@ static void write_format(const jinst_trace_config *t, JNIEnv *jni, unsigned form
 void jinst_trace_dump(const void *c, JNIEnv *jni)
 {
 	const jinst_trace_config *t = c;
+	runs_read(jni);
 	for (unsigned bit = 1; bit <= JINST_FORMAT_HTML; bit <<= 1)
 		if (t->formats & bit)
 			write_format(t, jni, bit);
+	runs_free();
 }

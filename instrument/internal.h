@@ -57,6 +57,7 @@ struct jinst_instrument {
 	                   const jinst_diag *why);
 	void *left_alone_ctx;
 	char *hooks_class;          /* or NULL: the table's owners */
+	char *run_class;            /* or NULL: method ids are constants (options.run_class) */
 
 	jinst_pass *passes;
 	uint32_t pass_count;

@@ -384,9 +384,8 @@ static void table_field(FILE *f, const char *s)
 	}
 }
 
-int jinst_trace_write_methods(FILE *f, uint32_t n, jinst_trace_method method, void *ctx)
+static int write_method_rows(FILE *f, uint32_t n, jinst_trace_method method, void *ctx)
 {
-	fputs("# jinst methods 1\n", f);
 	for (uint32_t id = 0; id < n; id++) {
 		const char *cls, *name, *desc;
 		int timed = 0;
@@ -401,4 +400,16 @@ int jinst_trace_write_methods(FILE *f, uint32_t n, jinst_trace_method method, vo
 		fputs(timed ? "\ttimed\n" : "\tcounted\n", f);
 	}
 	return ferror(f) ? JINST_EIO : 0;
+}
+
+int jinst_trace_write_methods(FILE *f, uint32_t n, jinst_trace_method method, void *ctx)
+{
+	fputs("# jinst methods 1\n", f);
+	return write_method_rows(f, n, method, ctx);
+}
+
+int jinst_trace_write_run_methods(FILE *f, uint64_t key, uint32_t n, jinst_trace_method method, void *ctx)
+{
+	fprintf(f, "# jinst methods 2\nrun\t%016" PRIx64 "\t%" PRIu32 "\n", key, n);
+	return write_method_rows(f, n, method, ctx);
 }

@@ -108,6 +108,13 @@ typedef int (*jinst_trace_method)(void *ctx, uint32_t id, const char **class_nam
  * reads it. */
 int jinst_trace_write_methods(FILE *f, uint32_t n, jinst_trace_method method, void *ctx);
 
+/* The method table of a run whose ids are relative to it (include/jinst/
+ * instrument.h, jinst_instrument_set_run_class): a line "# jinst methods
+ * 2", a line run<TAB>KEY<TAB>n (the run key in 16 lowercase hex digits,
+ * the run's method count), then the rows as above, ids within the run.
+ * The runtime names id BASE + i with row i, BASE being the run's. */
+int jinst_trace_write_run_methods(FILE *f, uint64_t key, uint32_t n, jinst_trace_method method, void *ctx);
+
 #ifdef __cplusplus
 }
 #endif

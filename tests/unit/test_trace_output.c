@@ -93,6 +93,14 @@ int main(int argc, char **argv)
 	      "methods:\n%s", s);
 	free(s);
 
+	/* a run's table: its key and count first, the same rows */
+	f = tmpfile();
+	CHECK(jinst_trace_write_run_methods(f, 0x00ab0000000000cdull, 6, method, NULL) == 0, "run methods");
+	s = contents(f);
+	const char *run = "# jinst methods 2\nrun\t00ab0000000000cd\t6\n0\tp/B\trun\t()V\ttimed\n1\tp/A\twork\t";
+	CHECK(!strncmp(s, run, strlen(run)) && strstr(s, "\n4\tq/Q\"x\todd\\\\name\t"), "run methods:\n%s", s);
+	free(s);
+
 	/* profile: ranked by self time, percentages of the total self time */
 	int64_t times[3 * 4] = {1, 10000000, 1000000, /* run: 10 ms total, 1 ms self */
 	                        4, 6000000, 6000000,  /* work(I): 6 ms self */

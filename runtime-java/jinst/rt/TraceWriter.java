@@ -44,7 +44,7 @@ final class TraceWriter implements Comparator<Integer> {
 			Standalone.say("no " + MethodTable.RESOURCE + " on the class path: the outputs name no method");
 		if (t.conflicts > 0)
 			Standalone.say(t.conflicts + " method ids name different methods in different " + MethodTable.RESOURCE +
-			               " (classes instrumented in separate runs): left out");
+			               " (tables without a run, from separate runs): left out");
 		if ((c.formats & Config.COUNTS) != 0)
 			save(c.out + ".tsv", counts(t, TraceData.counts()));
 		if ((c.formats & Config.PROFILE) != 0)
