@@ -321,7 +321,7 @@ int jinst_coverage_insert(jinst_class *c, jinst_member *m, const jinst_coverage_
 	int rc = jinst_edit_open(&ed, c, m, &eo, diag);
 	if (rc)
 		return rc;
-	method_edit e = {c, ed, counts, frames, 0};
+	method_edit e = {c, ed, counts, frames && jinst_edit_writes_frames(ed), 0};
 	rc = !en->identity && jinst_coverage_one_probe(pm) ? place_one(&e, &pm->sites[0], en) : place(&e, pm, en);
 	if (rc)
 		jinst_pass_fail(diag, rc, "placing probes: %s", jinst_strerror(rc));
