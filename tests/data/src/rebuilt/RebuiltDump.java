@@ -58,8 +58,7 @@ public class RebuiltDump {
 				return null;
 			}
 		};
-		inst.addTransformer(t, true);
-		int n = 0;
+		List<Class<?>> found = new ArrayList<>();
 		for (Class<?> c : picked) {
 			String name = c.getName().replace('.', '/');
 			try (InputStream in = c.getResourceAsStream("/" + name + ".class")) {
@@ -67,10 +66,17 @@ public class RebuiltDump {
 					continue;
 				write(out.resolve("image/" + name + ".class"), in.readAllBytes());
 			}
-			inst.retransformClasses(c);
-			n++;
+			found.add(c);
+		}
+		inst.addTransformer(t, true);
+		/* All at once (one safepoint), else one by one. */
+		try {
+			inst.retransformClasses(found.toArray(new Class<?>[0]));
+		} catch (Throwable e) {
+			for (Class<?> c : found)
+				inst.retransformClasses(c);
 		}
 		inst.removeTransformer(t);
-		System.out.println(n + " classes written");
+		System.out.println(found.size() + " classes written");
 	}
 }
