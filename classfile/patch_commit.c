@@ -534,8 +534,9 @@ static int emit_code_attrs(jinst_patch *p, jinst_reader *r, emit *e, jinst_diag 
 
 /* Kept frames only move: every position that needs one must have one
  * already (a StackMapTable that misses one is left to the editor; a
- * method with none at all is frameless, see patch.c). The positions start as the dead ones; branches, switches
- * and handlers add theirs, the kept frames clear theirs. */
+ * method with none at all is frameless, see patch.c). The positions
+ * start as the dead ones; branches, switches and handlers add theirs, the
+ * kept frames clear theirs. */
 static int start_frame_needs(jinst_patch *p, jinst_diag *diag)
 {
 	if (p->cls->major_version < 50 || p->frameless)
