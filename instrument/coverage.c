@@ -354,7 +354,7 @@ int jinst_coverage_insert(jinst_class *c, jinst_member *m, const jinst_coverage_
 	int rc = jinst_edit_open(&ed, c, m, &eo, diag);
 	if (rc)
 		return rc;
-	method_edit e = {c, ed, counts, frames, NO_LOCAL};
+	method_edit e = {c, ed, counts, frames && jinst_edit_writes_frames(ed), NO_LOCAL};
 	bool one = !en->identity && en->flat == JINST_NO_FLAT && jinst_coverage_one_probe(pm);
 	rc = one ? place_one(&e, &pm->sites[0], en) : place(&e, pm, en);
 	if (rc)
