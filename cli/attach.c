@@ -459,10 +459,12 @@ int cmd_attach(const char *what, int argc, char **argv)
 	if (strcmp(what, "attach") && i < argc)
 		return usage_error(what, "no options after the PID (they go to jinst attach)");
 	for (; i < argc; i++) {
-		size_t used = strlen(opts);
-		if (used + strlen(argv[i]) + 2 > sizeof opts)
+		size_t used = strlen(opts), n = strlen(argv[i]);
+		if (used + n + 2 > sizeof opts)
 			return usage_error(what, "options too long");
-		snprintf(opts + used, sizeof opts - used, "%s%s", used ? "," : "", argv[i]);
+		if (used)
+			opts[used++] = ',';
+		memcpy(opts + used, argv[i], n + 1);
 	}
 	if (strcmp(what, "attach"))
 		snprintf(opts, sizeof opts, "%s", what);
