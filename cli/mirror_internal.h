@@ -20,6 +20,11 @@ typedef struct job {
 	size_t out_len;
 	enum mirror_result result;
 	char *message;
+	int pack;                    /* a class in an archive: the method its entry is packed with; else -1 */
+	jinst_archive_packed packed; /* MIRROR_CHANGED with pack: out packed by the worker (out then freed) */
+	bool pack_failed;            /* out of memory packing it: the run fails */
+	jinst_archive_stored stored; /* in NULL: the worker unpacks in from this first */
+	char *read_error;            /* unpacking failed: why (the run fails) */
 } job;
 
 typedef struct run {
@@ -42,8 +47,10 @@ typedef struct run {
 void mirror_error(run *R, const char *where, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void mirror_warning(run *R, const char *where, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Adds a class to transform, taking name and in; its index, or SIZE_MAX
- * (out of memory: the run failed, name and in freed). */
-size_t mirror_add_job(run *R, char *name, uint8_t *in, size_t len);
+ * (out of memory: the run failed, name and in freed). pack: the method a
+ * changed class is packed with on the worker thread (an archive's entry),
+ * or -1. */
+size_t mirror_add_job(run *R, char *name, uint8_t *in, size_t len, int pack);
 bool mirror_is_archive_name(const char *name);
 char *mirror_join(const char *a, const char *b, char sep);
 void mirror_free_extras(mirror_extra *x, size_t n);
