@@ -408,6 +408,8 @@ static int write_jar_item(run *R, const item *it, const char *path, bool top, co
 		return -1;
 	int rc = bytes ? mirror_out_write(R, path, bytes, len, it->mode, top) : mirror_out_copy(R, it->src, path,
 	                                                                                           it->mode, top);
+	if (rc == 0)
+		mirror_cp_note(R, it->src, path, mirror_jar_archive(it->jar), bytes != NULL);
 	free(bytes);
 	return rc;
 }
@@ -600,6 +602,8 @@ int mirror_run(const char *const *inputs, int n, const char *output, const mirro
 	} else if (mirror_out_prepare(&R, inputs, n, output, &final, &temp) != 0) {
 		mirror_out_abandon(&R, temp); /* folders prepare made, if any */
 	} else {
+		R.temp = temp;
+		R.final = final;
 		mirror_all(&R, inputs, n, temp);
 		if (R.failed)
 			mirror_out_abandon(&R, temp);
@@ -607,7 +611,10 @@ int mirror_run(const char *const *inputs, int n, const char *output, const mirro
 			mirror_out_commit(&R, final, temp);
 		if (R.failed)
 			mirror_error(&R, final, "not written (the errors above); nothing changed");
+		else
+			mirror_cp_check(&R);
 	}
+	mirror_cp_free(&R);
 	end_run(&R);
 	free(final);
 	free(temp);

@@ -39,6 +39,9 @@ typedef struct run {
 	_Atomic size_t shown; /* the bar's last width drawn */
 	size_t total;         /* classes of all inputs */
 	bool failed;          /* the run met an error: nothing is put in place */
+	const char *temp, *final; /* where the output is written, where it is put */
+	struct mirror_cp *cp; /* archives written, for the Class-Path check (mirror_classpath.c) */
+	size_t ncp, cap_cp;
 } run;
 
 /* ---- mirror.c ---- */
@@ -78,6 +81,16 @@ int mirror_out_mkdirs(const char *path);
 /* Removes a file or a folder with all it holds. */
 void mirror_out_remove(const char *path);
 
+/* ---- mirror_classpath.c ---- */
+
+/* Notes an archive written at path written (under R->temp): name as
+ * reported, and when it changed, its manifest's Class-Path (read from a). */
+void mirror_cp_note(run *R, const char *name, const char *written, jinst_archive *a, bool changed);
+/* Once the output is in place: one warning per changed archive whose
+ * Class-Path names jars the run did not write. */
+void mirror_cp_check(run *R);
+void mirror_cp_free(run *R);
+
 /* ---- mirror_jar.c ---- */
 
 typedef struct jar jar;
@@ -90,5 +103,7 @@ jar *mirror_jar_load(run *R, const char *name, const char *path, uint8_t *data, 
  * input serves as it is). -1 after an error. */
 int mirror_jar_build(run *R, jar *j, const mirror_extra *x, size_t nx, uint8_t **bytes, size_t *len);
 void mirror_jar_free(jar *j);
+/* The archive j reads. */
+jinst_archive *mirror_jar_archive(jar *j);
 
 #endif

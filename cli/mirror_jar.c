@@ -24,9 +24,10 @@
  * as Spring Boot needs them, stays stored). A signed archive that changed
  * loses its signature (the JVM would refuse its classes): the signature's
  * files are left out and the digests stripped from its manifest, with one
- * warning naming it. A name the archive holds twice cannot be written
- * back by libzip; that archive, when it must be written, is an error, and
- * nothing is dropped silently.
+ * warning naming it. A name the archive holds twice is kept twice, each
+ * entry transformed, in its place: the output reads as the input did (the
+ * JDK's ZipFile finds the last entry of a name; JaCoCo's instrumenter
+ * stops at the second with "duplicate entry"), with one warning naming it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -58,7 +59,8 @@ struct jar {
 	size_t count;
 	slot *slots;
 	size_t signature_files;
-	const char *duplicate; /* an entry name held twice (borrowed from a), or NULL */
+	const char *duplicate; /* the first entry name held twice (borrowed from a), or NULL */
+	size_t duplicates;     /* entries whose name an earlier one holds */
 };
 
 void mirror_jar_free(jar *j)
@@ -74,6 +76,11 @@ void mirror_jar_free(jar *j)
 	free(j->data);
 	free(j->name);
 	free(j);
+}
+
+jinst_archive *mirror_jar_archive(jar *j)
+{
+	return j->a;
 }
 
 static bool is_manifest(const char *name)
@@ -130,8 +137,10 @@ static int load_entry(run *R, jar *j, size_t i, int depth)
 		return -1;
 	}
 	size_t first;
-	if (!j->duplicate && jinst_archive_find(&first, j->a, e.name) == 0 && first != i)
-		j->duplicate = e.name;
+	if (jinst_archive_find(&first, j->a, e.name) == 0 && first != i) {
+		j->duplicate = j->duplicate ? j->duplicate : e.name;
+		j->duplicates++;
+	}
 	bool dir = e.name[0] && e.name[strlen(e.name) - 1] == '/';
 	bool nested = !dir && mirror_is_archive_name(e.name);
 	if (dir || (!is_class(e.name) && !nested)) {
@@ -204,6 +213,15 @@ jar *mirror_jar_load(run *R, const char *name, const char *path, uint8_t *data, 
 			return NULL;
 		}
 	}
+	/* Every entry is kept, in its order, each transformed: readers that
+	 * walk the entries see both, and the JDK's ZipFile (class loading)
+	 * finds the last of a name, in the output as in the input. */
+	if (j->duplicates == 1)
+		mirror_warning(R, name, "the entry name %s is there twice: both kept, in their order, as in the input "
+		               "(the JVM loads the last of a name)", j->duplicate);
+	else if (j->duplicates)
+		mirror_warning(R, name, "%zu entries repeat an earlier entry's name (%s the first): all kept, in their "
+		               "order, as in the input (the JVM loads the last of a name)", j->duplicates, j->duplicate);
 	R->stats->archives++;
 	return j;
 }
@@ -313,12 +331,6 @@ static int add_new_extras(run *R, jar *j, jinst_archive_writer *w, const mirror_
 
 static int write_jar(run *R, jar *j, const mirror_extra *x, size_t nx, uint8_t **bytes, size_t *len)
 {
-	if (j->duplicate) {
-		mirror_error(R, j->name,
-		             "the entry name %s is there twice; a changed archive keeps every entry or is not written",
-		             j->duplicate);
-		return -1;
-	}
 	jinst_archive_writer *w;
 	jinst_diag d;
 	if (jinst_archive_writer_new_memory(&w, j->name, &d) != 0) {

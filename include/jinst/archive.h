@@ -198,6 +198,12 @@ bool jinst_archive_is_signature_file(const char *name);
 int jinst_archive_manifest_strip(uint8_t **out, size_t *out_len, size_t *removed, const uint8_t *in, size_t len,
                                  jinst_diag *diag);
 
+/* The value of the attribute name (any case) of the manifest's main
+ * section, continuation lines joined, malloc'd; JINST_ENOTFOUND when the
+ * main section has none (*value NULL). A value holds no line break. */
+int jinst_archive_manifest_attribute(char **value, const uint8_t *manifest, size_t len, const char *name,
+                                     jinst_diag *diag);
+
 /* ---- walking class inputs ---------------------------------------------------- */
 
 /* One class: name is "PATH" or "JAR!ENTRY"; bytes are borrowed for the
