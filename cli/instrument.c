@@ -422,6 +422,9 @@ int cmd_instrument(int argc, char **argv)
 	args A = {.inputs = inputs};
 	mirror_options mo = MIRROR_OPTIONS_INIT("instrument", "instrumented");
 	mo.progress = isatty(2);
+	/* The launcher ignores -cp under -jar, so the hooks would not be found. */
+	mo.main_class_note = "`java -jar` takes no -cp: put jinst-runtime.jar on the boot class path "
+	                     "(java -Xbootclasspath/a:PATH/jinst-runtime.jar -jar JAR) or on its manifest's Class-Path";
 	int rc = parse_args(&A, &mo, argc, argv);
 	if (!rc)
 		rc = instrument_run(&A, &mo);

@@ -51,6 +51,14 @@ void mirror_error(run *R, const char *where, const char *fmt, ...)
 	R->failed = true;
 }
 
+void mirror_note(run *R, const char *where, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report(R, "note: ", where, fmt, ap);
+	va_end(ap);
+}
+
 void mirror_warning(run *R, const char *where, const char *fmt, ...)
 {
 	va_list ap;

@@ -53,6 +53,7 @@ typedef struct mirror_options {
 	bool verbose;         /* print notes of classes that did not fail too */
 	const char *command;  /* "rewrite", "instrument": prefixes messages */
 	const char *changed;  /* the word for MIRROR_CHANGED in the summary: "rewritten", "instrumented" */
+	const char *main_class_note; /* said of each changed jar with a Main-Class (how to run it), or NULL */
 } mirror_options;
 
 /* Options every writing command shares; mirror_option parses them. */

@@ -25,18 +25,22 @@ struct mirror_cp {
 	char *name;       /* the archive as reported (an input's path) */
 	char *path;       /* where it will be once the output is in place */
 	char *class_path; /* its manifest's Class-Path when it changed, else NULL */
+	bool main_class;  /* it changed and its manifest names a Main-Class */
 };
 
-/* The Class-Path of a's manifest, or NULL. */
-static char *class_path_of(jinst_archive *a)
+/* The Class-Path of a's manifest (or NULL), and whether it has a Main-Class. */
+static char *class_path_of(jinst_archive *a, bool *main_class)
 {
 	size_t at, len;
 	uint8_t *mf;
-	char *value = NULL;
+	char *value = NULL, *main = NULL;
 	jinst_diag d;
+	*main_class = false;
 	if (jinst_archive_find(&at, a, "META-INF/MANIFEST.MF") != 0 || jinst_archive_read(&mf, &len, a, at, &d) != 0)
 		return NULL;
 	jinst_archive_manifest_attribute(&value, mf, len, "Class-Path", &d);
+	*main_class = jinst_archive_manifest_attribute(&main, mf, len, "Main-Class", &d) == 0;
+	free(main);
 	free(mf);
 	return value;
 }
@@ -57,7 +61,8 @@ void mirror_cp_note(run *R, const char *name, const char *written, jinst_archive
 	struct mirror_cp *c = &R->cp[R->ncp];
 	c->name = strdup(name);
 	c->path = mirror_join(R->final, written + t, '\0');
-	c->class_path = changed ? class_path_of(a) : NULL;
+	c->main_class = false;
+	c->class_path = changed ? class_path_of(a, &c->main_class) : NULL;
 	if (c->name && c->path)
 		R->ncp++;
 	else {
@@ -141,6 +146,8 @@ void mirror_cp_check(run *R)
 		real[i] = realpath(R->cp[i].path, NULL);
 	for (size_t i = 0; real && i < R->ncp; i++) {
 		const struct mirror_cp *c = &R->cp[i];
+		if (c->main_class && R->o->main_class_note)
+			mirror_note(R, c->name, "it has a Main-Class; %s", R->o->main_class_note);
 		if (!c->class_path)
 			continue;
 		text t = {0};

@@ -49,6 +49,8 @@ typedef struct run {
 /* Prints "jinst CMD: WHERE: MESSAGE" on stderr; an error fails the run. */
 void mirror_error(run *R, const char *where, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void mirror_warning(run *R, const char *where, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A note: printed, counted nowhere. */
+void mirror_note(run *R, const char *where, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Adds a class to transform, taking name and in; its index, or SIZE_MAX
  * (out of memory: the run failed, name and in freed). pack: the method a
  * changed class is packed with on the worker thread (an archive's entry),
@@ -87,7 +89,8 @@ void mirror_out_remove(const char *path);
  * reported, and when it changed, its manifest's Class-Path (read from a). */
 void mirror_cp_note(run *R, const char *name, const char *written, jinst_archive *a, bool changed);
 /* Once the output is in place: one warning per changed archive whose
- * Class-Path names jars the run did not write. */
+ * Class-Path names jars the run did not write; the options'
+ * main_class_note for each changed archive with a Main-Class. */
 void mirror_cp_check(run *R);
 void mirror_cp_free(run *R);
 
