@@ -14,8 +14,9 @@
  * shifted, does not open). Every count, length and offset is checked
  * against the bytes before it is used; the count against the room the
  * directory has before anything is allocated. An entry with the flag of
- * a data descriptor (bit 3) must have one after its data: 12 or 20 bytes
- * (Zip64: 8-byte sizes), with or without its "PK\7\8" signature.
+ * a data descriptor (bit 3) has one after its data: 12 or 20 bytes
+ * (Zip64: 8-byte sizes), with or without its "PK\7\8" signature, found
+ * by its CRC; without one there, nothing is copied after the data.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -97,12 +98,15 @@ static int parse_local(dirp *P, zip_rec *r, size_t i)
 		return BAD(P, "entry %zu: its %llu bytes of data run past the end", i, (unsigned long long)r->csize);
 	if (!(r->flags & 8))
 		return 0;
-	size_t end = data + (size_t)r->csize;
+	/* The descriptor is found by its CRC, after its signature or not; a
+	 * writer that set the flag and wrote none leaves nothing to copy. */
+	size_t end = data + (size_t)r->csize, room = P->len - end;
 	r->wide_desc = z || r->cen_z_usize || r->cen_z_csize;
-	bool sig = P->len - end >= 4 && rd32(P->b + end) == SIG_DESCRIPTOR;
-	r->desc_len = (sig ? 4u : 0u) + 4 + (r->wide_desc ? 16u : 8u);
-	if (P->len - end < r->desc_len)
-		return BAD(P, "entry %zu: its data descriptor runs past the end", i);
+	size_t body = 4 + (r->wide_desc ? 16u : 8u);
+	if (room >= 4 + body && rd32(P->b + end) == SIG_DESCRIPTOR && rd32(P->b + end + 4) == r->crc)
+		r->desc_len = 4 + body;
+	else if (room >= body && rd32(P->b + end) == r->crc)
+		r->desc_len = body;
 	return 0;
 }
 
