@@ -12,7 +12,9 @@
  * count, size and offset then hold. Offsets are from the start of the zip,
  * as libzip reads them (a zip with bytes before it, or whose offsets are
  * shifted, does not open). Every count, length and offset is checked
- * against the bytes before it is used; the count against the room the
+ * against the bytes before it is used, an entry's records and data
+ * against the start of the directory (an entry whose data runs over the
+ * directory would carry a second end record into a copy); the count against the room the
  * directory has before anything is allocated. An entry with the flag of
  * a data descriptor (bit 3) has one after its data: 12 or 20 bytes
  * (Zip64: 8-byte sizes), with or without its "PK\7\8" signature, found
@@ -35,6 +37,7 @@
 typedef struct dirp {
 	const uint8_t *b;
 	size_t len;
+	size_t limit; /* where the central directory starts: entries lie before it */
 	const char *name;
 	jinst_diag *diag;
 } dirp;
@@ -80,12 +83,12 @@ static int zip64_value(uint64_t *v, uint16_t *place, uint32_t field, const uint8
 
 static int parse_local(dirp *P, zip_rec *r, size_t i)
 {
-	if (r->loc > P->len || P->len - r->loc < 30 || rd32(P->b + r->loc) != SIG_LOCAL)
+	if (r->loc > P->limit || P->limit - r->loc < 30 || rd32(P->b + r->loc) != SIG_LOCAL)
 		return BAD(P, "entry %zu: no local header at %zu", i, r->loc);
 	const uint8_t *l = P->b + r->loc;
 	r->loc_len = 30 + (size_t)rd16(l + 26) + rd16(l + 28);
-	if (P->len - r->loc < r->loc_len)
-		return BAD(P, "entry %zu: its local header runs past the end", i);
+	if (P->limit - r->loc < r->loc_len)
+		return BAD(P, "entry %zu: its local header runs into the central directory", i);
 	uint16_t zsize;
 	size_t z = find_zip64(P->b, r->loc + 30 + rd16(l + 26), rd16(l + 28), &zsize);
 	/* The local Zip64 field holds both sizes (4.5.3), usize first. */
@@ -94,13 +97,14 @@ static int parse_local(dirp *P, zip_rec *r, size_t i)
 		r->loc_z_csize = (uint16_t)(z + 8 - r->loc);
 	}
 	size_t data = r->loc + r->loc_len;
-	if (r->csize > P->len - data)
-		return BAD(P, "entry %zu: its %llu bytes of data run past the end", i, (unsigned long long)r->csize);
+	if (r->csize > P->limit - data)
+		return BAD(P, "entry %zu: its %llu bytes of data run into the central directory", i,
+		           (unsigned long long)r->csize);
 	if (!(r->flags & 8))
 		return 0;
 	/* The descriptor is found by its CRC, after its signature or not; a
 	 * writer that set the flag and wrote none leaves nothing to copy. */
-	size_t end = data + (size_t)r->csize, room = P->len - end;
+	size_t end = data + (size_t)r->csize, room = P->limit - end;
 	r->wide_desc = z || r->cen_z_usize || r->cen_z_csize;
 	size_t body = 4 + (r->wide_desc ? 16u : 8u);
 	if (room >= 4 + body && rd32(P->b + end) == SIG_DESCRIPTOR && rd32(P->b + end + 4) == r->crc)
@@ -130,8 +134,9 @@ static int parse_central(dirp *P, zip_rec *r, size_t at, size_t end, size_t i)
 	    zip64_value(&r->csize, &r->cen_z_csize, rd32(c + 20), P->b, z, zsize, &used, at) != 0 ||
 	    zip64_value(&loc, &r->cen_z_loc, rd32(c + 42), P->b, z, zsize, &used, at) != 0)
 		return BAD(P, "entry %zu: a size or offset is in a Zip64 field it lacks", i);
-	if (loc > P->len)
-		return BAD(P, "entry %zu: its local header at %llu is past the end", i, (unsigned long long)loc);
+	if (loc > P->limit)
+		return BAD(P, "entry %zu: its local header at %llu is past the central directory", i,
+		           (unsigned long long)loc);
 	r->loc = (size_t)loc;
 	return parse_local(P, r, i);
 }
@@ -155,7 +160,7 @@ static int find_end(dirp *P, size_t *at)
 int zipdir_parse(zipdir *out, const uint8_t *b, size_t len, const char *name, jinst_diag *diag)
 {
 	*out = (zipdir){0};
-	dirp P = {b, len, name, diag};
+	dirp P = {.b = b, .len = len, .limit = len, .name = name, .diag = diag};
 	size_t e = 0;
 	int rc = find_end(&P, &e);
 	if (rc)
@@ -176,6 +181,7 @@ int zipdir_parse(zipdir *out, const uint8_t *b, size_t len, const char *name, ji
 	if (count > size / 46)
 		return BAD(&P, "%llu entries cannot fit in a directory of %llu bytes", (unsigned long long)count,
 		           (unsigned long long)size);
+	P.limit = (size_t)off;
 	out->recs = calloc(count ? (size_t)count : 1, sizeof(*out->recs));
 	if (!out->recs)
 		return archive_fail(diag, JINST_ENOMEM, name, NULL, "out of memory");
