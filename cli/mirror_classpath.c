@@ -72,7 +72,25 @@ void mirror_cp_note(run *R, const char *name, const char *written, jinst_archive
 	}
 }
 
-/* token with %XX decoded, "file:" dropped, resolved against dir unless
+/* s with %XX decoded (a URL's escapes), malloc'd. */
+static char *url_decode(const char *s)
+{
+	char *p = malloc(strlen(s) + 1), *o = p;
+	for (; p && *s; s++) {
+		unsigned v;
+		if (s[0] == '%' && s[1] && s[2] && sscanf(s + 1, "%2x", &v) == 1 && v) {
+			*o++ = (char)v;
+			s += 2;
+		} else {
+			*o++ = *s;
+		}
+	}
+	if (p)
+		*o = '\0';
+	return p;
+}
+
+/* token with "file:" dropped and %XX decoded, resolved against dir unless
  * absolute; NULL for a URL of another scheme. */
 static char *resolve_entry(const char *token, const char *dir)
 {
@@ -86,20 +104,10 @@ static char *resolve_entry(const char *token, const char *dir)
 		if (colon && (!slash || colon < slash))
 			return NULL;
 	}
-	char *p = *t == '/' ? strdup(t) : mirror_join(dir, t, '/');
-	if (!p)
-		return NULL;
-	char *o = p;
-	for (const char *s = p; *s; s++) {
-		unsigned v;
-		if (s[0] == '%' && s[1] && s[2] && sscanf(s + 1, "%2x", &v) == 1 && v) {
-			*o++ = (char)v;
-			s += 2;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = '\0';
+	char *d = url_decode(t);
+	char *p = d && *d != '/' ? mirror_join(dir, d, '/') : d;
+	if (p != d)
+		free(d);
 	return p;
 }
 
