@@ -26,6 +26,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
@@ -34,20 +35,77 @@ jinst_core jinst_the_core;
 
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
+/* reply=PATH while Agent_OnAttach runs (under log_lock): jinst attach reads
+ * it and prints this load's messages on the user's terminal, since the
+ * VM's stderr is wherever the program's goes. */
+static FILE *reply;
 
 /* ---- the log, and what the modules read -------------------------------- */
+
+static void line_to(FILE *f, const char *fmt, va_list ap)
+{
+	fputs("jinst: ", f);
+	vfprintf(f, fmt, ap);
+	fputc('\n', f);
+	fflush(f);
+}
+
+/* One line to f (NULL: the log, log= or stderr) and to the reply. */
+static void log_line(FILE *f, const char *fmt, va_list ap)
+{
+	va_list again;
+	va_copy(again, ap);
+	pthread_mutex_lock(&log_lock);
+	line_to(f ? f : jinst_the_core.log ? jinst_the_core.log : stderr, fmt, ap);
+	if (reply)
+		line_to(reply, fmt, again);
+	pthread_mutex_unlock(&log_lock);
+	va_end(again);
+}
 
 void jinst_agent_log(const char *fmt, ...)
 {
 	va_list ap;
-	pthread_mutex_lock(&log_lock);
-	FILE *f = jinst_the_core.log ? jinst_the_core.log : stderr;
-	fputs("jinst: ", f);
 	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
+	log_line(NULL, fmt, ap);
 	va_end(ap);
-	fputc('\n', f);
-	fflush(f);
+}
+
+/* A message about the load itself, before the log is open: on the VM's
+ * stderr, where -agentpath users look, and in the reply. */
+static void __attribute__((format(printf, 1, 2))) say(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	log_line(stderr, fmt, ap);
+	va_end(ap);
+}
+
+/* The reply= of an options string, found before they are parsed, so that
+ * a refusal reaches it too. */
+static void reply_open(const char *options)
+{
+	for (const char *s = options; s && *s;) {
+		size_t n = strcspn(s, ",");
+		if (n > 6 && !strncmp(s, "reply=", 6) && n - 6 < 1024) {
+			char path[1024];
+			memcpy(path, s + 6, n - 6);
+			path[n - 6] = 0;
+			pthread_mutex_lock(&log_lock);
+			reply = fopen(path, "a");
+			pthread_mutex_unlock(&log_lock);
+			return;
+		}
+		s += n + (s[n] == ',');
+	}
+}
+
+static void reply_close(void)
+{
+	pthread_mutex_lock(&log_lock);
+	if (reply)
+		fclose(reply);
+	reply = NULL;
 	pthread_mutex_unlock(&log_lock);
 }
 
@@ -122,9 +180,25 @@ static bool running(size_t i)
 	return jinst_the_core.running >> i & 1u;
 }
 
+/* The session's first line: what is recorded, what include= takes, where
+ * the outputs go (absolute: jinst attach runs elsewhere) and that they are
+ * replaced. */
+static void announce(void)
+{
+	char prefix[1100], abs[2200], cwd[1024], line[2400];
+	jinst_agent_output_path("", prefix, sizeof prefix);
+	if (prefix[0] != '/' && getcwd(cwd, sizeof cwd))
+		snprintf(abs, sizeof abs, "%s/%s", cwd, prefix);
+	else
+		snprintf(abs, sizeof abs, "%s", prefix);
+	jinst_agent_options_describe(&jinst_the_core.opts, abs, line, sizeof line);
+	jinst_agent_log("recording %s", line);
+}
+
 /* The VM is live: the runtime, then each module, then the load hook. */
 static bool start(JNIEnv *jni)
 {
+	announce();
 	if (!jinst_runtime_define(jni)) {
 		jinst_agent_log("the runtime could not be set up; tracing nothing");
 		return false;
@@ -265,7 +339,7 @@ static bool open_log(void)
 	jinst_agent_expand_path(jinst_the_core.opts.log, jinst_the_core.pid, path, sizeof path);
 	jinst_the_core.log = fopen(path, "a");
 	if (!jinst_the_core.log)
-		fprintf(stderr, "jinst: log=%s: %s\n", path, strerror(errno));
+		say("log=%s: %s", path, strerror(errno));
 	return jinst_the_core.log != NULL;
 }
 
@@ -291,12 +365,13 @@ static int parse(jinst_agent_options *o, const char *options, bool attach)
 {
 	char err[1024];
 	if (jinst_agent_options_parse(o, jinst_agent_modules, options, err, sizeof err) < 0) {
-		fprintf(stderr, "jinst: %s\n\n", err);
+		say("%s", err);
 		/* jcmd's own parser cuts an unquoted "key=value" argument at the '=',
 		 * so an attach that lost its value most likely needs quotes. */
 		if (attach && jinst_agent_option_wants_value(jinst_agent_modules, options))
-			fprintf(stderr, "jinst: through jcmd, quote options that contain '=': "
-			                "jcmd PID JVMTI.agent_load /path/libjinst.so '\"trace=times,out=...\"'\n\n");
+			say("through jcmd, quote options that contain '=': "
+			    "jcmd PID JVMTI.agent_load /path/libjinst.so '\"trace=times,out=...\"'");
+		fputc('\n', stderr);
 		jinst_agent_usage(stderr, jinst_agent_modules);
 		return JNI_ERR;
 	}
@@ -310,10 +385,42 @@ static int parse(jinst_agent_options *o, const char *options, bool attach)
 	return JNI_OK;
 }
 
+/* out=: a folder (a trailing '/', or one that exists) gets jinst-%p in it;
+ * the folder the outputs go to must exist and take files now, not when
+ * the program ends hours later. Before any JVMTI call: a refused attach
+ * has the library unloaded. */
+static int resolve_out(jinst_agent_options *o, long pid)
+{
+	char path[1024], dir[1024];
+	struct stat st;
+	size_t n = strlen(o->out);
+	jinst_agent_expand_path(o->out, pid, path, sizeof path);
+	if (n && (o->out[n - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode)))) {
+		int w = snprintf(o->out + n, sizeof o->out - n, "%sjinst-%%p", o->out[n - 1] == '/' ? "" : "/");
+		if (w < 0 || (size_t)w >= sizeof o->out - n) {
+			say("out=%s: path too long", path);
+			return JNI_ERR;
+		}
+		jinst_agent_expand_path(o->out, pid, path, sizeof path);
+	}
+	char *slash = strrchr(path, '/');
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
+	const char *why = stat(dir, &st) != 0 ? strerror(errno)
+	                  : !S_ISDIR(st.st_mode) ? "not a folder"
+	                  : access(dir, W_OK | X_OK) != 0 ? strerror(errno) : NULL;
+	if (why) {
+		say("out=%s: the outputs cannot be written in %s: %s", path, dir, why);
+		return JNI_ERR;
+	}
+	return JNI_OK;
+}
+
 EXPORT JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 {
 	(void)reserved;
 	if (parse(&jinst_the_core.opts, options, false) != JNI_OK)
+		return JNI_ERR;
+	if (jinst_the_core.opts.action == JINST_ACTION_START && resolve_out(&jinst_the_core.opts, (long)getpid()) != JNI_OK)
 		return JNI_ERR;
 	if (jinst_the_core.opts.action == JINST_ACTION_HELP) {
 		/* As HPROF's help did: print and end the process, successfully. */
@@ -328,10 +435,10 @@ EXPORT JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *rese
 static jint attach_first(JavaVM *vm, JNIEnv *jni, const jinst_agent_options *asked)
 {
 	if (asked->action != JINST_ACTION_START) {
-		fprintf(stderr, "jinst: not tracing in this VM; load it with trace=... first\n");
+		say("not tracing in this VM; load it with trace=... first");
 		return JNI_ERR;
 	}
-	if (setup(vm, true) != JNI_OK)
+	if (resolve_out(&jinst_the_core.opts, (long)getpid()) != JNI_OK || setup(vm, true) != JNI_OK)
 		return JNI_ERR;
 	/* Failed once the runtime is in the VM, the agent stays loaded: its
 	 * callbacks are set. */
@@ -353,7 +460,8 @@ static jint restart(JNIEnv *jni, const jinst_agent_options *asked, const char *o
 		}
 	char err[1024];
 	if (jinst_agent_options_parse(&jinst_the_core.opts, jinst_agent_modules, options, err, sizeof err) < 0 ||
-	    !jinst_load_restart() || !add_capabilities() || !enable_events(true))
+	    resolve_out(&jinst_the_core.opts, jinst_the_core.pid) != JNI_OK || !jinst_load_restart() ||
+	    !add_capabilities() || !enable_events(true))
 		return JNI_ERR;
 	jinst_the_core.running = 0;
 	jinst_the_core.stopped = false;
@@ -361,9 +469,19 @@ static jint restart(JNIEnv *jni, const jinst_agent_options *asked, const char *o
 	return start(jni) ? JNI_OK : JNI_ERR;
 }
 
+static jint attach(JavaVM *vm, const char *options);
+
 EXPORT JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 {
 	(void)reserved;
+	reply_open(options);
+	jint r = attach(vm, options);
+	reply_close();
+	return r;
+}
+
+static jint attach(JavaVM *vm, const char *options)
+{
 	/* A second load (dump, stop) must not touch the running options, which
 	 * the modules, the load hook and the output read: parse into a scratch
 	 * copy. */
@@ -378,7 +496,7 @@ EXPORT JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *re
 	}
 	JNIEnv *jni = NULL;
 	if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_6) != JNI_OK || !jni) {
-		fprintf(stderr, "jinst: no JNI environment on the attach thread\n");
+		say("no JNI environment on the attach thread");
 		return JNI_ERR;
 	}
 	if (!jinst_the_core.started)

@@ -74,12 +74,14 @@ static struct {
 	pthread_mutex_t lock;      /* originals */
 	originals originals;
 	pthread_key_t arena_key;
-	atomic_long instrumented, unchanged, failed, unmodifiable, reentrant, restored;
+	atomic_long instrumented, unchanged, failed, unmodifiable, reentrant, restored, methods_left_alone;
 	jobject platform;          /* the platform class loader (JDK 9+), a global reference, or NULL */
 } ld = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* Set while this thread is inside the load hook. */
 static _Thread_local int in_hook;
+/* The methods of the class this thread is instrumenting that were left alone. */
+static _Thread_local long class_left_alone;
 
 const jinst_instrument *jinst_agent_instrumenter(void)
 {
@@ -190,6 +192,20 @@ static bool originals_has(const char *name)
 
 /* ---- the instrumenter ------------------------------------------------- */
 
+/* A method left as it was while the rest of its class is instrumented: one
+ * line each, with the reason, so that no loss is silent; counted for the
+ * summary. */
+static void method_left_alone(void *ctx, const char *class_name, const char *method, const char *descriptor,
+                              const jinst_diag *why)
+{
+	(void)ctx;
+	char msg[600];
+	jinst_diag_format(why, msg, sizeof msg);
+	jinst_agent_log("%s.%s%s left alone: %s", class_name, method, descriptor, msg);
+	atomic_fetch_add(&ld.methods_left_alone, 1);
+	class_left_alone++;
+}
+
 int jinst_load_instrumenter_new(const jinst_agent_options *o, jinst_instrument **out, jinst_diag *diag)
 {
 	/* The instrumenter copies the patterns. */
@@ -207,6 +223,7 @@ int jinst_load_instrumenter_new(const jinst_agent_options *o, jinst_instrument *
 			io.passes |= o->modules[i]->builtin_passes(o->config[i]);
 	io.include = o->include_count ? o->include : NULL;
 	io.exclude = exclude;
+	io.left_alone = method_left_alone;
 	*out = NULL;
 	int r = jinst_instrument_new(out, &io, diag);
 	for (size_t i = 0; r == 0 && o->modules && o->modules[i]; i++)
@@ -316,6 +333,10 @@ static void conclude(jvmtiEnv *jvmti, const char *name, int r, const jinst_diag 
 		atomic_fetch_add(&ld.failed, 1);
 		if (out)
 			(*jvmti)->Deallocate(jvmti, out);
+	} else if (!out && class_left_alone) {
+		/* Every method with code left alone, each said above. */
+		jinst_agent_log("%s left unchanged: %ld methods left alone", name, class_left_alone);
+		atomic_fetch_add(&ld.failed, 1);
 	} else if (!out) {
 		atomic_fetch_add(&ld.unchanged, 1);
 		if (diag->message[0])
@@ -326,8 +347,8 @@ static void conclude(jvmtiEnv *jvmti, const char *name, int r, const jinst_diag 
 		(*jvmti)->Deallocate(jvmti, out);
 	} else {
 		/* Instrumented, perhaps with some methods left as they were: the
-		 * pass says which in a note (code 0). */
-		if (diag->message[0])
+		 * note (code 0) names them, as method_left_alone did one by one. */
+		if (diag->message[0] && !class_left_alone)
 			jinst_agent_log("%s: %s", name, diag->message);
 		originals_keep(name, data, len);
 		*new_data = out;
@@ -355,6 +376,7 @@ static void instrument(jvmtiEnv *jvmti, jclass class_being_redefined, const char
 	/* Loaded before the attach: its class file, instrumented instead of the
 	 * rebuilt bytes, and its identity (identity.c). */
 	uint64_t identity = 0;
+	class_left_alone = 0;
 	const uint8_t *in = data;
 	size_t in_len = (size_t)len;
 	bool known = class_being_redefined && jinst_identity_find(name, data, (size_t)len, &identity, &in, &in_len);
@@ -558,8 +580,9 @@ void jinst_load_end(void)
 
 void jinst_load_summary(void)
 {
-	jinst_agent_log("%ld classes instrumented, %ld left unchanged on error, %ld not modifiable, %ld loaded from "
-	                "inside the hook, %u methods",
-	                atomic_load(&ld.instrumented), atomic_load(&ld.failed), atomic_load(&ld.unmodifiable),
-	                atomic_load(&ld.reentrant), ld.ins ? jinst_instrument_method_count(ld.ins) : 0u);
+	jinst_agent_log("%ld classes instrumented, %ld left unchanged on error, %ld methods left alone, %ld not "
+	                "modifiable, %ld loaded from inside the hook, %u methods",
+	                atomic_load(&ld.instrumented), atomic_load(&ld.failed), atomic_load(&ld.methods_left_alone),
+	                atomic_load(&ld.unmodifiable), atomic_load(&ld.reentrant),
+	                ld.ins ? jinst_instrument_method_count(ld.ins) : 0u);
 }

@@ -90,6 +90,9 @@ typedef struct jinst_agent_module {
 
 /* The registry: every module, NULL-terminated (modules.c). */
 extern const jinst_agent_module *const jinst_agent_modules[];
+/* The same modules with their option halves alone (options_modules.c): what
+ * jinst attach parses against, without the agent's life in a VM. */
+extern const jinst_agent_module *const jinst_agent_option_modules[];
 
 /* ---- what the core offers modules ---- */
 

@@ -14,6 +14,7 @@
 
 #include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -124,6 +125,12 @@ static int parse_log(void *c, const char *v, size_t vn, char *err, size_t esize)
 	return set_path(o->log, sizeof o->log, "log", v, vn, err, esize);
 }
 
+static int parse_reply(void *c, const char *v, size_t vn, char *err, size_t esize)
+{
+	jinst_agent_options *o = c;
+	return set_path(o->reply, sizeof o->reply, "reply", v, vn, err, esize);
+}
+
 static int action(void *c, enum jinst_agent_action a)
 {
 	((jinst_agent_options *)c)->action = a;
@@ -158,19 +165,30 @@ static const jinst_agent_option core_options[] = {
 	{"help", NULL, "print these options and exit", parse_help},
 	{"include", "GLOBS",
 	 "classes to instrument [all]: patterns separated by + or :,\n"
-	 ". or / between packages, * within a package, ** across\n"
-	 "(com.example.**, com/example/*Service)",
+	 ". or / between packages, * within a package, ** across:\n"
+	 "app.* is app's own classes, not its subpackages' (app.**\n"
+	 "takes those too); com/example/*Service",
 	 parse_include},
 	{"exclude", "GLOBS",
 	 "classes not to instrument [java.**, javax.**, jdk.**, sun.**,\n"
 	 "com.sun.** and every class of the boot and platform loaders\n"
 	 "(the JDK's org.xml.sax, org.w3c.dom...) when no include= is given]",
 	 parse_exclude},
-	{"out", "PATH", "output path prefix, %p the process id [jinst-%p]", parse_out},
+	{"out", "PATH",
+	 "output path prefix, %p the process id [jinst-%p]; a folder\n"
+	 "(a trailing / or one that exists) gets jinst-%p in it;\n"
+	 "each output is replaced at every write (dump, stop, exit),\n"
+	 "but OUT.cov with append=y, which is merged into; checked at\n"
+	 "start: a folder that cannot be written refuses the load",
+	 parse_out},
 	{"log", "PATH|stderr", "where diagnostics go, %p the process id [stderr]", parse_log},
 	{"dump", NULL, "(jcmd) write the output now", parse_dump},
 	{"stop", NULL, "(jcmd) write the output and restore the original code", parse_stop},
 	{"reset", NULL, "(jcmd) forget what was recorded so far (coverage)", parse_reset},
+	{"reply", "PATH",
+	 "(jinst attach) this load's messages go to PATH too, which the\n"
+	 "tool prints on its terminal (the VM's own stderr may be a log)",
+	 parse_reply},
 	{NULL, NULL, NULL, NULL}};
 
 /* ---- the loop ---------------------------------------------------------- */
@@ -224,9 +242,76 @@ static void list_options(char *err, size_t esize, const jinst_agent_option *op)
 	}
 }
 
+/* Names users bring from other agents, and what jinst calls the thing. */
+static const struct { const char *key, *hint; } foreign[] = {
+	{"cpu", "trace=times (HPROF's cpu=times: exact calls, and times from a clock)"},
+	{"depth", "trace=times (its call tree keeps every depth; foldmin= merges small stacks)"},
+	{"file", "out=PATH (HPROF's and async-profiler's file=; jinst adds .tsv, .txt, .cov...)"},
+	{"destfile", "coverage,out=PATH (JaCoCo's destfile=; the data goes to PATH.cov)"},
+	{"includes", "include=GLOBS (JaCoCo's includes=; its com.example.* is com.example.** here)"},
+	{"excludes", "exclude=GLOBS (JaCoCo's excludes=; its com.example.* is com.example.** here)"},
+	{"event", "trace=times (async-profiler's event=; jinst records every call, not samples)"},
+	{"interval", "tick=USEC (async-profiler's interval= is nanoseconds; tick= microseconds)"},
+	{NULL, NULL}};
+
+/* The edit distance of a[0..an) and b, when both are short. */
+static size_t distance(const char *a, size_t an, const char *b)
+{
+	size_t bn = strlen(b), row[32];
+	if (an >= 31 || bn >= 31)
+		return SIZE_MAX;
+	for (size_t j = 0; j <= bn; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= an; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= bn; j++) {
+			size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+			best = up + 1 < best ? up + 1 : best;
+			best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[bn];
+}
+
+/* The option a mistyped key most likely meant (two edits at most, and
+ * fewer than half its letters), or NULL. */
+static const jinst_agent_option *nearest(const jinst_agent_module *const *modules, const char *key, size_t kn)
+{
+	const jinst_agent_option *best = NULL;
+	size_t best_d = kn < 6 ? 1 : 2;
+	for (int i = -1; i < 0 || (modules && modules[i]); i++)
+		for (const jinst_agent_option *op = i < 0 ? core_options : modules[i]->options; op && op->key; op++) {
+			size_t d = distance(key, kn, op->key);
+			if (d <= best_d && (!best || d < best_d)) {
+				best = op;
+				best_d = d;
+			}
+		}
+	return best;
+}
+
+/* "did you mean ...?" for key, or "" when nothing comes close. */
+static void suggest(const jinst_agent_module *const *modules, const char *key, size_t kn, char *out, size_t size)
+{
+	out[0] = 0;
+	for (size_t i = 0; foreign[i].key; i++)
+		if (jinst_option_is(key, kn, foreign[i].key)) {
+			snprintf(out, size, ": did you mean %s?", foreign[i].hint);
+			return;
+		}
+	const jinst_agent_option *op = nearest(modules, key, kn);
+	if (op)
+		snprintf(out, size, ": did you mean %s%s%s?", op->key, op->arg ? "=" : "", op->arg ? op->arg : "");
+}
+
 static int unknown(const jinst_agent_module *const *modules, const char *key, size_t kn, char *err, size_t esize)
 {
-	jinst_option_error(err, esize, "unknown option '%.*s' (options: ", (int)kn, key);
+	char hint[160];
+	suggest(modules, key, kn, hint, sizeof hint);
+	jinst_option_error(err, esize, "unknown option '%.*s'%s (options: ", (int)kn, key, hint);
 	if (!err || !esize)
 		return JINST_EINVAL;
 	list_options(err, esize, core_options);
@@ -357,6 +442,42 @@ void jinst_agent_usage(FILE *f, const jinst_agent_module *const *modules)
 	      "Example:\n"
 	      "  java -agentpath:/path/libjinst.so=trace=times,include=com.example.**,out=/tmp/prof-%p App\n",
 	      f);
+}
+
+/* Appends to buf what one include pattern takes, in the user's dots. */
+static void describe_pattern(char *buf, size_t size, const char *p)
+{
+	size_t used = strlen(buf), n = strlen(p);
+	char dots[256];
+	snprintf(dots, sizeof dots, "%s", p);
+	for (char *c = dots; *c; c++)
+		*c = *c == '/' ? '.' : *c;
+	if (n >= 2 && !strcmp(p + n - 2, "/*"))
+		snprintf(buf + used, size - used, ", include=%s (%.*s's own classes, not its subpackages': %.*s.** takes those too)",
+		         dots, (int)(strlen(dots) - 2), dots, (int)(strlen(dots) - 2), dots);
+	else
+		snprintf(buf + used, size - used, ", include=%s", dots);
+}
+
+void jinst_agent_options_describe(const jinst_agent_options *o, const char *out_prefix, char *buf, size_t size)
+{
+	if (!size)
+		return;
+	buf[0] = 0;
+	for (size_t i = 0; o->modules && o->modules[i]; i++)
+		if (jinst_agent_module_on(o, i)) {
+			size_t used = strlen(buf);
+			snprintf(buf + used, size - used, "%s%s", used ? "+" : "", o->modules[i]->name);
+		}
+	if (!o->include_count) {
+		size_t used = strlen(buf);
+		snprintf(buf + used, size - used, ", every class but the JDK's");
+	}
+	for (size_t i = 0; i < o->include_count; i++)
+		describe_pattern(buf, size, o->include[i]);
+	size_t used = strlen(buf);
+	snprintf(buf + used, size - used, "; outputs %s.* replaced at every write (dump, stop, exit)%s", out_prefix,
+	         strstr(buf, "coverage") ? ", OUT.cov merged into with append=y" : "");
 }
 
 void jinst_agent_expand_path(const char *path, long pid, char *out, size_t size)

@@ -36,6 +36,7 @@ typedef struct jinst_agent_options {
 	size_t include_count, exclude_count;
 	char out[1024];              /* output prefix, %p expanded later */
 	char log[1024];              /* "stderr" or a path */
+	char reply[256];             /* reply=: this load's messages, for jinst attach ("": none) */
 	char buf[4096];              /* the strings the pointers above point into */
 	size_t buf_used;
 	/* The registry parsed against (NULL-terminated), the modules on (bit
@@ -67,6 +68,11 @@ bool jinst_agent_option_wants_value(const jinst_agent_module *const *modules, co
 
 /* Every option of the core and of each module, with its meaning. */
 void jinst_agent_usage(FILE *f, const jinst_agent_module *const *modules);
+
+/* One line for the start of a session: the modules on, what each include=
+ * pattern takes (app.* is not app.**), where the outputs go (out_prefix,
+ * expanded) and that each write replaces them. */
+void jinst_agent_options_describe(const jinst_agent_options *o, const char *out_prefix, char *buf, size_t size);
 
 /* path with %p replaced by pid and %% by %, into out. */
 void jinst_agent_expand_path(const char *path, long pid, char *out, size_t size);

@@ -88,11 +88,26 @@ static void JNICALL native_dump(JNIEnv *jni, jclass cls)
 	jinst_agent_dump(jni);
 }
 
+/* jinst.rt.Hooks.methodBase0(count): a range of the instrumenter's ids for
+ * a run instrumented ahead of time (jinst.rt.Runs), so that the ids the
+ * agent hands out never meet it; -1 without an instrumenter. */
+static jint JNICALL native_method_base(JNIEnv *jni, jclass cls, jint count)
+{
+	(void)jni, (void)cls;
+	/* The table takes its own lock; reserving is its only change here. */
+	jinst_instrument *ins = (jinst_instrument *)jinst_agent_instrumenter();
+	uint32_t first;
+	if (!ins || count < 0 || jinst_instrument_reserve_method_range(ins, (uint32_t)count, &first))
+		return -1;
+	return (jint)first;
+}
+
 bool jinst_runtime_define(JNIEnv *jni)
 {
 	if (!define_classes(jni) || !bridge_reads_runtime(jni))
 		return false;
-	JNINativeMethod natives[] = {{(char *)"dump0", (char *)"()V", (void *)native_dump}};
-	jint r = (*jni)->RegisterNatives(jni, hooks, natives, 1);
+	JNINativeMethod natives[] = {{(char *)"dump0", (char *)"()V", (void *)native_dump},
+	                             {(char *)"methodBase0", (char *)"(I)I", (void *)native_method_base}};
+	jint r = (*jni)->RegisterNatives(jni, hooks, natives, 2);
 	return !jinst_agent_java_failed(jni, "RegisterNatives") && r == 0;
 }

@@ -7,6 +7,7 @@
 #ifndef JINST_AGENT_TRACE_H
 #define JINST_AGENT_TRACE_H
 
+#include "jinst/report.h"
 #include "modules.h"
 
 enum jinst_trace_mode { JINST_TRACE_COUNTS = 1, JINST_TRACE_TIMES, JINST_TRACE_EVENTS };
@@ -15,7 +16,8 @@ enum {
 	JINST_FORMAT_COUNTS = 0x1,  /* OUT.tsv */
 	JINST_FORMAT_PROFILE = 0x2, /* OUT.txt */
 	JINST_FORMAT_FOLDED = 0x4,  /* OUT.folded */
-	JINST_FORMAT_CHROME = 0x8   /* OUT.json */
+	JINST_FORMAT_CHROME = 0x8,  /* OUT.json */
+	JINST_FORMAT_HTML = 0x10    /* OUT.html, the flame graph */
 };
 
 typedef struct jinst_trace_config {
@@ -25,10 +27,24 @@ typedef struct jinst_trace_config {
 	bool time_leaves;            /* leaves=time: trace=times times leaves too */
 	double fold_min;             /* foldmin=, a fraction of the whole (0 to 1) */
 	long tick_us;                /* tick=, the clock's period for trace=times; 0: no clock */
+	jinst_trace_clock clock;     /* what the times measure: every output names it */
 	bool mode_given, formats_given;
 } jinst_trace_config;
 
 extern const jinst_agent_module jinst_trace_module;
+
+/* trace.c: the option half of the table, for jinst_trace_module
+ * (trace_run.c) and the option registry the CLI links (options_modules.c);
+ * the passes of the settings and the mode the hooks are engaged in. */
+extern const jinst_agent_option jinst_trace_options[];
+void jinst_trace_defaults(void *config);
+int jinst_trace_check(void *config, char *err, size_t err_size);
+uint32_t jinst_trace_passes(const void *config);
+int jinst_trace_hooks_mode(const jinst_trace_config *t);
+#define JINST_TRACE_MODULE_OPTIONS                                                                         \
+	.name = "trace", .summary = "method tracing (counts, times, call tree, timeline)", .by_default = true, \
+	.options = jinst_trace_options, .config_size = sizeof(jinst_trace_config), .defaults = jinst_trace_defaults, \
+	.check = jinst_trace_check
 
 /* The extension each format writes (".tsv"...), for one JINST_FORMAT_* bit. */
 const char *jinst_trace_format_ext(unsigned format);

@@ -409,6 +409,24 @@ static int open_code_attrs(jinst_edit *ed, jinst_diag *diag)
 	return rc;
 }
 
+/* Whether the original code has a position the verifier wants a frame at
+ * (JVMS 4.10.1: a branch or switch target, a handler, code after an
+ * unconditional transfer; a jsr's target needs none). A method of 50 or
+ * later that has one and no StackMapTable comes from a VM that does not
+ * verify its class (classfile/patch.c, "Methods without frames"). */
+static bool needs_frames(const jinst_edit *ed)
+{
+	if (ed->code->exception_count)
+		return true;
+	for (uint32_t i = 0; i < ed->ninsns; i++) {
+		const jinst_insn *in = &ed->nodes[i].insn;
+		if ((is_branch(in) && !(jinst_opcodes[in->opcode].flags & JINST_OPF_SUBROUTINE)) || in->sw ||
+		    (unconditional(in->opcode) && i + 1 < ed->ninsns))
+			return true;
+	}
+	return false;
+}
+
 static void append_node(jinst_edit *ed, jinst_node **prev, jinst_node *nd)
 {
 	nd->prev = *prev;
@@ -471,6 +489,7 @@ int jinst_edit_open(jinst_edit **out, jinst_class *c, jinst_member *m, const jin
 	    (rc = label_jumps(ed, diag)) || (rc = ref(ed, code->code_length, &ed->end_label, diag, "end")) ||
 	    (rc = open_exception_table(ed, diag)) || (rc = open_code_attrs(ed, diag)) || (rc = link_nodes(ed, diag)))
 		goto fail;
+	ed->frameless = c->major_version >= 50 && !ed->has_map && needs_frames(ed);
 	*out = ed;
 	return 0;
 fail:
@@ -485,6 +504,12 @@ void jinst_edit_free(jinst_edit *ed)
 }
 
 /* ---- walking ----------------------------------------------------------------------- */
+
+bool jinst_edit_writes_frames(const jinst_edit *ed)
+{
+	return ed->opts.frames == JINST_EDIT_FRAMES_ALL ||
+	       (ed->opts.frames == JINST_EDIT_FRAMES_KEEP && (ed->has_map || (ed->c->major_version >= 50 && !ed->frameless)));
+}
 
 jinst_node *jinst_edit_first(jinst_edit *ed) { return ed->head; }
 jinst_node *jinst_edit_last(jinst_edit *ed) { return ed->tail; }

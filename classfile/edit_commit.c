@@ -237,7 +237,7 @@ static int commit(jinst_edit *ed, jinst_diag *diag)
 	jinst_stack_map *map = NULL;
 	jinst_full_frame *ff = NULL;
 	uint32_t nff = 0;
-	if (ed->opts.frames == JINST_EDIT_FRAMES_KEEP && (ed->has_map || jinst_class_major_version(ed->c) >= 50)) {
+	if (ed->opts.frames == JINST_EDIT_FRAMES_KEEP && jinst_edit_writes_frames(ed)) {
 		frames = true;
 		rc = jinst_ed_keep_frames(ed, max_stack, &ff, &nff, diag);
 	} else if (ed->opts.frames == JINST_EDIT_FRAMES_ALL) {

@@ -65,6 +65,7 @@ struct jinst_edit {
 	jinst_arena *A;
 	jinst_edit_options opts;
 	bool closed, dirty, has_map;
+	bool frameless; /* 50+, no StackMapTable, a position that needs a frame: commit writes none */
 	jinst_node *head, *tail;
 	jinst_node *nodes; /* the original instructions, in order */
 	uint32_t ninsns;

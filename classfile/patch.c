@@ -49,6 +49,18 @@
  * sets) from the method's initial frame (JVMS 4.10.1.6). The result is a
  * new Code attribute in the arena that the writer copies like any original
  * attribute. Nothing is installed before everything succeeded.
+ *
+ * Methods without frames. From version 50 a method whose code needs frames
+ * (a branch target, a handler, code after an unconditional transfer) may
+ * still carry no StackMapTable: HotSpot keeps none for a class it does not
+ * verify (ClassFileParser::parse_stackmap_table drops it unless the class
+ * is verified or archived: the boot loader's classes by default), so the
+ * class file JVMTI rebuilds for RetransformClasses has none, and the same
+ * VM does not verify what the retransformation gives back (the same
+ * Verifier::should_verify_for). Such a method is `frameless`: its code is
+ * patched and it gets no StackMapTable, the appended handler no frame, as
+ * before version 50. Inventing frames would need the class hierarchy, for
+ * a VM that never reads them.
  */
 #include "patch_internal.h"
 
@@ -78,6 +90,7 @@ typedef struct code_header {
 	uint32_t len;
 	const uint8_t *code;
 	uint32_t tail; /* offset in info of exception_table_length */
+	uint16_t nexc;
 	uint16_t nattrs;
 } code_header;
 
@@ -91,8 +104,8 @@ static int read_header(const jinst_attr *a, jinst_reader *r, code_header *h, jin
 		return jinst_fail(diag, JINST_EMALFORMED, a->offset, "Code: code_length %u", (unsigned)h->len);
 	h->code = jinst_rd_bytes(r, h->len);
 	h->tail = r->pos;
-	uint16_t nexc = jinst_rd_u2(r);
-	jinst_rd_bytes(r, (uint32_t)nexc * 8);
+	h->nexc = jinst_rd_u2(r);
+	jinst_rd_bytes(r, (uint32_t)h->nexc * 8);
 	h->nattrs = jinst_rd_u2(r);
 	if (r->bad)
 		return jinst_fail(diag, JINST_EMALFORMED, a->offset, "Code: truncated");
@@ -139,8 +152,10 @@ static int check_code_attrs(jinst_patch *p, const jinst_attr *a, jinst_reader *r
 }
 
 /* The length walk: instruction starts (array and bitmap), the dead
- * positions after unconditional transfers, the branches and switches. */
-static int walk_code(jinst_patch *p, const jinst_attr *a, const uint8_t *code, uint32_t len, jinst_diag *diag)
+ * positions after unconditional transfers, the branches and switches;
+ * *needs_frames when a branch target or a dead position needs a frame. */
+static int walk_code(jinst_patch *p, const jinst_attr *a, const uint8_t *code, uint32_t len, bool *needs_frames,
+                     jinst_diag *diag)
 {
 	jinst_arena *arena = p->cls->arena;
 	p->starts = jinst_arena_alloc(arena, (size_t)len * sizeof(uint16_t));
@@ -164,9 +179,13 @@ static int walk_code(jinst_patch *p, const jinst_attr *a, const uint8_t *code, u
 		p->starts[n++] = (uint16_t)pc;
 		set_bit(p->is_start, pc);
 		uint8_t op = code[pc] == JINST_OP_WIDE ? code[pc + 1] : code[pc];
-		if (is_transfer(op) && pc + l < len)
+		if (is_transfer(op) && pc + l < len) {
 			set_bit(p->dead, pc + l);
+			*needs_frames = true;
+		}
 		if (has_offsets(code[pc])) {
+			/* A jsr's target needs none (no frame holds a return address). */
+			*needs_frames |= !(jinst_opcodes[code[pc]].flags & JINST_OPF_SUBROUTINE);
 			/* A branch is 3 or 5 bytes and a switch at least 16: the
 			 * two arrays never meet, but say so to the reader. */
 			if (fix - 1 < &p->starts[n])
@@ -207,8 +226,11 @@ int jinst_patch_open(jinst_patch **out, jinst_class *c, jinst_member *m, jinst_d
 	if (!p)
 		return jinst_fail(diag, JINST_ENOMEM, JINST_NO_OFFSET, "out of memory");
 	p->cls = c;
-	if ((rc = check_code_attrs(p, a, &r, h.nattrs, diag)) || (rc = walk_code(p, a, h.code, h.len, diag)))
+	bool needs_frames = h.nexc != 0;
+	if ((rc = check_code_attrs(p, a, &r, h.nattrs, diag)) ||
+	    (rc = walk_code(p, a, h.code, h.len, &needs_frames, diag)))
 		return rc;
+	p->frameless = c->major_version >= 50 && !p->has_frames && needs_frames;
 	p->method = m;
 	p->attr = a;
 	p->info = a->info;

@@ -401,7 +401,7 @@ static int prepare_handler_frame(jinst_patch *p, emit *e, jinst_diag *diag)
 	jinst_class *c = p->cls;
 	e->handler_cls = p->catch_type;
 	e->smt_name = 0;
-	if (!p->handler || c->major_version < 50)
+	if (!p->handler || c->major_version < 50 || p->frameless)
 		return 0;
 	/* The handler's frame follows from the method's initial one, which
 	 * must make sense (a descriptor, this_class) even when the method had
@@ -533,12 +533,13 @@ static int emit_code_attrs(jinst_patch *p, jinst_reader *r, emit *e, jinst_diag 
 }
 
 /* Kept frames only move: every position that needs one must have one
- * already (a class without them, say, is left to the editor, which
- * derives them). The positions start as the dead ones; branches, switches
- * and handlers add theirs, the kept frames clear theirs. */
+ * already (a StackMapTable that misses one is left to the editor; a
+ * method with none at all is frameless, see patch.c). The positions
+ * start as the dead ones; branches, switches and handlers add theirs, the
+ * kept frames clear theirs. */
 static int start_frame_needs(jinst_patch *p, jinst_diag *diag)
 {
-	if (p->cls->major_version < 50)
+	if (p->cls->major_version < 50 || p->frameless)
 		return 0;
 	p->need = jinst_arena_alloc(p->cls->arena, p->code_length / 8 + 1);
 	if (!p->need)

@@ -44,6 +44,9 @@ struct jinst_patch {
 	uint32_t tail;             /* offset in info of exception_table_length */
 	uint16_t nframes;          /* number_of_entries of the StackMapTable, 0 without */
 	bool has_frames;
+	/* 50+, no StackMapTable, yet a position that needs a frame: the
+	 * class is one its VM does not verify (patch.c), the output gets none. */
+	bool frameless;
 	uint16_t *starts;          /* instruction offsets */
 	uint32_t count;
 	uint8_t *is_start;         /* bitmap over code_length + 1 */

@@ -21,11 +21,18 @@
  * bytes. Each jar or folder written gets the table of its own classes'
  * ids (the writer's extra-entries hook).
  *
+ * Ids are relative to the run, so that jars of separate runs share a JVM:
+ * the run's key hashes the options and every class met by that walk; each
+ * folder holding an instrumented class (in nested jars too) gets the run's
+ * class, $JinstRunKEY, whose BASE the code adds to its ids, and the tables
+ * name the key (docs/ARCHITECTURE.md, "Method ids of separate runs").
+ *
  * The mirror (mirror.c) does the files: inputs of any shape, classes
  * spread over the worker pool, outputs written whole or not at all.
  * Coverage is placed before trace, as in the agent (the instrumenter runs
  * the built-in passes in that order), so probes sit on the original code.
  */
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -41,15 +48,24 @@
 #define ALREADY "already instrumented"
 
 /* A class instrumented: where it came from (its job's name up to the first
- * '!': the jar, or the class file of a folder) and its internal name. */
+ * '!': the jar, or the class file of a folder), its job's name whole and
+ * its internal name. */
 typedef struct seen {
 	char *source;
+	char *job;
 	char *name;
 } seen;
 
 typedef struct offline {
 	jinst_instrument *ins;
 	bool tables;            /* trace passes: each output carries the method table */
+	/* With tables and no lone class file among the inputs, ids are relative
+	 * to the run (jinst_instrument_set_run_class): its key, class name and
+	 * method count, all fixed before the first class. */
+	bool relative;
+	uint64_t key;
+	char run_class[sizeof(JINST_RUN_CLASS_PREFIX) + 16];
+	uint32_t count;
 	_Atomic size_t written; /* method tables handed to the mirror */
 	/* The classes instrumented so far, for the tables (workers add, under
 	 * the lock); the ones a table names, sorted, while it is written. */
@@ -67,6 +83,7 @@ static void free_seen(offline *O)
 {
 	for (size_t i = 0; i < O->nseen; i++) {
 		free(O->seen[i].source);
+		free(O->seen[i].job);
 		free(O->seen[i].name);
 	}
 	free(O->seen);
@@ -81,7 +98,7 @@ static void note_class(offline *O, jinst_arena *arena, const char *job, const ui
 	jinst_diag d;
 	uint16_t n = 0;
 	const uint8_t *name = jinst_class_parse(&c, in, len, arena, NULL, &d) == 0 ? jinst_class_name(c, &n) : NULL;
-	seen e = {strndup(job, strcspn(job, "!")), name ? strndup((const char *)name, n) : NULL};
+	seen e = {strndup(job, strcspn(job, "!")), strdup(job), name ? strndup((const char *)name, n) : NULL};
 	pthread_mutex_lock(&O->lock);
 	if (O->nseen == O->cap) {
 		size_t cap = O->cap ? O->cap * 2 : 256;
@@ -91,11 +108,12 @@ static void note_class(offline *O, jinst_arena *arena, const char *job, const ui
 			O->cap = cap;
 		}
 	}
-	if (e.source && e.name && O->nseen < O->cap) {
+	if (e.source && e.job && e.name && O->nseen < O->cap) {
 		O->seen[O->nseen++] = e;
 	} else {
 		O->out_of_memory = true; /* a table would miss it: its output fails */
 		free(e.source);
+		free(e.job);
 		free(e.name);
 	}
 	pthread_mutex_unlock(&O->lock);
@@ -192,13 +210,116 @@ static int choose(offline *O, const char *input)
 	return 0;
 }
 
-/* The mirror's extra entries: the method table, where jinst-runtime.jar
- * looks for it (class loader resources), with the ids of the methods of
- * the classes this output holds. Ids are the run's: a class that two
- * inputs hold has the same ids in both tables, and the tables of all
- * outputs on one class path agree. An output whose classes got no id, or a
- * run of coverage alone, gets none; an input's own table (it was
- * instrumented before) is then kept. */
+/* The method table of input's output, where jinst-runtime.jar looks for
+ * it (class loader resources), with the ids of the methods of the classes
+ * this output holds, relative to the run. Ids are the run's: a class that
+ * two inputs hold has the same ids in both tables, and the tables of all
+ * outputs on one class path agree. *e NULL for an output whose classes got
+ * no id; an input's own table (it was instrumented before) is then kept. */
+static int table_entry(offline *O, const char *input, mirror_extra **e)
+{
+	*e = NULL;
+	if (O->out_of_memory || choose(O, input))
+		return -1;
+	if (!O->nchosen) {
+		free(O->chosen);
+		O->chosen = NULL;
+		return 0;
+	}
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int rc = -1;
+	if (f) {
+		rc = O->relative ? jinst_trace_write_run_methods(f, O->key, O->count, method_row, O)
+		                 : jinst_trace_write_methods(f, O->count, method_row, O);
+		rc = fclose(f) != 0 ? -1 : rc;
+	}
+	free(O->chosen);
+	O->chosen = NULL;
+	if (!rc && (*e = calloc(1, sizeof(**e))) && ((*e)->name = strdup(JINST_METHOD_TABLE_RESOURCE))) {
+		(*e)->bytes = (uint8_t *)buf;
+		(*e)->len = len;
+		return 0;
+	}
+	free(*e);
+	*e = NULL;
+	free(buf);
+	return -1;
+}
+
+/* ---- the run's classes ------------------------------------------------------ */
+
+static int by_entry(const void *a, const void *b)
+{
+	return strcmp(((const mirror_extra *)a)->name, ((const mirror_extra *)b)->name);
+}
+
+/* A malloc'd string: the first n bytes of a, then b and c. */
+static char *concat(const char *a, size_t n, const char *b, const char *c)
+{
+	size_t k = strlen(b), m = strlen(c);
+	char *r = malloc(n + k + m + 1);
+	if (r) {
+		memcpy(r, a, n);
+		memcpy(r + n, b, k);
+		memcpy(r + n + k, c, m + 1);
+	}
+	return r;
+}
+
+/* The run's class beside the class s, whose job is prefix + rest: entry
+ * "DIR/$JinstRunKEY.class" (DIR: rest's folder, BOOT-INF/classes/pkg/ or
+ * META-INF/versions/11/pkg/ as well as pkg/), named after s's package. */
+static int run_class_for(offline *O, const seen *s, const char *rest, mirror_extra *x)
+{
+	const char *slash = strrchr(rest, '/'), *pslash = strrchr(s->name, '/');
+	size_t dlen = slash ? (size_t)(slash - rest) + 1 : 0, plen = pslash ? (size_t)(pslash - s->name) + 1 : 0;
+	x->bytes = NULL;
+	x->name = concat(rest, dlen, O->run_class, ".class");
+	char *cls = concat(s->name, plen, O->run_class, "");
+	int rc = x->name && cls ? 0 : -1;
+	if (!rc)
+		rc = jinst_instrument_run_class(&x->bytes, &x->len, cls, O->key, O->count);
+	free(cls);
+	return rc;
+}
+
+/* Appends to x the run's classes an output needs: one in every folder
+ * holding a class it instrumented (prefix: the start of their jobs' names,
+ * "JAR!", "OUTER!INNER.jar!" or "DIR/", followed by the entry's path), in
+ * name order. A class reads its run's BASE from its own package, where a
+ * package-private class is visible to it in any loader and on any VM. */
+static int run_classes(offline *O, const char *prefix, mirror_extra **x, size_t *n)
+{
+	size_t k = strlen(prefix), first = *n;
+	for (size_t i = 0; i < O->nseen; i++) {
+		const seen *s = &O->seen[i];
+		if (strncmp(s->job, prefix, k) || strchr(s->job + k, '!'))
+			continue;
+		mirror_extra *p = realloc(*x, (*n + 1) * sizeof(*p));
+		if (!p)
+			return -1;
+		*x = p;
+		mirror_extra *e = &p[(*n)++];
+		if (run_class_for(O, s, s->job + k, e))
+			return -1;
+		/* one per folder: the first of a name is kept */
+		for (size_t j = first; j + 1 < *n; j++)
+			if (!strcmp(p[j].name, e->name)) {
+				free(e->name);
+				free(e->bytes);
+				(*n)--;
+				break;
+			}
+	}
+	if (*n > first)
+		qsort(*x + first, *n - first, sizeof(**x), by_entry);
+	return 0;
+}
+
+/* The mirror's extra entries of an input's output: its method table and
+ * the run's classes beside its classes. */
 static int method_table(void *ctx, const char *input, mirror_extra **entries, size_t *n)
 {
 	offline *O = ctx;
@@ -206,35 +327,50 @@ static int method_table(void *ctx, const char *input, mirror_extra **entries, si
 	*n = 0;
 	if (!O->tables)
 		return 0;
-	int rc = O->out_of_memory ? -1 : choose(O, input);
-	if (!rc && !O->nchosen) {
-		free(O->chosen);
-		O->chosen = NULL;
-		return 0;
-	}
-	mirror_extra *e = rc ? NULL : calloc(1, sizeof(*e));
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = e ? open_memstream(&buf, &len) : NULL;
-	rc = -1;
-	if (f) {
-		rc = jinst_trace_write_methods(f, jinst_instrument_method_count(O->ins), method_row, O);
-		rc = fclose(f) != 0 ? -1 : rc;
-	}
-	free(O->chosen);
-	O->chosen = NULL;
-	if (rc || !(e->name = strdup(JINST_METHOD_TABLE_RESOURCE))) {
-		fprintf(stderr, "jinst instrument: %s: the method table could not be made\n", input);
-		free(buf);
-		free(e);
+	if (jinst_instrument_method_count(O->ins) != O->count) {
+		fprintf(stderr, "jinst instrument: %s: methods were given ids beyond the %u reserved\n", input, O->count);
 		return -1;
 	}
-	e->bytes = (uint8_t *)buf;
-	e->len = len;
-	*entries = e;
-	*n = 1;
-	atomic_fetch_add(&O->written, 1);
+	struct stat st;
+	bool folder = stat(input, &st) == 0 && S_ISDIR(st.st_mode);
+	size_t k = strlen(input);
+	char *prefix = malloc(k + 2);
+	mirror_extra *e = NULL;
+	int rc = prefix ? table_entry(O, input, &e) : -1;
+	if (!rc && e) {
+		*entries = e;
+		*n = 1;
+	}
+	if (!rc && O->relative) {
+		memcpy(prefix, input, k);
+		strcpy(prefix + k, !folder ? "!" : k && input[k - 1] == '/' ? "" : "/");
+		rc = run_classes(O, prefix, entries, n);
+	}
+	free(prefix);
+	if (rc) {
+		fprintf(stderr, "jinst instrument: %s: the method table could not be made\n", input);
+		return -1;
+	}
+	if (e)
+		atomic_fetch_add(&O->written, 1);
 	return 0;
+}
+
+/* The extra entries of an archive inside an archive: the run's classes
+ * beside its classes (its methods are in the outer archive's table). */
+static int nested_run_classes(void *ctx, const char *archive, mirror_extra **entries, size_t *n)
+{
+	offline *O = ctx;
+	*entries = NULL;
+	*n = 0;
+	if (!O->relative)
+		return 0;
+	char *prefix = concat(archive, strlen(archive), "!", "");
+	int rc = prefix ? run_classes(O, prefix, entries, n) : -1;
+	free(prefix);
+	if (rc)
+		fprintf(stderr, "jinst instrument: %s: the run's classes could not be made\n", archive);
+	return rc;
 }
 
 /* ---- ids in a fixed order --------------------------------------------------- */
@@ -242,14 +378,35 @@ static int method_table(void *ctx, const char *input, mirror_extra **entries, si
 typedef struct reserve {
 	jinst_instrument *ins;
 	jinst_arena *arena;
+	uint64_t key;
+	size_t input_len; /* the walk's names start with the input's path */
 } reserve;
+
+/* The run key: the hash of the options, then of each class's identity and
+ * name in walk order (the name within its input, so that where the input
+ * lies changes nothing), chained. The ids are a function of exactly these,
+ * so two runs with one key number every method alike, and two runs that
+ * number them differently have two keys (but for a 64-bit collision). */
+static void chain(uint64_t *key, uint64_t identity, const char *what)
+{
+	size_t n = strlen(what);
+	uint8_t *b = malloc(16 + n);
+	if (!b)
+		return;
+	memcpy(b, key, 8);
+	memcpy(b + 8, &identity, 8);
+	memcpy(b + 16, what, n);
+	*key = jinst_instrument_identity(b, 16 + n);
+	free(b);
+}
 
 static int reserve_class(void *ctx, const char *name, const uint8_t *bytes, size_t len)
 {
-	(void)name;
 	reserve *r = ctx;
 	jinst_diag d;
 	jinst_arena_reset(r->arena);
+	const char *within = name + (strlen(name) >= r->input_len ? r->input_len : 0);
+	chain(&r->key, jinst_instrument_identity(bytes, len), within);
 	/* A class it cannot read, the run reports. */
 	jinst_instrument_reserve_ids(r->ins, r->arena, bytes, len, &d);
 	return 0;
@@ -264,16 +421,35 @@ static void reserve_problem(void *ctx, const char *name, const char *message)
 /* The workers hand out method ids in the order they reach the methods,
  * which changes from run to run; taken first, one thread walking the
  * inputs in order, the ids and so the outputs are the same in every run. */
-static int reserve_ids(offline *O, const char *const *inputs, int n)
+static int reserve_ids(offline *O, const char *const *inputs, int n, uint64_t options)
 {
-	reserve r = {.ins = O->ins};
+	reserve r = {.ins = O->ins, .key = options};
 	if (jinst_arena_new(&r.arena))
 		return -1;
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		r.input_len = strlen(inputs[i]);
 		jinst_walk_nested(inputs[i], reserve_class, reserve_problem, &r);
+	}
 	jinst_arena_free(r.arena);
-	return 0;
+	O->key = r.key;
+	O->count = jinst_instrument_method_count(O->ins);
+	snprintf(O->run_class, sizeof(O->run_class), JINST_RUN_CLASS_PREFIX "%016" PRIx64, O->key);
+	return O->relative && jinst_instrument_set_run_class(O->ins, O->run_class) ? -1 : 0;
 }
+
+/* Whether an input is a lone class file: its output is a class file, with
+ * no place beside it for the run's class, so the run keeps constant ids. */
+static bool lone_class(const char *const *inputs, int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct stat st;
+		size_t k = strlen(inputs[i]);
+		if (stat(inputs[i], &st) == 0 && S_ISREG(st.st_mode) && k > 6 && !strcmp(inputs[i] + k - 6, ".class"))
+			return true;
+	}
+	return false;
+}
+
 
 /* ---- the command line ------------------------------------------------------- */
 
@@ -381,6 +557,18 @@ static int parse_args(args *A, mirror_options *mo, int argc, char **argv)
 	return 0;
 }
 
+/* The options' part of the run key: the passes and the class filters. */
+static uint64_t options_key(const args *A)
+{
+	uint64_t key = 0;
+	chain(&key, A->passes, "passes");
+	for (size_t i = 0; i < A->ninclude; i++)
+		chain(&key, 1, A->include[i]);
+	for (size_t i = 0; i < A->nexclude; i++)
+		chain(&key, 2, A->exclude[i]);
+	return key;
+}
+
 static int instrument_run(const args *A, mirror_options *mo)
 {
 	jinst_instrument_options io = JINST_INSTRUMENT_OPTIONS_INIT;
@@ -397,13 +585,18 @@ static int instrument_run(const args *A, mirror_options *mo)
 		fprintf(stderr, "jinst instrument: %s\n", msg);
 		return 2;
 	}
-	if (O.tables && reserve_ids(&O, A->inputs, A->ninputs)) {
+	O.relative = O.tables && !lone_class(A->inputs, A->ninputs);
+	if (O.tables && !O.relative)
+		fprintf(stderr, "jinst instrument: warning: a class file given alone has no folder for the run's class: "
+		                "this run's method ids are constants, which another run's may share in one JVM\n");
+	if (O.tables && reserve_ids(&O, A->inputs, A->ninputs, options_key(A))) {
 		fprintf(stderr, "jinst instrument: out of memory\n");
 		jinst_instrument_free(O.ins);
 		return 1;
 	}
 	mo->transform = instrument_one;
 	mo->extra = method_table;
+	mo->nested_extra = nested_run_classes;
 	mo->ctx = &O;
 	mirror_stats s;
 	int run = mirror_run(A->inputs, A->ninputs, A->output, mo, &s);

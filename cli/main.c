@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attach.h"
 #include "cli.h"
 
 static const char usage[] =
@@ -25,6 +26,8 @@ static const char usage[] =
 	"                                     counts added\n"
 	"  report DATA.cov... --classfiles PATH [--xml F] [--html DIR] [--csv F] [--lcov F]\n"
 	"                                     coverage reports, with jacococli report's flags\n"
+	"  attach PID [OPTION,...]            load the agent into a running JVM (no jcmd needed)\n"
+	"  dump PID | stop PID                the agent there writes its outputs now | and stops\n"
 	"  help [COMMAND]                     this text, or a command's own help\n"
 	"\n"
 	"Options: --help, --version. 'jinst COMMAND --help' explains a command.\n";
@@ -32,6 +35,7 @@ static const char usage[] =
 static const char dump_help[] =
 	"usage: jinst dump FILE.class | JAR|JMOD|FOLDER [ENTRY...]\n"
 	"       jinst dump FILE.cov\n"
+	"       jinst dump PID   (the agent in process PID writes its outputs: jinst help attach)\n"
 	"\n"
 	"Prints each class as a javap -v style listing: header, constant pool with\n"
 	"every entry resolved, fields and methods with their attributes, bytecode with\n"
@@ -156,7 +160,9 @@ static const char instrument_help[] =
 	"A class that cannot be instrumented is copied unchanged with a line\n"
 	"  warning: NAME: not instrumented: REASON\n"
 	"With --trace, each jar or folder written holds the method table that names\n"
-	"the ids, META-INF/jinst/methods.tsv. The summary at the end:\n"
+	"the ids, META-INF/jinst/methods.tsv, and each folder of instrumented classes\n"
+	"the run's class $JinstRunKEY.class: the ids are the run's, so jars of\n"
+	"separate runs share a JVM without a clash. The summary at the end:\n"
 	"  N archives, N files; N classes: N instrumented, N unchanged, N skipped,\n"
 	"  N failed; N warnings; T s\n"
 	"  N skipped: REASON (one line per reason)\n"
@@ -237,6 +243,8 @@ const char *cli_help_for(const char *cmd)
 		return merge_help;
 	if (strcmp(cmd, "report") == 0)
 		return report_help;
+	if (strcmp(cmd, "attach") == 0 || strcmp(cmd, "stop") == 0)
+		return attach_help;
 	return NULL;
 }
 
@@ -277,6 +285,10 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	if (strcmp(cmd, "dump") == 0 && cli_attach_wanted(argc - 2, argv + 2))
+		return cmd_attach(cmd, argc - 2, argv + 2);
+	if (strcmp(cmd, "attach") == 0 || strcmp(cmd, "stop") == 0)
+		return cmd_attach(cmd, argc - 2, argv + 2);
 	if (strcmp(cmd, "dump") == 0)
 		return cmd_dump(argc - 2, argv + 2);
 	if (strcmp(cmd, "roundtrip") == 0)

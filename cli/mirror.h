@@ -47,6 +47,10 @@ typedef struct mirror_options {
 	mirror_fn transform;
 	void *ctx;            /* for transform and extra */
 	mirror_extra_fn extra; /* NULL: nothing added */
+	/* The same for each archive inside an archive (input "OUTER!INNER.jar",
+	 * the name its classes' jobs start with), when it is written; NULL:
+	 * nothing added. */
+	mirror_extra_fn nested_extra;
 	int jobs;             /* worker threads; 0: the number of processors */
 	bool force;           /* replace an existing output (else it is an error, and nothing is done) */
 	bool progress;        /* a progress bar on stderr (set when stderr is a terminal) */

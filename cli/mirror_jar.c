@@ -228,6 +228,25 @@ jar *mirror_jar_load(run *R, const char *name, const char *path, uint8_t *data, 
 
 /* ---- building ---------------------------------------------------------------------- */
 
+/* A nested archive with the command's extra entries for it, if it has a
+ * changed class (an archive nothing in which changed is copied as it was). */
+static int build_nested(run *R, jar *j, uint8_t **bytes, size_t *len)
+{
+	mirror_extra *x = NULL;
+	size_t nx = 0;
+	bool changed = false;
+	for (size_t i = 0; i < j->count; i++)
+		changed |= j->slots[i].kind == SLOT_CLASS && R->jobs[j->slots[i].job].result == MIRROR_CHANGED;
+	if (changed && R->o->nested_extra && R->o->nested_extra(R->o->ctx, j->name, &x, &nx) < 0) {
+		mirror_free_extras(x, nx);
+		mirror_error(R, j->name, "the entries to add to it could not be made");
+		return -1;
+	}
+	int rc = mirror_jar_build(R, j, x, nx, bytes, len);
+	mirror_free_extras(x, nx);
+	return rc;
+}
+
 /* Whether anything of j changes, building its changed children first. */
 static int build_children(run *R, jar *j, bool *changed)
 {
@@ -238,7 +257,7 @@ static int build_children(run *R, jar *j, bool *changed)
 			*changed |= R->jobs[s->job].result == MIRROR_CHANGED;
 		if (s->kind != SLOT_NESTED)
 			continue;
-		if (mirror_jar_build(R, s->child, NULL, 0, &s->out, &s->out_len) != 0)
+		if (build_nested(R, s->child, &s->out, &s->out_len) != 0)
 			return -1;
 		*changed |= s->out != NULL;
 	}

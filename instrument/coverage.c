@@ -41,6 +41,17 @@
  * would carry four constants (11 to 13 bytes), and the offline runtime
  * has no such hook yet.
  *
+ * The flat array. While the agent has given the instrumenter a range of
+ * java.lang.$JinstProbes.P (booleans by class id only), the class takes
+ * probe count indices of it, and its code stores there with no hook:
+ *
+ *     getstatic P; push range + id; iconst_1; bastore
+ *
+ * at each site, or past three sites getstatic P; astore L at the entry and
+ * aload L at the sites (the entry's 4 or 5 bytes then pay off). P is a
+ * static final: the JIT reads it as a constant, the store needs no range
+ * check, and nothing is called at entry (docs/ARCHITECTURE.md).
+ *
  * The sites, through the code editor (include/jinst/edit.h):
  *  - BEFORE (return, athrow): inside the instruction's labels, so every
  *    jump to it runs the probe;
@@ -80,6 +91,10 @@ typedef struct cov_class {
 
 static _Thread_local cov_class current;
 
+/* The flat array (runtime-java/bridge/java/lang/$JinstProbes.java). */
+#define FLAT_OWNER "java/lang/$JinstProbes"
+#define FLAT_NAME "P"
+
 static bool counts_mode(void *state)
 {
 	return ((uint32_t)(uintptr_t)state & JINST_PASS_COVERAGE_COUNTS) != 0;
@@ -94,11 +109,13 @@ static jinst_insn op(uint8_t opcode, int32_t operand)
 	return in;
 }
 
-/* The probe's instructions into seq (room for 7); their count, 0 on error. */
-static uint32_t probe_code(jinst_class *c, bool counts, uint16_t local, uint32_t id, jinst_insn *seq, int *rc)
+/* The probe's instructions into seq (room for 7), the array pushed by
+ * load (aload L, or getstatic of the flat array) and probe the index in it;
+ * their count, 0 on error. */
+static uint32_t probe_code(jinst_class *c, bool counts, jinst_insn load, uint32_t probe, jinst_insn *seq, int *rc)
 {
-	seq[0] = op(JINST_OP_ALOAD, local);
-	if ((*rc = jinst_ins_push_int(c, id, &seq[1])))
+	seq[0] = load;
+	if ((*rc = jinst_ins_push_int(c, probe, &seq[1])))
 		return 0;
 	if (!counts) {
 		seq[2] = op(JINST_OP_ICONST_1, 0);
@@ -126,8 +143,10 @@ typedef struct method_edit {
 	jinst_class *c;
 	jinst_edit *ed;
 	bool counts, frames;
-	uint16_t local;
+	uint32_t local;  /* the array's local, or NO_LOCAL */
 } method_edit;
+
+enum { NO_LOCAL = 0x10000 };
 
 static int at_node(method_edit *e, uint32_t offset, jinst_node **n)
 {
@@ -228,26 +247,33 @@ static int switch_sites(method_edit *e, const jinst_probe_site *sites, uint32_t 
 	return jinst_edit_replace(e->ed, n, &repl, 1);
 }
 
-/* The entry code: the array into the new local, declared in every frame. */
+/* The entry code: the array into the new local, declared in every frame;
+ * with a flat range, the flat array's constant (getstatic, no call). */
 static int entry(method_edit *e, const jinst_coverage_entry *en)
 {
 	static const char bools[] = "[Z", longs[] = "[J";
-	int rc = jinst_edit_new_local(e->ed, JINST_VT_OBJECT, &e->local);
+	uint16_t local;
+	int rc = jinst_edit_new_local(e->ed, JINST_VT_OBJECT, &local);
 	jinst_ftype t = {JINST_VT_OBJECT, 0, 2, (const uint8_t *)(e->counts ? longs : bools)};
-	if (rc || (rc = jinst_edit_declare_local(e->ed, e->local, &t)))
+	if (rc || (rc = jinst_edit_declare_local(e->ed, local, &t)))
 		return rc;
+	e->local = local;
 	jinst_insn seq[5];
 	uint32_t n = 0;
-	if (en->identity)
+	if (en->flat != JINST_NO_FLAT)
+		seq[n++] = op(JINST_OP_GETSTATIC, en->field);
+	else if (en->identity)
 		seq[n++] = op(JINST_OP_LDC2_W, en->identity);
 	else if ((rc = jinst_ins_push_int(e->c, en->class_id, &seq[n++])))
 		return rc;
-	if ((rc = jinst_ins_push_int(e->c, en->probe_count, &seq[n++])))
-		return rc;
-	if (en->identity)
-		seq[n++] = op(JINST_OP_LDC, en->name); /* the editor widens it to ldc_w past 255 */
-	seq[n++] = op(JINST_OP_INVOKESTATIC, en->hook);
-	seq[n++] = op(JINST_OP_ASTORE, e->local);
+	if (en->flat == JINST_NO_FLAT) {
+		if ((rc = jinst_ins_push_int(e->c, en->probe_count, &seq[n++])))
+			return rc;
+		if (en->identity)
+			seq[n++] = op(JINST_OP_LDC, en->name); /* the editor widens it to ldc_w past 255 */
+		seq[n++] = op(JINST_OP_INVOKESTATIC, en->hook);
+	}
+	seq[n++] = op(JINST_OP_ASTORE, local);
 	jinst_node *first = jinst_edit_first_insn(e->ed);
 	return first ? jinst_edit_insert(e->ed, first, JINST_BEFORE_OUTSIDE, seq, n, NULL) : JINST_EMALFORMED;
 }
@@ -267,17 +293,24 @@ static int place_one(method_edit *e, const jinst_probe_site *s, const jinst_cove
 	                         seq, 4, NULL);
 }
 
+/* Up to this many probes, a method with a flat range names the array at
+ * each probe (3 bytes of getstatic where aload takes 1 or 2) and has no
+ * entry code and no local; past it, the entry's 4 or 5 bytes pay off. */
+enum { FLAT_NO_ENTRY = 3 };
+
 /* Every site of one method into the open editor. */
 static int place(method_edit *e, const jinst_coverage_method *pm, const jinst_coverage_entry *en)
 {
-	int rc = entry(e, en);
+	bool flat = en->flat != JINST_NO_FLAT;
+	int rc = flat && pm->site_count <= FLAT_NO_ENTRY ? 0 : entry(e, en);
+	jinst_insn load = e->local == NO_LOCAL ? op(JINST_OP_GETSTATIC, en->field) : op(JINST_OP_ALOAD, (int32_t)e->local);
 	jinst_insn(*probes)[7] = pm->site_count ? jinst_arena_alloc(jinst_class_arena(e->c),
 	                                                            pm->site_count * sizeof(*probes)) : NULL;
 	if (rc || (pm->site_count && !probes))
 		return rc ? rc : JINST_ENOMEM;
 	uint32_t np = 0;
 	for (uint32_t i = 0; i < pm->site_count; i++)
-		if (!(np = probe_code(e->c, e->counts, e->local, pm->sites[i].id, probes[i], &rc)))
+		if (!(np = probe_code(e->c, e->counts, load, (flat ? en->flat : 0) + pm->sites[i].id, probes[i], &rc)))
 			return rc;
 	for (uint32_t i = 0; i < pm->site_count && !rc;) {
 		const jinst_probe_site *s = &pm->sites[i];
@@ -321,8 +354,9 @@ int jinst_coverage_insert(jinst_class *c, jinst_member *m, const jinst_coverage_
 	int rc = jinst_edit_open(&ed, c, m, &eo, diag);
 	if (rc)
 		return rc;
-	method_edit e = {c, ed, counts, frames, 0};
-	rc = !en->identity && jinst_coverage_one_probe(pm) ? place_one(&e, &pm->sites[0], en) : place(&e, pm, en);
+	method_edit e = {c, ed, counts, frames && jinst_edit_writes_frames(ed), NO_LOCAL};
+	bool one = !en->identity && en->flat == JINST_NO_FLAT && jinst_coverage_one_probe(pm);
+	rc = one ? place_one(&e, &pm->sites[0], en) : place(&e, pm, en);
 	if (rc)
 		jinst_pass_fail(diag, rc, "placing probes: %s", jinst_strerror(rc));
 	else
@@ -366,10 +400,20 @@ static int cov_begin(void *state, jinst_pass_class *pc, jinst_diag *diag)
 	 * class alone, and so does the analyzer. */
 	if (rc || !plan->probe_count)
 		return JINST_PASS_SKIP;
-	jinst_coverage_entry en = {0, plan->probe_count, 0, 0, 0, 0};
+	jinst_coverage_entry en = {0, plan->probe_count, 0, 0, 0, 0, JINST_NO_FLAT, 0};
+	/* The flat array takes booleans asked by class id, and an index past
+	 * sipush's range is an Integer constant per probe: the pool must have
+	 * room for them (and the Fieldref's five entries). */
+	bool flat_ok = !counts_mode(state) && !by_identity(state, pc) &&
+	               (uint32_t)jinst_cp_count(pc->c) + plan->probe_count + 8 <= UINT16_MAX;
 	if ((rc = jinst_probe_classes_assign(&pc->ins->probe_classes, pc->identity, pc->name, plan->probe_count,
-	                                     &en.class_id)))
+	                                     flat_ok, &en.class_id, &en.flat)))
 		return rc == JINST_EINVAL ? JINST_PASS_SKIP : jinst_pass_fail(diag, rc, "out of memory");
+	/* A class given a range when the pool had room (its first load) and
+	 * without room now (the VM's bytes of a retransformation can differ)
+	 * is left alone: the agent reads its probes from that range. */
+	if (en.flat != JINST_NO_FLAT && !flat_ok)
+		return JINST_PASS_SKIP;
 	current = (cov_class){pc, plan, en, 0};
 	return 0;
 }
@@ -390,11 +434,14 @@ static int cov_method(void *state, jinst_pass_class *pc, jinst_pass_method *pm, 
 	/* No site, no probe to set: the method stays as it is. */
 	if (!cm || !cm->site_count)
 		return JINST_PASS_SKIP;
-	/* The hook's Methodref on first use: a class carries only what it calls. */
-	bool counts = counts_mode(state), one = !by_identity(state, pc) && jinst_coverage_one_probe(cm);
+	/* The hook's Methodref (or the flat array's Fieldref) on first use: a
+	 * class carries only what it calls. */
 	jinst_coverage_entry *en = &current.entry;
-	int rc = one ? (en->hit ? 0 : jinst_pass_hook_ref(pc, counts ? JINST_HOOK_HIT_COUNT : JINST_HOOK_HIT, &en->hit))
-	             : (en->hook ? 0 : entry_constants(state, pc, en));
+	bool counts = counts_mode(state), one = !by_identity(state, pc) && jinst_coverage_one_probe(cm);
+	int rc = en->flat != JINST_NO_FLAT
+	                 ? (en->field ? 0 : jinst_cp_add_fieldref(pc->c, FLAT_OWNER, FLAT_NAME, "[Z", &en->field))
+	         : one ? (en->hit ? 0 : jinst_pass_hook_ref(pc, counts ? JINST_HOOK_HIT_COUNT : JINST_HOOK_HIT, &en->hit))
+	               : (en->hook ? 0 : entry_constants(state, pc, en));
 	if (rc)
 		return jinst_pass_fail(diag, rc, "cannot add the probe hook and its constants to the constant pool");
 	return jinst_coverage_insert(pc->c, pm->m, cm, en, counts, diag);

@@ -137,7 +137,20 @@ void jinst_instrument_free(jinst_instrument *ins)
 	free_patterns(ins->include);
 	free_patterns(ins->exclude);
 	free(ins->hooks_class);
+	free(ins->run_class);
 	free(ins);
+}
+
+int jinst_instrument_set_run_class(jinst_instrument *ins, const char *run_class)
+{
+	if (atomic_load(&ins->classes_seen))
+		return JINST_EINVAL;
+	char *copy = run_class ? copy_string(run_class) : NULL;
+	if (run_class && !copy)
+		return JINST_ENOMEM;
+	free(ins->run_class);
+	ins->run_class = copy;
+	return 0;
 }
 
 int jinst_instrument_add_pass(jinst_instrument *ins, const jinst_pass *pass, jinst_diag *diag)
@@ -189,6 +202,7 @@ int jinst_instrument_new(jinst_instrument **out, const jinst_instrument_options 
 		free_patterns(ins->include);
 		free_patterns(ins->exclude);
 		free(ins->hooks_class);
+		free(ins->run_class);
 		free(ins);
 		return jinst_ins_fail(diag, JINST_ENOMEM, "out of memory");
 	}

@@ -48,6 +48,7 @@ typedef struct jinst_probe_classes {
 	uint32_t nslots;
 	_Atomic uint32_t published;
 	uint32_t base;                   /* the id of entries[0] (jinst_instrument_probe_class_start) */
+	uint32_t flat_next, flat_end;    /* the flat array's free range (jinst_instrument_probe_flat_range) */
 } jinst_probe_classes;
 
 struct jinst_instrument {
@@ -56,6 +57,7 @@ struct jinst_instrument {
 	                   const jinst_diag *why);
 	void *left_alone_ctx;
 	char *hooks_class;          /* or NULL: the table's owners */
+	char *run_class;            /* or NULL: method ids are constants (options.run_class) */
 
 	jinst_pass *passes;
 	uint32_t pass_count;
@@ -129,6 +131,8 @@ void jinst_coverage_pass(jinst_pass *out, uint32_t passes);
 typedef struct jinst_coverage_entry {
 	uint32_t class_id, probe_count;
 	uint16_t hook, hit, identity, name;
+	uint32_t flat;   /* the class's first index in the flat array, or JINST_NO_FLAT */
+	uint16_t field;  /* the flat array's Fieldref, once a method needs it */
 } jinst_coverage_entry;
 /* One method's probes (the plan's sites of method m) through the code
  * editor, the array asked for as entry says, or for a method of one probe
@@ -141,9 +145,11 @@ int jinst_coverage_insert(jinst_class *c, jinst_member *m, const struct jinst_co
 /* probe_classes.c */
 int jinst_probe_classes_init(jinst_probe_classes *t);
 void jinst_probe_classes_free(jinst_probe_classes *t);
-/* The id of (identity, name), assigned with probes on first request;
- * JINST_EINVAL when that class had another probe count. */
+/* The id of (identity, name), assigned with probes on first request, and
+ * its first index in the flat array (JINST_NO_FLAT: none; one is taken on
+ * first request only when flat_ok); JINST_EINVAL when that class had
+ * another probe count. */
 int jinst_probe_classes_assign(jinst_probe_classes *t, uint64_t identity, const char *name, uint32_t probes,
-                               uint32_t *id);
+                               bool flat_ok, uint32_t *id, uint32_t *flat);
 
 #endif

@@ -77,6 +77,8 @@ static bool grow(jinst_method_table *t)
 		if (!s)
 			return false;
 		for (uint32_t i = 0; i < t->count; i++) {
+			if (!t->entries[i].info.class_name)
+				continue; /* reserved: no key */
 			uint32_t j = (uint32_t)t->entries[i].hash & (n - 1);
 			while (s[j])
 				j = (j + 1) & (n - 1);
@@ -142,6 +144,29 @@ int jinst_methods_assign(jinst_method_table *t, const jinst_pass_class *c, const
 	return rc;
 }
 
+int jinst_instrument_reserve_method_range(jinst_instrument *ins, uint32_t count, uint32_t *first)
+{
+	jinst_method_table *t = &ins->methods;
+	int rc = 0;
+	pthread_mutex_lock(&t->lock);
+	*first = t->count;
+	if (count > (uint32_t)INT32_MAX - t->count)
+		rc = JINST_ETOOLARGE;
+	/* Entries without a key: no slot finds them, and info says unknown. */
+	for (uint32_t i = 0; !rc && i < count; i++) {
+		if (!grow(t)) {
+			rc = JINST_ENOMEM;
+			break;
+		}
+		memset(&t->entries[t->count++], 0, sizeof(*t->entries));
+	}
+	if (rc)
+		t->count = *first;
+	atomic_store(&t->published, t->count);
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
 uint32_t jinst_instrument_method_count(const jinst_instrument *ins)
 {
 	return atomic_load(&((jinst_instrument *)ins)->methods.published);
@@ -152,7 +177,7 @@ int jinst_instrument_method_info(const jinst_instrument *ins, uint32_t id, jinst
 	jinst_method_table *t = &((jinst_instrument *)ins)->methods; /* the lock is taken through non-const */
 	int rc = JINST_EINVAL;
 	pthread_mutex_lock(&t->lock);
-	if (id < t->count) {
+	if (id < t->count && t->entries[id].info.class_name) {
 		*info = t->entries[id].info;
 		rc = 0;
 	}

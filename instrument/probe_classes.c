@@ -11,6 +11,11 @@
  * the ids of the sessions before it), in the order classes are first
  * instrumented. A mutex guards the table; `published` lets readers see the
  * count without it, after the entry is complete.
+ *
+ * The flat array: while the agent has set a range, a new class also takes
+ * the next probe count indices of it, if they fit; it keeps them as it
+ * keeps its id. A class that does not fit gets none, and a smaller one
+ * after it may still fit: the range is never handed out twice.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -59,8 +64,8 @@ static int rehash(jinst_probe_classes *t)
 	return 0;
 }
 
-static int add(jinst_probe_classes *t, uint64_t identity, const char *name, uint32_t probes, uint32_t slot,
-               uint32_t *id)
+static int add(jinst_probe_classes *t, uint64_t identity, const char *name, uint32_t probes, bool flat_ok,
+               uint32_t slot, uint32_t *id)
 {
 	if (t->count == t->cap) {
 		uint32_t cap = t->cap ? t->cap * 2 : 64;
@@ -75,7 +80,12 @@ static int add(jinst_probe_classes *t, uint64_t identity, const char *name, uint
 	if (!copy)
 		return JINST_ENOMEM;
 	memcpy(copy, name, n);
-	t->entries[t->count] = (jinst_probe_class_info){identity, copy, probes};
+	uint32_t flat = JINST_NO_FLAT;
+	if (flat_ok && t->flat_end - t->flat_next >= probes) {
+		flat = t->flat_next;
+		t->flat_next += probes;
+	}
+	t->entries[t->count] = (jinst_probe_class_info){identity, copy, probes, flat};
 	t->slots[slot] = t->count + 1;
 	*id = t->base + t->count++;
 	atomic_store(&t->published, t->count);
@@ -83,7 +93,7 @@ static int add(jinst_probe_classes *t, uint64_t identity, const char *name, uint
 }
 
 int jinst_probe_classes_assign(jinst_probe_classes *t, uint64_t identity, const char *name, uint32_t probes,
-                               uint32_t *id)
+                               bool flat_ok, uint32_t *id, uint32_t *flat)
 {
 	pthread_mutex_lock(&t->lock);
 	int rc = 0;
@@ -94,6 +104,7 @@ int jinst_probe_classes_assign(jinst_probe_classes *t, uint64_t identity, const 
 		const jinst_probe_class_info *e = &t->entries[t->slots[j] - 1];
 		if (e->identity == identity && !strcmp(e->class_name, name)) {
 			*id = t->base + t->slots[j] - 1;
+			*flat = e->flat;
 			/* One identity, one placement: a count that differs would
 			 * make the runtime's array and the report disagree. */
 			rc = e->probe_count == probes ? 1 : JINST_EINVAL;
@@ -101,7 +112,9 @@ int jinst_probe_classes_assign(jinst_probe_classes *t, uint64_t identity, const 
 	}
 	/* Past 2^24 ids the runtime hands out its sink (Coverage.MAX_ID). */
 	if (!rc)
-		rc = t->base + t->count < (UINT32_C(1) << 24) ? add(t, identity, name, probes, j, id) : JINST_EINVAL;
+		rc = t->base + t->count < (UINT32_C(1) << 24) ? add(t, identity, name, probes, flat_ok, j, id) : JINST_EINVAL;
+	if (!rc)
+		*flat = t->entries[*id - t->base].flat;
 	pthread_mutex_unlock(&t->lock);
 	return rc < 0 ? rc : 0;
 }
@@ -121,6 +134,27 @@ int jinst_instrument_probe_class_start(jinst_instrument *ins, uint32_t first)
 		t->base = first;
 	pthread_mutex_unlock(&t->lock);
 	return rc;
+}
+
+int jinst_instrument_probe_flat_range(jinst_instrument *ins, uint32_t next, uint32_t end)
+{
+	if (next > end)
+		return JINST_EINVAL;
+	jinst_probe_classes *t = &ins->probe_classes;
+	pthread_mutex_lock(&t->lock);
+	t->flat_next = next;
+	t->flat_end = end;
+	pthread_mutex_unlock(&t->lock);
+	return 0;
+}
+
+uint32_t jinst_instrument_probe_flat_next(const jinst_instrument *ins)
+{
+	jinst_probe_classes *t = &((jinst_instrument *)ins)->probe_classes;
+	pthread_mutex_lock(&t->lock);
+	uint32_t next = t->flat_next;
+	pthread_mutex_unlock(&t->lock);
+	return next;
 }
 
 int jinst_instrument_probe_class_info(const jinst_instrument *ins, uint32_t id, jinst_probe_class_info *info)

@@ -37,6 +37,11 @@
  * (for javac's code, one range from after super(...) to the end). Code the
  * flow never reaches is not covered: its frame, if any, is unknown here.
  *
+ * Ids. The hooks take the method's id, pushed as a constant, or, under a
+ * run class (code instrumented ahead of time, jinst_instrument_set_run_class),
+ * as the run's BASE read from the run class of the method's own package
+ * plus the id within the run: getstatic, push, iadd, one word deeper.
+ *
  * Two paths, one result. The code patcher (include/jinst/patch.h) does all
  * of the above while streaming over the code; the code editor does it for
  * what the patcher declines (type annotations in the code, frames missing
@@ -457,11 +462,6 @@ static bool is_leaf(jinst_class *c, const jinst_member *m, const jinst_code *cod
 
 /* ---- the pass ---- */
 
-static int push_id(jinst_class *c, uint32_t id, jinst_insn *in)
-{
-	return jinst_ins_push_int(c, id, in);
-}
-
 static jinst_insn op_cp(uint8_t opcode, uint16_t index)
 {
 	jinst_insn in;
@@ -471,13 +471,57 @@ static jinst_insn op_cp(uint8_t opcode, uint16_t index)
 	return in;
 }
 
-static int edit(jinst_class *c, jinst_edit *ed, uint32_t id, const uint16_t *refs, const range *rs, uint32_t nr,
-                bool whole, bool entry_only)
+/* How a method's id is pushed: its constant, or under a run class (ids
+ * relative to the run) the run's base, read from the run class of the
+ * method's own package, plus the id within the run. depth: the stack words
+ * the sequence takes at its deepest. */
+typedef struct id_code {
+	jinst_insn seq[3];
+	uint32_t n;
+	uint16_t depth;
+} id_code;
+
+static int id_code_make(jinst_pass_class *pc, uint32_t id, id_code *ic)
 {
-	jinst_insn seq[4];
-	int rc = push_id(c, id, &seq[0]);
+	jinst_class *c = jinst_pass_class_model(pc);
+	const char *run = pc->ins->run_class;
+	memset(ic, 0, sizeof(*ic));
+	ic->n = 1;
+	ic->depth = 1;
+	if (!run)
+		return jinst_ins_push_int(c, id, &ic->seq[0]);
+	/* The run class sits in the class's package (the default package
+	 * too), where a package-private class is readable from any class,
+	 * interfaces included. */
+	const char *name = jinst_pass_class_name(pc), *slash = strrchr(name, '/');
+	size_t plen = slash ? (size_t)(slash - name) + 1 : 0, rlen = strlen(run);
+	char *owner = jinst_arena_alloc(jinst_class_arena(c), plen + rlen + 1);
+	if (!owner)
+		return JINST_ENOMEM;
+	memcpy(owner, name, plen);
+	memcpy(owner + plen, run, rlen + 1);
+	uint16_t ref;
+	int rc = jinst_cp_add_fieldref(c, owner, JINST_RUN_BASE_FIELD, "I", &ref);
 	if (rc)
 		return rc;
+	ic->seq[0] = op_cp(JINST_OP_GETSTATIC, ref);
+	if (id == 0)
+		return 0;
+	if ((rc = jinst_ins_push_int(c, id, &ic->seq[1])))
+		return rc;
+	ic->seq[2] = op_cp(JINST_OP_IADD, 0);
+	ic->n = 3;
+	ic->depth = 2;
+	return 0;
+}
+
+static int edit(jinst_class *c, jinst_edit *ed, const id_code *ic, const uint16_t *refs, const range *rs,
+                uint32_t nr, bool whole, bool entry_only)
+{
+	jinst_insn seq[4];
+	uint32_t k = ic->n;
+	int rc;
+	memcpy(seq, ic->seq, k * sizeof(*seq));
 
 	jinst_node *first = jinst_edit_first_insn(ed);
 	if (!first)
@@ -493,18 +537,18 @@ static int edit(jinst_class *c, jinst_edit *ed, uint32_t id, const uint16_t *ref
 		if ((rc = jinst_edit_label_at(ed, rs[i].start, &ls[2 * i])) ||
 		    (rc = jinst_edit_label_at(ed, rs[i].end, &ls[2 * i + 1])))
 			return rc;
-	seq[1] = op_cp(JINST_OP_INVOKESTATIC, refs[entry_only ? JINST_HOOK_CALLED : JINST_HOOK_ENTER]);
-	if ((rc = jinst_edit_insert(ed, first, JINST_BEFORE_OUTSIDE, seq, 2, NULL)))
+	seq[k] = op_cp(JINST_OP_INVOKESTATIC, refs[entry_only ? JINST_HOOK_CALLED : JINST_HOOK_ENTER]);
+	if ((rc = jinst_edit_insert(ed, first, JINST_BEFORE_OUTSIDE, seq, k + 1, NULL)))
 		return rc;
 	if (entry_only)
 		return 0;
 
-	seq[1] = op_cp(JINST_OP_INVOKESTATIC, refs[JINST_HOOK_EXIT]);
+	seq[k] = op_cp(JINST_OP_INVOKESTATIC, refs[JINST_HOOK_EXIT]);
 	for (jinst_node *n = first; n; n = jinst_node_next(n)) {
 		const jinst_insn *in = jinst_node_insn(n);
 		if (in && in->opcode >= JINST_OP_IRETURN && in->opcode <= JINST_OP_RETURN &&
 		    jinst_node_original_offset(n) != JINST_NO_OFFSET &&
-		    (rc = jinst_edit_insert(ed, n, JINST_BEFORE_INSIDE, seq, 2, NULL)))
+		    (rc = jinst_edit_insert(ed, n, JINST_BEFORE_INSIDE, seq, k + 1, NULL)))
 			return rc;
 	}
 
@@ -513,14 +557,14 @@ static int edit(jinst_class *c, jinst_edit *ed, uint32_t id, const uint16_t *ref
 	jinst_label h;
 	if ((rc = jinst_edit_new_label(ed, &h)))
 		return rc;
-	jinst_insn hs[4];
+	jinst_insn hs[6];
 	memset(&hs[0], 0, sizeof(hs[0]));
 	hs[0].opcode = JINST_OP_LABEL;
 	hs[0].operand = (int32_t)h;
-	hs[1] = seq[0];
-	hs[2] = op_cp(JINST_OP_INVOKESTATIC, refs[JINST_HOOK_EXIT_THROW]);
-	hs[3] = op_cp(JINST_OP_ATHROW, 0);
-	if ((rc = jinst_edit_insert(ed, NULL, JINST_AFTER, hs, 4, NULL)))
+	memcpy(&hs[1], ic->seq, k * sizeof(*hs));
+	hs[k + 1] = op_cp(JINST_OP_INVOKESTATIC, refs[JINST_HOOK_EXIT_THROW]);
+	hs[k + 2] = op_cp(JINST_OP_ATHROW, 0);
+	if ((rc = jinst_edit_insert(ed, NULL, JINST_AFTER, hs, k + 3, NULL)))
 		return rc;
 	static const char throwable[] = "java/lang/Throwable";
 	jinst_ftype t = {JINST_VT_OBJECT, 0, sizeof(throwable) - 1, (const uint8_t *)throwable};
@@ -535,33 +579,24 @@ static int edit(jinst_class *c, jinst_edit *ed, uint32_t id, const uint16_t *ref
 	return 0;
 }
 
-/* The id push of push_id as bytes; their length, 0 on error (*rc set). */
-static uint32_t push_id_bytes(jinst_class *c, uint32_t id, uint8_t *b, int *rc)
+/* The id's code as bytes; their length (7 at most). */
+static uint32_t id_code_bytes(const id_code *ic, uint8_t *b)
 {
-	jinst_insn in;
-	if ((*rc = push_id(c, id, &in)))
-		return 0;
-	b[0] = in.opcode;
-	switch (in.opcode) {
-	case JINST_OP_BIPUSH:
-		b[1] = (uint8_t)in.operand;
-		return 2;
-	case JINST_OP_SIPUSH:
-		b[1] = (uint8_t)(in.operand >> 8);
-		b[2] = (uint8_t)in.operand;
-		return 3;
-	case JINST_OP_LDC:
-		if (in.operand > 255) { /* ldc_w */
-			b[0] = JINST_OP_LDC_W;
-			b[1] = (uint8_t)(in.operand >> 8);
-			b[2] = (uint8_t)in.operand;
-			return 3;
-		}
-		b[1] = (uint8_t)in.operand;
-		return 2;
-	default: /* iconst_<n> */
-		return 1;
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < ic->n; i++) {
+		const jinst_insn *in = &ic->seq[i];
+		uint8_t op = in->opcode;
+		if (op == JINST_OP_LDC && in->operand > 255)
+			op = JINST_OP_LDC_W;
+		b[k++] = op;
+		if (op == JINST_OP_BIPUSH || op == JINST_OP_LDC) {
+			b[k++] = (uint8_t)in->operand;
+		} else if (op == JINST_OP_SIPUSH || op == JINST_OP_LDC_W || op == JINST_OP_GETSTATIC) {
+			b[k++] = (uint8_t)(in->operand >> 8);
+			b[k++] = (uint8_t)in->operand;
+		} /* iconst_<n>, iadd: the opcode alone */
 	}
+	return k;
 }
 
 /* The same edit through the code patcher (include/jinst/patch.h), which
@@ -569,22 +604,20 @@ static uint32_t push_id_bytes(jinst_class *c, uint32_t id, uint8_t *b, int *rc)
  * code at the same places, the same handler, range and frame. It declines
  * (JINST_EUNSUPPORTED, nothing changed) what it does not do, and the
  * caller then takes the editor. */
-static int patch(jinst_class *c, jinst_member *m, uint32_t id, const uint16_t *refs, const range *rs, uint32_t nr,
-                 bool whole, bool entry_only, jinst_diag *diag)
+static int patch(jinst_class *c, jinst_member *m, const id_code *ic, const uint16_t *refs, const range *rs,
+                 uint32_t nr, bool whole, bool entry_only, jinst_diag *diag)
 {
 	jinst_patch *p;
 	int rc = jinst_patch_open(&p, c, m, diag);
 	if (rc)
 		return rc;
-	uint8_t seq[6];
-	uint32_t n = push_id_bytes(c, id, seq, &rc);
-	if (!n)
-		return rc;
+	uint8_t seq[12];
+	uint32_t n = id_code_bytes(ic, seq);
 	uint16_t enter = refs[entry_only ? JINST_HOOK_CALLED : JINST_HOOK_ENTER];
 	seq[n] = JINST_OP_INVOKESTATIC;
 	seq[n + 1] = (uint8_t)(enter >> 8);
 	seq[n + 2] = (uint8_t)enter;
-	if ((rc = jinst_patch_insert(p, 0, JINST_BEFORE_OUTSIDE, seq, n + 3, 1)))
+	if ((rc = jinst_patch_insert(p, 0, JINST_BEFORE_OUTSIDE, seq, n + 3, ic->depth)))
 		return rc;
 	if (!entry_only) {
 		seq[n + 1] = (uint8_t)(refs[JINST_HOOK_EXIT] >> 8);
@@ -594,16 +627,16 @@ static int patch(jinst_class *c, jinst_member *m, uint32_t id, const uint16_t *r
 		const uint8_t *code = jinst_patch_code(p, &len);
 		for (uint32_t i = 0; i < count; i++)
 			if (code[at[i]] >= JINST_OP_IRETURN && code[at[i]] <= JINST_OP_RETURN &&
-			    (rc = jinst_patch_insert(p, at[i], JINST_BEFORE_INSIDE, seq, n + 3, 1)))
+			    (rc = jinst_patch_insert(p, at[i], JINST_BEFORE_INSIDE, seq, n + 3, ic->depth)))
 				return rc;
 		if (whole || nr) {
-			uint8_t h[7];
+			uint8_t h[12];
 			memcpy(h, seq, n);
 			h[n] = JINST_OP_INVOKESTATIC;
 			h[n + 1] = (uint8_t)(refs[JINST_HOOK_EXIT_THROW] >> 8);
 			h[n + 2] = (uint8_t)refs[JINST_HOOK_EXIT_THROW];
 			h[n + 3] = JINST_OP_ATHROW;
-			if ((rc = jinst_patch_set_handler(p, h, n + 4, 1, 0)))
+			if ((rc = jinst_patch_set_handler(p, h, n + 4, ic->depth, 0)))
 				return rc;
 			if (whole)
 				rc = jinst_patch_add_range(p, 0, len);
@@ -618,7 +651,7 @@ static int patch(jinst_class *c, jinst_member *m, uint32_t id, const uint16_t *r
 
 /* One method: the entry hook alone (entry_only), or the whole shape. On
  * failure the method is left as it was. */
-static int trace_method(jinst_class *c, jinst_member *m, bool ctor, uint32_t id, const uint16_t *refs,
+static int trace_method(jinst_class *c, jinst_member *m, bool ctor, const id_code *ic, const uint16_t *refs,
                         bool entry_only, jinst_diag *diag)
 {
 	range *rs = NULL;
@@ -629,7 +662,7 @@ static int trace_method(jinst_class *c, jinst_member *m, bool ctor, uint32_t id,
 		return rc;
 	/* The fast path first; whatever it declines or fails on (it changed
 	 * nothing then), the editor does or reports. */
-	rc = patch(c, m, id, refs, rs, nr, !ctor, entry_only, diag);
+	rc = patch(c, m, ic, refs, rs, nr, !ctor, entry_only, diag);
 	if (rc == 0 || rc == JINST_ENOMEM)
 		return rc;
 	/* Before 50 the verifier infers types (JVMS 4.10.2) and reads no
@@ -640,7 +673,7 @@ static int trace_method(jinst_class *c, jinst_member *m, bool ctor, uint32_t id,
 	jinst_edit *ed;
 	if ((rc = jinst_edit_open(&ed, c, m, &eo, diag)))
 		return rc;
-	rc = edit(c, ed, id, refs, rs, nr, !ctor, entry_only);
+	rc = edit(c, ed, ic, refs, rs, nr, !ctor, entry_only);
 	if (rc)
 		jinst_ins_fail(diag, rc, "editing: %s", jinst_strerror(rc));
 	else
@@ -676,12 +709,15 @@ static int trace_pass_method(void *state, jinst_pass_class *pc, jinst_pass_metho
 	             !(code && (passes & JINST_PASS_COUNT_LEAVES) && is_leaf(c, m, code));
 	uint16_t refs[JINST_HOOK_COUNT];
 	uint32_t id;
+	id_code ic;
 	int rc = jinst_pass_method_id(pm, timed ? JINST_METHOD_TIMED : 0, &id);
 	if (!rc)
 		rc = hook_refs(pc, !timed, refs);
+	if (!rc)
+		rc = id_code_make(pc, id, &ic);
 	if (rc)
 		return jinst_ins_fail(diag, rc, "cannot add the hooks to the constant pool");
-	return trace_method(c, m, jinst_pass_method_is_init(pm), id, refs, !timed, diag);
+	return trace_method(c, m, jinst_pass_method_is_init(pm), &ic, refs, !timed, diag);
 }
 
 void jinst_trace_pass(jinst_pass *out, uint32_t passes)

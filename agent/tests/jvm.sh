@@ -49,7 +49,7 @@ profile_total() {
 	sed -n '1s/.*(total = \([0-9.]*\)).*/\1/p' "$1"
 }
 folded_total() {
-	awk '{ s += $NF } END { printf "%.3f", s / 1e6 }' "$1"
+	awk '!/^#/ { s += $NF } END { printf "%.3f", s / 1e6 }' "$1"
 }
 
 case $case in
@@ -58,7 +58,7 @@ help)
 	rc=$?
 	[[ $rc == 0 ]] || fail "help exited $rc"
 	for o in help trace=MODE include= exclude= format= out=PATH log=PATH maxevents= tick=USEC leaves= foldmin= dump stop \
-		counts times events profile folded chrome; do
+		counts times events profile folded chrome html; do
 		grep -q -- "$o" out.txt || fail "help does not mention $o"
 	done
 	grep -q "^trace (on by default): " out.txt || fail "help has no heading for the trace module"
@@ -143,16 +143,20 @@ outputs)
 		cat $mode.log
 	done
 	[[ -f counts.tsv ]] || fail "counts.tsv not written"
-	# An output that cannot be written costs the program nothing; the log says why.
-	"$java" -agentpath:"$lib"=out="$work"/no/such/dir/x,log="$work"/nodir.log -cp "$programs" jinsttest.Recursion >/dev/null ||
-		fail "an unwritable out= made the program fail"
-	grep -q "x.tsv not written: No such file or directory" nodir.log || fail "no log line for the unwritable output"
+	# An output that cannot be written is refused at start, not found at exit
+	# (attach_cli.sh out_start has the rest).
+	! "$java" -agentpath:"$lib"=out="$work"/no/such/dir/x -cp "$programs" jinsttest.Recursion >nodir.txt 2>&1 ||
+		fail "an unwritable out= did not stop the VM at start"
+	grep -q "^jinst: out=.*/no/such/dir/x: the outputs cannot be written in .*/no/such/dir: No such file or directory" \
+		nodir.txt || fail "no line for the unwritable output: $(head -1 nodir.txt)"
 	[[ -f times.txt && -f times.folded ]] || fail "times.txt or times.folded not written"
 	[[ -f events.json ]] || fail "events.json not written"
-	head -1 times.txt | grep -q "^CPU TIME (ms) BEGIN" || fail "times.txt has no header"
+	head -1 times.txt | grep -q "^WALL TIME (ms) BEGIN (total = [0-9.]*) clock wall, unit ms" || fail "times.txt has no header with its clock"
+	head -1 times.folded | grep -qx "# jinst folded stacks: clock wall, unit ns .*" || fail "times.folded does not name its clock"
+	grep -q '"otherData":{"tool":"jinst","clock":"wall","unit":"us"' events.json || fail "events.json does not name its clock"
 	python3 -m json.tool events.json >/dev/null || fail "events.json does not parse"
 	awk -F'\t' 'NF != 4 || $4 !~ /^[0-9]+$/ { bad = 1 } END { exit bad }' counts.tsv || fail "counts.tsv is not class/method/descriptor/count"
-	awk 'NF < 2 || $NF !~ /^[0-9]+$/ { bad = 1 } END { exit bad }' times.folded || fail "times.folded is not 'stack N'"
+	awk 'NR > 1 && (NF < 2 || $NF !~ /^[0-9]+$/) { bad = 1 } END { exit bad }' times.folded || fail "times.folded is not 'stack N'"
 	if instrumented counts.log; then
 		grep -qxF "$(grep '^jinsttest/Recursion	fib' "$expected")" counts.tsv || fail "counts.tsv: fib not counted 21891 times"
 		grep -q " jinsttest/Recursion.fib(I)I$" times.txt || fail "times.txt has no fib"
@@ -566,13 +570,15 @@ PY
 	flamegraph)
 		f=$out/profile.folded
 		[[ -s $f ]] || fail "no profile.folded"
-		! grep -v "^profile/Profile.main[; ]" "$f" | grep . || fail "a stack that does not start at main"
+		! grep -v -e "^profile/Profile.main[; ]" -e "^# jinst folded stacks: clock wall, unit ns" "$f" | grep . ||
+			fail "a stack that does not start at main"
 		[[ $(sort -k2,2nr "$f" | head -1 | cut -d' ' -f1) == "profile/Profile.main;profile/Profile.countPrimes;profile/Profile.isPrime" ]] ||
 			fail "the heaviest stack is not main;countPrimes;isPrime"
 		depth=$(awk -F';' '{ print NF }' "$f" | sort -n | tail -1)
 		most=$(sed -n 's/.*the deepest can have \([0-9]*\) frames.*/\1/p' "$readme")
 		[[ -n $most ]] && ((depth > 3 && depth <= most)) || fail "the deepest stack has $depth frames, not 4 to the README's $most"
 		grep -q "the deepest stack: $depth frames" run.txt || fail "run.sh did not print the depth"
+		grep -q '<script id="data" type="application/json">{"title":' "$out/profile.html" || fail "no flame graph page"
 		grep -q "flamegraph.pl --countname ns" run.txt || [[ -s $out/profile.svg ]] || fail "neither an svg nor how to draw one"
 		;;
 	attach)
@@ -661,17 +667,30 @@ coverage | coverage_counts)
 	# all V LIST: every value is V; some V LIST: one is
 	all() { [[ -n $2 ]] && ! tr ' ' '\n' <<<"$2" | grep -vqx "$1"; }
 	some() { tr ' ' '\n' <<<"$2" | grep -qx "$1"; }
+	# Booleans go to the flat array (java.lang.$JinstProbes.P) while it has
+	# room: the third run makes it 12 probes, so that Cov (more) asks by
+	# class id and Cov$Other (fewer) takes the flat array.
 	if [[ $case == coverage ]]; then
-		runs=("coverage" "coverage,include=jinstcov.**,trace=counts")
+		runs=("coverage" "coverage,include=jinstcov.**,trace=counts" "coverage,session=small")
 	else
 		runs=("coverage=counts" "coverage=counts,include=jinstcov.**,trace=counts")
 	fi
 	for opts in "${runs[@]}"; do
 		name=run${#opts}
-		"$java" -Xverify:all -agentpath:"$lib=$opts,out=$work/$name,log=$work/$name.log" -cp "$cov" jinstcov.Cov $n \
-			>out.txt 2>&1 || fail "$opts: the fixture failed: $(cat out.txt)"
+		small=()
+		[[ $opts == *session=small ]] && small=(-Djinst.flat=12)
+		"$java" -Xverify:all "${small[@]}" -agentpath:"$lib=$opts,out=$work/$name,log=$work/$name.log" -cp "$cov" \
+			jinstcov.Cov $n >out.txt 2>&1 || fail "$opts: the fixture failed: $(cat out.txt)"
 		cmp -s plain.txt out.txt || fail "$opts: output differs: $(diff plain.txt out.txt | head -5)"
 		cat $name.log
+		flat=$(sed -n 's/^jinst: .*\.cov: [0-9]* classes (\([0-9]*\) probes in the flat array)$/\1/p' $name.log)
+		if [[ $case == coverage_counts ]]; then
+			[[ $flat == 0 ]] || fail "$opts: counts in the flat array ($flat)"
+		elif ((${#small[@]})); then
+			[[ -n $flat ]] && ((flat > 0 && flat <= 12)) || fail "$opts: flat array of 12: $flat probes taken"
+		else
+			[[ -n $flat ]] && ((flat > 12)) || fail "$opts: both classes in the flat array expected: $flat probes"
+		fi
 		instrumented $name.log || continue
 		! grep -E "left unchanged:|failed:|cannot|not written" $name.log | head -3 | grep . || fail "$opts: the agent logged a failure"
 		[[ -s $name.cov ]] || { fail "$opts: no $name.cov"; continue; }
@@ -831,7 +850,7 @@ coverage_javac)
 		! grep -E "left unchanged:|failed:|cannot|not written" $name/agent.log | head -3 | grep . || fail "$opts: the agent logged a failure"
 		grep -q "^jinst: [1-9][0-9]* classes instrumented" $name/agent.log || fail "$opts: no class instrumented"
 		grep -E "^jinst: .*data.cov: [0-9]+ classes" $name/agent.log || fail "$opts: no data written"
-		n=$(sed -n 's/^jinst: .*data.cov: \([0-9]*\) classes/\1/p' $name/agent.log | tail -1)
+		n=$(sed -n 's/^jinst: .*data.cov: \([0-9]*\) classes.*/\1/p' $name/agent.log | tail -1)
 		((${n:-0} > 1000)) || fail "$opts: only ${n:-0} classes in the data"
 	done
 	;;

@@ -266,6 +266,68 @@ static void check_modules(const char *data)
 	CHECK(parse_with(with_probe, "probe=x") == JINST_EINVAL && strstr(err, "probe=x"), "probe=x: '%s'", err);
 }
 
+/* Names from HPROF, JaCoCo and async-profiler, and typos: refused, with
+ * what jinst calls the thing first in the message. */
+static void check_suggestions(void)
+{
+	static const struct { const char *opts, *hint; } cases[] = {
+		{"cpu=times", "did you mean trace=times"},   {"cpu=samples", "did you mean trace=times"},
+		{"depth=10", "did you mean trace=times"},    {"file=x", "did you mean out=PATH"},
+		{"destfile=x.exec", "did you mean coverage,out=PATH"},
+		{"includes=a.*", "did you mean include=GLOBS"}, {"excludes=a.*", "did you mean exclude=GLOBS"},
+		{"event=cpu", "did you mean trace=times"},   {"interval=1000000", "did you mean tick=USEC"},
+		{"incude=a.*", "did you mean include=GLOBS"}, {"maxevent=9", "did you mean maxevents=N"},
+		{"trace=counts,fromat=counts", "did you mean format=FMTS"}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		refused(cases[i].opts, "unknown option");
+		CHECK(strstr(err, cases[i].hint) && strstr(err, cases[i].hint) < strstr(err, "(options: "),
+		      "'%s': no '%s' before the list: %s", cases[i].opts, cases[i].hint, err);
+	}
+	refused("frobnicate", "unknown option 'frobnicate' (options: ");
+	CHECK(!strstr(err, "did you mean"), "a suggestion for frobnicate: %s", err);
+	CHECK(parse("coverage,append=true") == 0, "JaCoCo's append=true refused: %s", err);
+}
+
+/* The registry jinst attach parses against has the agent's modules, in its
+ * order, with the same option tables; and parses alike. */
+static void check_option_registry(void)
+{
+	size_t i = 0;
+	for (; jinst_agent_modules[i]; i++) {
+		const jinst_agent_module *a = jinst_agent_modules[i], *b = jinst_agent_option_modules[i];
+		CHECK(b && !strcmp(a->name, b->name) && a->options == b->options && a->config_size == b->config_size &&
+		          a->defaults == b->defaults && a->check == b->check && a->by_default == b->by_default,
+		      "option registry differs at %zu (%s)", i, a->name);
+		if (!b)
+			return;
+	}
+	CHECK(!jinst_agent_option_modules[i], "the option registry has more modules");
+	static jinst_agent_options other;
+	char e2[1024];
+	CHECK(parse("trace=times,include=a.*,out=x") == 0 &&
+	          jinst_agent_options_parse(&other, jinst_agent_option_modules, "trace=times,include=a.*,out=x", e2,
+	                                    sizeof e2) == 0 &&
+	          other.enabled == o.enabled && !strcmp(other.include[0], o.include[0]),
+	      "the two registries parse differently");
+}
+
+/* The first line of a session says what include= takes and that outputs are
+ * replaced. */
+static void check_describe(void)
+{
+	char line[1024];
+	CHECK(parse("include=app.*:lib.**") == 0, "%s", err);
+	jinst_agent_options_describe(&o, "/w/out-1", line, sizeof line);
+	CHECK(strstr(line, "include=app.* (app's own classes, not its subpackages': app.** takes those too)") &&
+	          strstr(line, "include=lib.**") && strstr(line, "/w/out-1.* replaced at every write") &&
+	          !strncmp(line, "trace", 5),
+	      "describe: %s", line);
+	CHECK(parse("coverage,append=y") == 0, "%s", err);
+	jinst_agent_options_describe(&o, "o", line, sizeof line);
+	CHECK(strstr(line, "every class but the JDK's") && strstr(line, "merged into with append=y"), "describe: %s",
+	      line);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -277,5 +339,8 @@ int main(int argc, char **argv)
 	check_tables(jinst_agent_modules);
 	check_tables(with_probe);
 	check_modules(argv[1]);
+	check_suggestions();
+	check_option_registry();
+	check_describe();
 	return check_report();
 }

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# A flame graph: trace=times with folded stacks, of examples/profile's program.
+# A flame graph: trace=times with folded stacks and the agent's own page, of
+# examples/profile's program.
 source "$(dirname "$0")/../common.sh"
 compile "$examples"/profile/Profile.java
-echo "== java -agentpath:libjinst.so=trace=times,include=profile.**,format=folded,out=$OUT/profile profile.Profile"
-"$java" -agentpath:"$agent"=trace=times,include=profile.**,format=folded,out="$OUT"/profile,log="$OUT"/agent.log \
+echo "== java -agentpath:libjinst.so=trace=times,include=profile.**,format=folded+html,out=$OUT/profile profile.Profile"
+"$java" -agentpath:"$agent"=trace=times,include=profile.**,format=folded+html,out="$OUT"/profile,log="$OUT"/agent.log \
 	-cp "$OUT"/classes profile.Profile
-echo "== $OUT/profile.folded: one line per stack, its self time in ns (the heaviest 5)"
+echo "== $OUT/profile.html: the flame graph, one page to open in a browser"
+echo "== $OUT/profile.folded: $(head -1 "$OUT"/profile.folded)"
+echo "== then one line per stack, its self time in ns (the heaviest 5)"
 sort -k2,2nr "$OUT"/profile.folded | awk 'NR <= 5'
 echo "== the deepest stack: $(awk -F';' '{ print NF }' "$OUT"/profile.folded | sort -n | tail -1) frames"
 if command -v flamegraph.pl >/dev/null; then

@@ -70,7 +70,14 @@
  * java/lang/Throwable) on the stack. Locals declared with
  * jinst_edit_declare_local are added to every original frame (with top
  * between the last local and the new one); frames given by the caller are
- * used as given. Class files older than 50.0 get no StackMapTable.
+ * used as given. Class files older than 50.0 get no StackMapTable, nor
+ * does a method of 50.0 or later that needs frames (a branch target, a
+ * handler, code after an unconditional transfer) and has none: the bytes
+ * a VM rebuilds for a class it does not verify (HotSpot keeps no
+ * StackMapTable for the boot loader's classes; classfile/patch.c), which
+ * that VM will not verify once changed either. Frames derived from the
+ * fall-through state would be wrong there (code after a goto is not in
+ * the state before it).
  * JINST_EDIT_FRAMES_ALL recomputes every frame of the new code with
  * jinst_frames_infer and the caller's hierarchy.
  *
@@ -191,6 +198,10 @@ int jinst_edit_open(jinst_edit **out, jinst_class *cls, jinst_member *method, co
 int jinst_edit_commit(jinst_edit *ed, jinst_diag *diag);
 /* Closes the editor without installing anything. NULL is fine. */
 void jinst_edit_free(jinst_edit *ed);
+/* Whether the commit writes a StackMapTable (see "Frames" above): a pass
+ * that gives frames for its own code (jinst_edit_set_frame) needs to
+ * compute them only then. */
+bool jinst_edit_writes_frames(const jinst_edit *ed);
 
 /* ---- walking the list ---- */
 

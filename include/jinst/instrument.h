@@ -176,6 +176,38 @@ int jinst_instrument_class(jinst_instrument *ins, jinst_arena *arena, const uint
 int jinst_instrument_reserve_ids(jinst_instrument *ins, jinst_arena *arena, const uint8_t *bytes, size_t len,
                                  jinst_diag *diag);
 
+/* Method ids relative to a run (code instrumented ahead of time; see
+ * docs/ARCHITECTURE.md, "Method ids of separate runs"). run_class is the
+ * simple name of the run's class, JINST_RUN_CLASS_PREFIX and the run key
+ * as 16 lowercase hex digits; the trace pass then pushes a method's id as
+ * `getstatic PKG/RUN_CLASS.BASE:I; push id; iadd` (PKG the package of the
+ * method's class; id 0: the getstatic alone), BASE being the first of the
+ * run's ids, which the runtime hands out. The caller writes the class into
+ * every package of the classes (jinst_instrument_run_class). Before any
+ * class is instrumented, else JINST_EINVAL; NULL: ids are constants. */
+int jinst_instrument_set_run_class(jinst_instrument *ins, const char *run_class);
+
+/* The run's class: its one field BASE, set once by its initializer from
+ * JINST_RUN_BASE_HOOK of JINST_RUNTIME_RUNS (run key, the run's method
+ * count, the class itself) to the first of the run's ids. */
+#define JINST_RUNTIME_RUNS "jinst/rt/Runs"
+#define JINST_RUN_CLASS_PREFIX "$JinstRun"
+#define JINST_RUN_BASE_FIELD "BASE"
+#define JINST_RUN_BASE_HOOK "methodBase"
+#define JINST_RUN_BASE_DESCRIPTOR "(JILjava/lang/Class;)I"
+
+/* Writes the run's class named class_name (internal: the package of the
+ * classes it serves, then the run class's simple name) for a run of key
+ * and method_count ids: class file version 49 (no frames; loads on every
+ * VM the runtime supports), final, synthetic, package-private, so that
+ * classes of any version in its package may read it. Its pool names
+ * JINST_RUNTIME_HOOKS, so no instrumenter takes it (the marker's rule).
+ * Every package of a run gets the same bytes but for the name. 0 with
+ * *out (malloc'd) and *out_len; JINST_EINVAL for a name not of that form,
+ * JINST_ENOMEM. */
+int jinst_instrument_run_class(uint8_t **out, size_t *out_len, const char *class_name, uint64_t key,
+                               uint32_t method_count);
+
 /* The identity of a class from its bytes (XXH64, seed 0). */
 uint64_t jinst_instrument_identity(const uint8_t *bytes, size_t len);
 
@@ -243,7 +275,10 @@ typedef struct jinst_probe_class_info {
 	uint64_t identity;        /* the class's identity (the marker's) */
 	const char *class_name;   /* internal name, modified UTF-8; lives as long as ins */
 	uint32_t probe_count;
+	uint32_t flat;            /* its probes' first index in the flat array, or JINST_NO_FLAT */
 } jinst_probe_class_info;
+
+#define JINST_NO_FLAT UINT32_MAX
 
 /* One past the highest class id handed out. */
 uint32_t jinst_instrument_probe_class_count(const jinst_instrument *ins);
@@ -253,12 +288,29 @@ uint32_t jinst_instrument_probe_class_count(const jinst_instrument *ins);
  * (a frame that entered an instrumented method before `stop`) calls the
  * hooks with its old ids, which must not name a new class's array. */
 int jinst_instrument_probe_class_start(jinst_instrument *ins, uint32_t first);
+/* Coverage's flat array (the agent's java.lang.$JinstProbes.P, booleans
+ * only): classes the coverage pass meets from now on take the next probe
+ * count indices from next while they fit below end (info.flat), and their
+ * code stores into that array, a constant, instead of asking for an array
+ * at each entry; the others ask by class id. Retransformed classes keep
+ * their range. A new session starts past the old one's ranges (a frame of
+ * old code still stores there). JINST_EINVAL when next > end. */
+int jinst_instrument_probe_flat_range(jinst_instrument *ins, uint32_t next, uint32_t end);
+/* The next index the flat array would give. */
+uint32_t jinst_instrument_probe_flat_next(const jinst_instrument *ins);
 /* 0 with *info, JINST_EINVAL for an unknown id (or one before the start). */
 int jinst_instrument_probe_class_info(const jinst_instrument *ins, uint32_t id, jinst_probe_class_info *info);
 
 uint32_t jinst_instrument_method_count(const jinst_instrument *ins);
-/* 0 with *info (strings live as long as ins), JINST_EINVAL for an unknown id. */
+/* 0 with *info (strings live as long as ins), JINST_EINVAL for an unknown id
+ * (one of a range reserved below). */
 int jinst_instrument_method_info(const jinst_instrument *ins, uint32_t id, jinst_method_info *info);
+/* Reserves count consecutive ids from *first for methods the instrumenter
+ * never sees (a run of code instrumented ahead of time, when the agent
+ * runs its classes: the runtime's Runs asks), so that its own ids never
+ * meet them; they have no info. 0, JINST_ETOOLARGE past 2^31 ids, or
+ * JINST_ENOMEM (nothing reserved). */
+int jinst_instrument_reserve_method_range(jinst_instrument *ins, uint32_t count, uint32_t *first);
 
 #ifdef __cplusplus
 }

@@ -28,6 +28,10 @@
  * unconditional transfer without a frame in the StackMapTable (the
  * patcher keeps frames, it derives none). The caller then uses the code
  * editor, which handles all of these (it widens branches, derives frames).
+ * A method of version 50 or later that needs frames and has no
+ * StackMapTable at all (the bytes a VM rebuilds for a class it does not
+ * verify, see classfile/patch.c) is patched and gets none, nor does the
+ * appended handler, as the editor does (jinst_edit_writes_frames).
  * The patcher does not check stack depths (the editor refuses code whose
  * depths do not balance); it trusts the method's max_stack. Malformed code
  * gives JINST_EMALFORMED, a JVMS 4.11 limit JINST_ETOOLARGE. Any error

@@ -21,7 +21,8 @@ a full disk (a 1 MiB tmpfs, skipped when mount is not permitted), --force,
 killed part-way, determinism (-j1 against -j4), and that every entry keeps
 its order, name, time, method, attributes, extra fields and comments, every
 non-class entry its stored bytes. Entries the command adds under
-META-INF/jinst/ (instrument's method table) must come last; they are not
+META-INF/jinst/ (instrument's method table) and its run's classes
+(PKG/$JinstRunKEY.class, instrument --trace) must come last; they are not
 compared. The inputs are hashed before and checked
 after every run: jinst never writes them.
 """
@@ -40,8 +41,15 @@ import zipfile
 JINST, JAVAC, CLASSES, WORK = [os.path.abspath(a) if os.sep in a else a for a in sys.argv[1:5]]
 COMMAND = sys.argv[5:]
 FEATURES = os.path.join(CLASSES, "jinsttest", "Features.class")
-# Where a command may add entries of its own (the method table).
+# Where a command may add entries of its own (the method table), and the
+# run's classes instrument --trace adds beside the classes.
 ADDED = "META-INF/jinst/"
+RUN_CLASS = "$JinstRun"
+
+
+def added_name(n):
+    return n.startswith(ADDED) or (os.path.basename(n).startswith(RUN_CLASS) and n.endswith(".class"))
+
 # Extra fields libzip interprets itself and writes its own way (archive.h).
 LIBZIP_FIELDS = {0x0001, 0x7075, 0x6375}
 T0 = (2004, 5, 6, 7, 8, 10)
@@ -215,7 +223,7 @@ def same_jar(case, a, b, where="", signed=False):
         ea = [e for e in ea if not signature_file(e["name"])]
     # What the command adds (instrument's method table) comes last.
     known = {e["name"] for e in ea}
-    added = [e["name"] for e in eb if e["name"] not in known and e["name"].startswith(ADDED)]
+    added = [e["name"] for e in eb if e["name"] not in known and added_name(e["name"])]
     check([e["name"] for e in eb[len(eb) - len(added):]] == added, case, "%sadded entries not last" % where)
     eb = [e for e in eb if e["name"] not in added]
     check([e["name"] for e in ea] == [e["name"] for e in eb], case,
@@ -404,7 +412,7 @@ def case_folder(C):
     if not check(os.path.isdir(out), "folder", "no output folder"):
         return
     listing = lambda d: sorted(os.path.relpath(os.path.join(r_, f), d) for r_, ds, fs in os.walk(d) for f in fs + ds)
-    mine = [p for p in listing(out) if p not in listing(src) and (ADDED.startswith(p + "/") or p.startswith(ADDED))]
+    mine = [p for p in listing(out) if p not in listing(src) and (ADDED.startswith(p + "/") or added_name(p))]
     check(listing(src) == [p for p in listing(out) if p not in mine], "folder", "the layouts differ: %s" % (
         set(listing(src)) ^ set(listing(out))))
     check(open(os.path.join(out, "readme.txt"), "rb").read() == b"read me\n", "folder", "a file changed")

@@ -10,6 +10,10 @@
 #   classes/coverage  src/coverage (the coverage core's cases), javac -g
 #   classes/jsr       src/jsr, Debian's ecj for Java 1.4 (finally blocks as jsr/ret
 #                     subroutines, which javac 17 cannot write)
+#   classes/rebuilt   src/rebuilt: file/ the classes javac -g writes, jdk17/ the
+#                     bytes JDK 17 rebuilds for RetransformClasses when the
+#                     boot loader defined them (no StackMapTable), written by
+#                     src/rebuilt/RebuiltDump.java
 # The .class files are committed: tests never need a JDK to find their inputs.
 set -eu
 cd "$(dirname "$0")"
@@ -19,7 +23,8 @@ if [ "$ver" != 17 ]; then
 	exit 1
 fi
 rm -rf classes
-mkdir -p classes/main classes/release8 classes/nodebug classes/edit classes/infer classes/jsr classes/coverage
+mkdir -p classes/main classes/release8 classes/nodebug classes/edit classes/infer classes/jsr classes/coverage \
+	classes/rebuilt/file
 javac -g -parameters --release 17 -d classes/main src/main/module-info.java src/main/jinsttest/*.java
 javac --release 8 -d classes/release8 src/release8/Legacy8.java
 javac -g:none --release 17 -d classes/nodebug src/nodebug/NoDebug.java
@@ -34,4 +39,13 @@ rm -rf "$gen"
 java -cp /usr/share/java/ecj.jar org.eclipse.jdt.internal.compiler.batch.Main -source 1.4 -target 1.4 -nowarn \
 	-d classes/jsr src/jsr/Fin.java
 java -cp /usr/share/java/ecj.jar org.eclipse.jdt.internal.compiler.batch.Main -1.4 -d classes/jsr src/jsr/jinstjsr/Finally.java
+javac -g --release 17 -d classes/rebuilt/file src/rebuilt/jinstrebuilt/Branchy.java
+dump=$(mktemp -d)
+javac --release 17 -d "$dump" src/rebuilt/RebuiltDump.java
+printf 'Premain-Class: RebuiltDump\nCan-Retransform-Classes: true\n' >"$dump/manifest.txt"
+jar cfm "$dump/dump.jar" "$dump/manifest.txt" -C "$dump" RebuiltDump.class -C "$dump" 'RebuiltDump$1.class'
+java -Xshare:off -Xbootclasspath/a:classes/rebuilt/file -javaagent:"$dump/dump.jar" -cp "$dump/dump.jar" RebuiltDump \
+	"$dump/out" jinstrebuilt.Branchy 'jinstrebuilt.Branchy$Sub' >/dev/null
+mv "$dump/out/rebuilt" classes/rebuilt/jdk17
+rm -rf "$dump"
 find classes -name '*.class' | LC_ALL=C sort

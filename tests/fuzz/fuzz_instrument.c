@@ -2,9 +2,11 @@
  * libFuzzer target for the instrumenter as the offline tool drives it
  * (include/jinst/instrument.h): the ids reserved ahead
  * (jinst_instrument_reserve_ids), then the class instrumented with the
- * coverage and trace passes naming the runtime's hooks class.
+ * coverage and trace passes naming the runtime's hooks class, the ids
+ * constants or relative to a run (jinst_instrument_set_run_class).
  *
- * The input is a class file; the passes come from a hash of it. Neither
+ * The input is a class file; the passes and the ids' kind come from a hash
+ * of it. Neither
  * call may crash whatever the bytes. When the class is instrumented, the
  * run must have asked for no id beyond those reserved (the ids and so the
  * bytes do not depend on the order classes are instrumented in), the
@@ -24,6 +26,9 @@ static const uint32_t modes[] = {
 	JINST_PASS_TRACE | JINST_PASS_COUNT_LEAVES | JINST_PASS_COVERAGE,
 	JINST_PASS_COUNT | JINST_PASS_COVERAGE_COUNTS,
 };
+
+/* The run class of this input's instrumenters, or NULL: constant ids. */
+static const char *run_class;
 
 static jinst_instrument *make(uint32_t passes)
 {
@@ -46,6 +51,7 @@ static int run(uint32_t passes, jinst_arena *arena, const uint8_t *data, size_t 
 	int rr = jinst_instrument_reserve_ids(ins, arena, data, size, &d);
 	CHECK(rr <= 0, "reserve returned %d", rr);
 	*reserved = jinst_instrument_method_count(ins);
+	CHECK(jinst_instrument_set_run_class(ins, run_class) == 0, "run class refused before any class");
 	jinst_arena_reset(arena);
 	int rc = jinst_instrument_class(ins, arena, data, size, NULL, 0, NULL, out, len, &d);
 	CHECK(rc <= 0 && (!rc || !*out), "instrument returned %d with bytes", rc);
@@ -60,6 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint64_t seed = fuzz_seed(data, size);
 	uint32_t passes = modes[fuzz_next(&seed) % (sizeof(modes) / sizeof(modes[0]))];
+	run_class = fuzz_next(&seed) & 1 ? JINST_RUN_CLASS_PREFIX "0123456789abcdef" : NULL;
 	jinst_arena *arena;
 	CHECK(jinst_arena_new(&arena) == 0, "no arena");
 	uint8_t *out = NULL, *again = NULL, *twice = NULL;

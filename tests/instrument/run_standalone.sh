@@ -98,16 +98,20 @@ grep -q "^mode 0 clock 0$" "$work/events.out" || fail "events: engaged: $(cat "$
 [[ $(messages "$work/events.err") == "jinst: jinst.trace=events: expected counts or times (events needs the agent); recording nothing" ]] ||
 	fail "events: stderr: $(cat "$work/events.err")"
 [[ ! -e $work/e.tsv ]] || fail "events: wrote e.tsv"
+run html 0 -- -Djinst.trace=times -Djinst.format=html -Djinst.out="$work/h"
+[[ $(messages "$work/html.err") == "jinst: jinst.format=html: unknown format 'html' (counts, profile; html needs the agent); recording nothing" ]] ||
+	fail "html: stderr: $(cat "$work/html.err")"
+[[ ! -e $work/h.html && ! -e $work/h.tsv ]] || fail "html: wrote an output"
 
 # trace=times: its own clock thread; the counts, and the ranked profile
 # with the worker's 30 ms sleep in it.
 run times 0 -- -Djinst.trace=times -Djinst.out="$work/t" -Djinst.tick=500
 same_counts "$work/t.tsv" times
 grep -q "^mode 3 clock 1$" "$work/times.out" || fail "times: $(cat "$work/times.out")"
-total=$(sed -n '1s/^CPU TIME (ms) BEGIN (total = \([0-9.]*\)).*/\1/p' "$work/t.txt")
+total=$(sed -n '1s/^WALL TIME (ms) BEGIN (total = \([0-9.]*\)) clock wall, unit ms: .*/\1/p' "$work/t.txt")
 awk -v t="${total:-0}" 'BEGIN { exit !(t >= 25) }' || fail "times: total ${total:-none} ms, not 25 or more: $(cat "$work/t.txt")"
 grep -q "every 500 us" "$work/t.txt" || fail "times: the clock's period is not said"
-tail -1 "$work/t.txt" | grep -q "^CPU TIME (ms) END$" || fail "times: no END line"
+tail -1 "$work/t.txt" | grep -q "^WALL TIME (ms) END$" || fail "times: no END line"
 # each counted method is in the profile with its count
 while IFS=$'\t' read -r cls name desc count; do
 	grep -qE "^ +[0-9]+ .* $count +[0-9.-]+ +[0-9.-]+  $(printf '%s' "$cls.$name$desc" | sed 's/[][$.()]/\\&/g')$" "$work/t.txt" ||

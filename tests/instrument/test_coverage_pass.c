@@ -18,6 +18,11 @@
  *    sets it with one call, push id, push count, push probe, invokestatic
  *    hit (or hitCount), where control can reach it (by identity it has
  *    the entry sequence as the others);
+ *  - with a flat range (the agent's java.lang.$JinstProbes.P) as far as
+ *    it goes: getstatic P; push range + id; iconst_1; bastore for each
+ *    probe, after getstatic P; astore L (then aload L) in a method of more
+ *    than three; the Fieldref only in the classes that have a range, and
+ *    the range used up;
  *  - a class of no probes is not changed by the pass; a method left alone
  *    (huge(I)I of the trace test program, too large afterwards) is
  *    exactly as it was.
@@ -34,7 +39,7 @@
 #include "../testlib.h"
 
 static jinst_arena *arena;
-static unsigned classes_checked, probes_checked, left_alone, one_probe_methods, array_methods;
+static unsigned classes_checked, probes_checked, left_alone, one_probe_methods, array_methods, flat_classes;
 
 /* The int an iconst/bipush/sipush/ldc at code[i] pushes; its length, 0 if none. */
 static uint32_t push_at(jinst_class *c, const uint8_t *code, uint32_t len, uint32_t i, int64_t *v)
@@ -129,10 +134,11 @@ static void note_probe(int64_t v, bool reached, uint32_t offset, uint32_t *seen,
 }
 
 /* Counts, per probe id, the stores of the probe sequence in one method's
- * code that control can reach; the local is the one the entry stored the
- * array into. */
-static void count_probes(jinst_class *c, const jinst_code *code, int local, uint32_t *seen, uint32_t n,
-                         bool counts, const bool *dead, uint32_t *stray)
+ * code that control can reach; the array is the local the entry stored it
+ * into, or (field, not 0) the flat array's getstatic, whose indices start
+ * at base. */
+static void count_probes(jinst_class *c, const jinst_code *code, int local, uint16_t field, uint32_t base,
+                         uint32_t *seen, uint32_t n, bool counts, const bool *dead, uint32_t *stray)
 {
 	jinst_insn *in;
 	uint32_t count;
@@ -141,11 +147,13 @@ static void count_probes(jinst_class *c, const jinst_code *code, int local, uint
 		return;
 	for (uint32_t k = 0; k + 3 < count; k++) {
 		/* aload L or aload_<L>: original code never uses L (a new local) */
-		if (!(in[k].opcode == JINST_OP_ALOAD && in[k].operand == local) && !(local <= 3 && in[k].opcode == 0x2a + local))
-			continue;
+		bool load = local >= 0 ? (in[k].opcode == JINST_OP_ALOAD && in[k].operand == local) ||
+		                                 (local <= 3 && in[k].opcode == 0x2a + local)
+		                       : in[k].opcode == JINST_OP_GETSTATIC && in[k].operand == field;
 		int64_t v;
-		if (!push_at(c, code->code, code->code_length, in[k + 1].offset, &v))
+		if (!load || !push_at(c, code->code, code->code_length, in[k + 1].offset, &v))
 			continue;
+		v -= base;
 		bool is_probe = counts ? (k + 6 < count && in[k + 2].opcode == JINST_OP_DUP2 &&
 		                          in[k + 3].opcode == JINST_OP_LALOAD && in[k + 6].opcode == JINST_OP_LASTORE)
 		                       : (in[k + 2].opcode == JINST_OP_ICONST_1 && in[k + 3].opcode == JINST_OP_BASTORE);
@@ -224,7 +232,41 @@ typedef struct expect {
 	uint64_t identity;
 	bool offline, counts;
 	const char *owner;  /* the hooks' class */
+	uint32_t flat;      /* the class's range of the flat array, or JINST_NO_FLAT */
 } expect;
+
+/* The Fieldref of the flat array (java/lang/$JinstProbes.P:[Z), 0 if none. */
+static uint16_t flat_field(jinst_class *c)
+{
+	for (uint16_t i = 1; i < jinst_cp_count(c); i++) {
+		jinst_cp_entry ref, nat;
+		uint16_t l1, l2, l3;
+		if (jinst_cp_get(c, i, &ref) || ref.tag != JINST_CP_FIELDREF || jinst_cp_get(c, ref.u.ref.name_and_type_index, &nat))
+			continue;
+		const uint8_t *owner = jinst_cp_name(c, ref.u.ref.class_index, &l1);
+		const uint8_t *name = jinst_cp_utf8(c, nat.u.nat.name_index, &l2);
+		const uint8_t *desc = jinst_cp_utf8(c, nat.u.nat.descriptor_index, &l3);
+		if (owner && l1 == 22 && !memcmp(owner, "java/lang/$JinstProbes", 22) && name && l2 == 1 && name[0] == 'P' &&
+		    desc && l3 == 2 && !memcmp(desc, "[Z", 2))
+			return i;
+	}
+	return 0;
+}
+
+/* A method of a class with a flat range: its probes, with the entry
+ * getstatic P; astore L past three of them (instrument/coverage.c). */
+static void check_flat_method(jinst_class *c, const jinst_code *code, const jinst_coverage_method *pm, uint16_t field,
+                              const expect *x, uint32_t *seen, uint32_t n, const bool *dead, uint32_t *stray)
+{
+	int local = -1;
+	if (pm->site_count > 3) {
+		const uint8_t *b = code->code;
+		bool entry = code->code_length > 4 && b[0] == JINST_OP_GETSTATIC && (uint16_t)(b[1] << 8 | b[2]) == field;
+		local = !entry ? -1 : b[3] == JINST_OP_ASTORE ? b[4] : b[3] >= 0x4b && b[3] <= 0x4e ? b[3] - 0x4b : -1;
+		CHECK(local >= 0, "method %u of %u probes: no entry getstatic P; astore", pm->method_index, pm->site_count);
+	}
+	count_probes(c, code, local, field, x->flat, seen, n, false, dead, stray);
+}
 
 /* Whether the Methodref at index is the identity hook on owner. */
 static bool identity_hook(jinst_class *c, uint16_t index, bool counts, const char *hooks)
@@ -300,6 +342,9 @@ static void check_output(const uint8_t *orig, size_t len, const uint8_t *out, si
 	uint32_t n = plan->probe_count;
 	uint32_t *seen = calloc(n + 1, sizeof(*seen)), stray = 0;
 	bool *dead = calloc(n + 1, sizeof(*dead));
+	uint16_t field = flat_field(c);
+	CHECK((x->flat != JINST_NO_FLAT) == (field != 0), "the flat array's Fieldref %s", field ? "without a range" : "missing");
+	flat_classes += field != 0;
 	for (uint16_t k = 0; k < plan->method_count; k++) {
 		const jinst_coverage_method *pm = &plan->methods[k];
 		const jinst_code *code = code_of(c, jinst_class_method(c, pm->method_index));
@@ -314,6 +359,11 @@ static void check_output(const uint8_t *orig, size_t len, const uint8_t *out, si
 			continue;
 		}
 		mark_dead(o, was, pm, dead);
+		if (field) {
+			check_flat_method(c, code, pm, field, x, seen, n, dead, &stray);
+			array_methods++;
+			continue;
+		}
 		if (!x->offline && one_probe(pm)) {
 			uint32_t entries = 0;
 			count_hits(c, code, x->id, seen, n, dead, &stray, &entries);
@@ -324,7 +374,7 @@ static void check_output(const uint8_t *orig, size_t len, const uint8_t *out, si
 		int local = entry_local(c, code, x, n);
 		CHECK(local >= 0, "method %u: no entry sequence (class id %u, identity %016llx, %u probes)", pm->method_index,
 		      x->id, (unsigned long long)x->identity, n);
-		count_probes(c, code, local, seen, n, counts, dead, &stray);
+		count_probes(c, code, local, 0, 0, seen, n, counts, dead, &stray);
 		array_methods++;
 	}
 	for (uint32_t p = 0; p < n; p++)
@@ -356,7 +406,7 @@ static void one_class(jinst_instrument *ins, const uint8_t *bytes, size_t len, b
 	jinst_probe_class_info info;
 	CHECK(jinst_instrument_probe_class_info(ins, before, &info) == 0, "info of id %u", before);
 	CHECK(info.identity == jinst_instrument_identity(bytes, len), "identity");
-	expect x = {before, info.identity, offline != NULL, counts, offline};
+	expect x = {before, info.identity, offline != NULL, counts, offline, info.flat};
 	check_output(bytes, len, out, out_len, &x);
 	/* Again, as a retransformation of the same class: the same id. */
 	uint8_t *again = NULL;
@@ -375,7 +425,11 @@ static void one_class(jinst_instrument *ins, const uint8_t *bytes, size_t len, b
 	rc = jinst_instrument_class(ins, arena, bytes, len, &other, 0, NULL, &again, &again_len, &d);
 	jinst_arena_reset(arena);
 	CHECK(rc == 0 && again && jinst_instrument_probe_class_count(ins) == after + 1, "other identity: a new id");
-	expect y = {after, other, offline != NULL, counts, offline};
+	jinst_probe_class_info oi = {0, NULL, 0, JINST_NO_FLAT};
+	CHECK(jinst_instrument_probe_class_info(ins, after, &oi) == 0, "info of id %u", after);
+	CHECK(oi.flat == JINST_NO_FLAT || info.flat == JINST_NO_FLAT || oi.flat >= info.flat + info.probe_count,
+	      "other identity: a range of its own");
+	expect y = {after, other, offline != NULL, counts, offline, oi.flat};
 	if (again)
 		check_output(bytes, len, again, again_len, &y);
 	free(again);
@@ -415,10 +469,12 @@ int main(int argc, char **argv)
 	}
 	jinst_arena_new(&arena);
 	/* booleans, counts; then both by identity: ahead of time (the
-	 * runtime's hooks class), and by the pass's option */
-	for (int mode = 0; mode < 6; mode++) {
+	 * runtime's hooks class), and by the pass's option; then booleans with
+	 * a flat range, too small for all (the rest by class id), past
+	 * sipush's reach (ldc of an Integer) */
+	for (int mode = 0; mode < 7; mode++) {
 		jinst_instrument_options o = JINST_INSTRUMENT_OPTIONS_INIT;
-		o.passes = mode & 1 ? JINST_PASS_COVERAGE_COUNTS : JINST_PASS_COVERAGE;
+		o.passes = mode & 1 && mode < 6 ? JINST_PASS_COVERAGE_COUNTS : JINST_PASS_COVERAGE;
 		if (mode / 2 == 1)
 			o.hooks_class = JINST_RUNTIME_HOOKS;
 		if (mode / 2 == 2)
@@ -430,9 +486,19 @@ int main(int argc, char **argv)
 		uint32_t start = mode == 1 ? 5000 : 0;
 		CHECK(jinst_instrument_probe_class_start(ins, start) == 0 &&
 		      jinst_instrument_probe_class_count(ins) == start, "ids from %u", start);
+		enum { FLAT_AT = 32600, FLAT_ROOM = 500 };
+		unsigned flat_before = flat_classes;
+		if (mode == 6)
+			CHECK(jinst_instrument_probe_flat_range(ins, FLAT_AT, FLAT_AT + FLAT_ROOM) == 0, "flat range");
 		for (int i = 1; i < argc; i++)
-			walk(ins, argv[i], mode & 1,
-			     mode < 2 ? NULL : mode < 4 ? JINST_RUNTIME_HOOKS : jinst_hooks()[JINST_HOOK_PROBES_FOR].owner);
+			walk(ins, argv[i], mode & 1 && mode < 6,
+			     mode < 2 || mode == 6 ? NULL
+			     : mode < 4       ? JINST_RUNTIME_HOOKS
+			                      : jinst_hooks()[JINST_HOOK_PROBES_FOR].owner);
+		uint32_t used = jinst_instrument_probe_flat_next(ins) - FLAT_AT;
+		CHECK(mode == 6 ? flat_classes > flat_before + 5 && used > FLAT_ROOM - 50 && used <= FLAT_ROOM
+		                : flat_classes == flat_before,
+		      "mode %d: %u classes flat, %u of the range used", mode, flat_classes - flat_before, used);
 		jinst_probe_class_info info;
 		CHECK(jinst_instrument_probe_class_start(ins, 0) == JINST_EINVAL || jinst_instrument_probe_class_count(ins) == 0,
 		      "a start after the first class refused");
@@ -440,8 +506,8 @@ int main(int argc, char **argv)
 		      "no class before the start");
 		jinst_instrument_free(ins);
 	}
-	printf("classes %u, probes %u checked, methods of one probe %u, with the array %u, left alone %u\n",
-	       classes_checked, probes_checked, one_probe_methods, array_methods, left_alone);
+	printf("classes %u (flat %u), probes %u checked, methods of one probe %u, with the array %u, left alone %u\n",
+	       classes_checked, flat_classes, probes_checked, one_probe_methods, array_methods, left_alone);
 	CHECK(classes_checked > 10 && probes_checked > 100 && one_probe_methods > 10 && array_methods > 10,
 	      "too little checked");
 	jinst_arena_free(arena);

@@ -11,7 +11,10 @@ jar. Instruments it with --trace at -j 1 and -j 4 and checks that
   - the folder's META-INF/jinst/methods.tsv names the methods of its own
     class files, and each jar's its own classes' (nested jars included),
     so a jar put on a class path alone finds its names;
-  - a method has one id in every table, and no id names two methods.
+  - a method has one id in every table, and no id names two methods;
+  - every table names the same run (key, method count), every id is below
+    the count, and every folder of each output that holds an instrumented
+    class holds the run's class ($JinstRunKEY.class, the same key).
 Prints "tables: N passed, N failed".
 """
 import filecmp
@@ -35,14 +38,29 @@ def check(cond, what):
         print("FAIL", what)
 
 
+runs = set()
+
+
 def table(text):
     rows = {}
-    for line in text.decode().splitlines():
-        if line.startswith("#"):
-            continue
+    lines = [l for l in text.decode().splitlines() if not l.startswith("#")]
+    check(lines and lines[0].startswith("run\t"), "a table without its run line")
+    run = tuple(lines[0].split("\t")[1:]) if lines else ()
+    runs.add(run)
+    for line in lines[1:]:
         f = line.split("\t")
         rows[int(f[0])] = tuple(f[1:4])
+        check(run and int(f[0]) < int(run[1]), "id %s past the run's count %s" % (f[0], run))
     return rows
+
+
+def run_classes(instrumented, names):
+    """Whether each folder of an instrumented class holds the run class."""
+    key = next(iter(runs))[0]
+    cls = "$JinstRun" + key + ".class"
+    check(instrumented, "no class instrumented")
+    for n in instrumented:
+        check(os.path.join(os.path.dirname(n), cls) in names, "no %s beside %s" % (cls, n))
 
 
 HOOKS = b"jinst/rt/Hooks"
@@ -53,11 +71,20 @@ def instrumented(z):
     nested jars included."""
     out = set()
     for n in z.namelist():
-        if n.endswith(".class") and HOOKS in z.read(n):
+        if n.endswith(".class") and HOOKS in z.read(n) and "$JinstRun" not in n:
             out.add(n[:-6])
         elif n.endswith(".jar"):
             out |= instrumented(zipfile.ZipFile(io.BytesIO(z.read(n))))
     return out
+
+
+def runs_in(z):
+    """The run's classes of a zip and of the zips in it."""
+    names = set(z.namelist())
+    run_classes({n for n in names if n.endswith(".class") and HOOKS in z.read(n)}, names)
+    for n in names:
+        if n.endswith(".jar"):
+            runs_in(zipfile.ZipFile(io.BytesIO(z.read(n))))
 
 
 def main():
@@ -104,6 +131,13 @@ def main():
             want = instrumented(z)
             check(want and {r[0] for r in t.values()} == want, f"{jar}'s table: other classes "
                   f"{sorted({r[0] for r in t.values()} ^ want)}")
+    check(len(runs) == 1, "tables of one run name %d runs" % len(runs))
+    if len(runs) == 1:
+        disk = {os.path.relpath(os.path.join(r_, f), a) for r_, _, fs in os.walk(a) for f in fs if f.endswith(".class")}
+        run_classes({n for n in disk if HOOKS in open(os.path.join(a, n), "rb").read()}, disk)
+        for jar in ("same.jar", "other.jar"):
+            with zipfile.ZipFile(os.path.join(a, "lib", jar)) as z:
+                runs_in(z)
     ids = {}
     for name, t in tables.items():
         for i, key in t.items():

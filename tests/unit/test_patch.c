@@ -512,13 +512,15 @@ static void test_declines(void)
 	CHECK(jinst_patch_open(&p, c, jinst_class_method(c, 0), &d) == JINST_EUNSUPPORTED, "StackMapTable before 50: declined");
 	jinst_class_free(c);
 
-	/* Version 50 without the frames the branches need: declined at commit, method untouched. */
-	method_spec nof = {52, uninit_code, sizeof uninit_code, NULL, 0, NULL, 0, NULL, 0, NULL, 0, false, 0};
+	/* Version 50 with a StackMapTable that misses a frame the branches
+	 * need (the one at 15): declined at commit, method untouched. */
+	static const uint8_t partial_smt[] = {0, 1, 255, 0, 14, 0, 1, 1, 0, 2, 8, 0, 2, 8, 0, 2};
+	method_spec nof = {52, uninit_code, sizeof uninit_code, NULL, 0, partial_smt, sizeof partial_smt, NULL, 0, NULL, 0, false, 0};
 	build(&in, &nof);
-	CHECK(jinst_class_parse(&c, in.b, in.n, NULL, NULL, NULL) == 0, "no frames: parses");
-	CHECK(jinst_patch_open(&p, c, jinst_class_method(c, 0), &d) == 0, "no frames: opens");
-	CHECK(jinst_patch_insert(p, 0, JINST_BEFORE_OUTSIDE, nops, 1, 0) == 0, "no frames: inserts");
-	CHECK(jinst_patch_commit(p, &d) == JINST_EUNSUPPORTED, "frames missing: declined (%s)", d.message);
+	CHECK(jinst_class_parse(&c, in.b, in.n, NULL, NULL, NULL) == 0, "a frame missing: parses");
+	CHECK(jinst_patch_open(&p, c, jinst_class_method(c, 0), &d) == 0, "a frame missing: opens");
+	CHECK(jinst_patch_insert(p, 0, JINST_BEFORE_OUTSIDE, nops, 1, 0) == 0, "a frame missing: inserts");
+	CHECK(jinst_patch_commit(p, &d) == JINST_EUNSUPPORTED, "a frame missing: declined (%s)", d.message);
 	uint8_t *w;
 	size_t wl;
 	CHECK(jinst_class_write(c, NULL, &w, &wl, &d) == 0 && wl == in.n && memcmp(w, in.b, wl) == 0,
@@ -667,11 +669,48 @@ static void test_handler(void)
 	jinst_class_free(c);
 }
 
+/* Version 50 code that needs frames and has no StackMapTable at all (what
+ * HotSpot rebuilds for a class it does not verify): patched, the handler
+ * too, and no StackMapTable made up. */
+static void test_frameless(void)
+{
+	static buf in;
+	method_spec u = {52, uninit_code, sizeof uninit_code, NULL, 0, NULL, 0, NULL, 0, NULL, 0, false, 0};
+	build(&in, &u);
+	jinst_class *c;
+	jinst_patch *p;
+	jinst_diag d;
+	CHECK(jinst_class_parse(&c, in.b, in.n, NULL, NULL, NULL) == 0, "frameless: parses");
+	CHECK(jinst_patch_open(&p, c, jinst_class_method(c, 0), &d) == 0, "frameless: opens");
+	static const uint8_t h[] = {0x00, 0xbf};
+	CHECK(jinst_patch_insert(p, 0, JINST_BEFORE_OUTSIDE, nops, 2, 0) == 0, "frameless: entry");
+	CHECK(jinst_patch_insert(p, 18, JINST_BEFORE_INSIDE, nops, 1, 0) == 0, "frameless: before the return");
+	CHECK(jinst_patch_set_handler(p, h, 2, 0, 0) == 0, "frameless: handler");
+	CHECK(jinst_patch_add_range(p, 0, 19) == 0, "frameless: range");
+	CHECK(jinst_patch_commit(p, &d) == 0, "frameless: commit (%s)", d.message);
+	uint8_t *w;
+	size_t wl;
+	CHECK(jinst_class_write(c, NULL, &w, &wl, &d) == 0, "frameless: writes");
+	jinst_class *n;
+	CHECK(jinst_class_parse(&n, w, wl, NULL, NULL, &d) == 0, "frameless: output parses");
+	jinst_code *code = code_of(n);
+	CHECK(code && code->code_length == 2 + 19 + 1 + 2, "frameless: 2 + 19 + 1 + 2 bytes");
+	CHECK(code && code->code[9] == 0x99 && code->code[10] == 0 && code->code[11] == 7 && code->code[13] == 0xa7 &&
+	          code->code[14] == 0 && code->code[15] == 4,
+	      "frameless: the branches keep their targets");
+	CHECK(code && code->exception_count == 1 && code->exceptions[0].handler_pc == 22, "frameless: the handler's entry");
+	CHECK(code && !sub(n, code, JINST_ATTR_STACK_MAP_TABLE), "frameless: no StackMapTable made up");
+	free(w);
+	jinst_class_free(n);
+	jinst_class_free(c);
+}
+
 int main(void)
 {
 	test_relocation();
 	test_declines();
 	test_handler();
+	test_frameless();
 	test_twice();
 	return check_report();
 }

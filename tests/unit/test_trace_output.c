@@ -7,8 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jinst/classfile.h"
 #include "jinst/report.h"
 #include "../testlib.h"
+
+/* The folded stacks' first line: their clock and unit. */
+#define FOLDED_HEAD "# jinst folded stacks: clock wall, unit ns (self wall time per stack, in nanoseconds)\n"
+static const jinst_trace_clock wall = JINST_TRACE_CLOCK_WALL;
 
 static const char *const methods[][3] = {
 	{"p/B", "run", "()V"},                     /* 0 */
@@ -88,13 +93,21 @@ int main(int argc, char **argv)
 	      "methods:\n%s", s);
 	free(s);
 
+	/* a run's table: its key and count first, the same rows */
+	f = tmpfile();
+	CHECK(jinst_trace_write_run_methods(f, 0x00ab0000000000cdull, 6, method, NULL) == 0, "run methods");
+	s = contents(f);
+	const char *run = "# jinst methods 2\nrun\t00ab0000000000cd\t6\n0\tp/B\trun\t()V\ttimed\n1\tp/A\twork\t";
+	CHECK(!strncmp(s, run, strlen(run)) && strstr(s, "\n4\tq/Q\"x\todd\\\\name\t"), "run methods:\n%s", s);
+	free(s);
+
 	/* profile: ranked by self time, percentages of the total self time */
 	int64_t times[3 * 4] = {1, 10000000, 1000000, /* run: 10 ms total, 1 ms self */
 	                        4, 6000000, 6000000,  /* work(I): 6 ms self */
 	                        0, 0, 0,
 	                        2, 3000000, 3000000}; /* work(J): 3 ms */
 	f = tmpfile();
-	CHECK(jinst_trace_write_profile(f, times, 4, NULL, 0, 0, names, NULL) == 0, "profile");
+	CHECK(jinst_trace_write_profile(f, times, 4, NULL, 0, 0, wall, names, NULL) == 0, "profile");
 	s = contents(f);
 	CHECK(strstr(s, "total = 10.000") != NULL, "total:\n%s", s);
 	char *r1 = strstr(s, "    1  60.00%  60.00%          4        6.000        6.000  p/A.work(I)J");
@@ -103,7 +116,13 @@ int main(int argc, char **argv)
 	CHECK(r1 && r2 && r3 && r1 < r2 && r2 < r3, "ranks:\n%s", s);
 	CHECK(!strstr(s, "<init>"), "a method without calls is listed:\n%s", s);
 	CHECK(!strstr(s, "not timed"), "a note on untimed methods without any:\n%s", s);
-	CHECK(!strstr(s, "clock"), "a note on the clock without one:\n%s", s);
+	CHECK(!strstr(s, "(times from a clock"), "a note on the clock's period without one:\n%s", s);
+	static const char head[] = "WALL TIME (ms) BEGIN (total = 10.000) clock wall, unit ms: wall time,";
+	CHECK(!strncmp(s, head, sizeof head - 1) &&
+	          strstr(s, "\nWALL TIME (ms) END\n"),
+	      "the clock and the unit in the header:\n%s", s);
+	CHECK(jinst_trace_write_profile(f, times, 4, NULL, 0, 0, (jinst_trace_clock)99, names, NULL) == JINST_EINVAL,
+	      "a clock that is none");
 	free(s);
 
 	/* profile with counts: methods entered without a time (<init>, a leaf
@@ -113,7 +132,8 @@ int main(int argc, char **argv)
 	 * is said */
 	int64_t entered[5] = {1, 5, 7, 2, 2};
 	f = tmpfile();
-	CHECK(jinst_trace_write_profile(f, times, 4, entered, 5, 250, names, NULL) == 0, "profile with counts");
+	CHECK(jinst_trace_write_profile(f, times, 4, entered, 5, 250, wall, names, NULL) == 0,
+	      "profile with counts");
 	s = contents(f);
 	CHECK(strstr(s, "total = 10.000") != NULL, "total with counts:\n%s", s);
 	r1 = strstr(s, "    1  60.00%  60.00%          4        6.000        6.000  p/A.work(I)J");
@@ -127,7 +147,8 @@ int main(int argc, char **argv)
 
 	/* one method untimed: the note says so in the singular */
 	f = tmpfile();
-	CHECK(jinst_trace_write_profile(f, times, 4, entered, 4, 250, names, NULL) == 0, "profile, one untimed");
+	CHECK(jinst_trace_write_profile(f, times, 4, entered, 4, 250, wall, names, NULL) == 0,
+	      "profile, one untimed");
 	s = contents(f);
 	CHECK(strstr(s, "(1 method counted, not timed, is marked -") != NULL, "untimed note, singular:\n%s", s);
 	free(s);
@@ -141,13 +162,14 @@ int main(int argc, char **argv)
 	                  /* thread 2: run (0) -> work(I) (50); a node with a bad parent is ignored */
 	                  3, 0, 0, 0, 1, 1, 50, 9, 1, 5};
 	f = tmpfile();
-	CHECK(jinst_trace_write_folded(f, tree, sizeof tree / sizeof tree[0], 0, names, NULL) == 0, "folded");
+	CHECK(jinst_trace_write_folded(f, tree, sizeof tree / sizeof tree[0], 0, wall, names, NULL) == 0,
+	      "folded");
 	s = contents(f);
-	CHECK(!strcmp(s, "p/B.run 50\np/B.run;p/A.work 100\n"), "folded:\n%s", s);
+	CHECK(!strcmp(s, FOLDED_HEAD "p/B.run 50\np/B.run;p/A.work 100\n"), "folded:\n%s", s);
 	free(s);
 	/* A truncated snapshot is not read past its end. */
 	f = tmpfile();
-	CHECK(jinst_trace_write_folded(f, tree, 7, 0, names, NULL) == 0, "truncated folded");
+	CHECK(jinst_trace_write_folded(f, tree, 7, 0, wall, names, NULL) == 0, "truncated folded");
 	free(contents(f));
 
 	/* folded, order: each stack before its callees, callees by frame text,
@@ -159,24 +181,29 @@ int main(int argc, char **argv)
 	                   1, 5, 10,       /* 3: run -> b, 30 inclusive */
 	                   3, 7, 20};      /* 4: run -> b -> c */
 	f = tmpfile();
-	CHECK(jinst_trace_write_folded(f, otree, sizeof otree / sizeof otree[0], 0, names2, NULL) == 0, "folded order");
+	CHECK(jinst_trace_write_folded(f, otree, sizeof otree / sizeof otree[0], 0, wall, names2, NULL) == 0,
+	      "folded order");
 	s = contents(f);
-	CHECK(!strcmp(s, "p/B.run 60\np/B.run;p/A.b 10\np/B.run;p/A.b;p/A.c 20\np/B.run;p/A.b1 10\n"), "folded order:\n%s", s);
+	CHECK(!strcmp(s, FOLDED_HEAD "p/B.run 60\np/B.run;p/A.b 10\np/B.run;p/A.b;p/A.c 20\np/B.run;p/A.b1 10\n"),
+	      "folded order:\n%s", s);
 	free(s);
 	/* folded, pruned at 0.35 of the whole (35 of 100 ns): b1 (10) and b
 	 * (30 with its callee c) are under it; their 40 ns print as one
 	 * "(small stacks)" frame right after run, and the total stays 100 */
 	f = tmpfile();
-	CHECK(jinst_trace_write_folded(f, otree, sizeof otree / sizeof otree[0], 0.35, names2, NULL) == 0, "folded min");
+	CHECK(jinst_trace_write_folded(f, otree, sizeof otree / sizeof otree[0], 0.35, wall, names2, NULL) == 0,
+	      "folded min");
 	s = contents(f);
-	CHECK(!strcmp(s, "p/B.run 60\np/B.run;(small stacks) 40\n"), "folded min:\n%s", s);
+	CHECK(!strcmp(s, FOLDED_HEAD "p/B.run 60\np/B.run;(small stacks) 40\n"), "folded min:\n%s", s);
 	free(s);
 	/* at 0.25 (25 ns): b (30 inclusive) stays, its callee c (20) and b1
 	 * (10) are small, each under its own caller */
 	f = tmpfile();
-	CHECK(jinst_trace_write_folded(f, otree, sizeof otree / sizeof otree[0], 0.25, names2, NULL) == 0, "folded min 2");
+	CHECK(jinst_trace_write_folded(f, otree, sizeof otree / sizeof otree[0], 0.25, wall, names2, NULL) == 0,
+	      "folded min 2");
 	s = contents(f);
-	CHECK(!strcmp(s, "p/B.run 60\np/B.run;(small stacks) 10\np/B.run;p/A.b 10\np/B.run;p/A.b;(small stacks) 20\n"),
+	CHECK(!strcmp(s, FOLDED_HEAD "p/B.run 60\np/B.run;(small stacks) 10\np/B.run;p/A.b 10\n"
+	                             "p/B.run;p/A.b;(small stacks) 20\n"),
 	      "folded min 2:\n%s", s);
 	free(s);
 	/* folded, a full tree: the node of method -1 (the runtime's Ctx.FULL)
@@ -187,9 +214,10 @@ int main(int argc, char **argv)
 	                   1, 1, 30,       /* 2: run -> work(I) */
 	                   1, -1, 45};     /* 3: run -> (tree full) */
 	f = tmpfile();
-	CHECK(jinst_trace_write_folded(f, ftree, sizeof ftree / sizeof ftree[0], 0, names, NULL) == 0, "folded full");
+	CHECK(jinst_trace_write_folded(f, ftree, sizeof ftree / sizeof ftree[0], 0, wall, names, NULL) == 0,
+	      "folded full");
 	s = contents(f);
-	CHECK(!strcmp(s, "p/B.run 25\np/B.run;(tree full) 45\np/B.run;p/A.work 30\n"), "folded full:\n%s", s);
+	CHECK(!strcmp(s, FOLDED_HEAD "p/B.run 25\np/B.run;(tree full) 45\np/B.run;p/A.work 30\n"), "folded full:\n%s", s);
 	free(s);
 	/* folded, deep and wide: 500 threads, each a chain 400 calls deep with
 	 * its time in the leaf, make one line (the same stack everywhere);
@@ -210,12 +238,13 @@ int main(int argc, char **argv)
 		}
 	}
 	f = tmpfile();
-	CHECK(jinst_trace_write_folded(f, deep, dlen, 0, names2, NULL) == 0, "folded deep");
+	CHECK(jinst_trace_write_folded(f, deep, dlen, 0, wall, names2, NULL) == 0, "folded deep");
 	s = contents(f);
 	size_t lines = 0;
 	for (char *c = s; *c; c++)
 		lines += *c == '\n';
-	CHECK(lines == 1 && strstr(s, ";p/A.c 1500\n") && !strncmp(s, "p/A.b1;p/A.b;", 13), "folded deep: %zu lines", lines);
+	CHECK(lines == 2 && strstr(s, ";p/A.c 1500\n") && !strncmp(s + strlen(FOLDED_HEAD), "p/A.b1;p/A.b;", 13),
+	      "folded deep: %zu lines", lines);
 	free(s);
 	free(deep);
 
@@ -227,7 +256,7 @@ int main(int argc, char **argv)
 	f = argc > 1 ? fopen(argv[1], "w+") : tmpfile();
 	CHECK(f != NULL, "cannot open %s", argc > 1 ? argv[1] : "a temporary file");
 	if (f) {
-		CHECK(jinst_trace_write_chrome(f, events, sizeof events / sizeof events[0], tnames, 2, 77, names, NULL) == 0,
+		CHECK(jinst_trace_write_chrome(f, events, sizeof events / sizeof events[0], tnames, 2, 77, wall, names, NULL) == 0,
 		      "chrome");
 		s = contents(f);
 		CHECK(strstr(s, "\"name\":\"main \\\"quoted\\\"\"") != NULL, "thread name escaped:\n%s", s);
@@ -238,6 +267,8 @@ int main(int argc, char **argv)
 		      "microseconds:\n%s", s);
 		CHECK(strstr(s, "q/Q\\\"x.odd\\\\name") != NULL, "method name escaped:\n%s", s);
 		CHECK(strstr(s, "\"dropped\":3") != NULL, "dropped:\n%s", s);
+		CHECK(strstr(s, "\"otherData\":{\"tool\":\"jinst\",\"clock\":\"wall\",\"unit\":\"us\"") != NULL,
+		      "the clock and the unit:\n%s", s);
 		free(s);
 	}
 	return check_report();

@@ -27,7 +27,7 @@ import java.util.Properties;
  * Trace engages only when jinst.trace or jinst.out is given; coverage
  * when a class instrumented ahead of time asks for its probes
  * (Standalone.coverageAsked), whatever is given. A value it cannot take
- * (trace=events, format=folded or chrome: the agent's alone) gets one line
+ * (trace=events, format=folded, html or chrome: the agent's alone) gets one line
  * on stderr, and nothing is recorded.
  */
 final class Config {
@@ -138,7 +138,8 @@ final class Config {
 				return wrong("jinst.format=profile needs jinst.trace=times");
 			else
 				return wrong("jinst.format=" + v + ": unknown format '" + f + "' (counts, profile" +
-				             (f.equals("folded") || f.equals("chrome") ? "; " + f + " needs the agent)" : ")"));
+				             (f.equals("folded") || f.equals("html") || f.equals("chrome") ? "; " + f +
+				              " needs the agent)" : ")"));
 		}
 		return true;
 	}

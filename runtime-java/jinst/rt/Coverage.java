@@ -113,6 +113,29 @@ public final class Coverage {
 	/* The fast paths are Hooks.probes and Hooks.probeCounts: a table read,
 	 * a compare, one element; the slow paths below make the array. */
 
+	/** The flat array's most booleans: 4 MiB, 4 million probes (Xalan's
+	 * classes have 57 thousand). */
+	static final int FLAT_MAX = 1 << 22;
+
+	/**
+	 * The flat array of java.lang.$JinstProbes (its initializer calls this
+	 * once; the agent makes it run before it hands out ranges, and reads its
+	 * length): FLAT_MAX booleans, or a 256th of the heap's limit if less, so
+	 * that a small heap keeps its room, or the system property jinst.flat if
+	 * less (0: none; the tests make it small to mix both forms). Empty when
+	 * even that cannot be had: the classes then ask by class id, and the
+	 * program never sees the error.
+	 */
+	public static boolean[] flatBools() {
+		long n = Math.min(FLAT_MAX, Runtime.getRuntime().maxMemory() / 256);
+		n = Math.max(0, Math.min(n, Integer.getInteger("jinst.flat", FLAT_MAX)));
+		try {
+			return new boolean[(int) n];
+		} catch (OutOfMemoryError e) {
+			return new boolean[0];
+		}
+	}
+
 	public static boolean[] probesSlow(int id, int n) {
 		try {
 			if (mode == BOOLEANS && id >= 0 && id < MAX_ID && n >= 0) {

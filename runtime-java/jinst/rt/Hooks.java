@@ -400,6 +400,32 @@ public final class Hooks {
 	/** Writes the output now (registered by the agent with RegisterNatives). */
 	static native void dump0();
 
+	/** The first of count ids the agent's instrumenter reserves for a run
+	 * instrumented ahead of time (Runs; registered by the agent), or -1. */
+	static native int methodBase0(int count);
+
+	/**
+	 * The names of the runs' ids for the agent's outputs: per id, its class,
+	 * method, descriptor, and an empty array when it is timed (null when
+	 * counted); nulls for the ids no table of a run names.
+	 */
+	static byte[][] runNames() {
+		/* No run asked for a range: nothing to read (and no resource
+		 * lookups, which run the JDK's code, traced or not). */
+		if (Runs.loaders().length == 0)
+			return new byte[0][];
+		MethodTable t = MethodTable.loadRuns();
+		byte[][] r = new byte[4 * t.cls.length][];
+		for (int id = 0; id < t.cls.length; id++)
+			if (t.has(id)) {
+				r[4 * id] = t.cls[id];
+				r[4 * id + 1] = t.name[id];
+				r[4 * id + 2] = t.desc[id];
+				r[4 * id + 3] = t.timed[id] ? new byte[0] : null;
+			}
+		return r;
+	}
+
 	/** Local's initial value: the context of t, the current thread. */
 	static Ctx contextOf(Thread t) {
 		return Registry.contextOf(t);

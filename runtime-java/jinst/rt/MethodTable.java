@@ -22,9 +22,14 @@ import java.util.Set;
  * one line per id, names as in the class file (internal class names,
  * modified UTF-8) with backslash, tab, newline and carriage return escaped
  * as \\, \t, \n, \r; lines starting with # are comments. Every copy the
- * loaders find is read (a jar or folder each). Ids are the instrumenter's,
- * so classes instrumented in separate runs share ids: an id two tables give
- * different methods is left out of the outputs, and said so.
+ * loaders find is read (a jar or folder each), and those of the loaders of
+ * the runs' classes ({@link Runs}). A table of {@code jinst instrument}
+ * ("# jinst methods 2") has a line {@code run<TAB>KEY<TAB>COUNT} first:
+ * its ids are relative to the run, whose range {@link Runs} handed out, so
+ * tables of separate runs never name one id twice; a run none of whose
+ * classes ran is not read. A table without it gives ids as they are. An id
+ * that two tables still give different methods is left out of the
+ * outputs, and said so.
  *
  * Names stay bytes, never decoded: the outputs hold them as the agent's do,
  * and sort them bytewise as it does.
@@ -38,10 +43,28 @@ final class MethodTable {
 	private boolean[] conflict = new boolean[0];
 	int tables, conflicts;
 
-	/** Every copy of the table that the loaders find (nulls skipped). */
+	/* Only the tables of runs (the agent names the other ids itself). */
+	private boolean runsOnly;
+
+	/** Every copy of the table that the loaders and the runs' loaders find
+	 * (nulls skipped). */
 	static MethodTable load(ClassLoader... loaders) {
+		return new MethodTable().readAll(loaders).readAll(Runs.loaders());
+	}
+
+	/** The tables of runs only, from the runs' loaders, the system's and the
+	 * context's (for the agent's outputs). */
+	static MethodTable loadRuns() {
 		MethodTable t = new MethodTable();
-		Set<String> seen = new HashSet<String>();
+		t.runsOnly = true;
+		return t.readAll(Runs.loaders()).readAll(ClassLoader.getSystemClassLoader(),
+		                                         Thread.currentThread().getContextClassLoader());
+	}
+
+	private final Set<String> seen = new HashSet<String>();
+
+	private MethodTable readAll(ClassLoader... loaders) {
+		MethodTable t = this;
 		for (ClassLoader l : loaders) {
 			if (l == null)
 				continue;
@@ -76,20 +99,30 @@ final class MethodTable {
 		}
 	}
 
+	/* The table being read: ids are base + the row's, below limit; base -1:
+	 * its rows are not read. */
+	private int base, limit;
+
 	private void parse(byte[] b) {
 		tables++;
+		base = runsOnly ? -1 : 0;
+		limit = Integer.MAX_VALUE;
+		boolean first = true;
 		for (int i = 0; i < b.length;) {
 			int end = i;
 			while (end < b.length && b[end] != '\n')
 				end++;
-			if (end > i && b[i] != '#')
-				line(b, i, end);
+			if (end > i && b[i] != '#') {
+				line(b, i, end, first);
+				first = false;
+			}
 			i = end + 1;
 		}
 	}
 
-	/* id, class, method, descriptor, and timed or counted: b[from, to). */
-	private void line(byte[] b, int from, int to) {
+	/* id, class, method, descriptor, and timed or counted: b[from, to); or
+	 * first, the run: "run", key, count. */
+	private void line(byte[] b, int from, int to, boolean first) {
 		byte[][] f = new byte[5][];
 		int k = 0, start = from;
 		for (int i = from; i <= to && k < 5; i++)
@@ -97,9 +130,30 @@ final class MethodTable {
 				f[k++] = unescape(b, start, i);
 				start = i + 1;
 			}
-		int id = k >= 4 ? number(f[0]) : -1;
-		if (id >= 0)
-			add(id, f[1], f[2], f[3], k < 5 || !new String(f[4], ISO).equals("counted"));
+		if (first && k == 3 && new String(f[0], ISO).equals("run")) {
+			run(new String(f[1], ISO), number(f[2]));
+			return;
+		}
+		int id = k >= 4 && base >= 0 ? number(f[0]) : -1;
+		if (id >= 0 && id < limit)
+			add(base + id, f[1], f[2], f[3], k < 5 || !new String(f[4], ISO).equals("counted"));
+	}
+
+	/* A run's table: its rows are read when the run's range is known and
+	 * of its count. */
+	private void run(String key, int count) {
+		base = -1;
+		if (key.length() != 16 || count < 0)
+			return;
+		try {
+			long k = Long.parseUnsignedLong(key, 16);
+			if (Runs.countOf(k) == count) {
+				base = Runs.baseOf(k);
+				limit = count;
+			}
+		} catch (NumberFormatException e) {
+			/* not a run: nothing read */
+		}
 	}
 
 	private static final java.nio.charset.Charset ISO = java.nio.charset.Charset.forName("ISO-8859-1");

@@ -44,7 +44,7 @@ final class TraceWriter implements Comparator<Integer> {
 			Standalone.say("no " + MethodTable.RESOURCE + " on the class path: the outputs name no method");
 		if (t.conflicts > 0)
 			Standalone.say(t.conflicts + " method ids name different methods in different " + MethodTable.RESOURCE +
-			               " (classes instrumented in separate runs): left out");
+			               " (tables without a run, from separate runs): left out");
 		if ((c.formats & Config.COUNTS) != 0)
 			save(c.out + ".tsv", counts(t, TraceData.counts()));
 		if ((c.formats & Config.PROFILE) != 0)
@@ -109,13 +109,17 @@ final class TraceWriter implements Comparator<Integer> {
 			names(out, t, id, ".", "");
 			ascii(out, "\n");
 		}
-		ascii(out, "CPU TIME (ms) END\n");
+		ascii(out, HEAD + " (ms) END\n");
 		return out.toByteArray();
 	}
 
+	/* The clock the times are from, System.nanoTime's, named as the agent's
+	 * report/ names it (jinst_trace_clock_name, _words). */
+	private static final String CLOCK = "wall", CLOCK_WORDS = "wall time", HEAD = "WALL TIME";
+
 	private static void header(ByteArrayOutputStream out, double sum, int tickUs, int untimed) {
-		ascii(out, "CPU TIME (ms) BEGIN (total = " + fixed(sum / 1e6, 3) +
-		           ") wall time, self and inclusive, per method\n");
+		ascii(out, HEAD + " (ms) BEGIN (total = " + fixed(sum / 1e6, 3) + ") clock " + CLOCK + ", unit ms: " +
+		           CLOCK_WORDS + ", self and inclusive, per method\n");
 		if (tickUs > 0)
 			ascii(out, "(times from a clock that advances every " + tickUs +
 			           " us, each advance given to the stack where it\n" +

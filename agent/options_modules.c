@@ -1,0 +1,19 @@
+/*
+ * The option halves of the registry's modules (modules.c), in its order:
+ * what jinst_agent_options_parse needs of a module (name, options, settings,
+ * checks) and nothing of its life in a VM. jinst attach links this with
+ * options.c, trace.c and coverage.c to validate options with the agent's
+ * own parser before it touches a VM; test_options checks that the two
+ * registries list the same modules with the same tables.
+ */
+#include "coverage.h"
+#include "trace.h"
+
+static const jinst_agent_module trace_options_only = {JINST_TRACE_MODULE_OPTIONS};
+static const jinst_agent_module coverage_options_only = {JINST_COVERAGE_MODULE_OPTIONS};
+
+const jinst_agent_module *const jinst_agent_option_modules[] = {
+	&trace_options_only,
+	&coverage_options_only,
+	NULL,
+};

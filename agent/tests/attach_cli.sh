@@ -1,0 +1,311 @@
+#!/usr/bin/env bash
+# jinst attach|dump|stop, and the errors the agent reports where the user
+# looks, in real VMs.
+#   attach_cli.sh CASE JAVA_HOME LIBJINST JINST PROGRAMS CHECKS WORK
+# CASE:
+#   e2e      attach, dump, stop through jinst on a running program; attach
+#            again after stop (coverage, which never ran there)
+#   badopt   a bad option: the reason, exit 2, and the target untouched (no
+#            attach socket, no attach file, no thread dump, no agent line)
+#   errors   no such process, not a JVM (left alive: no signal sent), attach
+#            disabled, -Xrs, a listener that never comes (timeout)
+#   jcmd     through jcmd, a refused load gives a non-zero return code
+#   out      an unwritable out= refused at start (launch and attach);
+#            out=DIR/ writes jinst-PID.* into DIR
+#   dropped  trace=events beyond maxevents: the number dropped, on the
+#            console and in the output
+#   foreign  HPROF's, JaCoCo's and async-profiler's names get their
+#            suggestion, from the VM and from jinst attach
+#   installed  cmake --install; the installed jinst loads the installed
+#            libjinst.so
+# Exit 0 passed, 1 failed, 77 skipped (no such JDK, or a sanitized build
+# without its runtimes).
+set -uo pipefail
+case=$1 home=$2 lib=$3 jinst=$4 programs=$5 checks=$6 work=$7
+java=$home/bin/java
+if [[ ! -x $java ]]; then
+	echo "SKIP: no JDK at $home"
+	exit 77
+fi
+if [[ ${JINST_SANITIZED:-OFF} == ON ]]; then
+	if [[ -z ${JINST_PRELOAD:-} ]]; then
+		echo "SKIP: a sanitized libjinst.so needs its sanitizer runtimes, which were not found"
+		exit 77
+	fi
+	java_env=(env LD_PRELOAD="$JINST_PRELOAD"
+		ASAN_OPTIONS=detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:use_sigaltstack=0
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
+else
+	java_env=(env)
+fi
+# A refused load makes HotSpot unload the library, and JDK 17's
+# os::dll_unload then reads its name after dlclose freed it: harmless, but
+# ASan aborts the VM on it (jvm.sh attach). Sanitized builds skip refusals
+# that reach a VM.
+refusals=yes
+[[ ${JINST_SANITIZED:-OFF} != ON ]] || refusals=
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work" || exit 1
+fails=0
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+"$java" -version 2>&1 | head -1
+
+# sleeper NAME [JVM ARGS...]: starts the program to attach to (pid), its
+# stdout and stderr in NAME.out and NAME.err, until it runs.
+sleeper() {
+	local name=$1
+	shift
+	rm -f "$work/stop-$name"
+	"${java_env[@]}" "$java" "$@" -cp "$checks" jinstcheck.Sleeper "$work/stop-$name" >"$name.out" 2>"$name.err" &
+	pid=$!
+	for _ in $(seq 100); do
+		grep -q running "$name.out" && break
+		sleep 0.1
+	done
+}
+# finish NAME: ends the sleeper and waits for it
+finish() {
+	touch "$work/stop-$1"
+	wait "$pid" || fail "$1: the program failed"
+}
+# att WHAT ARGS...: jinst WHAT ARGS, its exit status in rc, its output in jinst.txt
+att() {
+	"$jinst" "$@" >jinst.txt 2>&1
+	rc=$?
+	echo "\$ jinst $* -> $rc"
+	cat jinst.txt
+}
+# untouched NAME: the target never started its attach listener nor got a signal
+untouched() {
+	[[ ! -e /proc/$pid/root/tmp/.java_pid$pid ]] || fail "$1: the attach listener was started"
+	[[ ! -e /proc/$pid/cwd/.attach_pid$pid ]] || fail "$1: an attach file was left"
+	! grep -q "Full thread dump" "$1.out" || fail "$1: the target got SIGQUIT (a thread dump)"
+	! grep -q "^jinst" "$1.err" || fail "$1: the agent ran in the target: $(cat "$1.err")"
+}
+
+case $case in
+e2e)
+	sleeper e2e
+	att attach "$pid" "trace=counts,include=jinstcheck.**,out=$work/att"
+	[[ $rc == 0 ]] || fail "attach exited $rc"
+	grep -q "^jinst: recording trace, include=jinstcheck.\*\*; outputs $work/att.\* replaced" jinst.txt ||
+		fail "attach did not print the agent's first line"
+	grep -q "^jinst attach: process $pid: done (return code 0)" jinst.txt || fail "attach printed no status"
+	sleep 0.3
+	att dump "$pid"
+	[[ $rc == 0 && -f att.tsv ]] || fail "dump exited $rc, att.tsv: $(ls att.* 2>&1)"
+	grep -q "^jinst: wrote $work/att.tsv" jinst.txt || fail "dump did not print the agent's line"
+	first=$(awk '$2 == "tick" { print $4 }' att.tsv)
+	sleep 0.3
+	att stop "$pid"
+	[[ $rc == 0 ]] || fail "stop exited $rc"
+	grep -q "^jinst: stop: [1-9][0-9]* classes given back their original bytes" jinst.txt ||
+		fail "stop did not print the agent's lines"
+	second=$(awk '$2 == "tick" { print $4 }' att.tsv)
+	echo "tick(): $first at dump, $second at stop"
+	[[ $first -gt 0 && $second -gt $first ]] || fail "tick() not counted, or not counted on: $first, $second"
+	if [[ -n $refusals ]]; then
+		att dump "$pid"
+		[[ $rc == 1 ]] || fail "dump after stop exited $rc"
+		grep -q "^jinst: tracing was stopped or never started in this VM" jinst.txt ||
+			fail "the agent's refusal did not reach the terminal"
+		grep -q "refused (return code -1); its reason is above" jinst.txt || fail "no status for the refusal"
+	fi
+	# A new session after stop: coverage never ran in this VM.
+	att attach "$pid" "coverage,include=jinstcheck.**,out=$work/cov"
+	[[ $rc == 0 ]] || fail "attach (coverage) after stop exited $rc"
+	att stop "$pid"
+	[[ $rc == 0 && -s cov.cov ]] || fail "stop (coverage) exited $rc, cov.cov: $(ls cov.* 2>&1)"
+	finish e2e
+	grep -q "ticked" e2e.out || fail "the program did not run on"
+	;;
+badopt)
+	sleeper badopt
+	for opt in trace=bogus frobnicate file=x trace=counts,format=chrome maxevents=1 include=a++b; do
+		att attach "$pid" "$opt"
+		[[ $rc == 2 ]] || fail "$opt: exit $rc, not 2"
+		grep -q "^jinst attach: .*${opt%%[=,]*}" jinst.txt || fail "$opt: the reason does not name the option"
+		grep -q "nothing was sent to process $pid" jinst.txt || fail "$opt: not said that nothing was sent"
+	done
+	att attach "$pid" help
+	[[ $rc == 0 ]] && grep -q "maxevents=N" jinst.txt || fail "help: exit $rc, or no options listed"
+	att dump "$pid" extra
+	[[ $rc == 2 ]] || fail "dump with options: exit $rc, not 2"
+	sleep 0.3
+	untouched badopt
+	finish badopt
+	echo "$(grep -c . badopt.err) lines on the target's stderr; no listener, no attach file, no thread dump"
+	;;
+errors)
+	"$java" -version 2>/dev/null &
+	gone=$!
+	wait $gone
+	att attach $gone
+	[[ $rc == 1 ]] && grep -q "no such process: $gone" jinst.txt || fail "no such process: exit $rc"
+	sleep 30 &
+	other=$!
+	att attach $other trace=counts
+	[[ $rc == 1 ]] && grep -q "process $other is not a HotSpot JVM" jinst.txt || fail "not a JVM: exit $rc"
+	sleep 0.2
+	kill -0 $other 2>/dev/null || fail "the process that is not a JVM got a signal and ended"
+	kill $other
+	sleeper errors -XX:+DisableAttachMechanism
+	att attach "$pid" trace=counts
+	[[ $rc == 1 ]] && grep -q "attach is disabled in process $pid" jinst.txt || fail "disabled: exit $rc"
+	untouched errors
+	finish errors
+	# -Xrs: SIGQUIT would end the VM, but its listener starts with it;
+	# attached without a signal
+	sleeper rs -Xrs
+	att attach "$pid" "trace=counts,out=$work/rs"
+	[[ $rc == 0 ]] || fail "-Xrs: exit $rc"
+	att stop "$pid"
+	finish rs
+	[[ -s rs.tsv ]] || fail "-Xrs: no rs.tsv"
+	# another user's VM: refused; as root, attached as its user
+	if [[ $(id -u) == 0 ]] && command -v setpriv >/dev/null; then
+		sleeper owner
+		setpriv --reuid=65534 --regid=65534 --clear-groups "$jinst" attach "$pid" trace=counts >jinst.txt 2>&1
+		rc=$?
+		cat jinst.txt
+		[[ $rc == 1 ]] && grep -q "process $pid belongs to uid 0, not to you (uid 65534)" jinst.txt ||
+			fail "another user's VM: exit $rc"
+		untouched owner
+		finish owner
+		mkdir -p nobody && chmod 777 nobody
+		rm -f "$work/stop-nobody"
+		setpriv --reuid=65534 --regid=65534 --clear-groups "${java_env[@]}" "$java" -cp "$checks" jinstcheck.Sleeper \
+			"$work/stop-nobody" >nobody.out 2>nobody.err &
+		pid=$!
+		for _ in $(seq 100); do
+			grep -q running nobody.out && break
+			sleep 0.1
+		done
+		# (a process that changed its uid is not dumpable: LeakSanitizer
+		# cannot stop its threads at exit, and fails)
+		ASAN_OPTIONS=detect_leaks=0 att attach "$pid" "trace=counts,out=$work/nobody/n"
+		[[ $rc == 0 ]] || fail "root attaching to a VM of uid 65534: exit $rc"
+		ASAN_OPTIONS=detect_leaks=0 att stop "$pid"
+		finish nobody
+		[[ -s nobody/n.tsv ]] || fail "root attaching to a VM of uid 65534: no n.tsv"
+	fi
+	# a flag the tool cannot see (in a file): no listener comes
+	echo "-XX:+DisableAttachMechanism" >flags.txt
+	sleeper timeout -XX:VMOptionsFile=flags.txt
+	att attach --timeout 1 "$pid" trace=counts
+	[[ $rc == 1 ]] && grep -q "timeout: process $pid did not answer in 1 s" jinst.txt || fail "timeout: exit $rc"
+	[[ ! -e /proc/$pid/cwd/.attach_pid$pid ]] || fail "timeout: the attach file was left"
+	finish timeout
+	;;
+jcmd)
+	[[ -n $refusals ]] || {
+		echo "SKIP: a sanitized VM aborts on the refusal (see above)"
+		exit 77
+	}
+	sleeper jcmd
+	for opt in frobnicate "trace=counts,out=$work/no/such/x"; do
+		"$home/bin/jcmd" "$pid" JVMTI.agent_load "$lib" "\"$opt\"" >jcmd.txt 2>&1
+		jrc=$?
+		echo "jcmd ... '$opt' -> exit $jrc: $(tr '\n' ' ' <jcmd.txt)"
+		grep -q "return code: -1" jcmd.txt || fail "$opt: jcmd did not get -1"
+	done
+	grep -q "unknown option 'frobnicate'" jcmd.err || fail "the refusal is not on the target's stderr"
+	grep -q "out=$work/no/such/x: the outputs cannot be written" jcmd.err || fail "no out= refusal on the target"
+	finish jcmd
+	;;
+out)
+	# at launch: the program never runs
+	for bad in "$work/no/such/x:No such file or directory" "$work/afile/x:not a folder"; do
+		touch afile
+		"${java_env[@]}" "$java" -agentpath:"$lib"=out="${bad%%:*}" -cp "$programs" jinsttest.Recursion >launch.txt 2>&1
+		lrc=$?
+		[[ $lrc != 0 ]] || fail "${bad%%:*}: the VM started"
+		! grep -q "fib" launch.txt || fail "${bad%%:*}: the program ran"
+		grep -q "^jinst: out=${bad%%:*}: the outputs cannot be written in .*: ${bad#*:}" launch.txt ||
+			fail "${bad%%:*}: no reason: $(head -1 launch.txt)"
+	done
+	# out=DIR/ and an existing DIR: jinst-PID.tsv inside
+	mkdir -p d1 d2
+	"${java_env[@]}" "$java" -agentpath:"$lib"=include=jinsttest.**,out="$work/d1/" -cp "$programs" jinsttest.Recursion >/dev/null 2>&1 ||
+		fail "out=d1/: the program failed"
+	"${java_env[@]}" "$java" -agentpath:"$lib"=include=jinsttest.**,out="$work/d2" -cp "$programs" jinsttest.Recursion >/dev/null 2>&1 ||
+		fail "out=d2: the program failed"
+	ls -A d1 d2
+	ls d1 | grep -qE "^jinst-[0-9]+\.tsv$" && [[ $(ls -A d1 | wc -l) == 1 ]] || fail "out=d1/: $(ls -A d1)"
+	ls d2 | grep -qE "^jinst-[0-9]+\.tsv$" && [[ $(ls -A d2 | wc -l) == 1 ]] || fail "out=d2: $(ls -A d2)"
+	# at attach: refused, and a good attach then works
+	[[ -n $refusals ]] || exit $((fails > 0))
+	sleeper out
+	att attach "$pid" "trace=counts,include=jinstcheck.**,out=$work/no/such/x"
+	[[ $rc == 1 ]] || fail "attach with an unwritable out=: exit $rc"
+	grep -q "^jinst: out=$work/no/such/x: the outputs cannot be written" jinst.txt || fail "attach: no reason printed"
+	att attach "$pid" "trace=counts,include=jinstcheck.**,out=$work/d1/"
+	[[ $rc == 0 ]] || fail "attach after the refusal: exit $rc"
+	att stop "$pid"
+	finish out
+	[[ $(ls d1 | wc -l) == 2 ]] || fail "attach out=d1/: $(ls d1)"
+	;;
+dropped)
+	"${java_env[@]}" "$java" -agentpath:"$lib"=trace=events,maxevents=100,out="$work"/e -cp "$programs" jinsttest.Recursion \
+		>/dev/null 2>err.txt || fail "the program failed"
+	cat err.txt
+	line=$(grep "^jinst: $work/e.json: [0-9]* calls dropped in 1 threads, 100 events kept: each thread keeps its first calls" err.txt)
+	[[ -n $line ]] || fail "no line for the dropped events"
+	said=$(sed 's/^jinst: .*e.json: \([0-9]*\) calls dropped.*/\1/' <<<"$line")
+	python3 - e.json "$said" <<'PY' || fail "e.json does not say what was dropped"
+import json, sys
+d = json.load(open(sys.argv[1]))
+said = int(sys.argv[2])
+other = d["otherData"]
+assert other["dropped"] == said > 0, (other, said)
+assert "first calls" in other["kept"] and "maxevents" in other["kept"], other
+threads = [e for e in d["traceEvents"] if e.get("name") == "thread_name"]
+assert sum(e["args"]["dropped"] for e in threads) == said, threads
+events = [e for e in d["traceEvents"] if e["ph"] in "BE"]
+assert len(events) == 100, len(events)
+print("dropped %d, kept %d events" % (said, len(events)))
+PY
+	"${java_env[@]}" "$java" -agentpath:"$lib"=trace=events,out="$work"/f -cp "$programs" jinsttest.Recursion >/dev/null 2>err2.txt
+	! grep -q "calls dropped" err2.txt || fail "a line for dropped events when none were"
+	;;
+foreign)
+	for pair in "cpu=times:trace=times" "depth=8:trace=times" "file=x:out=PATH" "destfile=x.exec:coverage,out=PATH" \
+		"includes=a.*:include=GLOBS" "excludes=a.*:exclude=GLOBS" "event=cpu:trace=times" "interval=10000:tick=USEC"; do
+		opt=${pair%%:*} want=${pair#*:}
+		"${java_env[@]}" "$java" -agentpath:"$lib"="$opt" -version >vm.txt 2>&1
+		grep -q "^jinst: unknown option '${opt%%=*}': did you mean $want" vm.txt || fail "$opt (VM): $(head -1 vm.txt)"
+		att attach 1 "$opt"
+		[[ $rc == 2 ]] && grep -q "did you mean $want" jinst.txt || fail "$opt (jinst attach): exit $rc"
+	done
+	"${java_env[@]}" "$java" -agentpath:"$lib"=help -version >help.txt 2>&1
+	grep -q "app.\* is app's own classes, not its subpackages" help.txt || fail "help does not say what app.* takes"
+	grep -q "each output is replaced at every write" help.txt || fail "help does not say that out= overwrites"
+	;;
+installed)
+	# cmake --install, then the installed jinst finds the installed
+	# libjinst.so beside it (BINDIR/../LIBDIR), which the VM maps
+	build=$(dirname "$(dirname "$lib")")
+	cmake --install "$build" --prefix "$work/prefix" >install.txt 2>&1 || fail "cmake --install: $(tail -3 install.txt)"
+	jinst=$work/prefix/bin/jinst
+	sleeper installed
+	att attach "$pid" "trace=counts,include=jinstcheck.**,out=$work/inst"
+	[[ $rc == 0 ]] || fail "the installed jinst: exit $rc"
+	grep -q "$work/prefix/lib.*/libjinst.so" /proc/$pid/maps || fail "the VM did not map the installed libjinst.so"
+	att stop "$pid"
+	finish installed
+	[[ -s inst.tsv ]] || fail "no inst.tsv"
+	;;
+*)
+	echo "unknown case $case"
+	exit 2
+	;;
+esac
+if [[ $fails -gt 0 ]]; then
+	echo "$case: $fails failed"
+	exit 1
+fi
+echo "$case: passed"

@@ -1,0 +1,166 @@
+/*
+ * The trace module's life in the VM: the clock of trace=times, and start,
+ * stop and the ends of threads. Its options, pass and hooks' mode are
+ * trace.c's, its outputs trace_output.c's.
+ */
+#define _POSIX_C_SOURCE 200809L /* clock_nanosleep */
+#include "trace.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+/* ---- the clock (trace=times) ------------------------------------------- *
+ *
+ * The hooks keep each thread's stack of method ids and read no clock; this
+ * thread calls Hooks.sample every tick= microseconds with the time, which
+ * gives the time since the last call to every thread's stack as it stands
+ * (runtime-java/jinst/rt/Hooks.java). The time is CLOCK_MONOTONIC in
+ * nanoseconds, System.nanoTime's clock on Linux. A wake-up that comes late
+ * gives the time it came at, so no time is lost, and the next is scheduled
+ * a period after it: a stalled clock does not catch up in a burst. Its
+ * cost is its wake-ups, about 20 us of CPU each on this kind of machine
+ * (2% of a core at the default period), and the samples, a few
+ * microseconds for each thread whose stack changed.
+ */
+
+static struct {
+	jmethodID engage, disengage, thread_end, sample;
+	atomic_int ready;     /* the methods above are set */
+	atomic_int clock_on;  /* the clock thread runs while set */
+} rt;
+
+static int64_t monotonic_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static void JNICALL clock_run(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
+{
+	(void)jvmti;
+	const int64_t period = ((const jinst_trace_config *)arg)->tick_us * 1000;
+	jclass hooks = jinst_agent_hooks_class();
+	/* Linux delays a timer by up to 50 us by default: a tenth of a
+	 * period is enough leeway. */
+	prctl(PR_SET_TIMERSLACK, (unsigned long)(period / 10 > 0 ? period / 10 : 1), 0, 0, 0);
+	int64_t next = monotonic_ns();
+	bool failed = false;
+	while (atomic_load(&rt.clock_on)) {
+		next += period;
+		struct timespec at = {(time_t)(next / 1000000000), (long)(next % 1000000000)};
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR)
+			;
+		int64_t now = monotonic_ns();
+		if (now - next > period)
+			next = now;
+		if (!atomic_load(&rt.clock_on))
+			break;
+		(*jni)->CallStaticVoidMethod(jni, hooks, rt.sample, (jlong)now);
+		if ((*jni)->ExceptionCheck(jni)) {
+			/* (once: an exception here would be the same every time) */
+			if (!failed)
+				jinst_agent_java_failed(jni, "Hooks.sample");
+			(*jni)->ExceptionClear(jni);
+			failed = true;
+		}
+	}
+}
+
+/* A java.lang.Thread for RunAgentThread, made before the hooks are engaged
+ * so that its constructor's calls are not traced. */
+static jthread clock_thread(JNIEnv *jni)
+{
+	jclass k = (*jni)->FindClass(jni, "java/lang/Thread");
+	jmethodID init = k ? (*jni)->GetMethodID(jni, k, "<init>", "(Ljava/lang/String;)V") : NULL;
+	jstring name = init ? (*jni)->NewStringUTF(jni, "jinst clock") : NULL;
+	jthread t = name ? (*jni)->NewObject(jni, k, init, name) : NULL;
+	if (jinst_agent_java_failed(jni, "new Thread(\"jinst clock\")"))
+		t = NULL;
+	if (k)
+		(*jni)->DeleteLocalRef(jni, k);
+	if (name)
+		(*jni)->DeleteLocalRef(jni, name);
+	return t;
+}
+
+static void clock_start(const jinst_trace_config *t, JNIEnv *jni, jthread clock)
+{
+	jvmtiEnv *jvmti = jinst_agent_jvmti();
+	atomic_store(&rt.clock_on, 1);
+	/* arg: the running settings, which live as long as the VM */
+	if (jinst_agent_jvmti_failed(
+	        (*jvmti)->RunAgentThread(jvmti, clock, clock_run, (void *)t, JVMTI_THREAD_MAX_PRIORITY),
+	        "RunAgentThread (the clock; times will be 0)"))
+		atomic_store(&rt.clock_on, 0);
+	(*jni)->DeleteLocalRef(jni, clock);
+}
+
+/* ---- the module's life ------------------------------------------------- */
+
+static bool find_methods(JNIEnv *jni, jclass hooks)
+{
+	struct { jmethodID *id; const char *name, *sig; } ms[] = {
+		{&rt.engage, "engage", "(IIJ)V"}, {&rt.disengage, "disengage", "()V"},
+		{&rt.thread_end, "threadEnd", "(Ljava/lang/Thread;)V"}, {&rt.sample, "sample", "(J)V"}};
+	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
+		*ms[i].id = (*jni)->GetStaticMethodID(jni, hooks, ms[i].name, ms[i].sig);
+		if (jinst_agent_java_failed(jni, ms[i].name) || !*ms[i].id)
+			return false;
+	}
+	return jinst_trace_output_init(jni);
+}
+
+static bool trace_start(const void *c, JNIEnv *jni)
+{
+	const jinst_trace_config *t = c;
+	jclass hooks = jinst_agent_hooks_class();
+	if (!find_methods(jni, hooks))
+		return false;
+	atomic_store(&rt.ready, 1);
+	jthread clock = NULL;
+	if (t->mode == JINST_TRACE_TIMES && t->tick_us > 0 && !(clock = clock_thread(jni)))
+		jinst_agent_log("no clock thread: times will be 0");
+	(*jni)->CallStaticVoidMethod(jni, hooks, rt.engage, (jint)jinst_trace_hooks_mode(t), (jint)t->max_events,
+	                             (jlong)monotonic_ns());
+	if (jinst_agent_java_failed(jni, "Hooks.engage")) {
+		if (clock)
+			(*jni)->DeleteLocalRef(jni, clock);
+		return false;
+	}
+	if (clock)
+		clock_start(t, jni, clock);
+	return true;
+}
+
+static void trace_stop(const void *c, JNIEnv *jni)
+{
+	atomic_store(&rt.clock_on, 0);
+	jinst_trace_dump(c, jni);
+	(*jni)->CallStaticVoidMethod(jni, jinst_agent_hooks_class(), rt.disengage);
+	jinst_agent_java_failed(jni, "Hooks.disengage");
+}
+
+/* A thread ends: the runtime folds what it recorded into what ended threads
+ * left, so its registry stays as small as the set of live threads. */
+static void trace_thread_end(const void *c, JNIEnv *jni, jthread thread)
+{
+	(void)c;
+	if (!atomic_load(&rt.ready))
+		return;
+	(*jni)->CallStaticVoidMethod(jni, jinst_agent_hooks_class(), rt.thread_end, thread);
+	jinst_agent_java_failed(jni, "Hooks.threadEnd");
+}
+
+const jinst_agent_module jinst_trace_module = {
+	JINST_TRACE_MODULE_OPTIONS,
+	.builtin_passes = jinst_trace_passes,
+	.start = trace_start,
+	.dump = jinst_trace_dump,
+	.stop = trace_stop,
+	.thread_end = trace_thread_end,
+};

@@ -1,0 +1,474 @@
+/*
+ * jinst attach|dump|stop PID [OPTIONS]: loads libjinst.so into a running
+ * HotSpot VM, or asks the agent there to write or to stop, as
+ * async-profiler's asprof does for its agent, without jcmd (a machine
+ * with only a JRE has none).
+ *
+ * How it works. First, with nothing sent to the target: the options are
+ * parsed by the agent's own parser (agent/options.c and the modules'
+ * option tables, linked in), so a mistake is reported here and the VM
+ * never sees it; then /proc says whether the process exists, is the
+ * user's, maps libjvm.so, and does not refuse attach (a last
+ * -XX:+DisableAttachMechanism, or -Xrs, with which the signal below would
+ * end it, in its command line or the variables the VM reads).
+ *
+ * Then HotSpot's protocol (attachListener_linux.cpp): the VM listens on
+ * the socket /tmp/.java_pid<pid> once asked; to ask, the tool creates
+ * .attach_pid<pid> in the VM's working folder (else its /tmp) and sends
+ * SIGQUIT, which the VM's signal thread reads as "start the listener"
+ * when that file is there (and as "print a thread dump" when not). Paths
+ * go through /proc/PID/root and pids are the VM's own namespace's (NSpid),
+ * so a VM in a container is reached from the host. The tool connects,
+ * sends "1" (the protocol), "load", the library's absolute path, "true"
+ * (the path is absolute), the options, each NUL-terminated, and reads the
+ * status and Agent_OnAttach's return value.
+ *
+ * The agent's messages go to the VM's stderr, which is the program's: the
+ * tool adds reply=FILE to the options, a file it made in the VM's /tmp,
+ * into which the agent copies the load's messages; the tool prints them
+ * and removes the file.
+ */
+#define _XOPEN_SOURCE 700 /* realpath, seteuid */
+#include "attach.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "modules.h"
+
+/* HotSpot reads each argument into a buffer of this size (arg_length_max). */
+#define ARG_MAX_LEN 1024
+/* A load's reply is a status and a line; past this, it is not HotSpot. */
+#define REPLY_MAX (1u << 20)
+
+typedef struct target {
+	long pid, nspid;
+	uid_t uid;              /* the VM's */
+	char root[64];          /* /proc/PID/root: the VM's file system */
+	char socket[PATH_MAX];
+	const char *what;       /* attach, dump, stop */
+	double timeout;         /* seconds */
+} target;
+
+static int fail(const target *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(const target *t, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "jinst %s: ", t->what);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+/* A /proc file of the target, whole (they are small), NUL-terminated. */
+static char *proc_read(long pid, const char *name, size_t *len)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%ld/%s", pid, name);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap + 1);
+	for (size_t got; buf && (got = fread(buf + n, 1, cap - n, f)) > 0;) {
+		n += got;
+		if (n < cap || cap >= (64u << 20))
+			continue;
+		char *more = realloc(buf, 2 * cap + 1);
+		if (!more)
+			free(buf);
+		buf = more;
+		cap *= 2;
+	}
+	fclose(f);
+	if (buf)
+		buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+/* ---- before touching the target ------------------------------------------- */
+
+/* The process is there and is the user's; as root, become its user, whom
+ * HotSpot requires of the peer. */
+static int check_owner(target *t)
+{
+	char path[64];
+	struct stat st;
+	snprintf(path, sizeof path, "/proc/%ld", t->pid);
+	if (stat(path, &st) != 0)
+		return fail(t, "no such process: %ld", t->pid);
+	t->uid = st.st_uid;
+	if (st.st_uid == geteuid())
+		return 0;
+	if (geteuid() == 0 && setegid(st.st_gid) == 0 && seteuid(st.st_uid) == 0)
+		return 0;
+	return fail(t, "process %ld belongs to uid %ld, not to you (uid %ld): HotSpot takes attach from its own user only",
+	            t->pid, (long)st.st_uid, (long)geteuid());
+}
+
+static int check_jvm(target *t)
+{
+	size_t len;
+	char *maps = proc_read(t->pid, "maps", &len);
+	if (!maps)
+		return fail(t, "cannot read /proc/%ld/maps: %s", t->pid, strerror(errno));
+	bool jvm = strstr(maps, "/libjvm.so") != NULL;
+	free(maps);
+	return jvm ? 0 : fail(t, "process %ld is not a HotSpot JVM (no libjvm.so in it)", t->pid);
+}
+
+/* The VM's flags as the VM reads them: JAVA_TOOL_OPTIONS, JDK_JAVA_OPTIONS
+ * (the launcher's), the command line, _JAVA_OPTIONS, later ones winning.
+ * *rs: -Xrs, under which SIGQUIT would end the VM (but its listener then
+ * starts with the VM: HotSpot sets StartAttachListener). */
+static int check_flags(target *t, bool *rs)
+{
+	size_t clen = 0, elen = 0, vlen;
+	char *cmd = proc_read(t->pid, "cmdline", &clen), *env = proc_read(t->pid, "environ", &elen);
+	const char *v;
+	int disabled = 0;
+	*rs = false;
+	static const char *const vars[] = {"JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", NULL, "_JAVA_OPTIONS"};
+	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		if (!vars[i] && cmd) {
+			disabled = attach_flag_state(cmd, clen, false, "DisableAttachMechanism", disabled);
+			*rs |= attach_has_arg(cmd, clen, false, "-Xrs");
+		} else if (vars[i] && env && attach_env(env, elen, vars[i], &v, &vlen)) {
+			disabled = attach_flag_state(v, vlen, true, "DisableAttachMechanism", disabled);
+			*rs |= attach_has_arg(v, vlen, true, "-Xrs");
+		}
+	}
+	free(cmd);
+	free(env);
+	return disabled ? fail(t, "attach is disabled in process %ld (-XX:+DisableAttachMechanism)", t->pid) : 0;
+}
+
+static int locate(target *t)
+{
+	size_t len;
+	char *status = proc_read(t->pid, "status", &len);
+	t->nspid = status ? attach_nspid(status, len) : 0;
+	free(status);
+	if (t->nspid <= 0)
+		t->nspid = t->pid;
+	snprintf(t->root, sizeof t->root, "/proc/%ld/root", t->pid);
+	snprintf(t->socket, sizeof t->socket, "%s/tmp/.java_pid%ld", t->root, t->nspid);
+	return 0;
+}
+
+/* ---- the protocol ---------------------------------------------------------- */
+
+/* The VM's socket: one another user made in a shared /tmp is not. */
+static bool socket_ready(const target *t)
+{
+	struct stat st;
+	return stat(t->socket, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_uid == t->uid;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Asks the VM to start its listener and waits for its socket. */
+static int start_listener(const target *t)
+{
+	char file[PATH_MAX];
+	snprintf(file, sizeof file, "/proc/%ld/cwd/.attach_pid%ld", t->pid, t->nspid);
+	int fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0) {
+		snprintf(file, sizeof file, "%s/tmp/.attach_pid%ld", t->root, t->nspid);
+		fd = open(file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	}
+	if (fd < 0)
+		return fail(t, "cannot create %s: %s", file, strerror(errno));
+	close(fd);
+	int r = kill((pid_t)t->pid, SIGQUIT) == 0 ? 0 : fail(t, "cannot signal %ld: %s", t->pid, strerror(errno));
+	for (double end = now_s() + t->timeout, nap = 0.005; r == 0 && !socket_ready(t); nap = nap < 0.2 ? nap * 2 : nap) {
+		if (kill((pid_t)t->pid, 0) != 0)
+			r = fail(t, "process %ld ended while attaching", t->pid);
+		else if (now_s() > end)
+			r = fail(t, "timeout: process %ld did not answer in %g s (attach disabled by a flag in a file, "
+			            "the VM still starting, or hung)", t->pid, t->timeout);
+		else
+			nanosleep(&(struct timespec){0, (long)(nap * 1e9)}, NULL);
+	}
+	unlink(file);
+	return r;
+}
+
+static int connect_socket(const target *t)
+{
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	if (strlen(t->socket) >= sizeof addr.sun_path)
+		return -1;
+	memcpy(addr.sun_path, t->socket, strlen(t->socket) + 1);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+static bool send_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		p += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+/* One operation: "1", name, three arguments; the whole reply into *out. */
+static int exchange(const target *t, const char *const args[4], text *out)
+{
+	int fd = connect_socket(t);
+	if (fd < 0)
+		return fail(t, "cannot connect to %s: %s", t->socket, strerror(errno));
+	bool ok = send_all(fd, "1", 2);
+	for (int i = 0; ok && i < 4; i++)
+		ok = send_all(fd, args[i], strlen(args[i]) + 1);
+	char buf[4096];
+	for (ssize_t n; ok && out->len < REPLY_MAX && (n = read(fd, buf, sizeof buf)) != 0;) {
+		if (n < 0 && errno != EINTR)
+			ok = false;
+		else if (n > 0)
+			text_put(out, buf, (size_t)n);
+	}
+	int e = errno;
+	close(fd);
+	return ok ? 0 : fail(t, "the exchange with process %ld failed: %s", t->pid, strerror(e));
+}
+
+/* ---- the command ------------------------------------------------------------ */
+
+/* The reply file, made in the VM's /tmp: its path here (through /proc) and
+ * as the agent sees it. */
+static int reply_file(const target *t, char *here, size_t here_size, char *there, size_t there_size)
+{
+	for (int i = 0; i < 100; i++) {
+		snprintf(there, there_size, "/tmp/jinst-reply.%ld.%ld.%d", (long)getpid(), t->nspid, i);
+		snprintf(here, here_size, "%s%s", t->root, there);
+		int fd = open(here, O_WRONLY | O_CREAT | O_EXCL, 0600);
+		if (fd >= 0) {
+			close(fd);
+			return 0;
+		}
+		if (errno != EEXIST)
+			break;
+	}
+	return fail(t, "cannot create a file in the VM's /tmp (%s/tmp): %s", t->root, strerror(errno));
+}
+
+/* Prints the agent's messages (each "jinst: ..."), then removes the file;
+ * whether there were any. */
+static bool print_reply_file(const char *path)
+{
+	size_t len = 0, total = 0;
+	FILE *f = fopen(path, "r");
+	char buf[4096];
+	while (f && (len = fread(buf, 1, sizeof buf, f)) > 0) {
+		fwrite(buf, 1, len, stderr);
+		total += len;
+	}
+	if (f)
+		fclose(f);
+	unlink(path);
+	return total > 0;
+}
+
+/* Prints the outcome; the exit status. */
+static int report(const target *t, const text *raw, bool said)
+{
+	attach_reply r;
+	if (attach_reply_parse(&r, raw->data ? raw->data : "", raw->len) < 0)
+		return fail(t, "process %ld answered what is not HotSpot's attach reply (%zu bytes)", t->pid, raw->len);
+	if (r.status != 0)
+		return fail(t, "process %ld refused the operation (status %ld): %.*s", t->pid, r.status, (int)r.text_len,
+		            r.text);
+	if (!r.has_agent_rc)
+		return fail(t, "process %ld loaded the agent but gave no return code: %.*s", t->pid, (int)r.text_len,
+		            r.text);
+	if (r.agent_rc != 0)
+		return fail(t, "the agent in process %ld refused (return code %ld)%s", t->pid, r.agent_rc,
+		            said ? "; its reason is above" : "");
+	fprintf(stderr, "jinst %s: process %ld: done (return code 0)\n", t->what, t->pid);
+	return 0;
+}
+
+/* The options for the agent, checked by its own parser. */
+static int check_options(const target *t, const char *options)
+{
+	static jinst_agent_options o;
+	char err[1024];
+	if (jinst_agent_options_parse(&o, jinst_agent_option_modules, options, err, sizeof err) < 0) {
+		fprintf(stderr, "jinst %s: %s\n(nothing was sent to process %ld; `jinst attach PID help` lists the options)\n",
+		        t->what, err, t->pid);
+		return 2;
+	}
+	if (o.reply[0]) {
+		fprintf(stderr, "jinst %s: reply= is the tool's own option\n", t->what);
+		return 2;
+	}
+	if (strlen(options) + 64 > ARG_MAX_LEN) {
+		fprintf(stderr, "jinst %s: options too long for HotSpot's attach (at most %d bytes)\n", t->what,
+		        ARG_MAX_LEN - 64);
+		return 2;
+	}
+	return o.action == JINST_ACTION_HELP ? (jinst_agent_usage(stdout, jinst_agent_option_modules), -1) : 0;
+}
+
+int attach_run(const char *what, long pid, const char *options, const char *agent, double timeout)
+{
+	target t = {.pid = pid, .what = what, .timeout = timeout};
+	int r = check_options(&t, options);
+	if (r != 0)
+		return r < 0 ? 0 : r;
+	bool rs;
+	if ((r = check_owner(&t)) || (r = check_jvm(&t)) || (r = check_flags(&t, &rs)) || (r = locate(&t)))
+		return r;
+	if (!socket_ready(&t) && rs)
+		return fail(&t, "process %ld runs with -Xrs and has no attach listener: the signal that starts one "
+		                "would end it", t.pid);
+	if (!socket_ready(&t) && (r = start_listener(&t)))
+		return r;
+	char here[PATH_MAX], there[256], opts[ARG_MAX_LEN + 1];
+	if ((r = reply_file(&t, here, sizeof here, there, sizeof there)))
+		return r;
+	snprintf(opts, sizeof opts, "%s%s%s", options, options[0] ? ",reply=" : "reply=", there);
+	const char *const args[4] = {"load", agent, "true", opts};
+	text raw = {0};
+	r = exchange(&t, args, &raw);
+	bool said = print_reply_file(here);
+	if (r == 0)
+		r = report(&t, &raw, said);
+	text_free(&raw);
+	return r;
+}
+
+/* ---- the command line ------------------------------------------------------- */
+
+const char attach_help[] =
+	"usage: jinst attach [--timeout S] [--agent PATH] PID [OPTION,...]\n"
+	"       jinst dump [--timeout S] PID\n"
+	"       jinst stop [--timeout S] PID\n"
+	"\n"
+	"Loads the agent (libjinst.so) into the running HotSpot VM of process PID with\n"
+	"the agent's OPTIONs (those of -agentpath:libjinst.so=...; several arguments are\n"
+	"joined with ','), or asks the agent there to write its outputs now (dump), or\n"
+	"to write them and give every class its original code back (stop). Attaching\n"
+	"again after stop starts a new session where the module allows it.\n"
+	"The options are checked by the agent's own parser first: a mistake is printed\n"
+	"here and nothing is sent to the VM. `jinst attach PID help` lists them.\n"
+	"Then, still without touching the VM: PID must exist, be yours, run a HotSpot\n"
+	"VM, and not refuse attach (-XX:+DisableAttachMechanism; -Xrs with no listener).\n"
+	"HotSpot's attach protocol is spoken here, no jcmd needed (a JRE has none);\n"
+	"VMs in containers are reached through /proc/PID/root.\n"
+	"The agent's messages for this load (what it records and where, its refusal)\n"
+	"are printed here, then one line with its return code.\n"
+	"  --timeout S   seconds to wait for the VM's attach listener [10]\n"
+	"  --agent PATH  the libjinst.so to load [the one installed beside jinst]\n"
+	"\n"
+	"Examples:\n"
+	"  jinst attach 4242 trace=times,include=com.example.**,out=/tmp/prof\n"
+	"  jinst dump 4242\n"
+	"  jinst stop 4242\n"
+	"Exit status: 0 done, 1 the target or the agent refused or could not be\n"
+	"reached (the reason is printed), 2 usage error or a bad option.\n";
+
+/* libjinst.so beside the tool, absolute: the installed layout
+ * (BINDIR/JINST_AGENT_FROM_BIN), else the build tree's (bin/, lib/). */
+static int find_agent(char *out, size_t size)
+{
+	char exe[PATH_MAX], path[PATH_MAX + 64];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		return -1;
+	exe[n] = 0;
+	*strrchr(exe, '/') = 0;
+	static const char *const rel[] = {JINST_AGENT_FROM_BIN, "../lib"};
+	for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+		snprintf(path, sizeof path, "%s/%s/libjinst.so", exe, rel[i]);
+		char real[PATH_MAX];
+		if (realpath(path, real) && strlen(real) < size && access(real, R_OK) == 0) {
+			snprintf(out, size, "%s", real);
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static bool is_pid(const char *s)
+{
+	return s && *s && strspn(s, "0123456789") == strlen(s) && strlen(s) < 10;
+}
+
+bool cli_attach_wanted(int argc, char **argv)
+{
+	int i = 0;
+	while (i + 1 < argc && (!strcmp(argv[i], "--timeout") || !strcmp(argv[i], "--agent")))
+		i += 2;
+	struct stat st;
+	return i < argc && is_pid(argv[i]) && stat(argv[i], &st) != 0;
+}
+
+static int usage_error(const char *what, const char *msg)
+{
+	fprintf(stderr, "jinst %s: %s\n\n%s", what, msg, attach_help);
+	return 2;
+}
+
+int cmd_attach(const char *what, int argc, char **argv)
+{
+	double timeout = 10;
+	char agent[PATH_MAX] = "", opts[ARG_MAX_LEN + 1] = "";
+	int i = 0;
+	for (; i + 1 < argc && argv[i][0] == '-'; i += 2) {
+		char *end = NULL;
+		if (!strcmp(argv[i], "--timeout") && (timeout = strtod(argv[i + 1], &end)) > 0 && end && !*end)
+			continue;
+		if (!strcmp(argv[i], "--agent") && realpath(argv[i + 1], agent))
+			continue;
+		return usage_error(what, !strcmp(argv[i], "--agent") ? "--agent: no such file" : "bad option");
+	}
+	if (i >= argc || !is_pid(argv[i]) || atol(argv[i]) <= 0)
+		return usage_error(what, "PID expected");
+	long pid = atol(argv[i++]);
+	if (strcmp(what, "attach") && i < argc)
+		return usage_error(what, "no options after the PID (they go to jinst attach)");
+	for (; i < argc; i++) {
+		size_t used = strlen(opts);
+		if (used + strlen(argv[i]) + 2 > sizeof opts)
+			return usage_error(what, "options too long");
+		snprintf(opts + used, sizeof opts - used, "%s%s", used ? "," : "", argv[i]);
+	}
+	if (strcmp(what, "attach"))
+		snprintf(opts, sizeof opts, "%s", what);
+	if (!agent[0] && find_agent(agent, sizeof agent) < 0) {
+		fprintf(stderr, "jinst %s: libjinst.so not found beside jinst (give --agent PATH)\n", what);
+		return 1;
+	}
+	return attach_run(what, pid, opts, agent, timeout);
+}

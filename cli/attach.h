@@ -1,0 +1,54 @@
+/*
+ * jinst attach|dump|stop PID: HotSpot's dynamic attach protocol, spoken by
+ * the tool itself (attach.c), and the readers of what comes back from the
+ * target (attach_proto.c: the VM's reply, /proc/PID/status, the flags a
+ * command line or an environment sets). The readers take bytes and do no
+ * I/O, so a fuzzer drives them (tests/fuzz/fuzz_attach.c).
+ */
+#ifndef JINST_CLI_ATTACH_H
+#define JINST_CLI_ATTACH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* What the VM answered to `load`: its status line (0: the operation ran),
+ * the agent's return value (Agent_OnAttach's: "return code: N" from JDK 9
+ * on, a bare number before), and the text after the status line. */
+typedef struct attach_reply {
+	long status;
+	bool has_agent_rc;
+	long agent_rc;
+	const char *text;  /* into the reply; text_len bytes */
+	size_t text_len;
+} attach_reply;
+
+/* Reads the reply buf[0..len). 0, or -1 when it has no status line. */
+int attach_reply_parse(attach_reply *out, const char *buf, size_t len);
+
+/* The pid of the process in its own pid namespace: the last field of the
+ * NSpid line of /proc/PID/status (buf[0..len)); 0 when there is none. */
+long attach_nspid(const char *buf, size_t len);
+
+/* The state a HotSpot boolean flag is left in by a list of arguments,
+ * buf[0..len), separated by NULs (a /proc/PID/cmdline) or, with words, by
+ * white space (JAVA_TOOL_OPTIONS): 1 for the last -XX:+NAME, 0 for the last
+ * -XX:-NAME, state when neither occurs. */
+int attach_flag_state(const char *buf, size_t len, bool words, const char *name, int state);
+
+/* Whether the exact argument arg occurs in buf (the same lists). */
+bool attach_has_arg(const char *buf, size_t len, bool words, const char *arg);
+
+/* The value of the environment variable name in a /proc/PID/environ
+ * (NUL-separated NAME=VALUE), into *value and *value_len; false when absent. */
+bool attach_env(const char *buf, size_t len, const char *name, const char **value, size_t *value_len);
+
+/* The command (attach.c): what is attach, dump or stop. */
+int cmd_attach(const char *what, int argc, char **argv);
+/* Whether jinst dump's arguments name a process (a number that is not a
+ * file), not a class file. */
+bool cli_attach_wanted(int argc, char **argv);
+/* The outcome of what on pid: options checked, then sent; the exit status. */
+int attach_run(const char *what, long pid, const char *options, const char *agent, double timeout);
+extern const char attach_help[];
+
+#endif

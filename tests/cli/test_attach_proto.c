@@ -1,0 +1,95 @@
+/*
+ * The readers of jinst attach (cli/attach_proto.c) on what HotSpot and
+ * Linux give: the replies of JDK 17 and 25 (status, "return code: N") and
+ * of JDK 8 (a bare number), a refused operation, this process's own
+ * /proc/self/status, cmdline and environ, and the order in which flags
+ * override each other.
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include "attach.h"
+#include "../testlib.h"
+
+static void check_reply(const char *reply, int rc, long status, bool has, long agent)
+{
+	attach_reply r;
+	CHECK(attach_reply_parse(&r, reply, strlen(reply)) == rc, "'%s': not %d", reply, rc);
+	if (rc == 0)
+		CHECK(r.status == status && r.has_agent_rc == has && (!has || r.agent_rc == agent),
+		      "'%s': status %ld, agent %d %ld", reply, r.status, r.has_agent_rc, r.agent_rc);
+}
+
+static void check_replies(void)
+{
+	check_reply("0\nreturn code: 0\n", 0, 0, true, 0);
+	check_reply("0\nreturn code: -1\n", 0, 0, true, -1);
+	check_reply("0\n-1\n", 0, 0, true, -1);  /* JDK 8 */
+	check_reply("0\nlibfoo.so was not loaded.\nreturn code: 100\n", 0, 0, true, 100);
+	check_reply("101\n", 0, 101, false, 0);  /* an operation HotSpot does not know */
+	check_reply("0\nsome output\n-1\n", 0, 0, false, 0);
+	check_reply("", -1, 0, false, 0);
+	check_reply("zero\n", -1, 0, false, 0);
+	check_reply("0 junk\n", -1, 0, false, 0);
+	attach_reply r;
+	const char *reply = "0\nreturn code: 0\n";
+	CHECK(attach_reply_parse(&r, reply, strlen(reply)) == 0 && r.text == reply + 2 && r.text_len == 15,
+	      "the text after the status line");
+}
+
+/* This process's own /proc files, read as the tool reads the target's. */
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = calloc(1, 1 << 20);
+	*len = f && buf ? fread(buf, 1, (1 << 20) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	return buf;
+}
+
+static void check_proc(void)
+{
+	size_t len;
+	char *status = slurp("/proc/self/status", &len);
+	long ns = attach_nspid(status, len);
+	CHECK(ns == 0 || ns == (long)getpid() || strstr(status, "NSpid:"), "NSpid %ld for pid %ld", ns, (long)getpid());
+	free(status);
+	const char *s = "Name:\tjava\nNSpid:\t4242\t7\nUid:\t0\n";
+	CHECK(attach_nspid(s, strlen(s)) == 7, "the innermost pid");
+	s = "Name:\tjava\nNSpid:\t4242\n";
+	CHECK(attach_nspid(s, strlen(s)) == 4242, "one namespace");
+	s = "Name:\tjava\nPid:\t4242\n";
+	CHECK(attach_nspid(s, strlen(s)) == 0, "no NSpid line");
+	char *env = slurp("/proc/self/environ", &len);
+	const char *v;
+	size_t vn;
+	CHECK(attach_env(env, len, "JINST_TEST_ATTACH", &v, &vn) && vn == 5 && !memcmp(v, "-Xrs ", 5),
+	      "JINST_TEST_ATTACH from /proc/self/environ");
+	CHECK(!attach_env(env, len, "JINST_TEST_ATTAC", &v, &vn), "a name's prefix is not the name");
+	free(env);
+}
+
+static void check_flags(void)
+{
+	const char cmd[] = "java\0-XX:+DisableAttachMechanism\0-cp\0x\0Main";
+	CHECK(attach_flag_state(cmd, sizeof cmd, false, "DisableAttachMechanism", 0) == 1, "+ on the command line");
+	const char both[] = "java\0-XX:+DisableAttachMechanism\0-XX:-DisableAttachMechanism\0Main";
+	CHECK(attach_flag_state(both, sizeof both, false, "DisableAttachMechanism", 1) == 0, "the last one wins");
+	const char other[] = "java\0-XX:+DisableAttachMechanismX\0-Xrsx\0Main";
+	CHECK(attach_flag_state(other, sizeof other, false, "DisableAttachMechanism", 0) == 0, "another flag");
+	CHECK(!attach_has_arg(other, sizeof other, false, "-Xrs"), "-Xrsx is not -Xrs");
+	const char *words = "-Xmx1g  -XX:+DisableAttachMechanism\t-Xrs";
+	CHECK(attach_flag_state(words, strlen(words), true, "DisableAttachMechanism", 0) == 1, "words");
+	CHECK(attach_has_arg(words, strlen(words), true, "-Xrs"), "-Xrs among words");
+	CHECK(attach_flag_state(words, strlen(words), false, "DisableAttachMechanism", 0) == 0,
+	      "one argument with spaces is no flag");
+}
+
+int main(void)
+{
+	check_replies();
+	check_proc();
+	check_flags();
+	return check_report();
+}

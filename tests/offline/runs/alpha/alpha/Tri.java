@@ -1,0 +1,4 @@
+package alpha;
+
+public class Tri implements Shape {
+}

@@ -1,0 +1,7 @@
+package shared;
+
+public class Two {
+	public static int two() {
+		return One.one() + 1;
+	}
+}

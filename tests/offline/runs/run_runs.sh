@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Jars instrumented by separate runs of `jinst instrument --trace` in one JVM
+# (docs/ARCHITECTURE.md, "Method ids of separate runs").
+#
+#   run_runs.sh JAVA_HOME JINST RUNTIME_JAR AGENT WORK
+#
+# Run 1: alpha.jar (--trace: a class in the default package, an interface
+# with a default and a static method, a multi-release class, a method left
+# by a throw). Run 2: beta1.jar and beta2.jar together (--trace=counts; the
+# package `shared` split between them). Java 8 bytecode, the versioned
+# class 9. Both runs number their methods from 0: the ids of their tables
+# overlap. Main (not instrumented) calls every method a known number of
+# times (calls.tsv). Under -Xverify:all:
+#   counts  jinst-runtime.jar alone, -Djinst.trace=counts
+#   times   jinst-runtime.jar alone, -Djinst.trace=times
+#   agent   the agent too, every class selected: it traces Main and Helper
+#           (agent-calls.tsv), leaves the runs' classes alone, reserves the
+#           runs' ranges among its own ids and names them
+#           (not in a sanitized build, whose agent the JVM cannot load)
+# Each OUT.tsv must be exactly the expected counts: every method named,
+# nothing left out.
+set -euo pipefail
+jdk=$1 jinst=$2 runtime=$3 agent=$4 work=$5
+here=$(cd "$(dirname "$0")" && pwd)
+java=$jdk/bin/java
+fail() { echo "FAIL: $*" >&2; exit 1; }
+[[ -x $java ]] || { echo "no java at $java: skipped"; exit 77; }
+
+rm -rf "$work"
+mkdir -p "$work"/{classes,alpha9,out}
+cd "$work"
+# One javac for the Java 8 classes, one for the versioned copy; the jars are
+# zipped from them (jar and javac start a JVM each).
+javac -nowarn --release 8 -d classes "$here"/alpha/Top.java "$here"/alpha/alpha/*.java "$here"/beta1/*/*.java \
+	"$here"/beta2/shared/Two.java "$here"/main/*.java
+javac -nowarn --release 9 -d alpha9 "$here"/alpha9/alpha/Ver.java
+mkdir -p alpha/META-INF/versions/9/alpha beta1/shared beta2/shared main
+mv classes/alpha classes/Top.class alpha/
+mv alpha9/alpha/Ver.class alpha/META-INF/versions/9/alpha/
+printf 'Manifest-Version: 1.0\r\nMulti-Release: true\r\n\r\n' >alpha/META-INF/MANIFEST.MF
+mv classes/beta beta1/ && mv classes/shared/One.class beta1/shared/ && mv classes/shared/Two.class beta2/shared/
+mv classes/Main.class classes/Helper.class main/
+for j in alpha beta1 beta2; do (cd $j && zip -qrX ../$j.jar $(ls -A | sort)); done
+
+"$jinst" instrument --trace --quiet alpha.jar -o out/alpha.jar >/dev/null
+"$jinst" instrument --trace=counts --quiet beta1.jar beta2.jar -o out/beta >/dev/null
+
+# The two runs' tables: ids from 0 in both, two keys.
+key() { unzip -p "$1" META-INF/jinst/methods.tsv | awk -F'\t' '$1 == "run" { print $2 }'; }
+first() { unzip -p "$1" META-INF/jinst/methods.tsv | awk -F'\t' '$1 == "0" { print $2 }'; }
+k1=$(key out/alpha.jar) k2=$(key out/beta/beta1.jar)
+[[ -n $k1 && -n $k2 && $k1 != "$k2" ]] || fail "run keys '$k1' and '$k2'"
+[[ $(key out/beta/beta2.jar) == "$k2" ]] || fail "the two jars of run 2 name two runs"
+[[ -n $(first out/alpha.jar) && -n $(first out/beta/beta1.jar) ]] || fail "a table has no id 0"
+# The run class beside every instrumented class's folder, the versioned too.
+for e in '$JinstRun'"$k1".class alpha/'$JinstRun'"$k1".class META-INF/versions/9/alpha/'$JinstRun'"$k1".class; do
+	unzip -l out/alpha.jar "$e" >/dev/null || fail "out/alpha.jar has no $e"
+done
+for j in beta1 beta2; do
+	unzip -l out/beta/$j.jar "shared/\$JinstRun$k2.class" >/dev/null || fail "$j.jar has no shared/\$JinstRun$k2.class"
+done
+
+cp=out/alpha.jar:out/beta/beta1.jar:out/beta/beta2.jar:main:$runtime
+plain=$("$java" -cp alpha.jar:beta1.jar:beta2.jar:main Main)
+check() { # NAME EXPECTED: NAME.tsv, NAME.err
+	local name=$1 want=$2
+	LC_ALL=C sort "$want" | diff - "$name.tsv" >"$name.diff" || { cat "$name.diff" "$name.err" >&2; fail "$name: counts differ"; }
+	if grep -q "left out\|not named\|Exception" "$name.err"; then cat "$name.err" >&2; fail "$name: $(head -1 "$name.err")"; fi
+	echo "$name: $(wc -l <"$name.tsv") methods, every count exact"
+}
+for mode in counts times; do
+	out=$("$java" -Xverify:all -Djinst.trace=$mode -Djinst.out="$work/$mode" -cp "$cp" Main 2>"$mode.err")
+	[[ $out == "$plain" ]] || fail "$mode: printed '$out', not '$plain'"
+	check $mode "$here/calls.tsv"
+done
+if [[ -n $agent && -f $agent && ${JINST_SANITIZED:-OFF} != ON ]]; then
+	# Every class of the program selected: the agent must leave the runs'
+	# classes alone (instrumented already), or it would count twice.
+	out=$("$java" -Xverify:all -agentpath:"$agent"=trace=counts,include='*+alpha.**+beta.**+shared.**',out="$work/agent",log="$work/agent.log" \
+		-cp "$cp" Main 2>agent.err)
+	[[ $out == "$plain" ]] || fail "agent: printed '$out', not '$plain'"
+	grep -q "alpha/\$JinstRun$k1: already instrumented" agent.log || fail "agent: the run's class not left alone"
+	cat "$here/calls.tsv" "$here/agent-calls.tsv" >agent-want.tsv
+	check agent agent-want.tsv
+fi
+echo "runs: ok ($plain)"
