@@ -1,5 +1,6 @@
 /*
- * Archives over libzip (include/jinst/archive.h).
+ * Archives read over libzip (include/jinst/archive.h); the writer is
+ * zipwrite.c, the records as stored zipdir.c.
  *
  * libzip does the zip format; this layer decides what is trusted. An
  * entry's recorded size is checked against the limit before a buffer is
@@ -11,35 +12,21 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zip.h>
 
-/* zlib's level for deflated entries: 6, what `jar` and zlib default to.
- * libzip takes 0 for 9, the slowest, which was half of `jinst instrument`'s
- * time on one core for a few per cent of size. */
-#define DEFLATE_LEVEL 6
+#include "jinst/util.h"
 
-#include "jinst/archive.h"
+#include "internal.h"
 
-struct jinst_archive {
-	zip_t *zip;
-	char *name;
-	uint64_t max_entry_size;
-};
-
-struct jinst_archive_writer {
-	zip_t *zip;
-	zip_source_t *buffer; /* a memory writer's bytes; NULL when writing to path */
-	char *path;           /* the path, or the name of a memory writer */
-	size_t count;
-};
-
-static int fail(jinst_diag *diag, int code, const char *archive, const char *entry, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-static int fail(jinst_diag *diag, int code, const char *archive, const char *entry, const char *fmt, ...)
+int archive_fail(jinst_diag *diag, int code, const char *archive, const char *entry, const char *fmt, ...)
 {
 	if (!diag)
 		return code;
@@ -77,70 +64,84 @@ static int code_of(const zip_error_t *ze)
 
 static int fail_zip(jinst_diag *diag, const char *archive, const char *entry, zip_error_t *ze)
 {
-	return fail(diag, code_of(ze), archive, entry, "%s", zip_error_strerror(ze));
+	return archive_fail(diag, code_of(ze), archive, entry, "%s", zip_error_strerror(ze));
 }
 
 /* ---- reading ------------------------------------------------------------------ */
 
-static int open_source(jinst_archive **out, zip_source_t *src, zip_error_t *ze, const char *name,
-                       const jinst_archive_options *opts, jinst_diag *diag)
+/* The archive over bytes (borrowed: a file's mapping, or the caller's). */
+static int open_bytes(jinst_archive **out, const uint8_t *data, size_t len, const char *name,
+                      const jinst_archive_options *opts, jinst_diag *diag)
 {
+	/* A .jmod is "JM" 1 0 and then a zip (jdk.internal.jmod.JmodFile). */
+	size_t skip = len >= 4 && memcmp(data, "JM\x01\x00", 4) == 0 ? 4 : 0;
+	zip_error_t ze;
+	zip_error_init(&ze);
+	zip_source_t *src = zip_source_buffer_create(len ? data + skip : NULL, len - skip, 0, &ze);
 	jinst_archive *a = calloc(1, sizeof(*a));
 	char *copy = strdup(name);
-	zip_t *z = src ? zip_open_from_source(src, ZIP_RDONLY, ze) : NULL;
+	zip_t *z = src ? zip_open_from_source(src, ZIP_RDONLY, &ze) : NULL;
+	int rc = 0;
 	if (!z || !a || !copy) {
-		int rc = z ? fail(diag, JINST_ENOMEM, name, NULL, "out of memory") : fail_zip(diag, name, NULL, ze);
+		rc = z ? archive_fail(diag, JINST_ENOMEM, name, NULL, "out of memory") : fail_zip(diag, name, NULL, &ze);
 		if (z)
 			zip_discard(z);
 		else if (src)
 			zip_source_free(src);
 		free(a);
 		free(copy);
-		return rc;
+	} else {
+		*a = (jinst_archive){.zip = z, .name = copy, .bytes = data ? data + skip : NULL, .len = len - skip};
+		a->max_entry_size = opts && opts->max_entry_size ? opts->max_entry_size : JINST_ARCHIVE_MAX_ENTRY_DEFAULT;
+		*out = a;
 	}
-	a->zip = z;
-	a->name = copy;
-	a->max_entry_size = opts && opts->max_entry_size ? opts->max_entry_size : JINST_ARCHIVE_MAX_ENTRY_DEFAULT;
-	*out = a;
-	return 0;
+	zip_error_fini(&ze);
+	return rc;
 }
 
-/* A .jmod is "JM" 1 0 and then a zip (jdk.internal.jmod.JmodFile). */
-static bool jmod_header(const uint8_t *p, size_t len)
-{
-	return len >= 4 && memcmp(p, "JM\x01\x00", 4) == 0;
-}
-
+/* A file is mapped, not read: entries are read where they lie, and the
+ * writer copies their records from the same bytes. What cannot be mapped
+ * (a pipe) is read whole. */
 int jinst_archive_open(jinst_archive **out, const char *path, const jinst_archive_options *opts,
                        jinst_diag *diag)
 {
 	*out = NULL;
-	uint8_t head[4];
-	size_t got = 0;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return fail(diag, errno == ENOENT ? JINST_ENOTFOUND : JINST_EIO, path, NULL, "%s", strerror(errno));
-	got = fread(head, 1, sizeof(head), f);
-	fclose(f);
-	zip_error_t ze;
-	zip_error_init(&ze);
-	zip_source_t *src = zip_source_file_create(path, jmod_header(head, got) ? 4 : 0, -1, &ze);
-	int rc = open_source(out, src, &ze, path, opts, diag);
-	zip_error_fini(&ze);
-	return rc;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return archive_fail(diag, errno == ENOENT ? JINST_ENOTFOUND : JINST_EIO, path, NULL, "%s", strerror(errno));
+	struct stat st;
+	void *map = MAP_FAILED;
+	size_t len = 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (uint64_t)st.st_size <= SIZE_MAX) {
+		len = (size_t)st.st_size;
+		map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	}
+	close(fd);
+	uint8_t *owned = NULL;
+	if (map == MAP_FAILED) {
+		int rc = jinst_file_read(&owned, &len, path, 0, diag);
+		if (rc)
+			return rc;
+	}
+	const uint8_t *bytes = map != MAP_FAILED ? map : owned;
+	int rc = open_bytes(out, bytes, len, path, opts, diag);
+	if (rc) {
+		if (map != MAP_FAILED)
+			munmap(map, len);
+		free(owned);
+		return rc;
+	}
+	(*out)->map = map != MAP_FAILED ? map : NULL;
+	(*out)->map_len = len;
+	(*out)->owned = owned;
+	return 0;
 }
 
 int jinst_archive_open_memory(jinst_archive **out, const uint8_t *data, size_t len, const char *name,
                               const jinst_archive_options *opts, jinst_diag *diag)
 {
 	*out = NULL;
-	size_t skip = jmod_header(data, len) ? 4 : 0;
-	zip_error_t ze;
-	zip_error_init(&ze);
-	zip_source_t *src = zip_source_buffer_create(data + skip, len - skip, 0, &ze);
-	int rc = open_source(out, src, &ze, name ? name : "(memory)", opts, diag);
-	zip_error_fini(&ze);
-	return rc;
+	return open_bytes(out, data, len, name ? name : "(memory)", opts, diag);
 }
 
 void jinst_archive_close(jinst_archive *a)
@@ -148,6 +149,11 @@ void jinst_archive_close(jinst_archive *a)
 	if (!a)
 		return;
 	zip_discard(a->zip);
+	if (a->map)
+		munmap(a->map, a->map_len);
+	free(a->owned);
+	zipdir_free(a->dir);
+	free(a->dir);
 	free(a->name);
 	free(a);
 }
@@ -166,7 +172,7 @@ int jinst_archive_entry_at(jinst_archive_entry *out, jinst_archive *a, size_t in
 		return fail_zip(diag, a->name, NULL, zip_get_error(a->zip));
 	const zip_uint64_t need = ZIP_STAT_NAME | ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE | ZIP_STAT_COMP_METHOD;
 	if ((st.valid & need) != need)
-		return fail(diag, JINST_EMALFORMED, a->name, NULL, "entry %zu: incomplete directory record", index);
+		return archive_fail(diag, JINST_EMALFORMED, a->name, NULL, "entry %zu: incomplete directory record", index);
 	*out = (jinst_archive_entry){
 		.name = st.name,
 		.index = index,
@@ -209,12 +215,12 @@ int jinst_archive_read(uint8_t **bytes, size_t *len, jinst_archive *a, size_t in
 	if (rc)
 		return rc;
 	if (e.size > a->max_entry_size || e.size > SIZE_MAX - 1)
-		return fail(diag, JINST_ETOOLARGE, a->name, e.name, "%llu bytes is more than the limit of %llu",
+		return archive_fail(diag, JINST_ETOOLARGE, a->name, e.name, "%llu bytes is more than the limit of %llu",
 		            (unsigned long long)e.size, (unsigned long long)a->max_entry_size);
 	size_t size = (size_t)e.size;
 	uint8_t *buf = malloc(size ? size : 1);
 	if (!buf)
-		return fail(diag, JINST_ENOMEM, a->name, e.name, "out of memory for %zu bytes", size);
+		return archive_fail(diag, JINST_ENOMEM, a->name, e.name, "out of memory for %zu bytes", size);
 	zip_file_t *f = zip_fopen_index(a->zip, index, 0);
 	if (!f) {
 		free(buf);
@@ -228,10 +234,10 @@ int jinst_archive_read(uint8_t **bytes, size_t *len, jinst_archive *a, size_t in
 	if (got < 0 || more < 0)
 		rc = fail_zip(diag, a->name, e.name, zip_file_get_error(f));
 	else if ((size_t)got != size)
-		rc = fail(diag, JINST_EMALFORMED, a->name, e.name, "%lld bytes where the directory says %zu",
+		rc = archive_fail(diag, JINST_EMALFORMED, a->name, e.name, "%lld bytes where the directory says %zu",
 		          (long long)got, size);
 	else if (more > 0)
-		rc = fail(diag, JINST_EMALFORMED, a->name, e.name, "longer than the %zu bytes the directory says", size);
+		rc = archive_fail(diag, JINST_EMALFORMED, a->name, e.name, "longer than the %zu bytes the directory says", size);
 	zip_fclose(f);
 	if (rc) {
 		free(buf);
@@ -278,248 +284,4 @@ int jinst_archive_extra(uint16_t *id, const uint8_t **data, uint16_t *len, jinst
 	*data = p;
 	*len = flen;
 	return 0;
-}
-
-/* ---- writing ------------------------------------------------------------------ */
-
-int jinst_archive_writer_new(jinst_archive_writer **out, const char *path, jinst_diag *diag)
-{
-	*out = NULL;
-	jinst_archive_writer *w = calloc(1, sizeof(*w));
-	if (!w || !(w->path = strdup(path))) {
-		free(w);
-		return fail(diag, JINST_ENOMEM, path, NULL, "out of memory");
-	}
-	int zerr = 0;
-	w->zip = zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &zerr);
-	if (!w->zip) {
-		zip_error_t ze;
-		zip_error_init_with_code(&ze, zerr);
-		int rc = fail_zip(diag, path, NULL, &ze);
-		zip_error_fini(&ze);
-		free(w->path);
-		free(w);
-		return rc;
-	}
-	*out = w;
-	return 0;
-}
-
-int jinst_archive_writer_add(jinst_archive_writer *w, const jinst_archive_entry *meta, const uint8_t *bytes,
-                             size_t len, jinst_diag *diag)
-{
-	const char *name = meta->name;
-	zip_int64_t at;
-	if (name[0] && name[strlen(name) - 1] == '/' && len == 0) {
-		at = zip_dir_add(w->zip, name, ZIP_FL_ENC_RAW);
-	} else {
-		zip_source_t *src = zip_source_buffer(w->zip, bytes, len, 0);
-		at = src ? zip_file_add(w->zip, name, src, ZIP_FL_ENC_RAW) : -1;
-		if (at < 0 && src)
-			zip_source_free(src);
-	}
-	if (at < 0)
-		return fail_zip(diag, w->path, name, zip_get_error(w->zip));
-	zip_uint64_t i = (zip_uint64_t)at;
-	zip_int32_t method = meta->method == JINST_ARCHIVE_STORED ? ZIP_CM_STORE : ZIP_CM_DEFLATE;
-	if (zip_set_file_compression(w->zip, i, method, DEFLATE_LEVEL) != 0 ||
-	    zip_file_set_mtime(w->zip, i, (time_t)meta->mtime, 0) != 0 ||
-	    zip_file_set_external_attributes(w->zip, i, 0, meta->opsys, meta->external_attributes) != 0 ||
-	    (meta->comment_len &&
-	     zip_file_set_comment(w->zip, i, (const char *)meta->comment, meta->comment_len, 0) != 0)) {
-		int rc = fail_zip(diag, w->path, name, zip_get_error(w->zip));
-		zip_delete(w->zip, i); /* a failed add leaves no entry behind */
-		return rc;
-	}
-	w->count++;
-	return 0;
-}
-
-int jinst_archive_writer_set_comment(jinst_archive_writer *w, const uint8_t *comment, size_t len, jinst_diag *diag)
-{
-	if (len > UINT16_MAX)
-		return fail(diag, JINST_ETOOLARGE, w->path, NULL, "a comment of %zu bytes (at most 65535)", len);
-	if (zip_set_archive_comment(w->zip, (const char *)comment, (zip_uint16_t)len) != 0)
-		return fail_zip(diag, w->path, NULL, zip_get_error(w->zip));
-	return 0;
-}
-
-void jinst_archive_writer_discard(jinst_archive_writer *w)
-{
-	if (!w)
-		return;
-	zip_discard(w->zip);
-	if (w->buffer)
-		zip_source_free(w->buffer);
-	free(w->path);
-	free(w);
-}
-
-int jinst_archive_writer_commit(jinst_archive_writer *w, jinst_diag *diag)
-{
-	int rc = 0;
-	if (w->count == 0)
-		rc = fail(diag, JINST_EUNSUPPORTED, w->path, NULL, "no entries (libzip writes no empty archive)");
-	else if (zip_close(w->zip) != 0)
-		rc = fail_zip(diag, w->path, NULL, zip_get_error(w->zip));
-	else
-		w->zip = NULL;
-	jinst_archive_writer_discard(w);
-	return rc;
-}
-
-/* ---- writing into memory, entries copied from another archive ----------------------- */
-
-int jinst_archive_writer_new_memory(jinst_archive_writer **out, const char *name, jinst_diag *diag)
-{
-	*out = NULL;
-	jinst_archive_writer *w = calloc(1, sizeof(*w));
-	if (!w || !(w->path = strdup(name))) {
-		free(w);
-		return fail(diag, JINST_ENOMEM, name, NULL, "out of memory");
-	}
-	zip_error_t ze;
-	zip_error_init(&ze);
-	w->buffer = zip_source_buffer_create(NULL, 0, 0, &ze);
-	w->zip = w->buffer ? zip_open_from_source(w->buffer, ZIP_TRUNCATE, &ze) : NULL;
-	if (!w->zip) {
-		int rc = fail_zip(diag, name, NULL, &ze);
-		zip_error_fini(&ze);
-		if (w->buffer)
-			zip_source_free(w->buffer);
-		free(w->path);
-		free(w);
-		return rc;
-	}
-	zip_error_fini(&ze);
-	/* zip_close frees the source it wrote to unless it holds another
-	 * reference: this one, read in jinst_archive_writer_finish. */
-	zip_source_keep(w->buffer);
-	*out = w;
-	return 0;
-}
-
-static int copy_extra_fields(jinst_archive_writer *w, zip_uint64_t at, jinst_archive *from, size_t index,
-                             const char *name, jinst_diag *diag)
-{
-	static const zip_flags_t where[2] = {ZIP_FL_CENTRAL, ZIP_FL_LOCAL};
-	for (int k = 0; k < 2; k++) {
-		zip_int16_t n = zip_file_extra_fields_count(from->zip, index, where[k]);
-		if (n < 0)
-			return fail_zip(diag, from->name, name, zip_get_error(from->zip));
-		for (zip_uint16_t i = 0; i < (zip_uint16_t)n; i++) {
-			zip_uint16_t id = 0, len = 0;
-			const zip_uint8_t *p = zip_file_extra_field_get(from->zip, index, i, &id, &len, where[k]);
-			if (!p)
-				return fail_zip(diag, from->name, name, zip_get_error(from->zip));
-			if (zip_file_extra_field_set(w->zip, at, id, ZIP_EXTRA_FIELD_NEW, p, len, where[k]) != 0)
-				return fail_zip(diag, w->path, name, zip_get_error(w->zip));
-		}
-	}
-	return 0;
-}
-
-int jinst_archive_writer_copy(jinst_archive_writer *w, jinst_archive *from, size_t index, const uint8_t *bytes,
-                              size_t len, jinst_diag *diag)
-{
-	jinst_archive_entry e;
-	int rc = jinst_archive_entry_at(&e, from, index, diag);
-	if (rc)
-		return rc;
-	/* Untouched data goes over compressed: the same bytes, CRC and sizes,
-	 * and no time spent inflating and deflating it again. */
-	zip_source_t *src = bytes ? zip_source_buffer(w->zip, bytes, len, 0)
-	                          : zip_source_zip(w->zip, from->zip, index, ZIP_FL_COMPRESSED, 0, -1);
-	if (!src)
-		return fail_zip(diag, w->path, e.name, zip_get_error(w->zip));
-	zip_int64_t at = zip_file_add(w->zip, e.name, src, ZIP_FL_ENC_RAW);
-	if (at < 0) {
-		zip_source_free(src);
-		if (zip_error_code_zip(zip_get_error(w->zip)) == ZIP_ER_EXISTS)
-			return fail(diag, JINST_EINVAL, from->name, e.name,
-			            "the name is in the archive twice (entry %zu again); a zip written keeps one", index);
-		return fail_zip(diag, w->path, e.name, zip_get_error(w->zip));
-	}
-	zip_uint64_t i = (zip_uint64_t)at;
-	/* Copied data keeps its method (libzip would deflate a stored one by
-	 * default); new data is stored or deflated as the entry was. */
-	zip_int32_t method = !bytes ? (zip_int32_t)e.method
-	                            : e.method == JINST_ARCHIVE_STORED ? ZIP_CM_STORE : ZIP_CM_DEFLATE;
-	if (zip_set_file_compression(w->zip, i, method, DEFLATE_LEVEL) != 0 ||
-	    zip_file_set_mtime(w->zip, i, (time_t)e.mtime, 0) != 0 ||
-	    zip_file_set_external_attributes(w->zip, i, 0, e.opsys, e.external_attributes) != 0 ||
-	    (e.comment_len && zip_file_set_comment(w->zip, i, (const char *)e.comment, e.comment_len, 0) != 0))
-		rc = fail_zip(diag, w->path, e.name, zip_get_error(w->zip));
-	else
-		rc = copy_extra_fields(w, i, from, index, e.name, diag);
-	/* A failed copy leaves no entry behind. */
-	if (rc)
-		zip_delete(w->zip, i);
-	else
-		w->count++;
-	return rc;
-}
-
-/* An archive with no entry: only the end of central directory record
- * (APPNOTE.TXT 4.3.16), which libzip will not write. */
-static int empty_archive(jinst_archive_writer *w, uint8_t **bytes, size_t *len, jinst_diag *diag)
-{
-	int clen = 0;
-	const char *comment = zip_get_archive_comment(w->zip, &clen, ZIP_FL_ENC_RAW);
-	size_t n = 22 + (size_t)(comment && clen > 0 ? clen : 0);
-	uint8_t *p = calloc(1, n);
-	if (!p)
-		return fail(diag, JINST_ENOMEM, w->path, NULL, "out of memory");
-	memcpy(p, "PK\x05\x06", 4);
-	p[20] = (uint8_t)((n - 22) & 0xff);
-	p[21] = (uint8_t)((n - 22) >> 8);
-	if (n > 22)
-		memcpy(p + 22, comment, n - 22);
-	*bytes = p;
-	*len = n;
-	return 0;
-}
-
-static int read_buffer(jinst_archive_writer *w, uint8_t **bytes, size_t *len, jinst_diag *diag)
-{
-	zip_stat_t st;
-	zip_stat_init(&st);
-	if (zip_source_open(w->buffer) != 0)
-		return fail_zip(diag, w->path, NULL, zip_source_error(w->buffer));
-	int rc = 0;
-	uint8_t *p = NULL;
-	if (zip_source_stat(w->buffer, &st) != 0 || !(st.valid & ZIP_STAT_SIZE)) {
-		rc = fail_zip(diag, w->path, NULL, zip_source_error(w->buffer));
-	} else if (st.size > SIZE_MAX - 1 || !(p = malloc((size_t)st.size + 1))) {
-		rc = fail(diag, JINST_ENOMEM, w->path, NULL, "out of memory for %llu bytes", (unsigned long long)st.size);
-	} else if (zip_source_read(w->buffer, p, st.size) != (zip_int64_t)st.size) {
-		rc = fail_zip(diag, w->path, NULL, zip_source_error(w->buffer));
-	}
-	zip_source_close(w->buffer);
-	if (rc) {
-		free(p);
-		return rc;
-	}
-	*bytes = p;
-	*len = (size_t)st.size;
-	return 0;
-}
-
-int jinst_archive_writer_finish(jinst_archive_writer *w, uint8_t **bytes, size_t *len, jinst_diag *diag)
-{
-	*bytes = NULL;
-	*len = 0;
-	int rc;
-	if (!w->buffer)
-		rc = fail(diag, JINST_EINVAL, w->path, NULL, "not a memory writer");
-	else if (w->count == 0)
-		rc = empty_archive(w, bytes, len, diag);
-	else if (zip_close(w->zip) != 0)
-		rc = fail_zip(diag, w->path, NULL, zip_get_error(w->zip));
-	else {
-		w->zip = NULL;
-		rc = read_buffer(w, bytes, len, diag);
-	}
-	jinst_archive_writer_discard(w);
-	return rc;
 }

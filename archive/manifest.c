@@ -1,6 +1,7 @@
 /*
  * Signed jars (include/jinst/archive.h): the signature's files, and the
- * manifest without the digests that bind it to the classes.
+ * manifest without the digests that bind it to the classes. And one
+ * attribute of the main section read (Class-Path).
  *
  * A signed jar carries, per signed entry, a section in META-INF/MANIFEST.MF
  * ("Name: p/C.class" and one "ALG-Digest: ..." per algorithm) and the
@@ -143,4 +144,46 @@ int jinst_archive_manifest_strip(uint8_t **out, size_t *out_len, size_t *removed
 	*out = buf;
 	*out_len = o;
 	return 0;
+}
+
+/* Whether the line (n bytes) is the attribute name followed by ':'. */
+static bool is_attribute(const uint8_t *line, size_t n, const char *name)
+{
+	size_t k = strlen(name);
+	return n > k && line[k] == ':' && strncasecmp((const char *)line, name, k) == 0;
+}
+
+/* The value of one attribute of the main section: after "Name:" and its
+ * spaces, its continuation lines joined (each without its leading space),
+ * as the JDK's Manifest reads it. */
+int jinst_archive_manifest_attribute(char **value, const uint8_t *in, size_t len, const char *name, jinst_diag *diag)
+{
+	*value = NULL;
+	size_t p = 0, n;
+	while (p < len) {
+		size_t q = line_end(in, len, p, &n);
+		if (n == 0)
+			break; /* the main section's end */
+		if (!is_attribute(in + p, n, name)) {
+			p = q;
+			continue;
+		}
+		char *v = malloc(len - p + 1);
+		if (!v)
+			return jinst_diag_fail(diag, JINST_ENOMEM, "META-INF/MANIFEST.MF", "out of memory");
+		size_t k = strlen(name) + 1, o = 0;
+		while (k < n && in[p + k] == ' ')
+			k++;
+		memcpy(v, in + p + k, n - k);
+		o = n - k;
+		for (p = q; p < len && in[p] == ' '; p = q) {
+			q = line_end(in, len, p, &n);
+			memcpy(v + o, in + p + 1, n - 1);
+			o += n - 1;
+		}
+		v[o] = '\0';
+		*value = v;
+		return 0;
+	}
+	return JINST_ENOTFOUND;
 }

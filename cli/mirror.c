@@ -51,6 +51,14 @@ void mirror_error(run *R, const char *where, const char *fmt, ...)
 	R->failed = true;
 }
 
+void mirror_note(run *R, const char *where, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	report(R, "note: ", where, fmt, ap);
+	va_end(ap);
+}
+
 void mirror_warning(run *R, const char *where, const char *fmt, ...)
 {
 	va_list ap;
@@ -88,7 +96,7 @@ void mirror_free_extras(mirror_extra *x, size_t n)
 	free(x);
 }
 
-size_t mirror_add_job(run *R, char *name, uint8_t *in, size_t len)
+size_t mirror_add_job(run *R, char *name, uint8_t *in, size_t len, int pack)
 {
 	if (R->n == R->cap) {
 		size_t cap = R->cap ? R->cap * 2 : 256;
@@ -101,7 +109,7 @@ size_t mirror_add_job(run *R, char *name, uint8_t *in, size_t len)
 		R->jobs = p;
 		R->cap = cap;
 	}
-	R->jobs[R->n] = (job){.name = name, .in = in, .in_len = len, .result = MIRROR_UNCHANGED};
+	R->jobs[R->n] = (job){.name = name, .in = in, .in_len = len, .result = MIRROR_UNCHANGED, .pack = pack};
 	return R->n++;
 }
 
@@ -130,10 +138,24 @@ static void transform_one(void *arg, int worker, size_t i)
 	job *j = &R->jobs[i];
 	jinst_arena *arena = R->arenas[worker];
 	jinst_arena_reset(arena);
+	/* A class of an archive is inflated here too, on the worker. */
+	jinst_diag d;
+	if (!j->in && jinst_archive_unpack(&j->in, &j->in_len, &j->stored, 0, j->name, &d) != 0) {
+		j->read_error = strdup(d.message);
+		j->pack_failed = !j->read_error;
+		return;
+	}
 	j->result = R->o->transform(R->o->ctx, arena, j->name, j->in, j->in_len, &j->out, &j->out_len, &j->message);
 	if (j->result != MIRROR_CHANGED || !j->out) {
 		if (j->result == MIRROR_CHANGED)
 			j->result = MIRROR_UNCHANGED;
+		free(j->out);
+		j->out = NULL;
+	}
+	/* A class of an archive is compressed here, on the worker, so the
+	 * writer (one thread) only appends bytes. */
+	if (j->out && j->pack >= 0) {
+		j->pack_failed = jinst_archive_pack(&j->packed, j->out, j->out_len, (uint16_t)j->pack, &d) != 0;
 		free(j->out);
 		j->out = NULL;
 	}
@@ -167,6 +189,10 @@ static void transform_all(run *R)
 	atomic_store(&R->shown, 0);
 	for (size_t i = 0; i < R->n; i++) {
 		job *j = &R->jobs[i];
+		if (j->read_error)
+			mirror_error(R, j->name, "%s", j->read_error);
+		else if (j->pack_failed)
+			mirror_error(R, j->name, "out of memory");
 		R->stats->classes++;
 		R->stats->counts[j->result]++;
 		if (j->result == MIRROR_SKIPPED)
@@ -185,6 +211,8 @@ static void free_jobs(run *R)
 		free(R->jobs[i].in);
 		free(R->jobs[i].out);
 		free(R->jobs[i].message);
+		jinst_archive_packed_free(&R->jobs[i].packed);
+		free(R->jobs[i].read_error);
 	}
 	free(R->jobs);
 	R->jobs = NULL;
@@ -276,7 +304,7 @@ static void gather_class(run *R, items *L, const char *path, const char *rel, mo
 		mirror_error(R, path, "%s", name ? d.message : "out of memory");
 		free(name);
 	} else if ((it = add_item(R, L, ITEM_CLASS, rel, mode))) {
-		if ((it->job = mirror_add_job(R, name, data, len)) == SIZE_MAX)
+		if ((it->job = mirror_add_job(R, name, data, len, -1)) == SIZE_MAX)
 			mirror_error(R, path, "out of memory");
 	} else {
 		free(name);
@@ -388,6 +416,8 @@ static int write_jar_item(run *R, const item *it, const char *path, bool top, co
 		return -1;
 	int rc = bytes ? mirror_out_write(R, path, bytes, len, it->mode, top) : mirror_out_copy(R, it->src, path,
 	                                                                                           it->mode, top);
+	if (rc == 0)
+		mirror_cp_note(R, it->src, path, mirror_jar_archive(it->jar), bytes != NULL);
 	free(bytes);
 	return rc;
 }
@@ -463,15 +493,32 @@ static void write_dir(run *R, items *L, const char *dest)
 	}
 }
 
+/* Adds the time since *t (wall and process CPU) to phase k, and restarts it. */
+static void phase(run *R, int k, struct timespec t[2])
+{
+	struct timespec now[2];
+	clock_gettime(CLOCK_MONOTONIC, &now[0]);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now[1]);
+	R->stats->wall[k] += (double)(now[0].tv_sec - t[0].tv_sec) + (double)(now[0].tv_nsec - t[0].tv_nsec) / 1e9;
+	R->stats->cpu[k] += (double)(now[1].tv_sec - t[1].tv_sec) + (double)(now[1].tv_nsec - t[1].tv_nsec) / 1e9;
+	t[0] = now[0];
+	t[1] = now[1];
+}
+
 /* One input, to dest. */
 static void mirror_one(run *R, const char *in, const char *dest)
 {
+	struct timespec t[2];
+	clock_gettime(CLOCK_MONOTONIC, &t[0]);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t[1]);
 	items L = {0};
 	gather(R, &L, in, "", true);
 	if (!R->failed && L.n == 0)
 		mirror_error(R, in, "nothing to write");
+	phase(R, 0, t);
 	if (!R->failed)
 		transform_all(R);
+	phase(R, 1, t);
 	mirror_extra *x = NULL;
 	size_t nx = 0;
 	bool archive_or_dir = L.n && (L.v[0].kind == ITEM_DIR || L.v[0].kind == ITEM_JAR);
@@ -490,6 +537,7 @@ static void mirror_one(run *R, const char *in, const char *dest)
 	mirror_free_extras(x, nx);
 	free_items(&L);
 	free_jobs(R);
+	phase(R, 2, t);
 	if (!R->failed)
 		R->stats->inputs++;
 }
@@ -562,6 +610,8 @@ int mirror_run(const char *const *inputs, int n, const char *output, const mirro
 	} else if (mirror_out_prepare(&R, inputs, n, output, &final, &temp) != 0) {
 		mirror_out_abandon(&R, temp); /* folders prepare made, if any */
 	} else {
+		R.temp = temp;
+		R.final = final;
 		mirror_all(&R, inputs, n, temp);
 		if (R.failed)
 			mirror_out_abandon(&R, temp);
@@ -569,7 +619,10 @@ int mirror_run(const char *const *inputs, int n, const char *output, const mirro
 			mirror_out_commit(&R, final, temp);
 		if (R.failed)
 			mirror_error(&R, final, "not written (the errors above); nothing changed");
+		else
+			mirror_cp_check(&R);
 	}
+	mirror_cp_free(&R);
 	end_run(&R);
 	free(final);
 	free(temp);
@@ -596,6 +649,9 @@ void mirror_print_summary(const mirror_options *o, const mirror_stats *s)
 	       s->counts[MIRROR_SKIPPED], s->counts[MIRROR_FAILED], s->warnings, s->elapsed);
 	for (size_t i = 0; i < s->nskipped; i++)
 		printf("  %zu skipped: %s\n", s->skipped[i].count, s->skipped[i].text);
+	if (o->verbose)
+		printf("times: read %.2f s (CPU %.2f s), transform %.2f s (CPU %.2f s), write %.2f s (CPU %.2f s)\n",
+		       s->wall[0], s->cpu[0], s->wall[1], s->cpu[1], s->wall[2], s->cpu[2]);
 }
 
 int mirror_option(mirror_options *o, const char **output, int argc, char **argv, int *i)

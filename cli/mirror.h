@@ -57,6 +57,7 @@ typedef struct mirror_options {
 	bool verbose;         /* print notes of classes that did not fail too */
 	const char *command;  /* "rewrite", "instrument": prefixes messages */
 	const char *changed;  /* the word for MIRROR_CHANGED in the summary: "rewritten", "instrumented" */
+	const char *main_class_note; /* said of each changed jar with a Main-Class (how to run it), or NULL */
 } mirror_options;
 
 /* Options every writing command shares; mirror_option parses them. */
@@ -79,6 +80,9 @@ typedef struct mirror_stats {
 	size_t warnings;    /* failed classes, signatures removed, other notes of the writer */
 	size_t errors;      /* problems that failed an input: nothing of it was written */
 	double elapsed;     /* seconds */
+	/* Per phase (reading the inputs and their directories, transforming,
+	 * writing): wall and process CPU seconds; --verbose prints them. */
+	double wall[3], cpu[3];
 } mirror_stats;
 
 /* Mirrors each input (class file, folder, jar) to output: one input to
@@ -97,7 +101,7 @@ void mirror_stats_free(mirror_stats *stats);
 
 /* Prints the closing summary on stdout:
  *   N archives, N files; N classes: N CHANGED, N unchanged, N skipped, N failed; N warnings; T s
- * then one line per skip reason. */
+ * then one line per skip reason; with opts->verbose, the phases' times. */
 void mirror_print_summary(const mirror_options *opts, const mirror_stats *stats);
 
 /* Parses argv[*i] when it is one of the options every writing command takes

@@ -20,6 +20,11 @@ typedef struct job {
 	size_t out_len;
 	enum mirror_result result;
 	char *message;
+	int pack;                    /* a class in an archive: the method its entry is packed with; else -1 */
+	jinst_archive_packed packed; /* MIRROR_CHANGED with pack: out packed by the worker (out then freed) */
+	bool pack_failed;            /* out of memory packing it: the run fails */
+	jinst_archive_stored stored; /* in NULL: the worker unpacks in from this first */
+	char *read_error;            /* unpacking failed: why (the run fails) */
 } job;
 
 typedef struct run {
@@ -34,6 +39,9 @@ typedef struct run {
 	_Atomic size_t shown; /* the bar's last width drawn */
 	size_t total;         /* classes of all inputs */
 	bool failed;          /* the run met an error: nothing is put in place */
+	const char *temp, *final; /* where the output is written, where it is put */
+	struct mirror_cp *cp; /* archives written, for the Class-Path check (mirror_classpath.c) */
+	size_t ncp, cap_cp;
 } run;
 
 /* ---- mirror.c ---- */
@@ -41,9 +49,13 @@ typedef struct run {
 /* Prints "jinst CMD: WHERE: MESSAGE" on stderr; an error fails the run. */
 void mirror_error(run *R, const char *where, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void mirror_warning(run *R, const char *where, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A note: printed, counted nowhere. */
+void mirror_note(run *R, const char *where, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Adds a class to transform, taking name and in; its index, or SIZE_MAX
- * (out of memory: the run failed, name and in freed). */
-size_t mirror_add_job(run *R, char *name, uint8_t *in, size_t len);
+ * (out of memory: the run failed, name and in freed). pack: the method a
+ * changed class is packed with on the worker thread (an archive's entry),
+ * or -1. */
+size_t mirror_add_job(run *R, char *name, uint8_t *in, size_t len, int pack);
 bool mirror_is_archive_name(const char *name);
 char *mirror_join(const char *a, const char *b, char sep);
 void mirror_free_extras(mirror_extra *x, size_t n);
@@ -71,6 +83,17 @@ int mirror_out_mkdirs(const char *path);
 /* Removes a file or a folder with all it holds. */
 void mirror_out_remove(const char *path);
 
+/* ---- mirror_classpath.c ---- */
+
+/* Notes an archive written at path written (under R->temp): name as
+ * reported, and when it changed, its manifest's Class-Path (read from a). */
+void mirror_cp_note(run *R, const char *name, const char *written, jinst_archive *a, bool changed);
+/* Once the output is in place: one warning per changed archive whose
+ * Class-Path names jars the run did not write; the options'
+ * main_class_note for each changed archive with a Main-Class. */
+void mirror_cp_check(run *R);
+void mirror_cp_free(run *R);
+
 /* ---- mirror_jar.c ---- */
 
 typedef struct jar jar;
@@ -83,5 +106,7 @@ jar *mirror_jar_load(run *R, const char *name, const char *path, uint8_t *data, 
  * input serves as it is). -1 after an error. */
 int mirror_jar_build(run *R, jar *j, const mirror_extra *x, size_t nx, uint8_t **bytes, size_t *len);
 void mirror_jar_free(jar *j);
+/* The archive j reads. */
+jinst_archive *mirror_jar_archive(jar *j);
 
 #endif

@@ -7,24 +7,27 @@
  * bytes open as a zip: a child tree, loaded the same way, up to
  * MAX_NESTING deep), a file of a signature, the manifest, or anything else.
  * All classes of all levels are jobs of one run, so the pool spreads
- * a whole war over the cores at once.
+ * a whole war over the cores at once. A class's job gets its data as
+ * stored: the worker inflates it, and deflates what it changed, so the
+ * zlib work (half of the time on one core) is spread too.
  *
  * Building goes bottom-up after the transformation. An archive none of
  * whose classes, nested archives or extra entries changed is not written
  * at all: its parent copies its entry as it was stored, and a top-level
  * one is copied whole, so an input with nothing to change comes out
  * byte-identical. A changed archive is written entry by entry in its
- * order through jinst_archive_writer_copy: every entry keeps its name,
- * method, time, attributes, comment and extra fields; untouched entries
+ * order through jinst_archive_writer_copy (_copy_packed for a changed
+ * class): every entry keeps its records as stored; untouched entries
  * (resources, unchanged classes, unchanged nested archives) go over as
  * their compressed bytes, never inflated; changed classes and nested
  * archives are compressed with their entry's method (a stored nested jar,
  * as Spring Boot needs them, stays stored). A signed archive that changed
  * loses its signature (the JVM would refuse its classes): the signature's
  * files are left out and the digests stripped from its manifest, with one
- * warning naming it. A name the archive holds twice cannot be written
- * back by libzip; that archive, when it must be written, is an error, and
- * nothing is dropped silently.
+ * warning naming it. A name the archive holds twice is kept twice, each
+ * entry transformed, in its place: the output reads as the input did (the
+ * JDK's ZipFile finds the last entry of a name; JaCoCo's instrumenter
+ * stops at the second with "duplicate entry"), with one warning naming it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +59,8 @@ struct jar {
 	size_t count;
 	slot *slots;
 	size_t signature_files;
-	const char *duplicate; /* an entry name held twice (borrowed from a), or NULL */
+	const char *duplicate; /* the first entry name held twice (borrowed from a), or NULL */
+	size_t duplicates;     /* entries whose name an earlier one holds */
 };
 
 void mirror_jar_free(jar *j)
@@ -72,6 +76,11 @@ void mirror_jar_free(jar *j)
 	free(j->data);
 	free(j->name);
 	free(j);
+}
+
+jinst_archive *mirror_jar_archive(jar *j)
+{
+	return j->a;
 }
 
 static bool is_manifest(const char *name)
@@ -128,8 +137,10 @@ static int load_entry(run *R, jar *j, size_t i, int depth)
 		return -1;
 	}
 	size_t first;
-	if (!j->duplicate && jinst_archive_find(&first, j->a, e.name) == 0 && first != i)
-		j->duplicate = e.name;
+	if (jinst_archive_find(&first, j->a, e.name) == 0 && first != i) {
+		j->duplicate = j->duplicate ? j->duplicate : e.name;
+		j->duplicates++;
+	}
 	bool dir = e.name[0] && e.name[strlen(e.name) - 1] == '/';
 	bool nested = !dir && mirror_is_archive_name(e.name);
 	if (dir || (!is_class(e.name) && !nested)) {
@@ -142,22 +153,30 @@ static int load_entry(run *R, jar *j, size_t i, int depth)
 		}
 		return 0;
 	}
-	uint8_t *data;
-	size_t len;
-	if (jinst_archive_read(&data, &len, j->a, i, &d) != 0) {
+	uint8_t *data = NULL;
+	size_t len = 0;
+	/* A class stored or deflated is inflated by its worker; anything else
+	 * is read here, through libzip. */
+	jinst_archive_stored st = {0};
+	bool deferred = !nested && jinst_archive_stored_at(&st, j->a, i, &d) == 0 &&
+	                (st.method == JINST_ARCHIVE_STORED || st.method == JINST_ARCHIVE_DEFLATED);
+	if (!deferred && jinst_archive_read(&data, &len, j->a, i, &d) != 0) {
 		mirror_error(R, d.where, "%s", d.message);
 		return -1;
 	}
 	if (nested)
 		return load_nested(R, j, s, e.name, data, len, depth);
 	char *name = mirror_join(j->name, e.name, '!');
-	s->job = name ? mirror_add_job(R, name, data, len) : SIZE_MAX;
+	int pack = e.method == JINST_ARCHIVE_STORED ? JINST_ARCHIVE_STORED : JINST_ARCHIVE_DEFLATED;
+	s->job = name ? mirror_add_job(R, name, data, len, pack) : SIZE_MAX;
 	if (s->job == SIZE_MAX) {
 		if (!name)
 			free(data);
 		mirror_error(R, j->name, "out of memory");
 		return -1;
 	}
+	if (deferred)
+		R->jobs[s->job].stored = st;
 	s->kind = SLOT_CLASS;
 	return 0;
 }
@@ -194,6 +213,15 @@ jar *mirror_jar_load(run *R, const char *name, const char *path, uint8_t *data, 
 			return NULL;
 		}
 	}
+	/* Every entry is kept, in its order, each transformed: readers that
+	 * walk the entries see both, and the JDK's ZipFile (class loading)
+	 * finds the last of a name, in the output as in the input. */
+	if (j->duplicates == 1)
+		mirror_warning(R, name, "the entry name %s is there twice: both kept, in their order, as in the input "
+		               "(the JVM loads the last of a name)", j->duplicate);
+	else if (j->duplicates)
+		mirror_warning(R, name, "%zu entries repeat an earlier entry's name (%s the first): all kept, in their "
+		               "order, as in the input (the JVM loads the last of a name)", j->duplicates, j->duplicate);
 	R->stats->archives++;
 	return j;
 }
@@ -275,6 +303,8 @@ static int add_slot(run *R, jar *j, jinst_archive_writer *w, size_t i, const mir
 		return -1;
 	}
 	const mirror_extra *extra = extra_named(x, nx, e.name);
+	/* A changed class comes packed by its worker. */
+	const job *changed = s->kind == SLOT_CLASS && R->jobs[s->job].result == MIRROR_CHANGED ? &R->jobs[s->job] : NULL;
 	const uint8_t *bytes = NULL; /* NULL: copied as stored */
 	size_t len = 0;
 	if (extra) {
@@ -286,14 +316,13 @@ static int add_slot(run *R, jar *j, jinst_archive_writer *w, size_t i, const mir
 		if (strip_manifest(R, j, i, manifest, &len, digests) != 0)
 			return -1;
 		bytes = *manifest;
-	} else if (s->kind == SLOT_CLASS && R->jobs[s->job].result == MIRROR_CHANGED) {
-		bytes = R->jobs[s->job].out;
-		len = R->jobs[s->job].out_len;
 	} else if (s->kind == SLOT_NESTED && s->out) {
 		bytes = s->out;
 		len = s->out_len;
 	}
-	if (jinst_archive_writer_copy(w, j->a, i, bytes, len, &d) != 0) {
+	int rc = changed && !extra ? jinst_archive_writer_copy_packed(w, j->a, i, &changed->packed, &d)
+	                           : jinst_archive_writer_copy(w, j->a, i, bytes, len, &d);
+	if (rc != 0) {
 		mirror_error(R, d.where, "%s", d.message);
 		return -1;
 	}
@@ -321,12 +350,6 @@ static int add_new_extras(run *R, jar *j, jinst_archive_writer *w, const mirror_
 
 static int write_jar(run *R, jar *j, const mirror_extra *x, size_t nx, uint8_t **bytes, size_t *len)
 {
-	if (j->duplicate) {
-		mirror_error(R, j->name,
-		             "the entry name %s is there twice; a changed archive keeps every entry or is not written",
-		             j->duplicate);
-		return -1;
-	}
 	jinst_archive_writer *w;
 	jinst_diag d;
 	if (jinst_archive_writer_new_memory(&w, j->name, &d) != 0) {

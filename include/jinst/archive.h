@@ -5,7 +5,8 @@
  * the central directory), so a tool can write an archive that differs from
  * its input only where it means to (DESIGN.md, invariant 8). And the walk
  * over class inputs (class files, folders, jars) that the tools share.
- * Library jinst_archive, the only code in jinst that calls libzip.
+ * Library jinst_archive, the only code in jinst that calls libzip (to
+ * read; archives are written here, with their records as stored).
  *
  * Input is untrusted: sizes are checked against limits before anything is
  * allocated, an entry's bytes are checked against its recorded size and
@@ -80,6 +81,28 @@ int jinst_archive_find(size_t *index, jinst_archive *archive, const char *name);
  * JINST_ETOOLARGE past max_entry_size (before allocating), JINST_EMALFORMED
  * when the data is shorter or longer than recorded or fails its CRC. */
 int jinst_archive_read(uint8_t **bytes, size_t *len, jinst_archive *archive, size_t index, jinst_diag *diag);
+/* An entry's data as stored, to be unpacked away from the archive: on
+ * another thread, while this one goes on reading or writing. data is
+ * borrowed from the archive (valid until it closes); nothing of it is
+ * checked yet. */
+typedef struct jinst_archive_stored {
+	const uint8_t *data;
+	size_t len;    /* compressed */
+	uint64_t size; /* uncompressed, as the directory says */
+	uint32_t crc;
+	uint16_t method;
+} jinst_archive_stored;
+/* Entry index as stored; JINST_EUNSUPPORTED for an encrypted one,
+ * JINST_EMALFORMED when its records do not lie where the directory says. */
+int jinst_archive_stored_at(jinst_archive_stored *out, jinst_archive *archive, size_t index, jinst_diag *diag);
+/* The uncompressed bytes of stored, malloc'd, with the checks of
+ * jinst_archive_read: JINST_ETOOLARGE past limit (0: the default) before
+ * allocating, JINST_EMALFORMED when the data is shorter or longer than
+ * stored->size or fails its CRC, JINST_EUNSUPPORTED for a method other
+ * than stored or deflated. Touches nothing shared: any thread. name names
+ * the entry in diag. */
+int jinst_archive_unpack(uint8_t **bytes, size_t *len, const jinst_archive_stored *stored, uint64_t limit,
+                         const char *name, jinst_diag *diag);
 /* The archive comment, borrowed (NULL with 0 when there is none). */
 const uint8_t *jinst_archive_comment(jinst_archive *archive, size_t *len);
 
@@ -98,42 +121,63 @@ int jinst_archive_extra(uint16_t *id, const uint8_t **data, uint16_t *len, jinst
 
 typedef struct jinst_archive_writer jinst_archive_writer;
 
-/* A new archive that replaces path when committed: libzip writes it to a
- * temporary file beside path and renames it into place, so a failure never
- * leaves half an archive behind. */
+/* A new archive that replaces path when committed: written to a new file
+ * beside path and renamed into place, so a failure never leaves half an
+ * archive behind. */
 int jinst_archive_writer_new(jinst_archive_writer **out, const char *path, jinst_diag *diag);
-/* Appends an entry named meta->name with meta's method (stored stays
+/* A new archive written into memory (a jar nested in a jar, or one whose
+ * file the caller writes itself); jinst_archive_writer_finish hands back
+ * its bytes. name names it in diagnostics. */
+int jinst_archive_writer_new_memory(jinst_archive_writer **out, const char *name, jinst_diag *diag);
+
+/* Appends a new entry named meta->name with meta's method (stored stays
  * stored; any other method is written deflated), time, opsys, external
- * attributes and comment; the other fields of meta are ignored. A name
- * ending in '/' with no bytes is a folder entry. bytes is borrowed until
- * the commit. */
+ * attributes and comment, and no extra field; the other fields of meta
+ * are ignored. A name ending in '/' with no bytes is a folder entry
+ * (stored). A name the writer holds already is JINST_EINVAL. bytes are
+ * copied. */
 int jinst_archive_writer_add(jinst_archive_writer *w, const jinst_archive_entry *meta, const uint8_t *bytes,
                              size_t len, jinst_diag *diag);
 int jinst_archive_writer_set_comment(jinst_archive_writer *w, const uint8_t *comment, size_t len,
                                      jinst_diag *diag);
 
-/* A new archive written into memory (a jar nested in a jar, or one whose
- * file the caller writes itself); jinst_archive_writer_finish hands back
- * its bytes. name names it in diagnostics. */
-int jinst_archive_writer_new_memory(jinst_archive_writer **out, const char *name, jinst_diag *diag);
-/* Appends entry index of from with everything that makes it what it is:
- * name as stored, compression method, time, opsys, external attributes,
- * comment and extra fields (central and local, in their order). With bytes
- * NULL its data is copied as from stores it (compressed bytes, CRC,
- * sizes), never recompressed; otherwise bytes replace the data, compressed
- * with the entry's method (stored stays stored, any other is deflated).
- * from and bytes must stay open and alive until the commit or finish. A
- * name the writer already holds is JINST_EINVAL (a zip may hold a name
- * twice, libzip writes it once). */
+/* An entry's data made ready for a writer: compressed (or stored) with
+ * its CRC and size. Packing touches nothing shared, so callers pack on
+ * their worker threads and the writer only appends bytes. */
+typedef struct jinst_archive_packed {
+	uint8_t *data;   /* malloc'd: the bytes as the entry stores them */
+	size_t len;
+	uint64_t size;   /* uncompressed */
+	uint32_t crc;
+	uint16_t method; /* JINST_ARCHIVE_STORED or JINST_ARCHIVE_DEFLATED */
+} jinst_archive_packed;
+/* bytes stored or deflated (zlib level 6, as `jar`); another method is
+ * JINST_EUNSUPPORTED. */
+int jinst_archive_pack(jinst_archive_packed *out, const uint8_t *bytes, size_t len, uint16_t method,
+                       jinst_diag *diag);
+void jinst_archive_packed_free(jinst_archive_packed *packed); /* frees data; NULL is fine */
+
+/* Appends entry index of from as from stores it: its local header, data
+ * and data descriptor, and its central record, byte for byte (name,
+ * versions, flags, method, time, attributes, comment, extra fields),
+ * only the offset of its local header changed. With packed, packed's
+ * data replaces the entry's, and the CRC and sizes (and the method, from
+ * a method other than stored or deflated) change in the same records and
+ * descriptor, nothing else. A name held twice in from is copied twice, as
+ * it was. JINST_ETOOLARGE when a size or offset passes 4 GiB where the
+ * entry has no Zip64 field for it. Data are copied at once. */
+int jinst_archive_writer_copy_packed(jinst_archive_writer *w, jinst_archive *from, size_t index,
+                                     const jinst_archive_packed *packed, jinst_diag *diag);
+/* The same with bytes (NULL: copied as stored) packed with the entry's
+ * method (stored stays stored, any other is deflated). */
 int jinst_archive_writer_copy(jinst_archive_writer *w, jinst_archive *from, size_t index, const uint8_t *bytes,
                               size_t len, jinst_diag *diag);
 /* Writes a memory writer's archive, hands back its malloc'd bytes and frees
  * w, whatever the outcome. An archive with no entry is the 22 bytes of an
  * end of central directory record (with the comment). */
 int jinst_archive_writer_finish(jinst_archive_writer *w, uint8_t **bytes, size_t *len, jinst_diag *diag);
-/* Writes a path writer's archive and frees w, whatever the outcome. An
- * archive with no entry is refused (JINST_EUNSUPPORTED): libzip writes no
- * empty zip (a memory writer does). */
+/* Writes a path writer's archive (fsync'd, renamed into place) and frees
+ * w, whatever the outcome. */
 int jinst_archive_writer_commit(jinst_archive_writer *w, jinst_diag *diag);
 /* Frees w and writes nothing. NULL is fine. */
 void jinst_archive_writer_discard(jinst_archive_writer *w);
@@ -153,6 +197,12 @@ bool jinst_archive_is_signature_file(const char *name);
  * Fails only for lack of memory (JINST_ENOMEM). */
 int jinst_archive_manifest_strip(uint8_t **out, size_t *out_len, size_t *removed, const uint8_t *in, size_t len,
                                  jinst_diag *diag);
+
+/* The value of the attribute name (any case) of the manifest's main
+ * section, continuation lines joined, malloc'd; JINST_ENOTFOUND when the
+ * main section has none (*value NULL). A value holds no line break. */
+int jinst_archive_manifest_attribute(char **value, const uint8_t *manifest, size_t len, const char *name,
+                                     jinst_diag *diag);
 
 /* ---- walking class inputs ---------------------------------------------------- */
 

@@ -45,3 +45,22 @@ open(os.path.join(out, "version70.class"), "wb").write(v)
 # from the format's specification.
 import covfile  # noqa: E402
 covfile.write_inputs(out)
+
+# cp/app.jar: Features with a manifest whose Class-Path names a jar beside it
+# (cp/lib/dep.jar, a copy of the same class), one that is nowhere, and an
+# absolute path, continued on a second line, and a Main-Class. dup.jar: Features twice under
+# one name, the second a copy with version 70 (the JVM loads the last).
+import zipfile  # noqa: E402
+import warnings  # noqa: E402
+os.makedirs(os.path.join(out, "cp", "lib"), exist_ok=True)
+features = open(src, "rb").read()
+with zipfile.ZipFile(os.path.join(out, "cp", "app.jar"), "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("META-INF/MANIFEST.MF", "Manifest-Version: 1.0\r\nClass-Path: lib/dep.jar missing.jar /nonexist\r\n"
+               " ent/orig.jar\r\nMain-Class: jinsttest.Features\r\n\r\n")
+    z.writestr("jinsttest/Features.class", features)
+with zipfile.ZipFile(os.path.join(out, "cp", "lib", "dep.jar"), "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr("jinsttest/Features.class", features)
+with warnings.catch_warnings(), zipfile.ZipFile(os.path.join(out, "dup.jar"), "w", zipfile.ZIP_DEFLATED) as z:
+    warnings.simplefilter("ignore")  # the duplicate name is meant
+    z.writestr("jinsttest/Features.class", features)
+    z.writestr("jinsttest/Features.class", bytes(v))

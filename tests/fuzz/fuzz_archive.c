@@ -8,7 +8,9 @@
  * failing cleanly or giving data within its bounds: the bytes read are as
  * many as the entry's recorded size, never more than the limit, and
  * reading the entry again gives the same bytes or the same failure
- * (determinism). Then every entry is copied into a memory writer, as
+ * (determinism); its data as stored, unpacked away from the archive,
+ * fail cleanly or give the bytes libzip read. Then every entry is copied
+ * into a memory writer (its records as stored), as
  * stored or with the bytes read: the copy fails cleanly, or reopens with
  * every entry the writer took, and a second copy gives the same bytes.
  * The limit is small so a lying directory cannot make a run allocate
@@ -41,6 +43,30 @@ static void check_extra(jinst_archive *a, size_t i, enum jinst_archive_extra_whe
 			sum ^= data[b];
 		(void)sum; /* read for the sanitizers only (clang's -Wunused-but-set-variable) */
 	}
+}
+
+/* The entry as stored, unpacked away from the archive: a clean failure,
+ * or (when libzip read it too) the same bytes. */
+static void check_unpack(jinst_archive *a, size_t i, const uint8_t *read, size_t len)
+{
+	jinst_archive_stored st;
+	jinst_diag d;
+	int rc = jinst_archive_stored_at(&st, a, i, &d);
+	if (rc) {
+		CHECK(rc < 0 && d.code == rc, "stored_at %zu failed with %d, diag %d", i, rc, d.code);
+		return;
+	}
+	uint8_t *got = NULL;
+	size_t n = 0;
+	rc = jinst_archive_unpack(&got, &n, &st, LIMIT, "entry", &d);
+	if (rc) {
+		CHECK(rc < 0 && d.code == rc && !got, "unpack %zu failed with %d, diag %d", i, rc, d.code);
+		return;
+	}
+	CHECK(n == st.size && n <= LIMIT, "unpack %zu: %zu bytes, stored says %llu", i, n, (unsigned long long)st.size);
+	if (read)
+		CHECK(n == len && memcmp(got, read, n) == 0, "entry %zu: unpack and read differ", i);
+	free(got);
 }
 
 /* Every entry into a memory writer, as stored or (odd entries that read)
@@ -130,6 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		} else {
 			CHECK(d.code == r1 && b1 == NULL, "entry %zu: failure %d with diag %d", i, r1, d.code);
 		}
+		check_unpack(a, i, r1 == 0 ? b1 : NULL, l1);
 		free(b1);
 		free(b2);
 	}

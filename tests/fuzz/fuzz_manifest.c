@@ -7,7 +7,9 @@
  * than the input and starts with the main section as it was; stripping it
  * again removes nothing and gives the same bytes (a fixed point); a second
  * run over the input gives the same bytes and count (determinism); and
- * when nothing was removed the output is the input. Checks are always on.
+ * when nothing was removed the output is the input. The main section's
+ * Class-Path and Manifest-Version read cleanly, the same in any case of
+ * their names. Checks are always on.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +37,28 @@ static size_t main_section(const uint8_t *p, size_t n)
 	return i;
 }
 
+/* An attribute of the main section: absent, or a value with no line break
+ * no longer than the section, found again the same, in any case. */
+static void check_attribute(const uint8_t *data, size_t size, const char *name)
+{
+	char *v = NULL, *w = NULL, upper[64];
+	jinst_diag d;
+	int rc = jinst_archive_manifest_attribute(&v, data, size, name, &d);
+	CHECK(rc == 0 || (rc == JINST_ENOTFOUND && !v), "attribute %s: %d", name, rc);
+	if (rc)
+		return;
+	CHECK(strlen(v) <= main_section(data, size) && !strpbrk(v, "\r\n"), "attribute %s: a value of %zu bytes "
+	      "from a main section of %zu, or with a line break", name, strlen(v), main_section(data, size));
+	size_t k = 0;
+	for (; name[k] && k < sizeof(upper) - 1; k++)
+		upper[k] = (char)(name[k] >= 'a' && name[k] <= 'z' ? name[k] - 32 : name[k]);
+	upper[k] = '\0';
+	CHECK(jinst_archive_manifest_attribute(&w, data, size, upper, &d) == 0 && strcmp(v, w) == 0,
+	      "attribute %s differs in another case", name);
+	free(v);
+	free(w);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t *out, *again, *twice;
@@ -53,5 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(out);
 	free(again);
 	free(twice);
+	check_attribute(data, size, "Class-Path");
+	check_attribute(data, size, "Manifest-Version");
 	return 0;
 }

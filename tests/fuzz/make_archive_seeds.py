@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Writes the seed inputs of fuzz_archive into corpus/fuzz_archive/: small
 jars with stored and deflated entries, a folder entry, entry and archive
-comments, an extra field, a .jmod header, and damaged copies (truncated, a
-wrong CRC, a size that lies). Deterministic: fixed times, no randomness.
+comments, an extra field, a .jmod header, data descriptors (one of Zip64),
+and damaged copies (truncated, a wrong CRC, a size that lies). Deterministic: fixed times, no randomness.
 
     make_archive_seeds.py [OUT_DIR]
 """
@@ -73,3 +73,29 @@ write("bad_crc", patch(good, b"p/C.class", 14, 16, flip))
 # The deflated resource says it is 64 times smaller than it inflates to.
 write("lying_size", patch(good, b"res/data.bin", 22, 24, lambda buf, at: struct.pack_into("<I", buf, at, 32)))
 write("empty", b"PK\x05\x06" + bytes(18))
+
+
+class Stream(io.RawIOBase):
+    """Unseekable: zipfile writes data descriptors after each entry's data."""
+
+    def __init__(self):
+        self.buf = io.BytesIO()
+
+    def writable(self):
+        return True
+
+    def write(self, b):
+        return self.buf.write(b)
+
+
+def descriptors():
+    s = Stream()
+    with zipfile.ZipFile(s, "w", zipfile.ZIP_DEFLATED) as z:
+        for k, name in enumerate(("p/C.class", "res/a.txt")):
+            with z.open(zipfile.ZipInfo(name, when), "w", force_zip64=k == 0) as e:
+                e.write(b"\xca\xfe\xba\xbe" + bytes(60) if k == 0 else b"text " * 20)
+    return s.buf.getvalue()
+
+
+# Data descriptors after the data, one with 8-byte sizes and a Zip64 field.
+write("descriptors", descriptors())

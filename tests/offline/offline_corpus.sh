@@ -3,8 +3,9 @@
 # once per pass: every output class passes HotSpot's verification
 # (tests/jvm/verify.sh, zero VerifyError and ClassFormatError), every
 # non-class entry is the input's, byte for byte, with its metadata
-# (offline_entries.py), no class fails, and a second run writes the same
-# bytes.
+# (offline_entries.py), every record of every entry is the input's but for
+# CRC, sizes and offsets (zip_headers.py), no class fails, and a second run
+# writes the same bytes.
 #   offline_corpus.sh JINST JAVA_HOME HARNESS JARS_DIR WORK [PASS...]
 # PASS: the instrument options of one run (default: --coverage,
 # --coverage=counts, --trace=counts, --trace). JINST_CORPUS_SAMPLE=N has
@@ -56,6 +57,13 @@ for pass in "${passes[@]}"; do
 		fail "$pass: the outputs' entries differ from the inputs'"
 	grep -m 20 '^DIFF' "$out/entries.txt"
 	echo "  entries: $(tail -n 1 "$out/entries.txt")"
+	# Every record of every entry the input's but for CRC, sizes, offsets.
+	pairs=()
+	for j in "$jars"/*.jar; do pairs+=("$j" "$out/tree/${j##*/}"); done
+	python3 "$here/zip_headers.py" "${pairs[@]}" >"$out/headers.txt" ||
+		fail "$pass: the outputs' records differ from the inputs'"
+	grep -m 20 '^DIFF' "$out/headers.txt"
+	echo "  records: $(tail -n 1 "$out/headers.txt")"
 	# Determinism: the same inputs and options, the same bytes.
 	instrument "$pass" "$out/again" || continue
 	for j in "$out/tree"/*.jar; do
