@@ -57,6 +57,9 @@ final class Ctx {
 	private static final int[] NONE = new int[0];
 	int heldCount, heldTop = -1, heldNode, sampledMods;
 	long pending;
+	/* clock=cpu (CpuClock): the thread's CPU time at the last sample, and
+	 * what it used since the one before, which this sample gives. */
+	long cpuSeen, cpuDt;
 
 	long[] evTs;
 	int[] evWord;

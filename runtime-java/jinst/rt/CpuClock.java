@@ -1,0 +1,129 @@
+package jinst.rt;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+
+/**
+ * clock=cpu: what each thread used of a CPU since the last sample, which
+ * Hooks.sample gives to the thread's stack instead of the wall time that
+ * passed. A thread that sleeps, waits for a lock or blocks in I/O uses
+ * none, so its waiting shows nowhere; a thread that runs on a loaded
+ * machine gets the time it ran, not the time it waited for a CPU.
+ *
+ * The hooks are the same as under the wall clock: reading a thread's CPU
+ * time is a system call (0.4 us of CPU here), far too much at every call and
+ * little at every sample. Each sample reads the CPU time of every thread of
+ * the registry (user and system, as the kernel accounts it) and gives the
+ * difference from the last reading to the stack as it stands: a thread's
+ * times add up to the CPU time it used while its stack was sampled. As
+ * under the wall clock, where in the tick the time was used is not known;
+ * the tick's CPU time goes where the thread is when it falls.
+ *
+ * Where the times come from: in the agent's copy, the agent's read0 (JVMTI
+ * GetThreadCpuTime for every thread in one JNI call, agent/trace_run.c),
+ * which runs no Java code, so no class the agent instrumented (the JDK's
+ * management classes under include=**) runs a hook under the registry's
+ * lock; without the agent (Standalone sets bean), the platform's
+ * ThreadMXBean, as no JDK class is instrumented then.
+ *
+ * A thread read for the first time, or for the first time in a session
+ * (a sample whose last one is not the last read, as after engage), gets
+ * what it used since, at most the wall time since the last sample (no
+ * thread uses more): it may have run long before its first hook, or before
+ * the session. What a thread used between the last sample and its end is
+ * not read (a tick at most), as under the wall clock.
+ *
+ * Virtual threads have no CPU time of their own (GetThreadCpuTime refuses
+ * them, the ThreadMXBean gives -1): one that is runnable at a sample gets
+ * the wall time since the last one, as under the wall clock, and one that
+ * is parked gets nothing.
+ */
+final class CpuClock {
+	private CpuClock() {
+	}
+
+	/** read0's answers beside a time: nothing to give (a thread that
+	 * ended, a virtual thread that waits), or a thread that runs with no
+	 * CPU clock of its own (a virtual thread, runnable). */
+	static final long NONE = -1, RUNNING = -2;
+	/** Standalone's: the ThreadMXBean, with no agent to call. */
+	static boolean bean;
+
+	/* Only the sampler uses these, under Registry.LOCK. */
+	private static Thread[] threads = new Thread[16];
+	private static long[] times = new long[16];
+	private static long last;
+	private static ThreadMXBean mx;
+
+	/** Sets cpuDt of the first n contexts of cs: the CPU time each thread
+	 * used since the last sample (now, dt nanoseconds after it). */
+	static void read(Ctx[] cs, int n, long now, long dt) {
+		boolean fresh = now - dt != last;
+		last = now;
+		if (threads.length < n && !size(n)) {
+			for (int i = 0; i < n; i++)
+				cs[i].cpuDt = 0;
+			return;
+		}
+		Thread[] ts = threads;
+		long[] ns = times;
+		for (int i = 0; i < n; i++)
+			ts[i] = cs[i].owner;
+		try {
+			if (bean)
+				readBean(ts, n, ns);
+			else
+				read0(ts, n, ns);
+		} finally {
+			/* the registry keeps its threads; this must not keep ended ones */
+			for (int i = 0; i < n; i++)
+				ts[i] = null;
+		}
+		for (int i = 0; i < n; i++) {
+			Ctx c = cs[i];
+			long t = ns[i];
+			if (t == RUNNING) {
+				c.cpuDt = dt;
+			} else if (t < 0) {
+				c.cpuDt = 0;
+			} else {
+				long d = t - c.cpuSeen;
+				if (fresh || c.cpuSeen == 0)
+					d = Math.min(d, dt);
+				c.cpuDt = d > 0 ? d : 0;
+				c.cpuSeen = t;
+			}
+		}
+	}
+
+	/** The CPU time of each of ts[0, n) in nanoseconds into ns, or NONE or
+	 * RUNNING (registered by the agent). */
+	static native void read0(Thread[] ts, int n, long[] ns);
+
+	private static void readBean(Thread[] ts, int n, long[] ns) {
+		ThreadMXBean b = mx;
+		if (b == null)
+			mx = b = ManagementFactory.getThreadMXBean();
+		for (int i = 0; i < n; i++) {
+			Thread t = ts[i];
+			long v = t == null ? NONE : b.getThreadCpuTime(t.getId());
+			if (v < 0)
+				v = t != null && t.getState() == Thread.State.RUNNABLE ? RUNNING : NONE;
+			ns[i] = v;
+		}
+	}
+
+	/* On failure (no memory) this sample gives no time. */
+	private static boolean size(int n) {
+		try {
+			int k = Ctx.grown(threads.length, n);
+			Thread[] t = new Thread[k];
+			long[] v = new long[k];
+			threads = t;
+			times = v;
+			return true;
+		} catch (Throwable e) {
+			return false;
+		}
+	}
+}
