@@ -33,6 +33,16 @@ import java.lang.management.ThreadMXBean;
  * the session. What a thread used between the last sample and its end is
  * not read (a tick at most), as under the wall clock.
  *
+ * A thread that waits costs a reading all the same, a system call, so a
+ * server's idle pool would cost more than its work. A thread that used no
+ * CPU time since its last reading, whose stack has not moved since (Ctx.mods,
+ * not the owner's, whose fast path does not move it), is asked its state
+ * first (JVMTI GetThreadState, no system call): while it waits (sleeping,
+ * parked, blocked on a monitor) its reading is left for a later sample, at
+ * most SKIPS in a row. What it used meanwhile is then read as a whole and
+ * goes where its stack is, which is where it was (else mods moved and it
+ * was read) but for the last samples' worth.
+ *
  * Virtual threads have no CPU time of their own (GetThreadCpuTime refuses
  * them, the ThreadMXBean gives -1): one that is runnable at a sample gets
  * the wall time since the last one, as under the wall clock, and one that
@@ -45,13 +55,16 @@ final class CpuClock {
 	/** read0's answers beside a time: nothing to give (a thread that
 	 * ended, a virtual thread that waits), or a thread that runs with no
 	 * CPU clock of its own (a virtual thread, runnable). */
-	static final long NONE = -1, RUNNING = -2;
+	static final long NONE = -1, RUNNING = -2, WAITING = -3;
+	/** Samples in a row that may leave a waiting thread unread. */
+	static final int SKIPS = 15;
 	/** Standalone's: the ThreadMXBean, with no agent to call. */
 	static boolean bean;
 
 	/* Only the sampler uses these, under Registry.LOCK. */
 	private static Thread[] threads = new Thread[16];
 	private static long[] times = new long[16];
+	private static boolean[] idle = new boolean[16];
 	private static long last;
 	private static ThreadMXBean mx;
 
@@ -67,13 +80,18 @@ final class CpuClock {
 		}
 		Thread[] ts = threads;
 		long[] ns = times;
-		for (int i = 0; i < n; i++)
-			ts[i] = cs[i].owner;
+		boolean[] may = idle;
+		Ctx o = Hooks.ownerCtx;
+		for (int i = 0; i < n; i++) {
+			Ctx c = cs[i];
+			ts[i] = c.owner;
+			may[i] = !fresh && c.cpuIdle && c.cpuSkips < SKIPS && c.mods == c.cpuMods && c != o;
+		}
 		try {
 			if (bean)
 				readBean(ts, n, ns);
 			else
-				read0(ts, n, ns);
+				read0(ts, n, ns, may);
 		} finally {
 			/* the registry keeps its threads; this must not keep ended ones */
 			for (int i = 0; i < n; i++)
@@ -82,7 +100,12 @@ final class CpuClock {
 		for (int i = 0; i < n; i++) {
 			Ctx c = cs[i];
 			long t = ns[i];
-			if (t == RUNNING) {
+			c.cpuIdle = false;
+			if (t == WAITING) {
+				c.cpuDt = 0;
+				c.cpuIdle = true;
+				c.cpuSkips++;
+			} else if (t == RUNNING) {
 				c.cpuDt = dt;
 			} else if (t < 0) {
 				c.cpuDt = 0;
@@ -92,13 +115,17 @@ final class CpuClock {
 					d = Math.min(d, dt);
 				c.cpuDt = d > 0 ? d : 0;
 				c.cpuSeen = t;
+				c.cpuIdle = d <= 0;
+				c.cpuMods = c.mods;
+				c.cpuSkips = 0;
 			}
 		}
 	}
 
 	/** The CPU time of each of ts[0, n) in nanoseconds into ns, or NONE or
-	 * RUNNING (registered by the agent). */
-	static native void read0(Thread[] ts, int n, long[] ns);
+	 * RUNNING; WAITING, unread, for a thread that may be left unread
+	 * (may[i]) and waits (registered by the agent). */
+	static native void read0(Thread[] ts, int n, long[] ns, boolean[] may);
 
 	private static void readBean(Thread[] ts, int n, long[] ns) {
 		ThreadMXBean b = mx;
@@ -119,8 +146,10 @@ final class CpuClock {
 			int k = Ctx.grown(threads.length, n);
 			Thread[] t = new Thread[k];
 			long[] v = new long[k];
+			boolean[] w = new boolean[k];
 			threads = t;
 			times = v;
+			idle = w;
 			return true;
 		} catch (Throwable e) {
 			return false;
