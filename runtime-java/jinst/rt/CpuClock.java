@@ -53,8 +53,9 @@ final class CpuClock {
 	}
 
 	/** read0's answers beside a time: nothing to give (a thread that
-	 * ended, a virtual thread that waits), or a thread that runs with no
-	 * CPU clock of its own (a virtual thread, runnable). */
+	 * ended, a virtual thread that waits), a thread that runs with no CPU
+	 * clock of its own (a virtual thread, runnable), a thread left unread
+	 * as it waits. */
 	static final long NONE = -1, RUNNING = -2, WAITING = -3;
 	/** Samples in a row that may leave a waiting thread unread. */
 	static final int SKIPS = 15;
@@ -97,28 +98,30 @@ final class CpuClock {
 			for (int i = 0; i < n; i++)
 				ts[i] = null;
 		}
-		for (int i = 0; i < n; i++) {
-			Ctx c = cs[i];
-			long t = ns[i];
-			c.cpuIdle = false;
-			if (t == WAITING) {
-				c.cpuDt = 0;
-				c.cpuIdle = true;
-				c.cpuSkips++;
-			} else if (t == RUNNING) {
-				c.cpuDt = dt;
-			} else if (t < 0) {
-				c.cpuDt = 0;
-			} else {
-				long d = t - c.cpuSeen;
-				if (fresh || c.cpuSeen == 0)
-					d = Math.min(d, dt);
-				c.cpuDt = d > 0 ? d : 0;
-				c.cpuSeen = t;
-				c.cpuIdle = d <= 0;
-				c.cpuMods = c.mods;
-				c.cpuSkips = 0;
-			}
+		for (int i = 0; i < n; i++)
+			give(cs[i], ns[i], dt, fresh);
+	}
+
+	/* c's reading t (a time, or NONE, RUNNING, WAITING) into its cpuDt. */
+	private static void give(Ctx c, long t, long dt, boolean fresh) {
+		c.cpuIdle = false;
+		if (t == WAITING) {
+			c.cpuDt = 0;
+			c.cpuIdle = true;
+			c.cpuSkips++;
+		} else if (t == RUNNING) {
+			c.cpuDt = dt;
+		} else if (t < 0) {
+			c.cpuDt = 0;
+		} else {
+			long d = t - c.cpuSeen;
+			if (fresh || c.cpuSeen == 0)
+				d = Math.min(d, dt);
+			c.cpuDt = d > 0 ? d : 0;
+			c.cpuSeen = t;
+			c.cpuIdle = d <= 0;
+			c.cpuMods = c.mods;
+			c.cpuSkips = 0;
 		}
 	}
 
