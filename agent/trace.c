@@ -95,6 +95,18 @@ static int parse_maxevents(void *c, const char *v, size_t vn, char *err, size_t 
 	return 0;
 }
 
+static int parse_clock(void *c, const char *v, size_t vn, char *err, size_t esize)
+{
+	jinst_trace_config *t = c;
+	if (jinst_option_is(v, vn, "wall"))
+		t->clock = JINST_TRACE_CLOCK_WALL;
+	else if (jinst_option_is(v, vn, "cpu"))
+		t->clock = JINST_TRACE_CLOCK_CPU;
+	else
+		return jinst_option_error(err, esize, "clock=%.*s: expected wall or cpu", (int)vn, v);
+	return 0;
+}
+
 static int parse_tick(void *c, const char *v, size_t vn, char *err, size_t esize)
 {
 	long x = jinst_option_number(v, vn, 1000000);
@@ -129,6 +141,11 @@ int jinst_trace_check(void *c, char *err, size_t esize)
 	static const char *const mode_names[] = {"", "counts", "times", "events"};
 	jinst_trace_config *t = c;
 	unsigned bad = t->formats & ~allowed[t->mode];
+	/* The timeline's events carry the wall time they happened at; counts
+	 * have no time: a CPU clock there would be a word that changes nothing. */
+	if (t->clock == JINST_TRACE_CLOCK_CPU && t->mode != JINST_TRACE_TIMES)
+		return jinst_option_error(err, esize, "clock=cpu needs trace=times: trace=%s%s takes no time from the clock",
+		                          mode_names[t->mode], t->mode_given ? "" : " (the default)");
 	if (!t->formats_given)
 		t->formats = defaults[t->mode];
 	else if (bad)
@@ -146,8 +163,9 @@ const jinst_agent_option jinst_trace_options[] = {
 	{"trace", "MODE",
 	 "what to record [counts]\n"
 	 "  counts   exact call counts per method\n"
-	 "  times    exact calls, and inclusive and self wall time per\n"
-	 "           method and the call tree, from a clock (tick=)\n"
+	 "  times    exact calls, and inclusive and self time per\n"
+	 "           method and the call tree, from a clock (tick=,\n"
+	 "           clock=)\n"
 	 "  events   a bounded enter/exit timeline per thread",
 	 parse_mode},
 	{"format", "FMTS",
@@ -155,7 +173,7 @@ const jinst_agent_option jinst_trace_options[] = {
 	 "profile+folded for times, chrome for events]\n"
 	 "  counts   OUT.tsv     class<TAB>method<TAB>descriptor<TAB>count\n"
 	 "                       (trace=counts or times)\n"
-	 "  profile  OUT.txt     ranked wall-time profile in the manner\n"
+	 "  profile  OUT.txt     ranked time profile in the manner\n"
 	 "                       of HPROF cpu=times (trace=times)\n"
 	 "  folded   OUT.folded  folded stacks, self ns, for flamegraph.pl\n"
 	 "                       and speedscope (trace=times)\n"
@@ -182,6 +200,13 @@ const jinst_agent_option jinst_trace_options[] = {
 	 "every thread where it falls; a shorter tick gives finer\n"
 	 "times for more CPU; 0: no clock, no times",
 	 parse_tick},
+	{"clock", "CLOCK",
+	 "trace=times: what the times measure [wall]\n"
+	 "  wall     wall time: a thread that sleeps, waits or blocks\n"
+	 "           is timed where it waits\n"
+	 "  cpu      each thread's CPU time: waiting shows nothing\n"
+	 "           (virtual threads: wall time while they run)",
+	 parse_clock},
 	{"maxevents", "N",
 	 "events kept per thread, trace=events [100000]: each thread's\n"
 	 "first calls, entry and exit; the later ones are dropped,\n"
@@ -220,7 +245,8 @@ int jinst_trace_hooks_mode(const jinst_trace_config *t)
 {
 	switch (t->mode) {
 	case JINST_TRACE_TIMES:
-		return HOOKS_COUNTS | HOOKS_TIMES | ((t->formats & (JINST_FORMAT_FOLDED | JINST_FORMAT_HTML)) ? HOOKS_TREE : 0);
+		return HOOKS_COUNTS | HOOKS_TIMES | ((t->formats & (JINST_FORMAT_FOLDED | JINST_FORMAT_HTML)) ? HOOKS_TREE : 0) |
+		       (t->clock == JINST_TRACE_CLOCK_CPU ? HOOKS_CPU : 0);
 	case JINST_TRACE_EVENTS: return HOOKS_COUNTS | HOOKS_EVENTS;
 	default: return HOOKS_COUNTS;
 	}

@@ -1,5 +1,5 @@
 /*
- * The trace module: exact call counts, wall times from a clock, the call
+ * The trace module: exact call counts, wall or CPU times from a clock, the call
  * tree, timelines (trace.c: its table, options, hooks and clock;
  * trace_output.c: the runtime's snapshots into the report library's
  * writers). Its settings are here for the registry and the tests.

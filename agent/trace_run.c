@@ -100,6 +100,88 @@ static void clock_start(const jinst_trace_config *t, JNIEnv *jni, jthread clock)
 	(*jni)->DeleteLocalRef(jni, clock);
 }
 
+/* ---- clock=cpu: each thread's CPU time --------------------------------- *
+ *
+ * Under clock=cpu, Hooks.sample asks jinst.rt.CpuClock for the CPU time
+ * of every thread of the registry at each tick and gives each thread what
+ * it used since the last (runtime-java/jinst/rt/CpuClock.java). The reads
+ * are here, one JNI call for all threads, so that no Java code runs while
+ * the sample holds the registry's lock. GetThreadCpuTime reads the
+ * kernel's CPU clock of the thread (pthread_getcpuclockid's, user and
+ * system time): a system call, about 0.4 us of CPU on this kind of
+ * machine, 0.7 to 0.9 us per thread with JVMTI's lookup of the thread. A
+ * thread that used nothing since its last reading is asked its state
+ * first, and left unread while it waits (CpuClock's essay): 200 idle
+ * threads for 3.5 s cost 0.54 to 0.67 s of CPU on JDK 17 against 0.77 to
+ * 1.1 s read every tick (0.32 to 0.35 s under the wall clock); on JDK 25
+ * GetThreadState costs about as much as the reading (both within 0.69 to
+ * 1.03 s). A virtual thread has no CPU clock
+ * (JVMTI_ERROR_UNSUPPORTED_OPERATION).
+ */
+
+enum { CPU_NONE = -1, CPU_RUNNING = -2, CPU_WAITING = -3 }; /* CpuClock.NONE, RUNNING, WAITING */
+
+/* What a thread waits in: it runs nothing (JVMTI_THREAD_STATE_*). */
+#define WAITS (JVMTI_THREAD_STATE_SLEEPING | JVMTI_THREAD_STATE_PARKED | JVMTI_THREAD_STATE_IN_OBJECT_WAIT | \
+               JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER)
+
+static jlong cpu_time(JNIEnv *jni, jvmtiEnv *jvmti, jthread t, jboolean may_wait)
+{
+	jlong ns = CPU_NONE;
+	jint state = 0;
+	if (!t)
+		return CPU_NONE;
+	/* CpuClock's essay: a thread that used nothing and still waits is
+	 * left unread (no system call) */
+	if (may_wait && (*jvmti)->GetThreadState(jvmti, t, &state) == JVMTI_ERROR_NONE && (state & WAITS) &&
+	    (state & JVMTI_THREAD_STATE_ALIVE))
+		ns = CPU_WAITING;
+	else if ((*jvmti)->GetThreadCpuTime(jvmti, t, &ns) != JVMTI_ERROR_NONE || ns < 0)
+		ns = (*jvmti)->GetThreadState(jvmti, t, &state) == JVMTI_ERROR_NONE && (state & JVMTI_THREAD_STATE_ALIVE) &&
+		             (state & JVMTI_THREAD_STATE_RUNNABLE) ? CPU_RUNNING : CPU_NONE;
+	(*jni)->DeleteLocalRef(jni, t);
+	return ns;
+}
+
+/* jinst.rt.CpuClock.read0(threads, n, ns, may), on the clock thread. */
+static void JNICALL native_cpu_read(JNIEnv *jni, jclass cls, jobjectArray threads, jint n, jlongArray ns,
+                                    jbooleanArray may)
+{
+	(void)cls;
+	jvmtiEnv *jvmti = jinst_agent_jvmti();
+	if (n < 0 || !threads || !ns || !may || n > (*jni)->GetArrayLength(jni, threads) ||
+	    n > (*jni)->GetArrayLength(jni, ns) || n > (*jni)->GetArrayLength(jni, may))
+		return;
+	jlong buf[64];
+	jboolean maybe[64];
+	for (jint i = 0; i < n; i += 64) {
+		jint k = n - i < 64 ? n - i : 64;
+		(*jni)->GetBooleanArrayRegion(jni, may, i, k, maybe);
+		for (jint j = 0; j < k; j++)
+			buf[j] = cpu_time(jni, jvmti, (*jni)->GetObjectArrayElement(jni, threads, i + j), maybe[j]);
+		(*jni)->SetLongArrayRegion(jni, ns, i, k, buf);
+	}
+}
+
+/* The capability (HotSpot has it at any time) and CpuClock's native,
+ * before the hooks are engaged. */
+static bool cpu_clock_init(JNIEnv *jni)
+{
+	jvmtiEnv *jvmti = jinst_agent_jvmti();
+	jvmtiCapabilities caps = {0};
+	caps.can_get_thread_cpu_time = 1;
+	if (jinst_agent_jvmti_failed((*jvmti)->AddCapabilities(jvmti, &caps),
+	                             "AddCapabilities(can_get_thread_cpu_time): no clock=cpu"))
+		return false;
+	jclass k = (*jni)->FindClass(jni, "jinst/rt/CpuClock");
+	if (jinst_agent_java_failed(jni, "FindClass(jinst/rt/CpuClock)") || !k)
+		return false;
+	JNINativeMethod natives[] = {{(char *)"read0", (char *)"([Ljava/lang/Thread;I[J[Z)V", (void *)native_cpu_read}};
+	jint r = (*jni)->RegisterNatives(jni, k, natives, 1);
+	(*jni)->DeleteLocalRef(jni, k);
+	return !jinst_agent_java_failed(jni, "RegisterNatives(CpuClock)") && r == 0;
+}
+
 /* ---- the module's life ------------------------------------------------- */
 
 static bool find_methods(JNIEnv *jni, jclass hooks)
@@ -119,7 +201,7 @@ static bool trace_start(const void *c, JNIEnv *jni)
 {
 	const jinst_trace_config *t = c;
 	jclass hooks = jinst_agent_hooks_class();
-	if (!find_methods(jni, hooks))
+	if (!find_methods(jni, hooks) || (t->clock == JINST_TRACE_CLOCK_CPU && !cpu_clock_init(jni)))
 		return false;
 	atomic_store(&rt.ready, 1);
 	jthread clock = NULL;

@@ -14,10 +14,12 @@
 #include "fold_internal.h"
 #include "jinst/classfile.h"
 
-/* Each clock's name and words; a clock of the future is one row here and
- * one enumerator in report.h. */
-static const struct { const char *name, *words; } clocks[] = {
-	[JINST_TRACE_CLOCK_WALL] = {"wall", "wall time"},
+/* Each clock's name, words, and what the profile's note says its times
+ * come from; a clock of the future is one row here and one enumerator in
+ * report.h. */
+static const struct { const char *name, *words, *source; } clocks[] = {
+	[JINST_TRACE_CLOCK_WALL] = {"wall", "wall time", "a clock that advances"},
+	[JINST_TRACE_CLOCK_CPU] = {"cpu", "CPU time", "each thread's CPU time, read"},
 };
 
 const char *jinst_trace_clock_name(jinst_trace_clock clock)
@@ -124,9 +126,9 @@ int jinst_trace_write_profile(FILE *f, const int64_t *times, size_t n, const int
 	fprintf(f, "%s (ms) BEGIN (total = %.3f) clock %s, unit ms: %s, self and inclusive, per method\n", head,
 	        sum / 1e6, cname, words);
 	if (tick_us > 0)
-		fprintf(f, "(times from a clock that advances every %ld us, each advance given to the stack where it\n"
+		fprintf(f, "(times from %s every %ld us, each advance given to the stack where it\n"
 		           " falls: self to the method on top, inclusive to each method on the stack; counts exact)\n",
-		        tick_us);
+		        clocks[clock].source, tick_us);
 	if (untimed)
 		fprintf(f, "(%zu %s counted, not timed, %s marked -: leaves, which have no loop and call nothing\n"
 		           " but on the way to a throw; their time is their callers' self time (leaves=time times them))\n",

@@ -231,7 +231,8 @@ static void check_modes(const char *path)
 		return;
 	}
 	static const struct { const char *name; long bit; } modes[] = {
-		{"COUNTS", HOOKS_COUNTS}, {"TIMES", HOOKS_TIMES}, {"TREE", HOOKS_TREE}, {"EVENTS", HOOKS_EVENTS}};
+		{"COUNTS", HOOKS_COUNTS}, {"TIMES", HOOKS_TIMES}, {"TREE", HOOKS_TREE}, {"EVENTS", HOOKS_EVENTS},
+		{"CPU", HOOKS_CPU}};
 	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
 		CHECK(int_constant(cls, modes[i].name) == modes[i].bit, "Hooks.%s is %ld, the agent's %ld", modes[i].name,
 		      int_constant(cls, modes[i].name), modes[i].bit);

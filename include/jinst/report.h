@@ -28,12 +28,13 @@ typedef int (*jinst_trace_names)(void *ctx, uint32_t id, const char **class_name
  * which, by the name and words of jinst_trace_clock_name/_words: a clock
  * is one enumerator here and one row of their table (trace_output.c). */
 typedef enum jinst_trace_clock {
-	JINST_TRACE_CLOCK_WALL = 0 /* CLOCK_MONOTONIC, System.nanoTime's */
+	JINST_TRACE_CLOCK_WALL = 0, /* CLOCK_MONOTONIC, System.nanoTime's */
+	JINST_TRACE_CLOCK_CPU = 1   /* each thread's CPU time (user and system) */
 } jinst_trace_clock;
 
-/* "wall"; NULL for a value that is no clock. */
+/* "wall", "cpu"; NULL for a value that is no clock. */
 const char *jinst_trace_clock_name(jinst_trace_clock clock);
-/* "wall time"; NULL for a value that is no clock. */
+/* "wall time", "CPU time"; NULL for a value that is no clock. */
 const char *jinst_trace_clock_words(jinst_trace_clock clock);
 
 /* counts: n entry counts indexed by id. One line per method with a nonzero

@@ -153,6 +153,27 @@ int main(int argc, char **argv)
 	CHECK(strstr(s, "(1 method counted, not timed, is marked -") != NULL, "untimed note, singular:\n%s", s);
 	free(s);
 
+	/* clock=cpu: the same times, named CPU time in the header (HPROF's
+	 * very words) and the note, and in the folded stacks' first line */
+	f = tmpfile();
+	CHECK(jinst_trace_write_profile(f, times, 4, NULL, 0, 1000, JINST_TRACE_CLOCK_CPU, names, NULL) == 0,
+	      "cpu profile");
+	s = contents(f);
+	static const char cpu_head[] = "CPU TIME (ms) BEGIN (total = 10.000) clock cpu, unit ms: CPU time, self";
+	CHECK(!strncmp(s, cpu_head, sizeof cpu_head - 1) && strstr(s, "\nCPU TIME (ms) END\n") &&
+	          strstr(s, "(times from each thread's CPU time, read every 1000 us, each advance given"),
+	      "the cpu clock in the header and the note:\n%s", s);
+	free(s);
+	int64_t one[] = {1, 1, 0, 0, 7};
+	f = tmpfile();
+	CHECK(jinst_trace_write_folded(f, one, sizeof one / sizeof one[0], 0, JINST_TRACE_CLOCK_CPU, names, NULL) == 0,
+	      "cpu folded");
+	s = contents(f);
+	CHECK(!strcmp(s, "# jinst folded stacks: clock cpu, unit ns (self CPU time per stack, in nanoseconds)\n"
+	                 "p/B.run 7\n"),
+	      "cpu folded:\n%s", s);
+	free(s);
+
 	/* folded: two threads with the same stack run;work(I) merge, and the
 	 * overloads work(I) and work(J) print as one frame; nodes are parent,
 	 * method, self ns */

@@ -18,6 +18,8 @@ import java.util.Properties;
  *                 [counts; counts+profile for times]
  *   jinst.tick    times: the clock's period in microseconds,
  *                 10 to 1000000, or 0 (no clock)    [1000]
+ *   jinst.clock   times: wall | cpu, what they measure (the wall
+ *                 time, or each thread's CPU time)   [wall]
  *   jinst.append  coverage: true | false, merge into an existing OUT.cov
  *                 (the agent's append=)             [false]
  *   jinst.session coverage: the session's name (the agent's session=)
@@ -34,7 +36,8 @@ final class Config {
 	static final String RESOURCE = "jinst.properties";
 	static final int COUNTS = 1, PROFILE = 2;
 
-	/** Hooks' mode bits: Hooks.COUNTS, with Hooks.TIMES for trace=times. */
+	/** Hooks' mode bits: Hooks.COUNTS, with Hooks.TIMES for trace=times
+	 * (and Hooks.CPU for clock=cpu). */
 	int mode = Hooks.COUNTS;
 	/** COUNTS and PROFILE bits. */
 	int formats;
@@ -61,8 +64,9 @@ final class Config {
 			return null;
 		Config c = new Config();
 		c.traceGiven = trace != null;
-		String format = value("format", file), tick = value("tick", file);
-		if (!c.trace(trace == null ? "counts" : trace) || !c.formats(format) || (tick != null && !c.tick(tick)))
+		String format = value("format", file), tick = value("tick", file), clock = value("clock", file);
+		if (!c.trace(trace == null ? "counts" : trace) || !c.formats(format) || (tick != null && !c.tick(tick)) ||
+		    (clock != null && !c.clock(clock)))
 			return null;
 		c.out = expand(out == null || out.isEmpty() ? "jinst-%p" : out);
 		return c;
@@ -155,6 +159,18 @@ final class Config {
 			/* said below */
 		}
 		return wrong("jinst.tick=" + v + ": expected microseconds from 10 to 1000000, or 0");
+	}
+
+	/* cpu: Hooks.CPU, for trace=times only, as the agent's clock= */
+	private boolean clock(String v) {
+		if (v.equals("wall"))
+			return true;
+		if (!v.equals("cpu"))
+			return wrong("jinst.clock=" + v + ": expected wall or cpu");
+		if ((mode & Hooks.TIMES) == 0)
+			return wrong("jinst.clock=cpu needs jinst.trace=times");
+		mode |= Hooks.CPU;
+		return true;
 	}
 
 	private static boolean wrong(String what) {

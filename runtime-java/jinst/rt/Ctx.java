@@ -57,6 +57,12 @@ final class Ctx {
 	private static final int[] NONE = new int[0];
 	int heldCount, heldTop = -1, heldNode, sampledMods;
 	long pending;
+	/* clock=cpu (CpuClock): the thread's CPU time at its last reading, and
+	 * what it used since the one before, which this sample gives; whether
+	 * it used none then, mods then, and the samples since. */
+	long cpuSeen, cpuDt;
+	boolean cpuIdle;
+	int cpuMods, cpuSkips;
 
 	long[] evTs;
 	int[] evWord;

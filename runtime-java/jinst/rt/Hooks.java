@@ -80,6 +80,7 @@ public final class Hooks {
 	static final int TIMES = 2;   /* inclusive and self time per method, from the clock */
 	static final int TREE = 4;    /* the call tree (folded stacks), from the clock */
 	static final int EVENTS = 8;  /* bounded enter/exit timeline per thread, System.nanoTime */
+	static final int CPU = 16;    /* with TIMES: each thread's CPU time, not the wall time (CpuClock) */
 
 	/**
 	 * What is recorded; 0 (nothing) until the agent engages the hooks. Read
@@ -371,23 +372,28 @@ public final class Hooks {
 	/**
 	 * The clock (the agent's clock thread, every tick= microseconds, or
 	 * Standalone's; a test, by hand): the time since the last sample goes
-	 * to the stack of every thread as it stands (the essay above).
+	 * to the stack of every thread as it stands (the essay above); under
+	 * CPU, each thread's CPU time since the last sample (CpuClock).
 	 */
 	static void sample(long now) {
 		long dt = now - sampled;
 		sampled = now;
-		if (dt <= 0 || (mode & TIMES) == 0)
+		int m = mode;
+		if (dt <= 0 || (m & TIMES) == 0)
 			return;
-		boolean tree = (mode & TREE) != 0;
+		boolean tree = (m & TREE) != 0, cpu = (m & CPU) != 0;
 		synchronized (Registry.LOCK) {
+			if (cpu)
+				CpuClock.read(Registry.threads, Registry.count, now, dt);
 			Ctx o = ownerCtx;
 			int d = DEPTH[AT];
 			for (int i = 0; i < Registry.count; i++) {
 				Ctx c = Registry.threads[i];
+				long t = cpu ? c.cpuDt : dt;
 				if (c == o && owner != null && d != FAST_DEPTH)
-					Sampler.sample(c, dt, d, true, tree);
+					Sampler.sample(c, t, d, true, tree);
 				else
-					Sampler.sample(c, dt, c.depth, c == o, tree);
+					Sampler.sample(c, t, c.depth, c == o, tree);
 			}
 		}
 	}

@@ -113,6 +113,7 @@ final class Standalone implements Runnable {
 	private static void engage(Config c) {
 		hook();
 		config = c;
+		CpuClock.bean = true;
 		Hooks.engage(c.mode, 0, System.nanoTime());
 		if ((c.mode & Hooks.TIMES) != 0 && c.tickUs > 0) {
 			clock = new Thread(new Standalone(true), "jinst clock");

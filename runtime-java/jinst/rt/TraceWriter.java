@@ -48,7 +48,7 @@ final class TraceWriter implements Comparator<Integer> {
 		if ((c.formats & Config.COUNTS) != 0)
 			save(c.out + ".tsv", counts(t, TraceData.counts()));
 		if ((c.formats & Config.PROFILE) != 0)
-			save(c.out + ".txt", profile(t, TraceData.times(), c.tickUs));
+			save(c.out + ".txt", profile(t, TraceData.times(), c.tickUs, (c.mode & Hooks.CPU) != 0 ? 1 : 0));
 	}
 
 	/* ---- counts ---------------------------------------------------------- */
@@ -76,7 +76,8 @@ final class TraceWriter implements Comparator<Integer> {
 
 	/* ---- the ranked profile (report/'s jinst_trace_write_profile) -------- */
 
-	static byte[] profile(MethodTable t, long[] times, int tickUs) {
+	/* clock: a row of CLOCKS, as report.h's jinst_trace_clock */
+	static byte[] profile(MethodTable t, long[] times, int tickUs, int clock) {
 		Integer[] ids = named(t, times, 3, 0);
 		long[] calls = new long[times.length / 3], self = new long[calls.length];
 		double sum = 0;
@@ -91,7 +92,7 @@ final class TraceWriter implements Comparator<Integer> {
 		}
 		Arrays.sort(ids, new TraceWriter(t, calls, self));
 		ByteArrayOutputStream out = new ByteArrayOutputStream();
-		header(out, sum, tickUs, untimed);
+		header(out, sum, tickUs, untimed, CLOCKS[clock]);
 		double acc = 0;
 		for (int i = 0; i < ids.length; i++) {
 			int id = ids[i];
@@ -109,19 +110,22 @@ final class TraceWriter implements Comparator<Integer> {
 			names(out, t, id, ".", "");
 			ascii(out, "\n");
 		}
-		ascii(out, HEAD + " (ms) END\n");
+		ascii(out, CLOCKS[clock][2] + " (ms) END\n");
 		return out.toByteArray();
 	}
 
-	/* The clock the times are from, System.nanoTime's, named as the agent's
-	 * report/ names it (jinst_trace_clock_name, _words). */
-	private static final String CLOCK = "wall", CLOCK_WORDS = "wall time", HEAD = "WALL TIME";
+	/* The clocks the times are from, named as the agent's report/ names
+	 * them (trace_output.c's table): name, words, the header's words, where
+	 * the times come from. */
+	private static final String[][] CLOCKS = {
+		{"wall", "wall time", "WALL TIME", "a clock that advances"},
+		{"cpu", "CPU time", "CPU TIME", "each thread's CPU time, read"}};
 
-	private static void header(ByteArrayOutputStream out, double sum, int tickUs, int untimed) {
-		ascii(out, HEAD + " (ms) BEGIN (total = " + fixed(sum / 1e6, 3) + ") clock " + CLOCK + ", unit ms: " +
-		           CLOCK_WORDS + ", self and inclusive, per method\n");
+	private static void header(ByteArrayOutputStream out, double sum, int tickUs, int untimed, String[] clock) {
+		ascii(out, clock[2] + " (ms) BEGIN (total = " + fixed(sum / 1e6, 3) + ") clock " + clock[0] + ", unit ms: " +
+		           clock[1] + ", self and inclusive, per method\n");
 		if (tickUs > 0)
-			ascii(out, "(times from a clock that advances every " + tickUs +
+			ascii(out, "(times from " + clock[3] + " every " + tickUs +
 			           " us, each advance given to the stack where it\n" +
 			           " falls: self to the method on top, inclusive to each method on the stack; counts exact)\n");
 		if (untimed > 0)
