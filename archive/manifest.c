@@ -178,8 +178,9 @@ int jinst_archive_manifest_attribute(char **value, const uint8_t *in, size_t len
 		o = n - k;
 		for (p = q; p < len && in[p] == ' '; p = q) {
 			q = line_end(in, len, p, &n);
-			memcpy(v + o, in + p + 1, n - 1);
-			o += n - 1;
+			size_t m = n ? n - 1 : 0; /* n >= 1: the line holds its space */
+			memcpy(v + o, in + p + 1, m);
+			o += m;
 		}
 		v[o] = '\0';
 		*value = v;
