@@ -28,16 +28,18 @@ final class Ctx {
 	final Thread owner;
 	/* The thread ended and the context left the registry (Hooks.retire). */
 	boolean ended;
-	/* Hooks.ctx found another thread's context first (its own counter). */
-	int misses;
 	/* Hooks' registry: the thread's identity hash, and where it is in the
 	 * list of live contexts. */
 	int hash, at;
 	/* A slow path is running: hooks reached from it record nothing. */
 	boolean busy;
 
-	/* Entries per method id. */
+	/* Entries per method id; and the same counts' array when it is indexed
+	 * by id (a busy thread's), which Hooks.calledOther increments, or an
+	 * empty one (the slow path adds to the table). */
 	Counts counts = new Counts(16);
+	long[] dense = NO_COUNTS;
+	private static final long[] NO_COUNTS = new long[0];
 
 	/* The shadow stack: sId[0, depth). At most limit frames; the entries
 	 * past them are counted in overflow and their exits pop nothing. mods
@@ -111,7 +113,9 @@ final class Ctx {
 	private boolean grow(int id) {
 		busy = true;
 		try {
-			counts = new Counts(counts, id);
+			Counts n = new Counts(counts, id);
+			counts = n;
+			dense = n.keys == null ? n.values : NO_COUNTS;
 			return true;
 		} catch (Throwable e) {
 			return false;
@@ -127,6 +131,36 @@ final class Ctx {
 	}
 
 	/* ---- the stack ------------------------------------------------------ */
+
+	/* Hooks.enterOther's entry: counts and pushes when nothing needs the
+	 * slow path (dense counts with room for id, room on the stack, times
+	 * without events); false otherwise, having changed nothing. */
+	boolean push(int id) {
+		long[] v = dense;
+		int[] s = sId;
+		int d = depth;
+		if (id < 0 || id >= v.length || d >= s.length || d >= limit || busy
+				|| (Hooks.mode & (Hooks.TIMES | Hooks.EVENTS)) != Hooks.TIMES)
+			return false;
+		v[id]++;
+		s[d] = id;
+		depth = d + 1;
+		mods++;
+		return true;
+	}
+
+	/* Hooks.exitOther's exit: pops id when it is on top and nothing needs
+	 * the slow path; false otherwise, having changed nothing. */
+	boolean pop(int id) {
+		int[] s = sId;
+		int d = depth - 1;
+		if (d < 0 || d >= s.length || s[d] != id || overflow != 0 || busy
+				|| (Hooks.mode & (Hooks.TIMES | Hooks.EVENTS)) != Hooks.TIMES)
+			return false;
+		depth = d;
+		mods++;
+		return true;
+	}
 
 	void enter(int id, int m) {
 		if (busy || id < 0)
