@@ -109,11 +109,23 @@ final class Ctx {
 			counts.add(id, n);
 	}
 
+	/* The counts as an array by id, if they are still a table (Hooks.ctx:
+	 * a thread of a small pool, which would otherwise take the slow path
+	 * for its first BUSY calls, and so make it look hot to the JIT). */
+	void densify() {
+		if (counts.keys != null)
+			grow(0, true);
+	}
+
 	/* Replaces the counts with a larger copy, with room for id. */
 	private boolean grow(int id) {
+		return grow(id, false);
+	}
+
+	private boolean grow(int id, boolean asked) {
 		busy = true;
 		try {
-			Counts n = new Counts(counts, id);
+			Counts n = new Counts(counts, id, asked);
 			counts = n;
 			dense = n.keys == null ? n.values : NO_COUNTS;
 			return true;

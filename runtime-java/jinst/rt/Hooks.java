@@ -139,6 +139,10 @@ public final class Hooks {
 	 */
 	static final int TID_SLOTS = 1 << 12, TID_MASK = TID_SLOTS - 1;
 	static final Ctx[] BY_TID = new Ctx[TID_SLOTS];
+	/* With at most this many live contexts, a thread given a slot gets its
+	 * counts as an array at once (Ctx.densify): a pool's thread; thousands
+	 * of virtual threads keep their small tables (Counts). */
+	static final int SMALL_POOL = 64;
 
 	private Hooks() {
 	}
@@ -295,8 +299,11 @@ public final class Hooks {
 		int i = (int) t.getId() & TID_MASK;
 		Ctx s = BY_TID[i];
 		if (s != c && c != ownerCtx && !c.busy && (m & EVENTS) == 0
-				&& (s == null || s.ended || !s.owner.isAlive()))
+				&& (s == null || s.ended || !s.owner.isAlive())) {
+			if (Registry.count <= SMALL_POOL)
+				c.densify();
 			BY_TID[i] = c;
+		}
 		return c;
 	}
 
