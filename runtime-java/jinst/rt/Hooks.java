@@ -139,10 +139,12 @@ public final class Hooks {
 	 */
 	static final int TID_SLOTS = 1 << 12, TID_MASK = TID_SLOTS - 1;
 	static final Ctx[] BY_TID = new Ctx[TID_SLOTS];
-	/* With at most this many live contexts, a thread given a slot gets its
-	 * counts as an array at once (Ctx.densify): a pool's thread; thousands
-	 * of virtual threads keep their small tables (Counts). */
+	/* With at most this many live contexts, a platform thread given a slot
+	 * gets its counts as an array at once (Ctx.densify): a pool's thread.
+	 * Virtual threads (java.lang.VirtualThread, JDK 21 on; null before)
+	 * keep their small tables (Counts): one per task, thousands of them. */
 	static final int SMALL_POOL = 64;
+	static final Class<?> VIRTUAL = virtualThreadClass();
 
 	private Hooks() {
 	}
@@ -300,11 +302,19 @@ public final class Hooks {
 		Ctx s = BY_TID[i];
 		if (s != c && c != ownerCtx && !c.busy && (m & EVENTS) == 0
 				&& (s == null || s.ended || !s.owner.isAlive())) {
-			if (Registry.count <= SMALL_POOL)
+			if (Registry.count <= SMALL_POOL && t.getClass() != VIRTUAL)
 				c.densify();
 			BY_TID[i] = c;
 		}
 		return c;
+	}
+
+	private static Class<?> virtualThreadClass() {
+		try {
+			return Class.forName("java.lang.VirtualThread", false, null);
+		} catch (Throwable e) {
+			return null;
+		}
 	}
 
 	/* c leaves BY_TID: its thread owns the fast path or ended (under
