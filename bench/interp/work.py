@@ -62,4 +62,4 @@ def main(scale):
     print("jython work %d: %d" % (scale, total))
 
 
-main(int(sys.argv[1]) if len(sys.argv) > 1 else 20)
+main(int(sys.argv[1]) if len(sys.argv) > 1 else 300)
