@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The agent in a real VM.
 #   jvm.sh CASE JAVA_HOME LIBJINST FIXTURE PROGRAMS CHECKS SOURCE WORK
-# CASE: help badopt boot runtime vthreads outputs unchanged jdk fixture compare attach offline javac
+# CASE: help badopt boot runtime threads vthreads outputs unchanged jdk fixture compare attach offline javac
 # coverage coverage_counts coverage_attach coverage_javac
 # osgi strictloader jdkloader
 # example_NAME (examples/NAME/run.sh against its README).
@@ -98,6 +98,34 @@ runtime)
 		jinstcheck.RuntimeCheck events 100 || fail "events"
 	"$java" -agentpath:"$lib"=coverage,exclude=jinstcheck.**,out="$work"/c,log="$work"/c.log -cp "$checks" \
 		jinstcheck.CoverageCheck || fail "coverage"
+	;;
+threads)
+	# Exact counts from every thread (jinstcheck.ThreadCounts, whose call
+	# counts are known): 32 platform threads of a pool, which take the hooks'
+	# path by thread id (Hooks.BY_TID), and on JDK 21 on 10000 virtual
+	# threads that park half-way and may come back on another carrier; in
+	# both modes (times pushes and pops on each thread's own stack).
+	runs=("pool 32 320 1000")
+	if "$java" -cp "$checks" jinstcheck.ThreadCounts virtual 0 1 1 >/dev/null 2>&1; then
+		runs+=("virtual 0 10000 10")
+	else
+		echo "no virtual threads on $home: 32 platform threads only"
+	fi
+	for run in "${runs[@]}"; do
+		set -- $run
+		tasks=$3 steps=$4
+		"$java" -cp "$checks" jinstcheck.ThreadCounts $run >plain.txt 2>&1 || fail "$run untraced: $(tail -3 plain.txt)"
+		for mode in counts times; do
+			name=$1-$mode
+			timeout -k 10 120 "$java" -agentpath:"$lib"=trace=$mode,include=jinstcheck.ThreadCounts*,format=counts,out="$work/$name",log="$work/$name.log" \
+				-cp "$checks" jinstcheck.ThreadCounts $run >out.txt 2>&1 || fail "$run $mode: the program failed: $(tail -3 out.txt)"
+			cmp -s plain.txt out.txt || fail "$run $mode: output differs: $(diff plain.txt out.txt | head -5)"
+			got=$(awk -F'\t' '$1 == "jinstcheck/ThreadCounts" && $2 ~ /^(task|step|leaf|fib)$/ { print $2 "=" $4 }' $name.tsv | sort | paste -sd' ')
+			want="fib=$((177 * tasks)) leaf=$((2 * tasks * steps)) step=$((tasks * steps)) task=$tasks"
+			[[ $got == "$want" ]] || fail "$run $mode: counts $got, not $want"
+			echo "$run, $mode: $want"
+		done
+	done
 	;;
 vthreads)
 	# Virtual threads (JDK 21 on): the VM posts no ThreadEnd for them, and

@@ -34,11 +34,12 @@ final class Counts {
 		values = new long[slots];
 	}
 
-	/* old with room for id: a table of twice the slots, or an array. */
-	Counts(Counts old, int id) {
+	/* old with room for id: a table of twice the slots, or an array (at
+	 * once when asked to: a thread of a small pool, Hooks.ctx). */
+	Counts(Counts old, int id, boolean asked) {
 		int[] k = old.keys;
 		long[] v = old.values;
-		boolean dense = k == null || old.size >= DENSE_AT || old.adds > BUSY;
+		boolean dense = asked || k == null || old.size >= DENSE_AT || old.adds > BUSY;
 		int top = dense ? (k == null ? v.length - 1 : old.max) : 0;
 		keys = dense ? null : new int[2 * k.length];
 		values = new long[dense ? Ctx.grown(1024, top > id ? top : id) : 2 * k.length];
@@ -56,7 +57,7 @@ final class Counts {
 	}
 
 	/* Adds n to id's count; false when there is no room for id (the caller
-	 * replaces this with new Counts(this, id) and adds again). */
+	 * replaces this with new Counts(this, id, false) and adds again). */
 	boolean add(int id, long n) {
 		int[] k = keys;
 		if (k == null) {

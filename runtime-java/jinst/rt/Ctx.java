@@ -28,16 +28,18 @@ final class Ctx {
 	final Thread owner;
 	/* The thread ended and the context left the registry (Hooks.retire). */
 	boolean ended;
-	/* Hooks.ctx found another thread's context first (its own counter). */
-	int misses;
 	/* Hooks' registry: the thread's identity hash, and where it is in the
 	 * list of live contexts. */
 	int hash, at;
 	/* A slow path is running: hooks reached from it record nothing. */
 	boolean busy;
 
-	/* Entries per method id. */
+	/* Entries per method id; and the same counts' array when it is indexed
+	 * by id (a busy thread's), which Hooks.calledOther increments, or an
+	 * empty one (the slow path adds to the table). */
 	Counts counts = new Counts(16);
+	long[] dense = NO_COUNTS;
+	private static final long[] NO_COUNTS = new long[0];
 
 	/* The shadow stack: sId[0, depth). At most limit frames; the entries
 	 * past them are counted in overflow and their exits pop nothing. mods
@@ -113,11 +115,25 @@ final class Ctx {
 			counts.add(id, n);
 	}
 
+	/* The counts as an array by id, if they are still a table (Hooks.ctx:
+	 * a thread of a small pool, which would otherwise take the slow path
+	 * for its first BUSY calls, and so make it look hot to the JIT). */
+	void densify() {
+		if (counts.keys != null)
+			grow(0, true);
+	}
+
 	/* Replaces the counts with a larger copy, with room for id. */
 	private boolean grow(int id) {
+		return grow(id, false);
+	}
+
+	private boolean grow(int id, boolean asked) {
 		busy = true;
 		try {
-			counts = new Counts(counts, id);
+			Counts n = new Counts(counts, id, asked);
+			counts = n;
+			dense = n.keys == null ? n.values : NO_COUNTS;
 			return true;
 		} catch (Throwable e) {
 			return false;
@@ -133,6 +149,36 @@ final class Ctx {
 	}
 
 	/* ---- the stack ------------------------------------------------------ */
+
+	/* Hooks.enterOther's entry: counts and pushes when nothing needs the
+	 * slow path (dense counts with room for id, room on the stack, times
+	 * without events); false otherwise, having changed nothing. */
+	boolean push(int id) {
+		long[] v = dense;
+		int[] s = sId;
+		int d = depth;
+		if (id < 0 || id >= v.length || d >= s.length || d >= limit || busy
+				|| (Hooks.mode & (Hooks.TIMES | Hooks.EVENTS)) != Hooks.TIMES)
+			return false;
+		v[id]++;
+		s[d] = id;
+		depth = d + 1;
+		mods++;
+		return true;
+	}
+
+	/* Hooks.exitOther's exit: pops id when it is on top and nothing needs
+	 * the slow path; false otherwise, having changed nothing. */
+	boolean pop(int id) {
+		int[] s = sId;
+		int d = depth - 1;
+		if (d < 0 || d >= s.length || s[d] != id || overflow != 0 || busy
+				|| (Hooks.mode & (Hooks.TIMES | Hooks.EVENTS)) != Hooks.TIMES)
+			return false;
+		depth = d;
+		mods++;
+		return true;
+	}
 
 	void enter(int id, int m) {
 		if (busy || id < 0)

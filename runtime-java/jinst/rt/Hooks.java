@@ -35,9 +35,11 @@ package jinst.rt;
  * constant id needs no bounds check, and a counted call is a compare of
  * {@code Thread.currentThread()} with {@code owner} and one increment.
  * Only the owner ever writes those arrays, so its counts are exact; every
- * other thread counts into its own context ({@link Ctx}) on the slow path,
- * as the owner does for ids past {@link #FAST_METHODS}; a snapshot adds
- * them all up. The first thread to reach a hook becomes the owner (main,
+ * other thread counts into its own context ({@link Ctx}), found by its
+ * thread id in {@link #BY_TID} (a slot and a compare: a pool's threads and
+ * virtual threads pay about what the owner pays), and into it on the slow
+ * path as the owner does for ids past {@link #FAST_METHODS}; a snapshot
+ * adds them all up. The first thread to reach a hook becomes the owner (main,
  * in most programs) and stays the owner until it ends: ownership cannot
  * move from a live thread, which may be between the compare and the
  * increment. A thread that ends gives it up in its ThreadEnd event, on
@@ -66,8 +68,8 @@ package jinst.rt;
  *
  * <h2>Recursion</h2>
  *
- * The hot path executes only code of java.lang.Thread and this class; the
- * slow path also java.lang.ThreadLocal (and its map, entries,
+ * The hot path executes only code of java.lang.Thread (currentThread,
+ * getId), this class and Ctx; the slow path also java.lang.ThreadLocal (and its map, entries,
  * java.lang.ref.Reference) and the rest of this package. The agent never instruments
  * those classes, whatever the include patterns say, so a hook cannot call
  * itself. The slow paths that allocate (a thread's first call, growing
@@ -123,51 +125,59 @@ public final class Hooks {
 	static final Local LOCAL = new Local();
 
 	/*
-	 * Finding another thread's context (the slow path): the context that
-	 * was found last, checked against the current thread, then the
-	 * ThreadLocal, which creates and registers the context on a thread's
-	 * first call. The check compares Ctx.owner, a final field, so a context
-	 * read through a data race is either seen whole or fails the check: a
-	 * thread only ever counts into its own context, and counts stay exact.
-	 * The last one is kept in LAST[AT], an array of its own, so that its
-	 * writes do not share a cache line with the fields every hook reads
-	 * (owner), and it is written on a thread's first miss when empty and
-	 * then on every 256th, so that threads that alternate do not write it
-	 * on every call. A table indexed by the thread's identity hash, between
-	 * the two, cost 50 times more than it saved: the hash of a thread
-	 * another thread joins (its monitor inflated) is a call into the VM.
+	 * Every other thread's context, found by its thread id (Thread.getId,
+	 * a final field's value for any thread class that does not override it):
+	 * BY_TID[id & TID_MASK] holds a context, checked against the current
+	 * thread by Ctx.owner, a final field, so a context read through a data
+	 * race is either seen whole or fails the check: a thread only ever counts
+	 * into its own context, and counts stay exact. A slot is written when a
+	 * thread first takes the slow path and finds it free (empty, or its
+	 * thread ended), so it is read by every thread and written about once per
+	 * thread: no cache line every thread writes. Two live threads whose ids
+	 * meet in a slot: the second finds its context through the ThreadLocal.
+	 * (docs/tracing-threads.md: the ThreadLocal lookup, and a context kept
+	 * in one shared field, cost pools of threads 2x.)
 	 */
-	private static final Ctx[] LAST = new Ctx[32];
-
+	static final int TID_SLOTS = 1 << 12, TID_MASK = TID_SLOTS - 1;
+	static final Ctx[] BY_TID = new Ctx[TID_SLOTS];
+	/* With at most this many live contexts, a platform thread given a slot
+	 * gets its counts as an array at once (Ctx.densify): a pool's thread.
+	 * Virtual threads (java.lang.VirtualThread, JDK 21 on; null before)
+	 * keep their small tables (Counts): one per task, thousands of them. */
+	static final int SMALL_POOL = 64;
+	static final Class<?> VIRTUAL = virtualThreadClass();
 
 	private Hooks() {
 	}
 
 	/** Entry of a method that is counted, never timed: no exit hook follows. */
 	public static void called(int id) {
-		if (Thread.currentThread() == owner && id < FAST_METHODS)
+		Thread t = Thread.currentThread();
+		if (t == owner && id < FAST_METHODS)
 			FAST_COUNTS[id]++;
 		else
-			calledSlow(id);
+			calledOther(t, id);
 	}
 
 	public static void enter(int id) {
 		int d = DEPTH[AT];
-		if (Thread.currentThread() == owner && id < FAST_METHODS && d < FAST_MASK) {
+		Thread t = Thread.currentThread();
+		if (t == owner && id < FAST_METHODS && d < FAST_MASK) {
 			FAST_COUNTS[id]++;
 			FAST_STACK[d & FAST_MASK] = id;
 			DEPTH[AT] = d + 1;
 		} else {
-			enterSlow(id);
+			enterOther(t, id);
 		}
 	}
 
 	public static void exit(int id) {
 		int d = DEPTH[AT] - 1;
-		if (Thread.currentThread() == owner && FAST_STACK[d & FAST_MASK] == id)
+		Thread t = Thread.currentThread();
+		if (t == owner && FAST_STACK[d & FAST_MASK] == id)
 			DEPTH[AT] = d;
 		else
-			exitSlow(id);
+			exitOther(t, id);
 	}
 
 	/* The exit of a catch-all handler that rethrows: the same as exit, a
@@ -177,24 +187,46 @@ public final class Hooks {
 		exit(id);
 	}
 
+	/* ---- every other thread: its context by thread id (BY_TID) --------- */
+
+	/* Small enough for the JIT to inline into the hook (a slot, a compare
+	 * of a final field, an array of the thread's own): what a pool's
+	 * thread pays is what the owner pays, but for three loads. */
+
+	private static void calledOther(Thread t, int id) {
+		Ctx c = BY_TID[(int) t.getId() & TID_MASK];
+		long[] v;
+		if (c != null && c.owner == t && id < (v = c.dense).length)
+			v[id]++;
+		else
+			calledSlow(id);
+	}
+
+	private static void enterOther(Thread t, int id) {
+		Ctx c = BY_TID[(int) t.getId() & TID_MASK];
+		if (c == null || c.owner != t || !c.push(id))
+			enterSlow(id);
+	}
+
+	private static void exitOther(Thread t, int id) {
+		Ctx c = BY_TID[(int) t.getId() & TID_MASK];
+		if (c == null || c.owner != t || !c.pop(id))
+			exitSlow(id);
+	}
+
 	/* ---- the slow paths ------------------------------------------------- */
 
-	/* The slow paths first try the context found last (the essay at LAST):
-	 * most often that of another thread than the owner, which takes this
-	 * path at every call. While there is no owner, they go the long way,
-	 * which claims the fast path. (After a disengage such a thread may
-	 * count on for a while: after the output was written, into its own
-	 * context.) */
+	/* A thread's first calls, ids past FAST_METHODS, a table of counts not
+	 * yet dense, a stack to grow, events; while there is no owner, the
+	 * first thread here claims the fast path. (After a disengage a thread
+	 * found in BY_TID before it was cleared may count on for a while:
+	 * after the output was written, into its own context.) */
 
 	private static void calledSlow(int id) {
-		Thread t = Thread.currentThread();
-		Ctx c = LAST[AT];
-		Thread o = owner;
-		if (c == null || c.owner != t || t == o || o == null) {
-			int m = mode;
-			if (m == 0 || (c = ctxOf(t, m)) == null)
-				return;
-		}
+		int m = mode;
+		Ctx c;
+		if (m == 0 || (c = ctxOf(Thread.currentThread(), m)) == null)
+			return;
 		c.count(id);
 	}
 
@@ -209,13 +241,8 @@ public final class Hooks {
 	/* An entry (push) or an exit (pop) on the slow path. */
 	private static void moveSlow(int id, boolean entry) {
 		Thread t = Thread.currentThread();
-		Ctx c = LAST[AT];
-		Thread o = owner;
-		if (c != null && c.owner == t && t != o && o != null) {
-			move(c, id, mode, entry);
-			return;
-		}
 		int m = mode;
+		Ctx c;
 		if (m == 0 || (c = ctxOf(t, m)) == null)
 			return;
 		if (c != ownerCtx || t != owner) {
@@ -248,7 +275,7 @@ public final class Hooks {
 		Ctx o = ownerCtx;
 		if (t == owner && o != null)
 			return o;
-		Ctx c = ctx(t);
+		Ctx c = ctx(t, m);
 		if (owner == null && (m & EVENTS) == 0 && c != null && !c.busy)
 			claim(t, c);
 		return c;
@@ -259,35 +286,57 @@ public final class Hooks {
 			if (owner != null || mode == 0 || c.ended)
 				return;
 			c.adopt(FAST_STACK, FAST_MASK);
+			forget(c);
 			ownerCtx = c;
 			ownerSync(c);
 			owner = t;
 		}
 	}
 
-	/* The current thread's context (the essay at LAST). */
-	private static Ctx ctx(Thread t) {
-		Ctx c = LAST[AT];
-		if (c != null && c.owner == t)
-			return c;
-		c = LOCAL.get();
-		if ((++c.misses & 255) == 0 || LAST[AT] == null)
-			LAST[AT] = c;
+	/* The current thread's context, through the ThreadLocal; put in its
+	 * BY_TID slot if that is free (the essay at BY_TID). Not the owner's,
+	 * whose stack depth is DEPTH[AT], not its context's; not in events
+	 * mode, whose every call takes the slow path. */
+	private static Ctx ctx(Thread t, int m) {
+		Ctx c = LOCAL.get();
+		int i = (int) t.getId() & TID_MASK;
+		Ctx s = BY_TID[i];
+		if (s != c && c != ownerCtx && !c.busy && (m & EVENTS) == 0
+				&& (s == null || s.ended || !s.owner.isAlive())) {
+			if (Registry.count <= SMALL_POOL && t.getClass() != VIRTUAL)
+				c.densify();
+			BY_TID[i] = c;
+		}
 		return c;
+	}
+
+	private static Class<?> virtualThreadClass() {
+		try {
+			return Class.forName("java.lang.VirtualThread", false, null);
+		} catch (Throwable e) {
+			return null;
+		}
+	}
+
+	/* c leaves BY_TID: its thread owns the fast path or ended (under
+	 * Registry.LOCK). */
+	private static void forget(Ctx c) {
+		int i = (int) c.tid & TID_MASK;
+		if (BY_TID[i] == c)
+			BY_TID[i] = null;
 	}
 
 
 	/* c's thread ended (Registry.retire, under its lock). It runs no more
 	 * hooks: the next thread may own the arrays (its counts in FAST_COUNTS
-	 * stay there); and LAST neither finds it again nor keeps it alive. */
+	 * stay there); and BY_TID neither finds it again nor keeps it alive. */
 	static void released(Ctx c) {
 		if (c == ownerCtx) {
 			owner = null;
 			ownerCtx = null;
 			DEPTH[AT] = 0;
 		}
-		if (LAST[AT] == c)
-			LAST[AT] = null;
+		forget(c);
 	}
 
 	/**
@@ -366,6 +415,8 @@ public final class Hooks {
 		mode = 0;
 		synchronized (Registry.LOCK) {
 			owner = null;
+			for (int i = 0; i < TID_SLOTS; i++)
+				BY_TID[i] = null;
 		}
 	}
 

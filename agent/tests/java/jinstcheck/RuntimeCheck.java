@@ -229,14 +229,14 @@ public class RuntimeCheck {
 		Class<?> cleanerClass = Class.forName("java.lang.ref.Cleaner");
 		Object cleaner = cleanerClass.getMethod("create").invoke(null);
 		Method register = cleanerClass.getMethod("register", Object.class, Runnable.class);
-		Field lastField = Hooks.class.getDeclaredField("LAST");
+		Field lastField = Hooks.class.getDeclaredField("BY_TID");
 		lastField.setAccessible(true);
 		final Object[] last = (Object[]) lastField.get(null);
 		final int[] cleaned = new int[1];
 		for (int i = 0; i < 1000; i++)
 			register.invoke(cleaner, new Object(), new Runnable() {
 				public void run() {
-					/* (the context found last, forgotten: the thread's
+					/* (the contexts by thread id, forgotten: the thread's
 					 * own must be found through its erased ThreadLocals) */
 					for (int j = 0; j < last.length; j++)
 						last[j] = null;
