@@ -21,6 +21,7 @@ typedef struct jinst_core {
 	unsigned running;          /* the modules whose start succeeded (bit i: jinst_agent_modules[i]) */
 	unsigned ever_started;     /* the modules whose start ran, in any session */
 	bool stopped, dead;
+	unsigned session;          /* 1, one more at each start after stop (out='s %n) */
 } jinst_core;
 
 extern jinst_core jinst_the_core;

@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""Attach, again and again: CYCLES attach/dump/stop cycles on one running
+program (jinstcheck.Cycles), through jinst attach|dump|stop.
+
+    reattach.py JAVA_HOME JINST CHECKS WORK CYCLES
+
+Cycle K: jinst attach PID with out=WORK/s%n (odd K trace=times with the
+counts and the folded stacks, even K trace=counts), the program told K on
+its standard input makes the calls of cycle K (Cycles.java says which) and
+answers, jinst dump, jinst stop. Each session must:
+  - be session K (the agent's line), retransform the same classes as the
+    first, write sK.tsv at dump and again at stop;
+  - count exactly the calls of cycle K, every method of the program's two
+    classes (rows of count 0 are absent), in both files;
+  - under trace=times, hold no frame of an earlier session: longRun, whose
+    frame was entered in session 1 and waits on through cycle 5, is in the
+    folded stacks of session 1 only.
+The program's answers must be those computed here, its end clean, and its
+resident set (VmRSS) and thread count after cycle 10 and after the last
+are printed, with its heap in use after a collection (the heap is of a
+fixed size, so the resident set is the VM's and the agent's native
+memory); from one to the other they may grow by at most RSS_SLACK_KIB,
+HEAP_SLACK_KIB and no thread. Exit 0 passed, 1 failed, 77 skipped.
+"""
+import os
+import subprocess
+import sys
+import threading
+import time
+
+RSS_SLACK_KIB = 8192
+HEAP_SLACK_KIB = 512
+SANITIZED_CYCLES = 30
+CLS = "jinstcheck/Cycles"
+RUNNER = "jinstcheck/Cycles$Runner"
+
+fails = []
+
+
+def fail(msg):
+    print("FAIL: " + msg, flush=True)
+    fails.append(msg)
+
+
+def fib_calls(n):
+    """Calls fib(n) makes, itself included."""
+    a, b = 1, 1  # calls of fib(0), fib(1)
+    for _ in range(n - 1):
+        a, b = b, a + b + 1
+    return b if n >= 1 else a
+
+
+def fib(n):
+    a, b = 0, 1
+    for _ in range(n):
+        a, b = b, a + b
+    return a
+
+
+def expected_counts(k):
+    """The rows of cycle k: (class, method) -> count."""
+    works = 100 + k + (1 if k <= 5 else 0)
+    rows = {
+        (CLS, "work"): works,
+        (CLS, "leaf"): 3 * works,
+        (CLS, "fib"): fib_calls(10 + k % 5),
+        (CLS, "side"): k,
+        (CLS, "askSide"): 1,
+    }
+    if k <= 5:
+        rows[(CLS, "askLong")] = 1
+    if k == 1:
+        rows[(CLS, "longRun")] = 1
+        rows[(RUNNER, "<init>")] = 1
+        rows[(RUNNER, "run")] = 1
+    return rows
+
+
+def expected_answer(k):
+    s = 0
+    if k <= 5:
+        s += sum(3 * (k + j) + 1 for j in range(3))
+    for i in range(100 + k):
+        s += sum(3 * (i + j) + 1 for j in range(3))
+    s += fib(10 + k % 5)
+    s += k * k
+    return "cycle %d: %d" % (k, s)
+
+
+def read_tsv(path):
+    rows = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                c, m, d, n = line.rstrip("\n").split("\t")
+                if c in (CLS, RUNNER):
+                    rows[(c, m)] = rows.get((c, m), 0) + int(n)
+    except (OSError, ValueError) as e:
+        fail("%s: %s" % (path, e))
+    return rows
+
+
+def heap_kib(prog):
+    """The program's heap in use after a collection."""
+    prog.stdin.write("heap\n")
+    prog.stdin.flush()
+    line = prog.stdout.readline().split()
+    return int(line[1]) if len(line) == 2 and line[0] == "heap:" else -1
+
+
+def status(pid):
+    rss = 0
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                rss = int(line.split()[1])
+    return rss, len(os.listdir("/proc/%d/task" % pid))
+
+
+def main():
+    home, jinst, checks, work, cycles = sys.argv[1:6]
+    jinst, checks, work = (os.path.abspath(p) for p in (jinst, checks, work))
+    cycles = int(cycles)
+    java = os.path.join(home, "bin", "java")
+    if not os.access(java, os.X_OK):
+        print("SKIP: no JDK at " + home)
+        return 77
+    env = dict(os.environ)
+    if os.environ.get("JINST_SANITIZED", "OFF") == "ON":
+        if not os.environ.get("JINST_PRELOAD"):
+            print("SKIP: a sanitized libjinst.so needs its sanitizer runtimes, which were not found")
+            return 77
+        env["LD_PRELOAD"] = os.environ["JINST_PRELOAD"]
+        # A sanitized cycle takes 4 times as long: 30 of them, but in the
+        # full run (scripts/test-full.sh).
+        if os.environ.get("JINST_CORPUS_SAMPLE") != "1" and cycles > SANITIZED_CYCLES:
+            print("%d cycles under the sanitizers (scripts/test-full.sh: %d)" % (SANITIZED_CYCLES, cycles))
+            cycles = SANITIZED_CYCLES
+        # (no quarantine: memory freed is used again, as without ASan, so
+        # that the resident set measures what is kept)
+        env["ASAN_OPTIONS"] = ("detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:use_sigaltstack=0:"
+                               "quarantine_size_mb=0")
+        env["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
+    subprocess.run(["rm", "-rf", work], check=True)
+    os.makedirs(work)
+    # A heap of fixed size, touched at start: what grows is the VM's and
+    # the agent's native memory, not the heap as the collector sizes it.
+    err = open(os.path.join(work, "program.err"), "w")
+    prog = subprocess.Popen([java, "-Xms32m", "-Xmx32m", "-XX:+AlwaysPreTouch", "-cp", checks, "jinstcheck.Cycles"],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, env=env, text=True,
+                            cwd=work)
+    pid = prog.pid
+    # A program that hangs ends the test, not the run.
+    watchdog = threading.Timer(150, prog.kill)
+    watchdog.daemon = True
+    watchdog.start()
+    if prog.stdout.readline().strip() != "cycles: running":
+        fail("the program did not start")
+        prog.kill()
+        return 1
+
+    def jinst_run(*args):
+        r = subprocess.run([jinst] + list(args), capture_output=True, text=True)
+        return r.returncode, r.stdout + r.stderr
+
+    started = None
+    figures = {}
+    t0 = time.monotonic()
+    for k in range(1, cycles + 1):
+        opts = "trace=times,format=counts+folded" if k % 2 else "trace=counts"
+        rc, out = jinst_run("attach", str(pid), opts + ",include=jinstcheck.**,out=%s/s%%n" % work)
+        if rc != 0 or prog.poll() is not None:
+            fail("cycle %d: attach exited %d:\n%s" % (k, rc, out))
+            break
+        if k > 1 and "jinst: starting again after stop: session %d" % k not in out:
+            fail("cycle %d: not said to be session %d:\n%s" % (k, k, out))
+        line = [l for l in out.splitlines() if l.startswith("jinst: start: ")]
+        if started is None:
+            started = line
+        elif line != started:
+            fail("cycle %d: %s, not %s as the first session" % (k, line, started))
+        prog.stdin.write("%d\n" % k)
+        prog.stdin.flush()
+        answer = prog.stdout.readline().strip()
+        if answer != expected_answer(k):
+            fail("cycle %d: the program answered %r, not %r" % (k, answer, expected_answer(k)))
+        tsv = os.path.join(work, "s%d.tsv" % k)
+        want = expected_counts(k)
+        for what in ("dump", "stop"):
+            rc, out = jinst_run(what, str(pid))
+            if rc != 0:
+                fail("cycle %d: %s exited %d:\n%s" % (k, what, rc, out))
+            got = read_tsv(tsv)
+            if got != want:
+                fail("cycle %d, %s: counts %s, not %s" % (k, what, sorted(got.items()), sorted(want.items())))
+        if k % 2:
+            folded = open(os.path.join(work, "s%d.folded" % k)).read()
+            if ("longRun" in folded) != (k == 1):
+                fail("cycle %d: longRun %s the folded stacks" % (k, "not in" if k == 1 else "in"))
+        if k in (10, 100, cycles):
+            figures[k] = status(pid) + (heap_kib(prog),)
+    elapsed = time.monotonic() - t0
+    prog.stdin.write("\n")
+    prog.stdin.flush()
+    rest = prog.stdout.read()
+    if prog.wait(60) != 0 or rest.strip() != "cycles: done":
+        fail("the program did not end cleanly: %r, exit %s" % (rest, prog.returncode))
+    err.close()
+    print("%d cycles in %.1f s" % (cycles, elapsed))
+    for k in sorted(figures):
+        print("after cycle %d: VmRSS %d KiB, %d threads, heap in use %d KiB" % ((k,) + figures[k]))
+    if 10 in figures and cycles in figures and cycles > 10:
+        (r10, t10, h10), (rn, tn, hn) = figures[10], figures[cycles]
+        print("cycles 10 to %d: VmRSS %+d KiB (%.1f KiB a cycle), threads %+d, heap %+d KiB" %
+              (cycles, rn - r10, (rn - r10) / (cycles - 10), tn - t10, hn - h10))
+        if rn - r10 > RSS_SLACK_KIB:
+            fail("VmRSS grew by %d KiB from cycle 10 to %d" % (rn - r10, cycles))
+        if h10 < 0 or hn - h10 > HEAP_SLACK_KIB:
+            fail("the heap in use grew from %d to %d KiB" % (h10, hn))
+        if tn > t10:
+            fail("threads grew from %d to %d" % (t10, tn))
+    with open(os.path.join(work, "program.err")) as f:
+        log = f.read()
+    if fails:
+        print("the program's stderr:\n" + log[-4000:])
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
