@@ -2,14 +2,21 @@
 """Attach, again and again: CYCLES attach/dump/stop cycles on one running
 program (jinstcheck.Cycles), through jinst attach|dump|stop.
 
-    reattach.py JAVA_HOME JINST CHECKS WORK CYCLES
+    reattach.py JAVA_HOME JINST CHECKS WORK CYCLES [LIBJINST RUNTIME_JAR]
+
+With LIBJINST and RUNTIME_JAR, Cycles$Leaf is instrumented ahead of time
+(jinst instrument --trace=counts) and the program starts with the agent
+(session 1 from the launch, then attaches): its ids are a run's, reserved
+in session 1 before Runner's and again in every later one, and must be
+counted and named as the agent's own were.
 
 Cycle K: jinst attach PID with out=WORK/s%n (odd K trace=times with the
 counts and the folded stacks, even K trace=counts), the program told K on
 its standard input makes the calls of cycle K (Cycles.java says which) and
 answers, jinst dump, jinst stop. Each session must:
   - be session K (the agent's line), retransform the same classes as the
-    first, write sK.tsv at dump and again at stop;
+    second (the first loads Cycles$Leaf), write sK.tsv at dump and again
+    at stop;
   - count exactly the calls of cycle K, every method of the program's two
     classes (rows of count 0 are absent), in both files;
   - under trace=times, hold no frame of an earlier session: longRun, whose
@@ -34,6 +41,7 @@ HEAP_SLACK_KIB = 512
 SANITIZED_CYCLES = 30
 CLS = "jinstcheck/Cycles"
 RUNNER = "jinstcheck/Cycles$Runner"
+LEAF = "jinstcheck/Cycles$Leaf"
 
 fails = []
 
@@ -58,12 +66,13 @@ def fib(n):
     return a
 
 
-def expected_counts(k):
-    """The rows of cycle k: (class, method) -> count."""
+def expected_counts(k, launched):
+    """The rows of cycle k: (class, method) -> count; launched: session 1
+    began with the program (its start is counted too)."""
     works = 100 + k + (1 if k <= 5 else 0)
     rows = {
         (CLS, "work"): works,
-        (CLS, "leaf"): 3 * works,
+        (LEAF, "leaf"): 3 * works,
         (CLS, "fib"): fib_calls(10 + k % 5),
         (CLS, "side"): k,
         (CLS, "askSide"): 1,
@@ -72,8 +81,12 @@ def expected_counts(k):
         rows[(CLS, "askLong")] = 1
     if k == 1:
         rows[(CLS, "longRun")] = 1
-        rows[(RUNNER, "<init>")] = 1
-        rows[(RUNNER, "run")] = 1
+        rows[(RUNNER, "<init>")] = 2 if launched else 1
+        rows[(RUNNER, "run")] = 2 if launched else 1
+    if k == 1 and launched:
+        for m in ("<clinit>", "main", "sideLoop"):
+            rows[(CLS, m)] = 1
+        rows[(LEAF, "leaf")] += 1
     return rows
 
 
@@ -94,7 +107,7 @@ def read_tsv(path):
         with open(path) as f:
             for line in f:
                 c, m, d, n = line.rstrip("\n").split("\t")
-                if c in (CLS, RUNNER):
+                if c in (CLS, RUNNER, LEAF):
                     rows[(c, m)] = rows.get((c, m), 0) + int(n)
     except (OSError, ValueError) as e:
         fail("%s: %s" % (path, e))
@@ -121,6 +134,7 @@ def status(pid):
 def main():
     home, jinst, checks, work, cycles = sys.argv[1:6]
     jinst, checks, work = (os.path.abspath(p) for p in (jinst, checks, work))
+    lib, runtime = (os.path.abspath(p) for p in sys.argv[6:8]) if len(sys.argv) > 7 else (None, None)
     cycles = int(cycles)
     java = os.path.join(home, "bin", "java")
     if not os.access(java, os.X_OK):
@@ -151,7 +165,17 @@ def main():
     # A heap of fixed size, touched at start: what grows is the VM's and
     # the agent's native memory, not the heap as the collector sizes it.
     err = open(os.path.join(work, "program.err"), "w")
-    prog = subprocess.Popen([java, "-Xms32m", "-Xmx32m", "-XX:+AlwaysPreTouch", "-cp", checks, "jinstcheck.Cycles"],
+    options = ",include=jinstcheck.**,out=%s/s%%n" % work
+    cmd = [java, "-Xms32m", "-Xmx32m", "-XX:+AlwaysPreTouch", "-cp", checks, "jinstcheck.Cycles"]
+    if lib:
+        off = os.path.join(work, "off")
+        os.makedirs(os.path.join(work, "in", "jinstcheck"))
+        subprocess.run(["cp", os.path.join(checks, "jinstcheck", "Cycles$Leaf.class"),
+                        os.path.join(work, "in", "jinstcheck")], check=True)
+        subprocess.run([jinst, "instrument", "--quiet", "--trace=counts", os.path.join(work, "in"), "-o", off],
+                       check=True)
+        cmd[4:6] = ["-agentpath:%s=trace=counts%s" % (lib, options), "-cp", os.pathsep.join([off, checks, runtime])]
+    prog = subprocess.Popen(cmd,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, env=env, text=True,
                             cwd=work)
     pid = prog.pid
@@ -173,24 +197,26 @@ def main():
     t0 = time.monotonic()
     for k in range(1, cycles + 1):
         opts = "trace=times,format=counts+folded" if k % 2 else "trace=counts"
-        rc, out = jinst_run("attach", str(pid), opts + ",include=jinstcheck.**,out=%s/s%%n" % work)
+        rc, out = 0, "jinst: launched with the program"
+        if k > 1 or not lib:
+            rc, out = jinst_run("attach", str(pid), opts + options)
         if rc != 0 or prog.poll() is not None:
             fail("cycle %d: attach exited %d:\n%s" % (k, rc, out))
             break
         if k > 1 and "jinst: starting again after stop: session %d" % k not in out:
             fail("cycle %d: not said to be session %d:\n%s" % (k, k, out))
         line = [l for l in out.splitlines() if l.startswith("jinst: start: ")]
-        if started is None:
+        if k == 2:  # (cycle 1 loads Cycles$Leaf)
             started = line
-        elif line != started:
-            fail("cycle %d: %s, not %s as the first session" % (k, line, started))
+        elif k > 2 and line != started:
+            fail("cycle %d: %s, not %s as the second session" % (k, line, started))
         prog.stdin.write("%d\n" % k)
         prog.stdin.flush()
         answer = prog.stdout.readline().strip()
         if answer != expected_answer(k):
             fail("cycle %d: the program answered %r, not %r" % (k, answer, expected_answer(k)))
         tsv = os.path.join(work, "s%d.tsv" % k)
-        want = expected_counts(k)
+        want = expected_counts(k, lib is not None)
         for what in ("dump", "stop"):
             rc, out = jinst_run(what, str(pid))
             if rc != 0:
@@ -198,7 +224,7 @@ def main():
             got = read_tsv(tsv)
             if got != want:
                 fail("cycle %d, %s: counts %s, not %s" % (k, what, sorted(got.items()), sorted(want.items())))
-        if k % 2:
+        if k % 2 and (k > 1 or not lib):
             folded = open(os.path.join(work, "s%d.folded" % k)).read()
             if ("longRun" in folded) != (k == 1):
                 fail("cycle %d: longRun %s the folded stacks" % (k, "not in" if k == 1 else "in"))

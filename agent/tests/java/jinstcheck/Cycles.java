@@ -10,7 +10,7 @@ import java.io.InputStreamReader;
  * before the line and stops after the answer, so each session's counts are
  * exactly the calls of its cycle:
  *
- *   work     100 + K times on the main thread, each calling leaf() 3 times
+ *   work     100 + K times on the main thread, each calling Leaf.leaf() 3 times
  *   side     K times on a thread that lives for the whole run
  *   fib      fib(10 + K % 5), recursive, on the main thread
  *   longRun  once, at K = 1 (with Runner's constructor and run): it runs on while later sessions come and go
@@ -44,13 +44,16 @@ public class Cycles {
 
 	static long sum;
 
-	static int leaf(int i) {
-		return i * 3 + 1;
+	/* A class of its own: the test may instrument it ahead of time. */
+	static final class Leaf {
+		static int leaf(int i) {
+			return i * 3 + 1;
+		}
 	}
 
 	static void work(int i) {
 		for (int j = 0; j < 3; j++)
-			sum += leaf(i + j);
+			sum += Leaf.leaf(i + j);
 	}
 
 	static int fib(int n) {
@@ -124,6 +127,9 @@ public class Cycles {
 	}
 
 	public static void main(String[] args) throws Exception {
+		/* Leaf first: instrumented ahead of time, its run's ids come before
+		 * those the agent gives Runner. */
+		sum = Leaf.leaf(0);
 		Thread sideThread = new Thread(new Runner(true), "side");
 		sideThread.start();
 		Thread longThread = null;
