@@ -133,6 +133,7 @@ public class Cycles {
 		Thread sideThread = new Thread(new Runner(true), "side");
 		sideThread.start();
 		Thread longThread = null;
+		int last = 0;
 		BufferedReader in = new BufferedReader(new InputStreamReader(System.in, "UTF-8"));
 		System.out.println("cycles: running");
 		System.out.flush();
@@ -146,6 +147,7 @@ public class Cycles {
 				continue;
 			}
 			int k = Integer.parseInt(line.trim());
+			last = k;
 			sum = 0;
 			if (k == 1) {
 				longThread = new Thread(new Runner(false), "long");
@@ -162,8 +164,11 @@ public class Cycles {
 		}
 		askSide(-1);
 		sideThread.join();
-		if (longThread != null)
+		if (longThread != null) {
+			if (last < 5)
+				askLong(5); /* (ended before cycle 5: longRun returns now) */
 			longThread.join();
+		}
 		System.out.println("cycles: done");
 	}
 }
