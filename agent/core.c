@@ -468,8 +468,10 @@ static jint restart(JNIEnv *jni, const jinst_agent_options *asked, const char *o
 	jinst_the_core.session++;
 	if (jinst_agent_options_parse(&jinst_the_core.opts, jinst_agent_modules, options, err, sizeof err) < 0 ||
 	    resolve_out(&jinst_the_core.opts, jinst_the_core.pid) != JNI_OK || !jinst_load_restart() ||
-	    !add_capabilities() || !enable_events(true))
+	    !add_capabilities() || !enable_events(true)) {
+		jinst_the_core.session--; /* (the next attach is that session) */
 		return JNI_ERR;
+	}
 	jinst_the_core.running = 0;
 	jinst_the_core.stopped = false;
 	jinst_agent_log("starting again after stop: session %u", jinst_the_core.session);
