@@ -16,7 +16,9 @@
  * stop, at VMDeath and on `stop`; `stop` then hands every class its original
  * bytes back. `reset` makes the running modules forget what they recorded.
  * A load after `stop` starts a new session when every module it asks for
- * is restartable (coverage; trace is not) or never ran in this VM.
+ * is restartable (trace and coverage are) or never ran in this VM: the
+ * same classes instrumented again by a new instrumenter, the modules'
+ * records from zero, out='s %n the session's number.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "core.h"
@@ -154,7 +156,8 @@ long jinst_agent_pid(void)
 void jinst_agent_output_path(const char *ext, char *buf, size_t size)
 {
 	char prefix[1024];
-	jinst_agent_expand_path(jinst_the_core.opts.out, jinst_the_core.pid, prefix, sizeof prefix);
+	jinst_agent_expand_session_path(jinst_the_core.opts.out, jinst_the_core.pid, jinst_the_core.session, prefix,
+	                                sizeof prefix);
 	snprintf(buf, size, "%s%s", prefix, ext ? ext : "");
 }
 
@@ -394,14 +397,15 @@ static int resolve_out(jinst_agent_options *o, long pid)
 	char path[1024], dir[1024];
 	struct stat st;
 	size_t n = strlen(o->out);
-	jinst_agent_expand_path(o->out, pid, path, sizeof path);
+	unsigned session = jinst_the_core.session;
+	jinst_agent_expand_session_path(o->out, pid, session, path, sizeof path);
 	if (n && (o->out[n - 1] == '/' || (stat(path, &st) == 0 && S_ISDIR(st.st_mode)))) {
 		int w = snprintf(o->out + n, sizeof o->out - n, "%sjinst-%%p", o->out[n - 1] == '/' ? "" : "/");
 		if (w < 0 || (size_t)w >= sizeof o->out - n) {
 			say("out=%s: path too long", path);
 			return JNI_ERR;
 		}
-		jinst_agent_expand_path(o->out, pid, path, sizeof path);
+		jinst_agent_expand_session_path(o->out, pid, session, path, sizeof path);
 	}
 	char *slash = strrchr(path, '/');
 	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) + (slash == path) : 1, slash ? path : ".");
@@ -420,6 +424,7 @@ EXPORT JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *rese
 	(void)reserved;
 	if (parse(&jinst_the_core.opts, options, false) != JNI_OK)
 		return JNI_ERR;
+	jinst_the_core.session = 1;
 	if (jinst_the_core.opts.action == JINST_ACTION_START && resolve_out(&jinst_the_core.opts, (long)getpid()) != JNI_OK)
 		return JNI_ERR;
 	if (jinst_the_core.opts.action == JINST_ACTION_HELP) {
@@ -438,6 +443,7 @@ static jint attach_first(JavaVM *vm, JNIEnv *jni, const jinst_agent_options *ask
 		say("not tracing in this VM; load it with trace=... first");
 		return JNI_ERR;
 	}
+	jinst_the_core.session = 1;
 	if (resolve_out(&jinst_the_core.opts, (long)getpid()) != JNI_OK || setup(vm, true) != JNI_OK)
 		return JNI_ERR;
 	/* Failed once the runtime is in the VM, the agent stays loaded: its
@@ -459,13 +465,16 @@ static jint restart(JNIEnv *jni, const jinst_agent_options *asked, const char *o
 			return JNI_ERR;
 		}
 	char err[1024];
+	jinst_the_core.session++;
 	if (jinst_agent_options_parse(&jinst_the_core.opts, jinst_agent_modules, options, err, sizeof err) < 0 ||
 	    resolve_out(&jinst_the_core.opts, jinst_the_core.pid) != JNI_OK || !jinst_load_restart() ||
-	    !add_capabilities() || !enable_events(true))
+	    !add_capabilities() || !enable_events(true)) {
+		jinst_the_core.session--; /* (the next attach is that session) */
 		return JNI_ERR;
+	}
 	jinst_the_core.running = 0;
 	jinst_the_core.stopped = false;
-	jinst_agent_log("starting again after stop: a new session");
+	jinst_agent_log("starting again after stop: session %u", jinst_the_core.session);
 	return start(jni) ? JNI_OK : JNI_ERR;
 }
 

@@ -21,6 +21,7 @@ typedef struct jinst_core {
 	unsigned running;          /* the modules whose start succeeded (bit i: jinst_agent_modules[i]) */
 	unsigned ever_started;     /* the modules whose start ran, in any session */
 	bool stopped, dead;
+	unsigned session;          /* 1, one more at each start after stop (out='s %n) */
 } jinst_core;
 
 extern jinst_core jinst_the_core;
@@ -50,8 +51,11 @@ void jinst_load_go_live(JNIEnv *jni);
  * leaves every class alone. */
 void jinst_load_restore(JNIEnv *jni);
 /* A new instrumenter from the running options, for a session after
- * `stop` (the old one is kept: a hook may still be reading it). */
+ * `stop`; the old ones freed once no load hook can hold them. */
 bool jinst_load_restart(void);
+/* count method ids reserved on the instrumenter from *first (a run of code
+ * instrumented ahead of time), and on every later session's. */
+int jinst_load_reserve_methods(uint32_t count, uint32_t *first);
 /* The hook leaves every class alone (VM death). */
 void jinst_load_end(void);
 /* One log line: classes instrumented, left alone, methods. */

@@ -35,6 +35,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* Never instrumented: what the hooks run on, and what instrumenting a
  * class of a named module runs (see the essay above). */
@@ -67,8 +68,18 @@ typedef struct originals {
 	size_t nbuckets, count;
 } originals;
 
+/* The instrumenters of sessions before this one, not yet freed. */
+typedef struct retired_ins {
+	struct retired_ins *next;
+	jinst_instrument *ins;
+} retired_ins;
+
 static struct {
 	jinst_instrument *ins;
+	retired_ins *retired;      /* freed once no load hook can hold them (jinst_load_restart) */
+	atomic_int in_flight;      /* load hooks running */
+	pthread_mutex_t ins_lock;  /* ins replaced; ranges reserved on it */
+	uint32_t reserved_end;     /* past every range of method ids reserved, all sessions */
 	atomic_int live;           /* the runtime is engaged: the hook instruments */
 	atomic_int stopping;       /* the hook hands back original bytes */
 	pthread_mutex_t lock;      /* originals */
@@ -76,7 +87,7 @@ static struct {
 	pthread_key_t arena_key;
 	atomic_long instrumented, unchanged, failed, unmodifiable, reentrant, restored, methods_left_alone;
 	jobject platform;          /* the platform class loader (JDK 9+), a global reference, or NULL */
-} ld = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} ld = {.lock = PTHREAD_MUTEX_INITIALIZER, .ins_lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* Set while this thread is inside the load hook. */
 static _Thread_local int in_hook;
@@ -258,6 +269,27 @@ bool jinst_load_setup(void)
 	return true;
 }
 
+/* Frees the instrumenters of the sessions before, when no load hook can
+ * hold one: the hook is not live (stopped), so a hook that begins now
+ * returns before it reads ld.ins, and one that began before the stop is
+ * counted in in_flight until it ends. A hook still running after a
+ * while keeps them for the next restart. */
+static void retired_free(void)
+{
+	for (int i = 0; i < 1000 && atomic_load(&ld.in_flight) > 0; i++) {
+		struct timespec ms = {0, 1000000};
+		nanosleep(&ms, NULL);
+	}
+	if (atomic_load(&ld.in_flight) > 0)
+		return;
+	for (retired_ins *r = ld.retired, *next; r; r = next) {
+		next = r->next;
+		jinst_instrument_free(r->ins);
+		free(r);
+	}
+	ld.retired = NULL;
+}
+
 bool jinst_load_restart(void)
 {
 	jinst_instrument *ins = NULL;
@@ -269,14 +301,37 @@ bool jinst_load_restart(void)
 		jinst_agent_log("cannot set up the instrumentation: %s", msg);
 		return false;
 	}
-	/* The previous one stays allocated: a load hook that began before
-	 * `stop` may still be using it, and sessions are few. Its class ids
-	 * are not given again: a frame that entered an instrumented method
-	 * before `stop` runs its old code and passes its old ids. */
+	pthread_mutex_lock(&ld.ins_lock);
+	/* Method ids start at 0 again (Hooks.newSession says why a frame of
+	 * old code cannot disturb them), past the ranges that runs of code
+	 * instrumented ahead of time hold for the VM's life (jinst.rt.Runs).
+	 * Class ids do not: a frame of old code still asks for its old
+	 * class's probes, which must not be a new class's. */
+	uint32_t first;
+	if (ld.reserved_end && jinst_instrument_reserve_method_range(ins, ld.reserved_end, &first) < 0)
+		jinst_agent_log("the methods of code instrumented ahead of time may share ids with this session's");
+	retired_ins *r = ld.ins ? malloc(sizeof *r) : NULL;
 	if (ld.ins)
 		jinst_instrument_probe_class_start(ins, jinst_instrument_probe_class_count(ld.ins));
+	if (r) {
+		r->ins = ld.ins;
+		r->next = ld.retired;
+		ld.retired = r;
+	}
 	ld.ins = ins;
+	retired_free();
+	pthread_mutex_unlock(&ld.ins_lock);
 	return true;
+}
+
+int jinst_load_reserve_methods(uint32_t count, uint32_t *first)
+{
+	pthread_mutex_lock(&ld.ins_lock);
+	int r = ld.ins ? jinst_instrument_reserve_method_range(ld.ins, count, first) : JINST_EINVAL;
+	if (r == 0 && *first + count > ld.reserved_end)
+		ld.reserved_end = *first + count;
+	pthread_mutex_unlock(&ld.ins_lock);
+	return r;
 }
 
 /* ---- the load hook ---------------------------------------------------- */
@@ -404,11 +459,9 @@ static bool jdk_loader(JNIEnv *jni, jobject loader)
 	       (!loader || (ld.platform && (*jni)->IsSameObject(jni, loader, ld.platform)));
 }
 
-void JNICALL jinst_load_hook(jvmtiEnv *jvmti, JNIEnv *jni, jclass class_being_redefined, jobject loader,
-                             const char *name, jobject protection_domain, jint len, const unsigned char *data,
-                             jint *new_len, unsigned char **new_data)
+static void load_hook(jvmtiEnv *jvmti, JNIEnv *jni, jclass class_being_redefined, jobject loader, const char *name,
+                      jint len, const unsigned char *data, jint *new_len, unsigned char **new_data)
 {
-	(void)protection_domain;
 	/* No name: a class defined without one (VM-anonymous before JDK 15);
 	 * not live: the hooks cannot be reached yet, going live retransforms. */
 	if (!name || !atomic_load(&ld.live) || runtime_class(name) || jdk_loader(jni, loader))
@@ -423,6 +476,17 @@ void JNICALL jinst_load_hook(jvmtiEnv *jvmti, JNIEnv *jni, jclass class_being_re
 	else if (ld.ins && jinst_instrument_wants(ld.ins, name))
 		instrument(jvmti, class_being_redefined, name, len, data, new_len, new_data);
 	in_hook = 0;
+}
+
+void JNICALL jinst_load_hook(jvmtiEnv *jvmti, JNIEnv *jni, jclass class_being_redefined, jobject loader,
+                             const char *name, jobject protection_domain, jint len, const unsigned char *data,
+                             jint *new_len, unsigned char **new_data)
+{
+	(void)protection_domain;
+	/* (before ld.live is read: jinst_load_restart frees what a hook running holds) */
+	atomic_fetch_add(&ld.in_flight, 1);
+	load_hook(jvmti, jni, class_being_redefined, loader, name, len, data, new_len, new_data);
+	atomic_fetch_sub(&ld.in_flight, 1);
 }
 
 /* ---- retransformation ------------------------------------------------- */

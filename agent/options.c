@@ -175,7 +175,9 @@ static const jinst_agent_option core_options[] = {
 	 "(the JDK's org.xml.sax, org.w3c.dom...) when no include= is given]",
 	 parse_exclude},
 	{"out", "PATH",
-	 "output path prefix, %p the process id [jinst-%p]; a folder\n"
+	 "output path prefix, %p the process id [jinst-%p], %n the\n"
+	 "session (1; one more at each attach after stop: with %n\n"
+	 "each session writes files of its own); a folder\n"
 	 "(a trailing / or one that exists) gets jinst-%p in it;\n"
 	 "each output is replaced at every write (dump, stop, exit),\n"
 	 "but OUT.cov with append=y, which is merged into; checked at\n"
@@ -482,12 +484,17 @@ void jinst_agent_options_describe(const jinst_agent_options *o, const char *out_
 
 void jinst_agent_expand_path(const char *path, long pid, char *out, size_t size)
 {
+	jinst_agent_expand_session_path(path, pid, 1, out, size);
+}
+
+void jinst_agent_expand_session_path(const char *path, long pid, unsigned session, char *out, size_t size)
+{
 	size_t k = 0;
 	if (!size)
 		return;
 	for (const char *p = path; *p && k + 1 < size; p++) {
-		if (p[0] == '%' && p[1] == 'p') {
-			int w = snprintf(out + k, size - k, "%ld", pid);
+		if (p[0] == '%' && (p[1] == 'p' || p[1] == 'n')) {
+			int w = p[1] == 'p' ? snprintf(out + k, size - k, "%ld", pid) : snprintf(out + k, size - k, "%u", session);
 			k = w < 0 ? k : (k + (size_t)w >= size ? size - 1 : k + (size_t)w);
 			p++;
 		} else if (p[0] == '%' && p[1] == '%') {

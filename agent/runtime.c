@@ -94,10 +94,8 @@ static void JNICALL native_dump(JNIEnv *jni, jclass cls)
 static jint JNICALL native_method_base(JNIEnv *jni, jclass cls, jint count)
 {
 	(void)jni, (void)cls;
-	/* The table takes its own lock; reserving is its only change here. */
-	jinst_instrument *ins = (jinst_instrument *)jinst_agent_instrumenter();
 	uint32_t first;
-	if (!ins || count < 0 || jinst_instrument_reserve_method_range(ins, (uint32_t)count, &first))
+	if (count < 0 || jinst_load_reserve_methods((uint32_t)count, &first))
 		return -1;
 	return (jint)first;
 }

@@ -31,6 +31,7 @@ static struct {
 	jmethodID engage, disengage, thread_end, sample;
 	atomic_int ready;     /* the methods above are set */
 	atomic_int clock_on;  /* the clock thread runs while set */
+	atomic_int clock_alive; /* the clock thread has not ended (trace_stop waits for it) */
 } rt;
 
 static int64_t monotonic_ns(void)
@@ -69,6 +70,7 @@ static void JNICALL clock_run(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 			failed = true;
 		}
 	}
+	atomic_store(&rt.clock_alive, 0);
 }
 
 /* A java.lang.Thread for RunAgentThread, made before the hooks are engaged
@@ -92,11 +94,15 @@ static void clock_start(const jinst_trace_config *t, JNIEnv *jni, jthread clock)
 {
 	jvmtiEnv *jvmti = jinst_agent_jvmti();
 	atomic_store(&rt.clock_on, 1);
-	/* arg: the running settings, which live as long as the VM */
+	atomic_store(&rt.clock_alive, 1);
+	/* arg: the running settings, which live as long as the VM (a session
+	 * after stop parses new ones there, once this thread has ended) */
 	if (jinst_agent_jvmti_failed(
 	        (*jvmti)->RunAgentThread(jvmti, clock, clock_run, (void *)t, JVMTI_THREAD_MAX_PRIORITY),
-	        "RunAgentThread (the clock; times will be 0)"))
+	        "RunAgentThread (the clock; times will be 0)")) {
 		atomic_store(&rt.clock_on, 0);
+		atomic_store(&rt.clock_alive, 0);
+	}
 	(*jni)->DeleteLocalRef(jni, clock);
 }
 
@@ -219,9 +225,24 @@ static bool trace_start(const void *c, JNIEnv *jni)
 	return true;
 }
 
-static void trace_stop(const void *c, JNIEnv *jni)
+/* The clock thread ends within a period of clock_on cleared: waited for,
+ * so that a session after stop starts with no clock but its own (a
+ * second would give every sample twice) and thread counts stay bounded. */
+static void clock_join(const jinst_trace_config *t)
 {
 	atomic_store(&rt.clock_on, 0);
+	long wait_ms = t->tick_us / 1000 + 1000;
+	for (long i = 0; i < wait_ms && atomic_load(&rt.clock_alive); i++) {
+		struct timespec ms = {0, 1000000};
+		nanosleep(&ms, NULL);
+	}
+	if (atomic_load(&rt.clock_alive))
+		jinst_agent_log("the clock thread has not ended");
+}
+
+static void trace_stop(const void *c, JNIEnv *jni)
+{
+	clock_join(c);
 	jinst_trace_dump(c, jni);
 	(*jni)->CallStaticVoidMethod(jni, jinst_agent_hooks_class(), rt.disengage);
 	jinst_agent_java_failed(jni, "Hooks.disengage");
@@ -245,4 +266,7 @@ const jinst_agent_module jinst_trace_module = {
 	.dump = jinst_trace_dump,
 	.stop = trace_stop,
 	.thread_end = trace_thread_end,
+	/* A new session: the runtime drops what the one before recorded
+	 * (Hooks.engage), the core hands out method ids from 0 again. */
+	.restartable = true,
 };

@@ -837,16 +837,20 @@ coverage_attach)
 	grep -q "starting again after stop" a.log b.log 2>/dev/null || fail "no new session in the log"
 	bytecodes after2.txt
 	cmp -s before.txt after2.txt || fail "the code after the second stop is not the original"
-	# trace never ran here: it may start after coverage's stop; once it
-	# ran and stopped, it may not start again (it is not restartable).
+	# trace never ran here: it may start after coverage's stop; and again
+	# after its own, alone and with coverage (both are restartable).
 	load "trace=counts,include=jinstcov.**,out=$work/t,log=$work/t.log" || fail "trace after coverage refused: $(cat jcmd.txt)"
 	sleep 0.1
 	load stop || fail "trace's stop failed"
 	grep -qP "^jinstcov/Attach\ttick\t\(\)V\t[1-9]" t.tsv || fail "trace after coverage: tick() not counted"
-	if [[ -z ${LD_PRELOAD:-} ]]; then
-		load "trace=counts,include=jinstcov.**,out=$work/t2" && fail "trace started a second time"
-		load "coverage,include=jinstcov.**,out=$work/c,trace=counts" && fail "coverage with trace started after trace's stop"
-	fi
+	load "trace=counts,include=jinstcov.**,out=$work/t2" || fail "trace refused after its stop: $(cat jcmd.txt)"
+	sleep 0.1
+	load stop || fail "trace's second stop failed"
+	grep -qP "^jinstcov/Attach\ttick\t\(\)V\t[1-9]" t2.tsv || fail "trace's second session: tick() not counted"
+	load "coverage,include=jinstcov.**,out=$work/c,trace=counts" || fail "coverage with trace refused: $(cat jcmd.txt)"
+	sleep 0.1
+	load stop || fail "coverage with trace: stop failed"
+	[[ -s c.cov && -s c.tsv ]] || fail "coverage with trace: $(ls c.* 2>&1)"
 	touch stop
 	wait $pid || fail "the program failed"
 	cat prog.txt a.log b.log 2>/dev/null

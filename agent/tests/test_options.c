@@ -120,6 +120,10 @@ static void check_core(void)
 	CHECK(!strcmp(buf, "a-42-%-42"), "expanded '%s'", buf);
 	jinst_agent_expand_path("x%p", 123456, buf, 5);
 	CHECK(!strcmp(buf, "x123"), "truncated '%s'", buf);
+	jinst_agent_expand_session_path("s%n-%p-%%n", 7, 12, buf, sizeof buf);
+	CHECK(!strcmp(buf, "s12-7-%n"), "session '%s'", buf);
+	jinst_agent_expand_session_path("x%n", 7, 4000, buf, 4);
+	CHECK(!strcmp(buf, "x40"), "truncated '%s'", buf);
 }
 
 static void check_trace(void)

@@ -26,6 +26,8 @@ final class Ctx {
 	/* The thread (null for RETIRED): final, so that Hooks.ctx may read a
 	 * context published through a data race and trust the comparison. */
 	final Thread owner;
+	/* The session it records for (Hooks.session when it was made). */
+	final int session = Hooks.session;
 	/* The thread ended and the context left the registry (Hooks.retire). */
 	boolean ended;
 	/* Hooks' registry: the thread's identity hash, and where it is in the

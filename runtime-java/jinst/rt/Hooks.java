@@ -293,12 +293,17 @@ public final class Hooks {
 		}
 	}
 
-	/* The current thread's context, through the ThreadLocal; put in its
-	 * BY_TID slot if that is free (the essay at BY_TID). Not the owner's,
-	 * whose stack depth is DEPTH[AT], not its context's; not in events
-	 * mode, whose every call takes the slow path. */
+	/* The current thread's context, through the ThreadLocal (a new one
+	 * when it holds an earlier session's: newSession); put in its BY_TID
+	 * slot if that is free (the essay at BY_TID). Not the owner's, whose
+	 * stack depth is DEPTH[AT], not its context's; not in events mode,
+	 * whose every call takes the slow path. */
 	private static Ctx ctx(Thread t, int m) {
 		Ctx c = LOCAL.get();
+		if (c.session != session) {
+			c = Registry.contextOf(t);
+			LOCAL.set(c);
+		}
 		int i = (int) t.getId() & TID_MASK;
 		Ctx s = BY_TID[i];
 		if (s != c && c != ownerCtx && !c.busy && (m & EVENTS) == 0
@@ -404,11 +409,47 @@ public final class Hooks {
 
 	/* ---- engagement: the agent (through JNI) or Standalone --------------- */
 
+	/**
+	 * The session: one more at each engage. The agent engages again when it
+	 * is attached after a stop, and that session counts from zero
+	 * (newSession). A context belongs to the session it was made in
+	 * (Ctx.session): ctx gives a thread a new one when its ThreadLocal
+	 * still holds an earlier session's. Published as mode is.
+	 */
+	static int session;
+
 	static void engage(int newMode, int capacity, long now) {
+		if (session++ > 0)
+			newSession();
 		if (capacity > 0)
 			eventCapacity = capacity;
 		sampled = now;
 		mode = newMode;
+	}
+
+	/*
+	 * Attached again after a stop: what the sessions before recorded is
+	 * dropped, here and in the registry and the sampler, with every
+	 * context (a thread's next hook makes it a new one). mode is 0, so no
+	 * hook records meanwhile. Code of an earlier session may still run in
+	 * frames entered before the stop (the VM runs a frame's method as it
+	 * was when the frame began): such a frame calls no entry hook again,
+	 * and its exit's id (an earlier session's, which may name another
+	 * method now) is on no stack of this session, whose frames all began
+	 * after it and end before it, so it pops nothing (Ctx.exit).
+	 */
+	private static void newSession() {
+		synchronized (Registry.LOCK) {
+			owner = null;
+			ownerCtx = null;
+			for (int i = 0; i < TID_SLOTS; i++)
+				BY_TID[i] = null;
+			DEPTH[AT] = 0;
+			for (int i = 0; i < FAST_METHODS; i++)
+				FAST_COUNTS[i] = 0;
+			Registry.newSession();
+			Sampler.newSession();
+		}
 	}
 
 	static void disengage() {

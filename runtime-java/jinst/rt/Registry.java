@@ -31,6 +31,21 @@ final class Registry {
 	static int retiredTimelineCount;
 	static long retiredEvents, retiredEventsDropped;
 
+	/* A new session (Hooks.newSession, under LOCK): no context, nothing
+	 * retired. The earlier session's contexts are left to their threads'
+	 * ThreadLocals until their next hook replaces them. */
+	static void newSession() {
+		threads = new Ctx[16];
+		count = 0;
+		byThread = new Ctx[64];
+		byThreadUsed = 0;
+		RETIRED.counts = new Counts(16);
+		retiredTimelines = new Ctx[16];
+		retiredTimelineCount = 0;
+		retiredEvents = 0;
+		retiredEventsDropped = 0;
+	}
+
 	/** The context of t, the current thread (Local's initial value): the
 	 * one it had, or a new one, registered. */
 	static Ctx contextOf(Thread t) {

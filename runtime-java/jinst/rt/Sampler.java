@@ -45,6 +45,17 @@ final class Sampler {
 	static final int NODE = 2, N_KEY = 0, N_SELF = 1;
 	private static int[] nSlot;
 
+	/* A new session (Hooks.newSession, under the registry lock): no time,
+	 * no tree. */
+	static void newSession() {
+		times = new long[TIMED * 1024];
+		mark = new int[1024];
+		epoch = 0;
+		nodes = 1;
+		nData = null;
+		nSlot = null;
+	}
+
 	/* dt nanoseconds passed with the first d frames of c's stack as they
 	 * are (read as the thread changes them: d is bounded by what is read).
 	 * The owner's stack is taken every time; another thread's only when it
