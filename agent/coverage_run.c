@@ -155,7 +155,7 @@ static int fill(JNIEnv *jni, const jinst_coverage_config *k, jobjectArray snap, 
 		if (jinst_instrument_probe_class_info(ins, id, &info))
 			continue;
 		jobject arr = (jsize)id < got ? (*jni)->GetObjectArrayElement(jni, snap, (jsize)id) : NULL;
-		const uint8_t *bits = info.flat != JINST_NO_FLAT && flat ? flat + info.flat : NULL;
+		const uint8_t *bits = info.flat != JINST_NO_FLAT && flat ? flat + (info.flat - rt.flat_next) : NULL;
 		r = add_class(jni, data, &info, arr, bits, k->counts, diag);
 		if (arr)
 			(*jni)->DeleteLocalRef(jni, arr);
@@ -288,26 +288,27 @@ static void flat_start(JNIEnv *jni, const jinst_coverage_config *k)
 	jinst_instrument_probe_flat_range(ins, rt.flat_next < end ? rt.flat_next : end, end);
 }
 
-/* A copy of the flat array's ranges handed out so far (NULL when none,
- * or out of memory: those classes then read as missed, and the log says so). */
+/* A copy of this session's ranges of the flat array, from its first
+ * (rt.flat_next: the sessions before keep theirs, unread); NULL when none,
+ * or out of memory: those classes then read as missed, and the log says so. */
 static uint8_t *flat_copy(JNIEnv *jni)
 {
-	uint32_t n = flat_probes();
+	uint32_t n = flat_probes() - rt.flat_next;
 	uint8_t *b = n ? malloc(n) : NULL;
 	if (n && !b)
 		jinst_agent_log("coverage: out of memory copying %u probes", n);
 	if (b)
-		(*jni)->GetBooleanArrayRegion(jni, rt.flat, 0, (jsize)n, (jboolean *)b);
+		(*jni)->GetBooleanArrayRegion(jni, rt.flat, (jsize)rt.flat_next, (jsize)n, (jboolean *)b);
 	return b;
 }
 
-/* Clears the ranges handed out (reset: methods running keep storing into
+/* Clears this session's ranges (reset: methods running keep storing into
  * the same array). */
 static void flat_clear(JNIEnv *jni)
 {
 	uint32_t n = flat_probes();
 	static const jboolean zeros[4096];
-	for (uint32_t at = 0; at < n; at += sizeof zeros) {
+	for (uint32_t at = rt.flat_next; at < n; at += sizeof zeros) {
 		uint32_t len = n - at < sizeof zeros ? n - at : (uint32_t)sizeof zeros;
 		(*jni)->SetBooleanArrayRegion(jni, rt.flat, (jsize)at, (jsize)len, zeros);
 	}
