@@ -23,7 +23,9 @@
  * pushed first). The index gives the line (GetLineNumberTable), and (class,
  * method, descriptor, line or "method") names the pass's site. The lock's
  * class is the event object's. A frame of the runtime's own (jinst/rt/:
- * its registry lock) is left out. Contention in code the pass did not
+ * its registry lock; the bridge java.lang.$JinstHooks: the VM's lock of a
+ * class being initialized, when a hook's first call initializes the
+ * runtime on several threads at once) is left out. Contention in code the pass did not
  * instrument (the JDK's, outside include=) is reported at its place all
  * the same, its enters unknown. For wait(), the frames of
  * java.lang.Object (wait, wait0) are skipped to the caller's.
@@ -70,12 +72,13 @@ typedef struct stats {
 	uint64_t contended, wait_ns, max_wait_ns, waits, waited_ns;
 } stats;
 
-/* A cached location: (method, bci, whether a wait) -> place, or IGNORED. */
+/* A cached location: (method, bci, whether a wait) -> place, or IGNORED;
+ * sites: the pass's site count when it was resolved. */
 typedef struct loc {
 	jmethodID method;
 	jlocation bci;
 	int wait;
-	uint32_t place;
+	uint32_t place, sites;
 } loc;
 #define IGNORED UINT32_MAX
 
@@ -297,6 +300,7 @@ static uint32_t resolve(JNIEnv *jni, jmethodID m, jlocation bci, bool wait)
 	class_name(k, cls, sizeof cls);
 	(*jni)->DeleteLocalRef(jni, k);
 	if (!cls[0] || !strncmp(cls, JINST_RUNTIME_PACKAGE, strlen(JINST_RUNTIME_PACKAGE)) ||
+	    !strncmp(cls, "java/lang/$Jinst", 16) ||
 	    (*mon.jvmti)->GetMethodName(mon.jvmti, m, &name, &sig, NULL) != JVMTI_ERROR_NONE)
 		return IGNORED;
 	(*mon.jvmti)->GetMethodModifiers(mon.jvmti, m, &mods);
@@ -314,15 +318,24 @@ static uint32_t resolve(JNIEnv *jni, jmethodID m, jlocation bci, bool wait)
 	return p;
 }
 
-/* The place of the frame at (m, bci), through the cache. Under lock. */
+/* The place of the frame at (m, bci), through the cache. A place that was
+ * no site of the pass is looked up again once the pass has more sites: a
+ * class instrumented after its first contention (attach: the events are
+ * on before the loaded classes are retransformed). Under lock. */
 static uint32_t place_of(JNIEnv *jni, jmethodID m, jlocation bci, bool wait)
 {
-	for (uint32_t i = 0; i < mon.nlocs; i++)
+	uint32_t sites = mon.sites ? jinst_monitor_sites_count(mon.sites) : 0;
+	loc *l = NULL;
+	for (uint32_t i = 0; i < mon.nlocs && !l; i++)
 		if (mon.locs[i].method == m && mon.locs[i].bci == bci && mon.locs[i].wait == wait)
-			return mon.locs[i].place;
+			l = &mon.locs[i];
+	if (l && (wait || l->sites == sites || (l->place != IGNORED && mon.places[l->place].site >= 0)))
+		return l->place;
 	uint32_t p = resolve(jni, m, bci, wait);
-	if (room((void **)&mon.locs, mon.nlocs, &mon.caplocs, sizeof(loc)))
-		mon.locs[mon.nlocs++] = (loc){m, bci, wait, p};
+	if (l)
+		*l = (loc){m, bci, wait, p, sites};
+	else if (room((void **)&mon.locs, mon.nlocs, &mon.caplocs, sizeof(loc)))
+		mon.locs[mon.nlocs++] = (loc){m, bci, wait, p, sites};
 	return p;
 }
 

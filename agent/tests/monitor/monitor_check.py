@@ -11,7 +11,7 @@ Under -Xverify:all with `monitor`, OUT.monitors.tsv must show:
   - the block and the method each at their site and lock class: N enters,
     N contended, the time waiting within 10% of the program's own figure;
   - the holder's sites and the uncontended loops: exact enters, no
-    contention; no contention at any other site of the program;
+    contention; a site locking objects of two classes: each class's enters; no contention at any other site of the program;
   - two wait(WAIT_MS) calls at the wait() line, their time within 10%;
 the same enters with trace=counts beside it (the trace's owner path); and,
 single-threaded with -Xbatch -XX:+PrintCompilation, a synchronized method and a
@@ -112,7 +112,9 @@ def contention(name, refs, rows):
             if not 0 < r["max_wait_ns"] <= r["wait_ns"]:
                 fail(f"{name} {tag}: max {r['max_wait_ns']} against total {r['wait_ns']}")
     for kind, method, site, k, n in (("block", "holdBlock", "hold", lock, 1), ("block", "plain", "plain", counter, LOOPS),
-                                     ("method", "quiet", "quiet", counter, LOOPS)):
+                                     ("method", "quiet", "quiet", counter, LOOPS),
+                                     ("block", "either", "either", lock, LOOPS),
+                                     ("block", "either", "either", counter, LOOPS)):
         r = row(rows, kind, method, site, k, name)
         if r:
             equal(f"{name} {method} enters", r["enters"], n)

@@ -13,8 +13,10 @@ import java.util.concurrent.CountDownLatch;
  *            inside it)
  *   method   the same on a synchronized method: the holder in Counter.hold,
  *            the others in Counter.bump (SITE:bump)
- *   plain    one thread, no contention: SITE:plain LOOPS times, and the
- *            synchronized Counter.quiet LOOPS times
+ *   plain    one thread, no contention: SITE:plain LOOPS times, the
+ *            synchronized Counter.quiet LOOPS times, and SITE:either on a Lock
+ *            and on a Counter in turn, LOOPS times each (one site, two lock
+ *            classes)
  *   wait     two wait(WAIT_MS) calls at SITE:wait, timed out
  *   hot      (argument "hot") a synchronized method and a block called until
  *            the JIT compiles them
@@ -112,6 +114,14 @@ public final class Main {
 				sink++;
 			}
 			c.quiet();
+			either(LOCK);
+			either(c);
+		}
+	}
+
+	static void either(Object o) {
+		synchronized (o) { // SITE:either
+			sink++;
 		}
 	}
 
