@@ -13,7 +13,8 @@ Under -Xverify:all with `monitor`, OUT.monitors.tsv must show:
   - the holder's sites and the uncontended loops: exact enters, no
     contention; a site locking objects of two classes: each class's enters; no contention at any other site of the program;
   - two wait(WAIT_MS) calls at the wait() line, their time within 10%;
-the same enters with trace=counts beside it (the trace's owner path); and,
+the same with trace=times and coverage beside it (the trace's owner path,
+all three passes in one transformation); and,
 single-threaded with -Xbatch -XX:+PrintCompilation, a synchronized method and a
 synchronized block compiled at tier 4 with exact enters and no contention.
 Exit 0 passed, 1 failed, 77 skipped (no such JDK; a sanitized libjinst.so
@@ -128,7 +129,7 @@ def contention(name, refs, rows):
 
 
 print(subprocess.run([java, "-version"], capture_output=True, text=True).stderr.splitlines()[0])
-name_opts = {"monitor": "monitor", "traced": "monitor,trace=counts", "hot": "monitor"}
+name_opts = {"monitor": "monitor", "traced": "monitor,trace=times,coverage", "hot": "monitor"}
 _, refs, rows = run("monitor", ["-Xverify:all"])
 contention("monitor", refs, rows)
 text = open(os.path.join(work, "monitor.monitors.txt")).read() if rows else ""
@@ -137,8 +138,9 @@ if not text.startswith("MONITORS BEGIN (enters ") or "BY LOCK CLASS" not in text
 
 _, refs, rows = run("traced", ["-Xverify:all"])
 contention("traced", refs, rows)
-if not os.path.exists(os.path.join(work, "traced.tsv")):
-    fail("traced: no counts beside the monitors")
+for ext in (".txt", ".cov"):
+    if not os.path.exists(os.path.join(work, "traced" + ext)):
+        fail(f"traced: no {ext} beside the monitors")
 
 # -Xbatch: each compilation done before the code goes on, so the tier 4
 # compilations happen within the loop however slow the machine.
