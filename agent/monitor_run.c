@@ -98,7 +98,7 @@ static struct {
 	uint32_t nlocs, caplocs;
 	atomic_int on;
 	jclass monitors;                 /* jinst.rt.Monitors, a global reference */
-	jmethodID engage, disengage, snapshot;
+	jmethodID engage, disengage, snapshot, reset;
 } mon = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* The start of the pending contended enter and wait() of this thread. */
@@ -476,7 +476,7 @@ static bool find_runtime(JNIEnv *jni)
 	(*jni)->DeleteLocalRef(jni, k);
 	struct { jmethodID *id; const char *name, *sig; } ms[] = {
 		{&mon.engage, "engage", "()V"}, {&mon.disengage, "disengage", "()V"},
-		{&mon.snapshot, "snapshot", "()[Ljava/lang/Object;"}};
+		{&mon.snapshot, "snapshot", "()[Ljava/lang/Object;"}, {&mon.reset, "reset", "()V"}};
 	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
 		*ms[i].id = (*jni)->GetStaticMethodID(jni, mon.monitors, ms[i].name, ms[i].sig);
 		if (jinst_agent_java_failed(jni, ms[i].name) || !*ms[i].id)
@@ -591,12 +591,28 @@ static void monitor_stop(const void *c, JNIEnv *jni)
 	jinst_agent_java_failed(jni, "Monitors.disengage");
 }
 
+/* `reset`: what the events measured and the runtime's enters back to 0;
+ * the places and classes stay (their names are the rows' strings). */
+static void monitor_reset(const void *c, JNIEnv *jni)
+{
+	(void)c;
+	pthread_mutex_lock(&mon.lock);
+	for (uint32_t i = 0; i < mon.nstats; i++) {
+		stats *s = &mon.stats[i];
+		s->enters = s->contended = s->wait_ns = s->max_wait_ns = s->waits = s->waited_ns = 0;
+	}
+	pthread_mutex_unlock(&mon.lock);
+	(*jni)->CallStaticVoidMethod(jni, mon.monitors, mon.reset);
+	jinst_agent_java_failed(jni, "Monitors.reset");
+}
+
 const jinst_agent_module jinst_monitor_module = {
 	JINST_MONITOR_MODULE_OPTIONS,
 	.add_passes = monitor_add_passes,
 	.start = monitor_start,
 	.dump = monitor_dump,
 	.stop = monitor_stop,
+	.reset = monitor_reset,
 	/* The sites' ids live in the instrumenter a new session replaces. */
 	.restartable = false,
 };

@@ -17,6 +17,8 @@ the same with trace=times and coverage beside it (the trace's owner path,
 all three passes in one transformation); and,
 single-threaded with -Xbatch -XX:+PrintCompilation, a synchronized method and a
 synchronized block compiled at tier 4 with exact enters and no contention.
+and `dump` then `reset` (jcmd) between two rounds of enters: the dump has
+the first round's, the exit's only the second's.
 Exit 0 passed, 1 failed, 77 skipped (no such JDK; a sanitized libjinst.so
 without its runtimes).
 """
@@ -158,6 +160,47 @@ for kind, method, site in (("method", "quiet", "quiet"), ("block", "hot", None))
         fail(f"hot: {kind} {method}: {r}")
 if any(int(r["contended"]) for r in rows if r["class"].startswith("jinstmon/")):
     fail("hot: contention in a single thread")
+
+
+def lines_enters(path):
+    try:
+        rows = list(csv.DictReader(open(path), delimiter="\t"))
+    except OSError as e:
+        fail(f"reset: {e}")
+        return None
+    r = [x for x in rows if x["method"] == "lines" and int(x["line"]) == sites["lines"]]
+    return int(r[0]["enters"]) if len(r) == 1 else None
+
+
+out = os.path.join(work, "reset")
+p = subprocess.Popen([java, f"-agentpath:{lib}=monitor,include=jinstmon.**,out={out}", "-cp", classes,
+                      "jinstmon.Main", "lines"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                     stderr=subprocess.DEVNULL, text=True, env=env)
+jcmd = os.path.join(home, "bin", "jcmd")
+
+
+def agent(action):
+    r = subprocess.run([jcmd, str(p.pid), "JVMTI.agent_load", lib, action], capture_output=True, text=True,
+                       timeout=60)
+    if r.returncode != 0:
+        fail(f"jcmd {action}: {r.stdout} {r.stderr}")
+
+
+try:
+    p.stdin.write("1000\n")
+    p.stdin.flush()
+    equal("reset: first round", p.stdout.readline().strip(), "done 1000")
+    agent("dump")
+    equal("reset: enters at the dump", lines_enters(out + ".monitors.tsv"), 1000)
+    agent("reset")
+    p.stdin.write("77\n")
+    p.stdin.close()
+    equal("reset: second round", p.stdout.readline().strip(), "done 77")
+    equal("reset: exit code", p.wait(timeout=60), 0)
+    equal("reset: enters at exit", lines_enters(out + ".monitors.tsv"), 77)
+finally:
+    if p.poll() is None:
+        p.kill()
 
 print("FAIL" if fails else "PASS")
 sys.exit(1 if fails else 0)

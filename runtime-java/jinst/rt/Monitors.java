@@ -166,6 +166,22 @@ final class Monitors {
 	}
 
 	/**
+	 * The agent's reset: every thread's enters set to 0 (an enter counted
+	 * by its thread at that very moment may stay or go).
+	 */
+	static void reset() {
+		synchronized (Registry.LOCK) {
+			for (Ctx c : Registry.contexts()) {
+				long[] v = c.locks;
+				for (int i = 0; i < v.length; i++)
+					v[i] = 0;
+				if (c.lockOthers != null)
+					c.lockOthers.count = 0;
+			}
+		}
+	}
+
+	/**
 	 * Every site's enters by lock class, all threads added up: {long[]
 	 * rows of (site, class index, enters), Class[] the classes}. A thread
 	 * counting meanwhile may have its latest enters missed, never counted

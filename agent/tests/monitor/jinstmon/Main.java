@@ -20,6 +20,8 @@ import java.util.concurrent.CountDownLatch;
  *   wait     two wait(WAIT_MS) calls at SITE:wait, timed out
  *   hot      (argument "hot") a synchronized method and a block called until
  *            the JIT compiles them
+ *   lines    (argument "lines") for each number K read from the standard
+ *            input, K enters of SITE:lines, then "done K"
  */
 public final class Main {
 	static final int N = 3, HOLD_MS = 400, LOOPS = 1000, WAIT_MS = 150;
@@ -142,7 +144,23 @@ public final class Main {
 		}
 	}
 
+	static void lines() throws java.io.IOException {
+		java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in));
+		for (String l; (l = in.readLine()) != null;) {
+			int k = Integer.parseInt(l.trim());
+			for (int i = 0; i < k; i++)
+				synchronized (LOCK) { // SITE:lines
+					sink++;
+				}
+			System.out.println("done " + k);
+		}
+	}
+
 	public static void main(String[] args) throws Exception {
+		if (args.length > 0 && args[0].equals("lines")) {
+			lines();
+			return;
+		}
 		if (args.length > 0 && args[0].equals("hot")) {
 			hot(new Counter());
 			System.out.println("REF hot " + sink);
