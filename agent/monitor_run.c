@@ -12,8 +12,8 @@
  * uncontended enter, a compare-and-swap, posts nothing and costs nothing
  * more), and MonitorWait/MonitorWaited around Object.wait. The time
  * between the two events of a pair, on the thread itself, is the time it
- * waited, kept in a thread-local variable (the events of a pair come on
- * the thread that waits).
+ * waited, kept in the module's JVMTI thread-local storage of the thread
+ * the events name (start_mark).
  *
  * Where it waited. At Entered, the thread's top frame (GetStackTrace) is
  * the method and bytecode index of the monitorenter it blocked at, or,
@@ -37,10 +37,8 @@
  * module's mutex; that is paid only by a thread that is about to block,
  * or has just blocked.
  *
- * Limits: a virtual thread that unmounts while it blocks (JDK 24 and later)
- * may get its Entered on another carrier, whose variable holds no start:
- * that enter counts as contended with no time. An enter that was blocked
- * when the module started has no start either.
+ * Limit: an enter that was blocked when the module started has no start:
+ * it counts as contended, with no time.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -100,9 +98,6 @@ static struct {
 	jclass monitors;                 /* jinst.rt.Monitors, a global reference */
 	jmethodID engage, disengage, snapshot, reset;
 } mon = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-/* The start of the pending contended enter and wait() of this thread. */
-static _Thread_local int64_t contend_start, wait_start;
 
 static int64_t now_ns(void)
 {
@@ -385,32 +380,53 @@ static void record(JNIEnv *jni, jthread thread, jobject object, bool wait, int64
 
 /* ---- the events --------------------------------------------------------- */
 
+/* The start of the thread's pending blocked enter or wait(), in the
+ * module's JVMTI thread-local storage (the value itself, never 0): the
+ * storage of the thread the event names, so a virtual thread that
+ * unmounts while it blocks (JDK 24 on) finds its own start on whatever
+ * carrier it comes back. The pairs never nest: HotSpot posts
+ * MonitorWaited before the enter that takes the monitor back. */
+static void start_mark(jthread thread)
+{
+	int64_t t = now_ns();
+	(*mon.jvmti)->SetThreadLocalStorage(mon.jvmti, thread, (const void *)(intptr_t)(t ? t : 1));
+}
+
+/* The time since start_mark, 0 when there is none. */
+static int64_t start_take(jthread thread)
+{
+	int64_t t = now_ns();
+	void *p = NULL;
+	if ((*mon.jvmti)->GetThreadLocalStorage(mon.jvmti, thread, &p) != JVMTI_ERROR_NONE || !p)
+		return 0;
+	(*mon.jvmti)->SetThreadLocalStorage(mon.jvmti, thread, NULL);
+	return t - (int64_t)(intptr_t)p;
+}
+
 static void JNICALL on_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object)
 {
-	(void)jvmti, (void)jni, (void)thread, (void)object;
-	contend_start = now_ns();
+	(void)jvmti, (void)jni, (void)object;
+	start_mark(thread);
 }
 
 static void JNICALL on_contended_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object)
 {
 	(void)jvmti;
-	int64_t t = now_ns(), dt = contend_start ? t - contend_start : 0;
-	contend_start = 0;
+	int64_t dt = start_take(thread);
 	if (atomic_load(&mon.on))
 		record(jni, thread, object, false, dt);
 }
 
 static void JNICALL on_wait(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jlong timeout)
 {
-	(void)jvmti, (void)jni, (void)thread, (void)object, (void)timeout;
-	wait_start = now_ns();
+	(void)jvmti, (void)jni, (void)object, (void)timeout;
+	start_mark(thread);
 }
 
 static void JNICALL on_waited(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object, jboolean timed_out)
 {
 	(void)jvmti, (void)timed_out;
-	int64_t t = now_ns(), dt = wait_start ? t - wait_start : 0;
-	wait_start = 0;
+	int64_t dt = start_take(thread);
 	if (atomic_load(&mon.on))
 		record(jni, thread, object, true, dt);
 }

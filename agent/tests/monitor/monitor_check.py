@@ -17,8 +17,12 @@ the same with trace=times and coverage beside it (the trace's owner path,
 all three passes in one transformation); and,
 single-threaded with -Xbatch -XX:+PrintCompilation, a synchronized method and a
 synchronized block compiled at tier 4 with exact enters and no contention.
-and `dump` then `reset` (jcmd) between two rounds of enters: the dump has
-the first round's, the exit's only the second's.
+`dump` then `reset` (jcmd) between two rounds of enters: the dump has
+the first round's, the exit's only the second's; and on JDK 21 and later,
+virtual threads blocked on one lock (java21/jinstmon/Virtual.java, compiled
+here by the JDK's javac): exact enters, the time waiting within 10% of
+their own (from JDK 24 a blocked virtual thread leaves its carrier: the
+start of its wait is kept per thread, not per carrier).
 Exit 0 passed, 1 failed, 77 skipped (no such JDK; a sanitized libjinst.so
 without its runtimes).
 """
@@ -201,6 +205,26 @@ try:
 finally:
     if p.poll() is None:
         p.kill()
+
+vsrc = os.path.join(os.path.dirname(source), "..", "java21", "jinstmon", "Virtual.java")
+javac = os.path.join(home, "bin", "javac")
+vclasses = os.path.join(work, "vt")
+if subprocess.run([javac, "-d", vclasses, vsrc], capture_output=True).returncode != 0:
+    print("note: no virtual threads on this JDK: that case is skipped")
+else:
+    for i, line in enumerate(open(vsrc), 1):
+        if "SITE:virtual" in line:
+            sites["virtual"] = i
+    r = subprocess.run([java, f"-agentpath:{lib}=monitor,include=jinstmon.**,out={os.path.join(work, 'virtual')}",
+                        "-cp", vclasses, "jinstmon.Virtual"], capture_output=True, text=True, env=env, timeout=120)
+    m = re.search(r"^REF virtual_wait_ns (\d+)$", r.stdout, re.M)
+    rows = list(csv.DictReader(open(os.path.join(work, "virtual.monitors.tsv")), delimiter="\t")) if m else []
+    v = row(rows, "block", "round", "virtual", "java/lang/Object", "virtual")
+    if not m or not v:
+        fail(f"virtual: exit {r.returncode}: {r.stderr[-1000:]}")
+    else:
+        equal("virtual enters", v["enters"], 200)
+        near("virtual waiting", v["wait_ns"], int(m[1]))
 
 print("FAIL" if fails else "PASS")
 sys.exit(1 if fails else 0)
