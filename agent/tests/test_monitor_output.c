@@ -44,25 +44,8 @@ static const char *line_with(const char *text, const char *a, const char *b)
 	return NULL;
 }
 
-int main(int argc, char **argv)
+static void check_tsv(const char *tsv, jinst_monitor_row *rows, size_t n)
 {
-	if (argc < 2) {
-		fprintf(stderr, "usage: test_monitor_output WORK_DIR\n");
-		return 2;
-	}
-	jinst_monitor_row rows[] = {
-		{"a/B", "run", "()V", 10, "block", true, "a/Lock", 100, 3, 3000000, 2000000, 0, 0},
-		{"a/B", "run", "()V", 10, "block", true, "a/Other", 50, 1, 9000000, 9000000, 0, 0},
-		{"a/C", "get", "()I", 5, "method", true, "a/C", 7, 0, 0, 0, 0, 0},
-		{"a/B", "sleep", "()V", 20, "wait", false, "java/lang/Object", 0, 0, 0, 0, 2, 400000000},
-		{"java/util/X", "f", "()V", 3, "block", false, "a/Lock", 0, 2, 5000000, 4000000, 0, 0},
-	};
-	size_t n = sizeof rows / sizeof rows[0];
-	char tsv[1024], txt[1024];
-	snprintf(tsv, sizeof tsv, "%s/m.monitors.tsv", argv[1]);
-	snprintf(txt, sizeof txt, "%s/m.monitors.txt", argv[1]);
-	remove(tsv);
-	remove(txt);
 	CHECK(jinst_monitor_write_tsv(tsv, rows, n) == 0, "tsv written");
 	char *t = slurp(tsv);
 	CHECK(t != NULL, "tsv read back");
@@ -75,7 +58,11 @@ int main(int argc, char **argv)
 		"method\ta/C\tget\t()I\t5\ta/C\t7\t0\t0\t0\t0\t0\ty\n"
 		"wait\ta/B\tsleep\t()V\t20\tjava/lang/Object\t0\t0\t0\t0\t2\t400000000\tn\n";
 	CHECK(t && !strcmp(t, want), "the TSV, ranked:\n%s", t ? t : "");
+	free(t);
+}
 
+static void check_report_file(const char *txt, jinst_monitor_row *rows, size_t n)
+{
 	CHECK(jinst_monitor_write_report(txt, rows, n) == 0, "report written");
 	char *r = slurp(txt);
 	CHECK(r && starts(r, "MONITORS BEGIN (enters 157, contended 6, waiting to acquire 17.000 ms, wait() calls 2, "
@@ -98,11 +85,32 @@ int main(int argc, char **argv)
 	CHECK(other && starts(other, "   1  52.9%  52.9%     9.000"), "the lock class a/Other: %.60s",
 	      other ? other : "");
 	CHECK(r && strstr(r, "MONITORS END\n"), "the end");
+	free(r);
+}
 
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: test_monitor_output WORK_DIR\n");
+		return 2;
+	}
+	jinst_monitor_row rows[] = {
+		{"a/B", "run", "()V", 10, "block", true, "a/Lock", 100, 3, 3000000, 2000000, 0, 0},
+		{"a/B", "run", "()V", 10, "block", true, "a/Other", 50, 1, 9000000, 9000000, 0, 0},
+		{"a/C", "get", "()I", 5, "method", true, "a/C", 7, 0, 0, 0, 0, 0},
+		{"a/B", "sleep", "()V", 20, "wait", false, "java/lang/Object", 0, 0, 0, 0, 2, 400000000},
+		{"java/util/X", "f", "()V", 3, "block", false, "a/Lock", 0, 2, 5000000, 4000000, 0, 0},
+	};
+	size_t n = sizeof rows / sizeof rows[0];
+	char tsv[1024], txt[1024];
+	snprintf(tsv, sizeof tsv, "%s/m.monitors.tsv", argv[1]);
+	snprintf(txt, sizeof txt, "%s/m.monitors.txt", argv[1]);
+	remove(tsv);
+	remove(txt);
+	check_tsv(tsv, rows, n);
+	check_report_file(txt, rows, n);
 	char bad[1100];
 	snprintf(bad, sizeof bad, "%s/no/such/folder/m.tsv", argv[1]);
 	CHECK(jinst_monitor_write_tsv(bad, rows, n) == JINST_EIO, "an unwritable path is JINST_EIO");
-	free(t);
-	free(r);
 	return check_report();
 }

@@ -106,6 +106,31 @@ static void method_shape(jinst_class *c, jinst_member *m, const jinst_monitor_si
 	}
 }
 
+/* Each method of c (instrumented) against the same of orig (the other
+ * passes alone): the monitorenters, exits, handlers and lines as they
+ * were, a hook per monitorenter and per synchronized method that can have
+ * one. The monitorenters and synchronized methods seen are added up. */
+static void compare_methods(jinst_class *orig, jinst_class *c, const jinst_monitor_sites *sites, const char *rel,
+                            uint32_t *blocks, uint32_t *methods)
+{
+	for (uint16_t k = 0; k < jinst_class_method_count(c); k++) {
+		jinst_member *m = jinst_class_method(c, k), *om = jinst_class_method(orig, k);
+		shape was, now;
+		method_shape(orig, om, NULL, &was);
+		method_shape(c, m, sites, &now);
+		uint16_t acc = jinst_member_access_flags(om);
+		bool sync = (acc & JINST_ACC_SYNCHRONIZED) &&
+		            (!(acc & JINST_ACC_STATIC) || jinst_class_major_version(orig) >= 49);
+		CHECK(now.enters == was.enters && now.exits == was.exits && now.handlers == was.handlers,
+		      "%s method %u: monitors and handlers as they were", rel, k);
+		CHECK(!memcmp(now.lines, was.lines, sizeof(was.lines)), "%s method %u: the monitorenters' lines", rel, k);
+		CHECK(now.hooks == was.enters + sync && now.entry_hooks == sync, "%s method %u: %u hooks for %u enters%s",
+		      rel, k, now.hooks, was.enters, sync ? " and entry" : "");
+		*blocks += was.enters;
+		*methods += sync;
+	}
+}
+
 static void check_class(const char *dir, const char *rel, uint32_t passes)
 {
 	size_t len, out_len, again_len;
@@ -139,22 +164,8 @@ static void check_class(const char *dir, const char *rel, uint32_t passes)
 	          !jinst_class_parse(&c, out, out_len, arena, NULL, NULL),
 	      "both parse");
 	uint32_t blocks = 0, methods = 0;
-	for (uint16_t k = 0; c && orig && k < jinst_class_method_count(c); k++) {
-		jinst_member *m = jinst_class_method(c, k), *om = jinst_class_method(orig, k);
-		shape was, now;
-		method_shape(orig, om, NULL, &was);
-		method_shape(c, m, sites, &now);
-		uint16_t acc = jinst_member_access_flags(om);
-		bool sync = (acc & JINST_ACC_SYNCHRONIZED) &&
-		            (!(acc & JINST_ACC_STATIC) || jinst_class_major_version(orig) >= 49);
-		CHECK(now.enters == was.enters && now.exits == was.exits && now.handlers == was.handlers,
-		      "%s method %u: monitors and handlers as they were", rel, k);
-		CHECK(!memcmp(now.lines, was.lines, sizeof(was.lines)), "%s method %u: the monitorenters' lines", rel, k);
-		CHECK(now.hooks == was.enters + sync && now.entry_hooks == sync, "%s method %u: %u hooks for %u enters%s",
-		      rel, k, now.hooks, was.enters, sync ? " and entry" : "");
-		blocks += was.enters;
-		methods += sync;
-	}
+	if (c && orig)
+		compare_methods(orig, c, sites, rel, &blocks, &methods);
 	CHECK(count > 0 && count <= blocks + methods, "%s: %u sites for %u blocks and %u methods", rel, count, blocks,
 	      methods);
 	/* Again, as a retransformation: the same sites, the same bytes. */
