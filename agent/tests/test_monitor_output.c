@@ -5,11 +5,13 @@
  * the report's totals, its sites with every lock class added up (the
  * maximum the largest), its lock classes with every site added up, and its
  * ranks; an output that cannot be written is an error and leaves nothing.
- *   test_monitor_output WORK_DIR
+ *   test_monitor_output WORK_DIR (made if missing)
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "monitor.h"
 #include "../../tests/testlib.h"
@@ -103,6 +105,10 @@ int main(int argc, char **argv)
 	};
 	size_t n = sizeof rows / sizeof rows[0];
 	char tsv[1024], txt[1024];
+	if (mkdir(argv[1], 0777) != 0 && errno != EEXIST) {
+		perror(argv[1]);
+		return 1;
+	}
 	snprintf(tsv, sizeof tsv, "%s/m.monitors.tsv", argv[1]);
 	snprintf(txt, sizeof txt, "%s/m.monitors.txt", argv[1]);
 	remove(tsv);
