@@ -161,6 +161,16 @@ void jinst_agent_output_path(const char *ext, char *buf, size_t size)
 	snprintf(buf, size, "%s%s", prefix, ext ? ext : "");
 }
 
+bool jinst_agent_output_append(void)
+{
+	return jinst_the_core.opts.append;
+}
+
+unsigned jinst_agent_session(void)
+{
+	return jinst_the_core.session;
+}
+
 /* ---- the modules -------------------------------------------------------- */
 
 static const jinst_agent_module *module(size_t i)

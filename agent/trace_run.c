@@ -210,6 +210,7 @@ static bool trace_start(const void *c, JNIEnv *jni)
 	if (!find_methods(jni, hooks) || (t->clock == JINST_TRACE_CLOCK_CPU && !cpu_clock_init(jni)))
 		return false;
 	atomic_store(&rt.ready, 1);
+	jinst_trace_output_begin(t);
 	jthread clock = NULL;
 	if (t->mode == JINST_TRACE_TIMES && t->tick_us > 0 && !(clock = clock_thread(jni)))
 		jinst_agent_log("no clock thread: times will be 0");
