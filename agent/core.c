@@ -18,7 +18,9 @@
  * A load after `stop` starts a new session when every module it asks for
  * is restartable (trace and coverage are) or never ran in this VM: the
  * same classes instrumented again by a new instrumenter, the modules'
- * records from zero, out='s %n the session's number.
+ * records from zero, out='s %n the session's number. Loads, the program's
+ * dumps, VMInit and VM death take one lock (session_lock), so that none
+ * sees a session half started or half stopped.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "core.h"
@@ -36,7 +38,18 @@
 jinst_core jinst_the_core;
 
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
+/* One session operation at a time: a load (a start, a start after stop,
+ * dump, stop, reset), the program's Control.dump(), VMInit's start and VM
+ * death. HotSpot runs attach operations one after the other on its
+ * listener thread, but the program's dumps and the VM's death come from
+ * other threads: a dump that ran while a start after stop replaced the
+ * options and the session's number wrote the stopped session's records
+ * as the new one's (agent/tests/race.py). ThreadEnd does not take it (a
+ * thread's end would wait for a whole retransformation): the trace
+ * module's thread_end reads no settings, and the runtime's registry has a
+ * lock of its own. A thread that waits here from Java is in native code,
+ * so the VM operations of the holder (retransformation) go on. */
+static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
 /* reply=PATH while Agent_OnAttach runs (under log_lock): jinst attach reads
  * it and prints this load's messages on the user's terminal, since the
  * VM's stderr is wherever the program's goes. */
@@ -230,33 +243,39 @@ static bool start(JNIEnv *jni)
 	return true;
 }
 
-void jinst_agent_dump(JNIEnv *jni)
+/* The running modules write their outputs (session_lock held). */
+static void dump_modules(JNIEnv *jni)
 {
-	pthread_mutex_lock(&dump_lock);
 	for (size_t i = 0; module(i); i++)
 		if (running(i) && module(i)->dump)
 			module(i)->dump(settings(i), jni);
-	pthread_mutex_unlock(&dump_lock);
+}
+
+/* jinst.rt.Control.dump(): nothing once stopped (stop wrote the last
+ * outputs; a start after it writes its own). */
+void jinst_agent_dump(JNIEnv *jni)
+{
+	pthread_mutex_lock(&session_lock);
+	if (!jinst_the_core.stopped && !jinst_the_core.dead)
+		dump_modules(jni);
+	pthread_mutex_unlock(&session_lock);
 }
 
 /* `reset`: the running modules forget what they recorded. */
 static void reset_modules(JNIEnv *jni)
 {
-	pthread_mutex_lock(&dump_lock);
 	for (size_t i = 0; module(i); i++)
 		if (running(i) && module(i)->reset)
 			module(i)->reset(settings(i), jni);
-	pthread_mutex_unlock(&dump_lock);
 }
 
 /* The modules write their last outputs and disengage. */
 static void stop_modules(JNIEnv *jni)
 {
-	pthread_mutex_lock(&dump_lock);
 	for (size_t i = 0; module(i); i++)
 		if (running(i) && module(i)->stop)
 			module(i)->stop(settings(i), jni);
-	pthread_mutex_unlock(&dump_lock);
+	jinst_the_core.running = 0;
 }
 
 static void stop(JNIEnv *jni)
@@ -273,18 +292,22 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
 	(void)jvmti;
 	(void)thread;
+	pthread_mutex_lock(&session_lock);
 	start(jni);
+	pthread_mutex_unlock(&session_lock);
 }
 
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 {
 	(void)jvmti;
+	pthread_mutex_lock(&session_lock);
 	if (!jinst_the_core.stopped)
 		stop_modules(jni);
 	jinst_load_end();
 	jinst_the_core.dead = true;
 	if (!jinst_the_core.stopped)
 		jinst_load_summary();
+	pthread_mutex_unlock(&session_lock);
 }
 
 static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
@@ -485,7 +508,14 @@ static jint restart(JNIEnv *jni, const jinst_agent_options *asked, const char *o
 	jinst_the_core.running = 0;
 	jinst_the_core.stopped = false;
 	jinst_agent_log("starting again after stop: session %u", jinst_the_core.session);
-	return start(jni) ? JNI_OK : JNI_ERR;
+	if (start(jni))
+		return JNI_OK;
+	/* Stopped again, what started of it included, so that a later load
+	 * can start a session (else every load found it neither stopped nor
+	 * running, for the life of the VM). */
+	stop_modules(jni);
+	jinst_the_core.stopped = true;
+	return JNI_ERR;
 }
 
 static jint attach(JavaVM *vm, const char *options);
@@ -493,9 +523,11 @@ static jint attach(JavaVM *vm, const char *options);
 EXPORT JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 {
 	(void)reserved;
+	pthread_mutex_lock(&session_lock);
 	reply_open(options);
 	jint r = attach(vm, options);
 	reply_close();
+	pthread_mutex_unlock(&session_lock);
 	return r;
 }
 
@@ -527,7 +559,7 @@ static jint attach(JavaVM *vm, const char *options)
 		return JNI_ERR;
 	}
 	switch (asked->action) {
-	case JINST_ACTION_DUMP: jinst_agent_dump(jni); return JNI_OK;
+	case JINST_ACTION_DUMP: dump_modules(jni); return JNI_OK;
 	case JINST_ACTION_STOP: stop(jni); return JNI_OK;
 	case JINST_ACTION_RESET: reset_modules(jni); return JNI_OK;
 	default: jinst_agent_log("already tracing in this VM; load it with dump or stop"); return JNI_ERR;
