@@ -18,9 +18,10 @@
  * A load after `stop` starts a new session when every module it asks for
  * is restartable (trace and coverage are) or never ran in this VM: the
  * same classes instrumented again by a new instrumenter, the modules'
- * records from zero, out='s %n the session's number. Loads, the program's
- * dumps, VMInit and VM death take one lock (session_lock), so that none
- * sees a session half started or half stopped.
+ * records from zero, out='s %n the session's number. A session's state
+ * changes and its outputs are written under one lock (session_lock), so
+ * that a dump of the program's never sees a session half started or half
+ * stopped.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "core.h"
@@ -38,17 +39,20 @@
 jinst_core jinst_the_core;
 
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
-/* One session operation at a time: a load (a start, a start after stop,
- * dump, stop, reset), the program's Control.dump(), VMInit's start and VM
+/* Held while a session's state changes or is written: a start's options,
+ * number and modules' start, a dump, a reset, a stop's modules' stop, VM
  * death. HotSpot runs attach operations one after the other on its
- * listener thread, but the program's dumps and the VM's death come from
- * other threads: a dump that ran while a start after stop replaced the
- * options and the session's number wrote the stopped session's records
- * as the new one's (agent/tests/race.py). ThreadEnd does not take it (a
- * thread's end would wait for a whole retransformation): the trace
- * module's thread_end reads no settings, and the runtime's registry has a
- * lock of its own. A thread that waits here from Java is in native code,
- * so the VM operations of the holder (retransformation) go on. */
+ * listener thread, but the program's Control.dump() and the VM's death
+ * come from other threads: a dump that ran while a start after stop
+ * replaced the options and the session's number wrote the stopped
+ * session's records as the new one's (agent/tests/race.py). Not held while
+ * classes are retransformed (the load hook going live, the original bytes
+ * given back): that runs Java code of the program's class loaders
+ * (identity.c reads class files through them), and a program thread that
+ * held one of their locks while it called Control.dump() would wait for
+ * the load as the load waited for it. Nor by ThreadEnd (a thread's end
+ * would wait for a dump): the trace module's thread_end reads no settings,
+ * and the runtime's registry has a lock of its own. */
 static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
 /* reply=PATH while Agent_OnAttach runs (under log_lock): jinst attach reads
  * it and prints this load's messages on the user's terminal, since the
@@ -221,8 +225,8 @@ static void announce(void)
 	jinst_agent_log("recording %s", line);
 }
 
-/* The VM is live: the runtime, then each module, then the load hook. */
-static bool start(JNIEnv *jni)
+/* The VM is live: the runtime, then each module (session_lock held). */
+static bool start_modules(JNIEnv *jni)
 {
 	announce();
 	if (!jinst_runtime_define(jni)) {
@@ -239,8 +243,18 @@ static bool start(JNIEnv *jni)
 		}
 		jinst_the_core.running |= 1u << i;
 	}
-	jinst_load_go_live(jni);
 	return true;
+}
+
+/* ... then, unlocked, the load hook goes live and retransforms. */
+static bool start(JNIEnv *jni)
+{
+	pthread_mutex_lock(&session_lock);
+	bool ok = start_modules(jni);
+	pthread_mutex_unlock(&session_lock);
+	if (ok)
+		jinst_load_go_live(jni);
+	return ok;
 }
 
 /* The running modules write their outputs (session_lock held). */
@@ -264,9 +278,11 @@ void jinst_agent_dump(JNIEnv *jni)
 /* `reset`: the running modules forget what they recorded. */
 static void reset_modules(JNIEnv *jni)
 {
-	for (size_t i = 0; module(i); i++)
+	pthread_mutex_lock(&session_lock);
+	for (size_t i = 0; !jinst_the_core.stopped && !jinst_the_core.dead && module(i); i++)
 		if (running(i) && module(i)->reset)
 			module(i)->reset(settings(i), jni);
+	pthread_mutex_unlock(&session_lock);
 }
 
 /* The modules write their last outputs and disengage. */
@@ -278,11 +294,20 @@ static void stop_modules(JNIEnv *jni)
 	jinst_the_core.running = 0;
 }
 
+/* The modules' last outputs (locked), then the original bytes (unlocked:
+ * retransformation; a dump meanwhile finds the session stopped). */
 static void stop(JNIEnv *jni)
 {
-	stop_modules(jni);
+	pthread_mutex_lock(&session_lock);
+	bool was = !jinst_the_core.stopped && !jinst_the_core.dead;
+	if (was) {
+		stop_modules(jni);
+		jinst_the_core.stopped = true;
+	}
+	pthread_mutex_unlock(&session_lock);
+	if (!was)
+		return;
 	jinst_load_restore(jni);
-	jinst_the_core.stopped = true;
 	jinst_load_summary();
 }
 
@@ -292,9 +317,7 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
 	(void)jvmti;
 	(void)thread;
-	pthread_mutex_lock(&session_lock);
 	start(jni);
-	pthread_mutex_unlock(&session_lock);
 }
 
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
@@ -487,8 +510,9 @@ static jint attach_first(JavaVM *vm, JNIEnv *jni, const jinst_agent_options *ask
 
 /* A load that starts after `stop`: a new session, when every module asked
  * for can start again (modules.h, restartable) or never ran here. The running options are
- * replaced (nothing reads them while stopped: the modules are stopped and
- * the load hook is not live), and so is the instrumenter. */
+ * replaced (nothing reads them while stopped: the modules are stopped, the
+ * load hook is not live, and a dump waits for session_lock), and so is the
+ * instrumenter. */
 static jint restart(JNIEnv *jni, const jinst_agent_options *asked, const char *options)
 {
 	for (size_t i = 0; asked->modules[i]; i++)
@@ -498,24 +522,28 @@ static jint restart(JNIEnv *jni, const jinst_agent_options *asked, const char *o
 			return JNI_ERR;
 		}
 	char err[1024];
+	pthread_mutex_lock(&session_lock);
 	jinst_the_core.session++;
-	if (jinst_agent_options_parse(&jinst_the_core.opts, jinst_agent_modules, options, err, sizeof err) < 0 ||
-	    resolve_out(&jinst_the_core.opts, jinst_the_core.pid) != JNI_OK || !jinst_load_restart() ||
-	    !add_capabilities() || !enable_events(true)) {
+	bool ok = jinst_agent_options_parse(&jinst_the_core.opts, jinst_agent_modules, options, err, sizeof err) == 0 &&
+	          resolve_out(&jinst_the_core.opts, jinst_the_core.pid) == JNI_OK && jinst_load_restart() &&
+	          add_capabilities() && enable_events(true);
+	if (!ok) {
 		jinst_the_core.session--; /* (the next attach is that session) */
-		return JNI_ERR;
+	} else {
+		jinst_the_core.stopped = false;
+		jinst_agent_log("starting again after stop: session %u", jinst_the_core.session);
+		if (!(ok = start_modules(jni))) {
+			/* Stopped again, what started of it included, so that a later
+			 * load can start a session (else every load found it neither
+			 * stopped nor running, for the life of the VM). */
+			stop_modules(jni);
+			jinst_the_core.stopped = true;
+		}
 	}
-	jinst_the_core.running = 0;
-	jinst_the_core.stopped = false;
-	jinst_agent_log("starting again after stop: session %u", jinst_the_core.session);
-	if (start(jni))
-		return JNI_OK;
-	/* Stopped again, what started of it included, so that a later load
-	 * can start a session (else every load found it neither stopped nor
-	 * running, for the life of the VM). */
-	stop_modules(jni);
-	jinst_the_core.stopped = true;
-	return JNI_ERR;
+	pthread_mutex_unlock(&session_lock);
+	if (ok)
+		jinst_load_go_live(jni);
+	return ok ? JNI_OK : JNI_ERR;
 }
 
 static jint attach(JavaVM *vm, const char *options);
@@ -523,11 +551,9 @@ static jint attach(JavaVM *vm, const char *options);
 EXPORT JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
 {
 	(void)reserved;
-	pthread_mutex_lock(&session_lock);
 	reply_open(options);
 	jint r = attach(vm, options);
 	reply_close();
-	pthread_mutex_unlock(&session_lock);
 	return r;
 }
 
@@ -559,7 +585,7 @@ static jint attach(JavaVM *vm, const char *options)
 		return JNI_ERR;
 	}
 	switch (asked->action) {
-	case JINST_ACTION_DUMP: dump_modules(jni); return JNI_OK;
+	case JINST_ACTION_DUMP: jinst_agent_dump(jni); return JNI_OK;
 	case JINST_ACTION_STOP: stop(jni); return JNI_OK;
 	case JINST_ACTION_RESET: reset_modules(jni); return JNI_OK;
 	default: jinst_agent_log("already tracing in this VM; load it with dump or stop"); return JNI_ERR;
