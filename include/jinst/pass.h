@@ -110,6 +110,10 @@ jinst_member *jinst_pass_method_member(jinst_pass_method *m);
 const char *jinst_pass_method_name(const jinst_pass_method *m);
 const char *jinst_pass_method_descriptor(const jinst_pass_method *m);
 bool jinst_pass_method_is_init(const jinst_pass_method *m); /* "<init>" */
+/* Whether the method is the natives pass's wrapper of a native (its code
+ * loads the arguments, calls the native JINST_NATIVE_PREFIX name and
+ * returns; instrument.h): a pass may hook the native's calls there. */
+bool jinst_pass_method_is_native_wrapper(const jinst_pass_method *m);
 /* The method's Code, decoded, as it stands now (after the passes before
  * this one); NULL when it does not decode. */
 const jinst_code *jinst_pass_method_code(jinst_pass_method *m);
