@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Native methods traced through their wrappers (natives), on a real VM.
+#   natives.sh JAVA_HOME LIBJINST LIBJINSTNAT CLASSES SECOND_JAR WORK
+# CLASSES holds jinstnat (Main, Natives, Second); LIBJINSTNAT binds
+# Natives.twice and mix by automatic lookup, registered by RegisterNatives;
+# SECOND_JAR is jinstnat.Second as a java agent (a prefix of its own, and
+# RetransformClasses of the wrapped classes). Every run under -Xverify:all:
+#  1. trace=counts,natives: the program's answer; twice, registered, mix and
+#     the JDK's Adler32.update(II)I (loaded after the agent) counted exactly
+#     through their wrappers; Adler32.updateBytes (@IntrinsicCandidate) and
+#     the natives themselves ($$jinst$$...) not; the same with trace=times;
+#  2. the second agent first on the command line, then last: its prefix
+#     beside jinst's, its retransformation of Natives and Adler32 between
+#     two halves: both halves counted, no class left unchanged;
+#  3. jcmd: stop (the classes given back with their wrappers), a new session
+#     without natives (trace=counts: the wrappers kept on retransformation),
+#     stop again; each session's counts exact;
+#  4. natives alone (no trace): the program's answer.
+# Exit 0 passed, 1 failed, 77 skipped.
+set -uo pipefail
+home=$1 lib=$2 natlib=$3 classes=$4 second=$5 work=$6
+java=$home/bin/java jcmd=$home/bin/jcmd
+if [[ ! -x $java ]]; then
+	echo "SKIP: no JDK at $home"
+	exit 77
+fi
+if [[ ${JINST_SANITIZED:-OFF} == ON ]]; then
+	if [[ -z ${JINST_PRELOAD:-} ]]; then
+		echo "SKIP: a sanitized libjinst.so needs its sanitizer runtimes, which were not found"
+		exit 77
+	fi
+	export LD_PRELOAD=$JINST_PRELOAD
+	export ASAN_OPTIONS=detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:use_sigaltstack=0
+	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+fi
+rm -rf "$work"
+mkdir -p "$work"
+cd "$work" || exit 1
+fails=0
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+"$java" -version 2>&1 | head -1
+n=1000
+inc=include=jinstnat.Natives:java.util.zip.Adler32
+run() { # run NAME JAVA_ARGS... -- PROGRAM_ARGS...
+	local name=$1
+	shift
+	"$java" -Xverify:all -Djinstnat.lib="$natlib" "$@" >"$name.out" 2>"$name.err"
+	local rc=$?
+	[[ $rc == 0 ]] || fail "$name: exit $rc: $(tail -5 "$name.err")"
+}
+# count FILE METHOD DESC [CLASS]: the count the TSV gives it, 0 without a row.
+count() {
+	awk -F'\t' -v c="${4:-jinstnat/Natives}" -v m="$2" -v d="$3" \
+		'$1 == c && $2 == m && $3 == d { print $4; found = 1 } END { if (!found) print 0 }' "$1"
+}
+expect() { # expect TSV TIMES: each native's count
+	local tsv=$1 k=$2
+	for row in "twice (I)I" "registered (I)I" "mix (JI)J"; do
+		set -- $row
+		[[ $(count "$tsv" "$1" "$2") == "$k" ]] || fail "$tsv: $1$2 counted $(count "$tsv" "$1" "$2"), not $k"
+	done
+	[[ $(count "$tsv" update "(II)I" java/util/zip/Adler32) == "$k" ]] ||
+		fail "$tsv: Adler32.update(II)I counted $(count "$tsv" update "(II)I" java/util/zip/Adler32), not $k"
+	grep -q 'updateBytes' "$tsv" && fail "$tsv: an @IntrinsicCandidate native was wrapped"
+	grep -q '\$\$jinst\$\$' "$tsv" && fail "$tsv: a prefixed native was counted"
+}
+no_errors() {
+	grep -E "left unchanged:|left alone:|refuses|RetransformClasses:|cannot" "$1" && fail "$1: errors above"
+}
+
+run plain -cp "$classes" jinstnat.Main run $n
+grep -q '^sum ' plain.out || fail "the program printed no sum"
+
+# 1. Both bindings and a JDK native, counted through their wrappers.
+for mode in counts times; do
+	run $mode -agentpath:"$lib"=trace=$mode,format=counts,natives,$inc,out="$work/$mode",log="$work/$mode.log" \
+		-cp "$classes" jinstnat.Main run $n
+	cmp -s plain.out $mode.out || fail "trace=$mode,natives: another answer: $(cat $mode.out)"
+	expect $mode.tsv $((2 * n))
+	no_errors $mode.log
+done
+
+# 2. A second agent with a prefix of its own, before and after jinst's.
+agent=-agentpath:"$lib"=trace=counts,natives,$inc,out="$work/second",log="$work/second.log"
+for order in first last; do
+	if [[ $order == first ]]; then
+		run second-$order -javaagent:"$second" "$agent" -cp "$classes" jinstnat.Main run $n
+	else
+		run second-$order "$agent" -javaagent:"$second" -cp "$classes" jinstnat.Main run $n
+	fi
+	cmp -s plain.out second-$order.out || fail "second agent $order: another answer"
+	grep -q "second: retransformed 2" second-$order.err || fail "second agent $order: no retransformation"
+	expect second.tsv $((2 * n))
+	no_errors second.log
+	mv second.tsv second-$order.tsv
+done
+
+# 3. stop, a session without natives, stop: the wrappers stay.
+mkfifo in
+"$java" -Xverify:all -Djinstnat.lib="$natlib" \
+	-agentpath:"$lib"=trace=counts,natives,$inc,out="$work/s%n",log="$work/serve.log" \
+	-cp "$classes" jinstnat.Main serve <in >serve.out 2>serve.err &
+pid=$!
+exec 3>in
+ask() { # ask N: one round of N calls, answered
+	echo "$1" >&3
+	for _ in $(seq 300); do
+		[[ $(grep -c "^done $1 " serve.out) -gt ${2:-0} ]] && return 0
+		sleep 0.1
+	done
+	fail "no answer to $1"
+}
+load() {
+	"$jcmd" $pid JVMTI.agent_load "$lib" "\"$1\"" >jcmd.txt 2>&1
+	grep -q "return code: 0" jcmd.txt || fail "jcmd $1: $(cat jcmd.txt)"
+}
+for _ in $(seq 100); do
+	grep -q serving serve.out && break
+	sleep 0.1
+done
+ask 300
+load stop
+ask 50
+load "trace=counts,$inc,out=$work/s%n"
+ask 200
+load stop
+echo quit >&3
+exec 3>&-
+wait $pid || fail "the served program failed: $(tail -5 serve.err)"
+expect s1.tsv 300
+expect s2.tsv 200
+no_errors serve.log
+grep -q "^jinst: stop: [1-9][0-9]* classes given back" serve.log || fail "stop gave nothing back"
+[[ $(grep -c "^done" serve.out) == 3 ]] || fail "answers: $(cat serve.out)"
+
+# 4. natives alone: the prefix, no other pass; the program as it was.
+run alone -agentpath:"$lib"=natives,$inc,log="$work/alone.log" -cp "$classes" jinstnat.Main run $n
+cmp -s plain.out alone.out || fail "natives alone: another answer"
+no_errors alone.log
+
+cat counts.log serve.log
+[[ $fails == 0 ]] && echo "natives: all passed" || echo "natives: $fails failed"
+[[ $fails == 0 ]]
