@@ -198,8 +198,10 @@ static bool wanted(jinst_class *c, const char *class_name, jinst_member *m, cons
                    const jinst_natives_options *o, bool retransform)
 {
 	uint16_t flags = jinst_member_access_flags(m);
+	/* When the VM retransforms, the filter's answer is the VM's class: a
+	 * native wrapped under JINST_NATIVES_INTRINSICS then is one now. */
 	if (!(flags & JINST_ACC_NATIVE) || name[0] == '<' || signature_polymorphic(class_name, flags, desc) ||
-	    annotated(c, m, (o->flags & JINST_NATIVES_INTRINSICS) != 0))
+	    annotated(c, m, retransform || (o->flags & JINST_NATIVES_INTRINSICS) != 0))
 		return false;
 	char prefixed[512];
 	if (snprintf(prefixed, sizeof prefixed, "%s%s", JINST_NATIVE_PREFIX, name) >= (int)sizeof prefixed ||
