@@ -19,28 +19,8 @@
 # Exit 0 passed, 1 failed, 77 skipped.
 set -uo pipefail
 home=$1 lib=$2 natlib=$3 classes=$4 second=$5 work=$6
-java=$home/bin/java jcmd=$home/bin/jcmd
-if [[ ! -x $java ]]; then
-	echo "SKIP: no JDK at $home"
-	exit 77
-fi
-if [[ ${JINST_SANITIZED:-OFF} == ON ]]; then
-	if [[ -z ${JINST_PRELOAD:-} ]]; then
-		echo "SKIP: a sanitized libjinst.so needs its sanitizer runtimes, which were not found"
-		exit 77
-	fi
-	export LD_PRELOAD=$JINST_PRELOAD
-	export ASAN_OPTIONS=detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:use_sigaltstack=0
-	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-fi
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work" || exit 1
-fails=0
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
+source "$(dirname "$0")/../jvm_env.sh"
+jcmd=$home/bin/jcmd
 "$java" -version 2>&1 | head -1
 n=1000
 inc=include=jinstnat.Natives:java.util.zip.Adler32
