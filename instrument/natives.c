@@ -33,7 +33,8 @@
  *    jdk.internal.HotSpotIntrinsicCandidate before JDK 16), unless asked:
  *    the JIT replaces calls of `m` by the intrinsic, so a hook in the
  *    wrapper counts only the interpreted calls;
- *  - constructors and initializers, which cannot be native, a method whose
+ *  - constructors and initializers, which cannot be native, a native
+ *    wrapped already (its name begins with the prefix), a method whose
  *    prefixed name the class has already, and the natives the filter
  *    declines.
  *
@@ -200,7 +201,9 @@ static bool wanted(jinst_class *c, const char *class_name, jinst_member *m, cons
 	uint16_t flags = jinst_member_access_flags(m);
 	/* When the VM retransforms, the filter's answer is the VM's class: a
 	 * native wrapped under JINST_NATIVES_INTRINSICS then is one now. */
-	if (!(flags & JINST_ACC_NATIVE) || name[0] == '<' || signature_polymorphic(class_name, flags, desc) ||
+	if (!(flags & JINST_ACC_NATIVE) || name[0] == '<' ||
+	    !strncmp(name, JINST_NATIVE_PREFIX, sizeof(JINST_NATIVE_PREFIX) - 1) ||
+	    signature_polymorphic(class_name, flags, desc) ||
 	    annotated(c, m, retransform || (o->flags & JINST_NATIVES_INTRINSICS) != 0))
 		return false;
 	char prefixed[512];
