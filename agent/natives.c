@@ -38,9 +38,8 @@ const jinst_agent_option jinst_natives_option_rows[] = {
 	 parse_on},
 	{"natives", "MODE",
 	 "which natives [plain]\n"
-	 "  plain  all but @IntrinsicCandidate ones (the JIT puts the\n"
-	 "         intrinsic in place of their wrappers' calls)\n"
-	 "  all    those too: only their interpreted calls are sure to\n"
-	 "         pass the wrapper",
+	 "  plain  all but @IntrinsicCandidate ones\n"
+	 "  all    those too, which then lose their intrinsic and run as\n"
+	 "         plain JNI calls (CRC32, say: much slower)",
 	 parse_mode},
 	{NULL, NULL, NULL, NULL}};

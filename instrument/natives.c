@@ -31,8 +31,12 @@
  *    next), and a wrapper is one frame more;
  *  - @IntrinsicCandidate natives (jdk.internal.vm.annotation, or
  *    jdk.internal.HotSpotIntrinsicCandidate before JDK 16), unless asked:
- *    the JIT replaces calls of `m` by the intrinsic, so a hook in the
- *    wrapper counts only the interpreted calls;
+ *    HotSpot finds an intrinsic by the method's class, name, descriptor and
+ *    flags, ACC_NATIVE among them, which neither the wrapper nor the
+ *    renamed native has, so wrapped they lose their intrinsic (their calls
+ *    count exactly, and run as JNI calls: CRC32, say, much slower); the
+ *    annotation is then dropped from both, or HotSpot's CheckIntrinsics
+ *    prints a line for each on stdout;
  *  - constructors and initializers, which cannot be native, a native
  *    wrapped already (its name begins with the prefix), a method whose
  *    prefixed name the class has already, and the natives the filter
@@ -64,6 +68,44 @@ static bool is(const uint8_t *s, uint16_t len, const char *word)
 	return s && len == strlen(word) && !memcmp(s, word, len);
 }
 
+static bool intrinsic_type(jinst_class *c, uint16_t type_index)
+{
+	uint16_t len;
+	const uint8_t *t = jinst_cp_utf8(c, type_index, &len);
+	return is(t, len, "Ljdk/internal/vm/annotation/IntrinsicCandidate;") ||
+	       is(t, len, "Ljdk/internal/HotSpotIntrinsicCandidate;");
+}
+
+/* Drops @IntrinsicCandidate from a native about to be wrapped (its
+ * wrapper copies its attributes): neither the wrapper nor the renamed
+ * native is the method HotSpot's intrinsic names (name, descriptor and
+ * flags, ACC_NATIVE among them), and with the annotation left on them its
+ * CheckIntrinsics prints a line for each on the program's stdout. */
+static int drop_intrinsic(jinst_class *c, jinst_member *m)
+{
+	jinst_attr_list *attrs = jinst_member_attrs(m);
+	for (uint16_t i = 0; attrs && i < attrs->count; i++) {
+		jinst_attr *a = &attrs->items[i];
+		jinst_annotations *as;
+		if (a->kind != JINST_ATTR_RUNTIME_VISIBLE_ANNOTATIONS || jinst_attr_decode(c, a, (void **)&as, NULL) || !as)
+			continue;
+		jinst_annotations *kept = jinst_arena_alloc(jinst_class_arena(c), sizeof(*kept));
+		jinst_annotation *items = jinst_arena_alloc(jinst_class_arena(c), (as->count + 1u) * sizeof(*items));
+		if (!kept || !items)
+			return JINST_ENOMEM;
+		kept->count = 0;
+		kept->items = items;
+		for (uint16_t k = 0; k < as->count; k++)
+			if (!intrinsic_type(c, as->items[k].type_index))
+				items[kept->count++] = as->items[k];
+		if (kept->count != as->count) {
+			a->model = kept;
+			a->modified = true;
+		}
+	}
+	return 0;
+}
+
 /* The annotation types that keep a native from being wrapped. */
 static bool annotated(jinst_class *c, jinst_member *m, bool intrinsics)
 {
@@ -78,8 +120,7 @@ static bool annotated(jinst_class *c, jinst_member *m, bool intrinsics)
 			const uint8_t *t = jinst_cp_utf8(c, as->items[k].type_index, &len);
 			if (is(t, len, "Ljdk/internal/reflect/CallerSensitive;") || is(t, len, "Lsun/reflect/CallerSensitive;"))
 				return true;
-			if (!intrinsics && (is(t, len, "Ljdk/internal/vm/annotation/IntrinsicCandidate;") ||
-			                    is(t, len, "Ljdk/internal/HotSpotIntrinsicCandidate;")))
+			if (!intrinsics && intrinsic_type(c, as->items[k].type_index))
 				return true;
 		}
 	}
@@ -177,7 +218,7 @@ static int wrap(jinst_class *c, const char *class_name, uint16_t i, const char *
 	jinst_attr_list *attrs = jinst_member_attrs(native);
 	uint16_t ref;
 	int rc;
-	if (!attrs)
+	if (!attrs || drop_intrinsic(c, native))
 		return jinst_ins_fail(diag, JINST_ENOMEM, "out of memory");
 	if ((rc = jinst_member_set_name(c, native, prefixed, diag)) ||
 	    (rc = jinst_class_add_method(NULL, c, (uint16_t)(flags & ~JINST_ACC_NATIVE), name, desc, attrs->items,

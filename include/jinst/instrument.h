@@ -262,8 +262,9 @@ typedef struct jinst_natives_options {
 #define JINST_NATIVES_OPTIONS_VERSION 1
 #define JINST_NATIVES_OPTIONS_INIT {JINST_NATIVES_OPTIONS_VERSION, 0, NULL, NULL}
 enum {
-	/* Wrap @IntrinsicCandidate natives too (their compiled calls may skip
-	 * the wrapper: the JIT puts the intrinsic in their place). */
+	/* Wrap @IntrinsicCandidate natives too: they lose their intrinsic
+	 * (HotSpot's names a native method: neither the wrapper nor the
+	 * renamed native is one of that name), and the annotation. */
 	JINST_NATIVES_INTRINSICS = 0x1
 };
 
