@@ -61,8 +61,10 @@ static bool vm_has_wrapper(jclass klass, const char *name, const char *desc)
 static bool filter(void *ctx, const char *class_name, const char *name, const char *desc, bool retransform)
 {
 	(void)class_name;
+	/* (the VM is asked only once some class has wrappers: one
+	 * GetClassMethods walk per native of each class retransformed) */
 	if (retransform)
-		return vm_has_wrapper(jinst_agent_class_redefined(), name, desc);
+		return atomic_load(&nt.ever) && vm_has_wrapper(jinst_agent_class_redefined(), name, desc);
 	if (!ctx || !atomic_load(&nt.prefix_set))
 		return false;
 	atomic_store(&nt.ever, 1);
