@@ -16,7 +16,9 @@
  *  - the JDK: MethodHandle's signature-polymorphic natives and
  *    Reflection.getCallerClass (@CallerSensitive) never wrapped; CRC32's
  *    @IntrinsicCandidate natives only with JINST_NATIVES_INTRINSICS;
- *    Adler32's update(II)I wrapped, updateBytes not.
+ *    Adler32's update(II)I wrapped, updateBytes not; every class of the
+ *    image wrapped (intrinsics too): written, parsed again with one method
+ *    more per native wrapped, within the rules, nothing left to wrap.
  *   test_natives_pass DATA_CLASSES JDK_HOME
  */
 #include <stdlib.h>
@@ -287,6 +289,72 @@ static void check_jdk(const char *home)
 	jinst_classpath_free(cp);
 }
 
+/* ---- every class of the image ---- */
+
+typedef struct sweep {
+	jinst_jimage *image;
+	unsigned classes, wrapped_classes, natives, failures;
+} sweep;
+
+/* One class of the image wrapped with intrinsics: written, parsed again,
+ * the same count of methods plus one per native wrapped, within the rules,
+ * nothing left to wrap. */
+static int sweep_one(void *ctx, const char *path)
+{
+	sweep *w = ctx;
+	size_t n = strlen(path);
+	if (n < 7 || strcmp(path + n - 6, ".class") || strstr(path, "module-info"))
+		return 0;
+	uint8_t *bytes = NULL;
+	size_t len = 0;
+	jinst_class *c = NULL, *again = NULL;
+	if (jinst_jimage_read(w->image, path, &bytes, &len, NULL) || jinst_class_parse(&c, bytes, len, NULL, NULL, NULL)) {
+		free(bytes);
+		return 0;
+	}
+	w->classes++;
+	uint16_t before = jinst_class_method_count(c);
+	jinst_natives_options no = JINST_NATIVES_OPTIONS_INIT;
+	no.flags = JINST_NATIVES_INTRINSICS;
+	uint32_t wrapped = 0, more = 0;
+	uint8_t *out = NULL;
+	size_t out_len = 0;
+	bool ok = jinst_instrument_wrap_natives(&wrapped, c, &no, false, NULL) == 0;
+	if (ok && wrapped) {
+		w->wrapped_classes++;
+		w->natives += wrapped;
+		ok = jinst_class_write(c, NULL, &out, &out_len, NULL) == 0 &&
+		     jinst_class_parse(&again, out, out_len, NULL, NULL, NULL) == 0 &&
+		     jinst_class_method_count(again) == before + wrapped &&
+		     jinst_instrument_check_rules(arena, bytes, len, out, out_len, NULL) == 0 &&
+		     jinst_instrument_wrap_natives(&more, again, &no, false, NULL) == 0 && more == 0;
+		jinst_arena_reset(arena);
+	}
+	if (!ok && w->failures++ < 5)
+		printf("FAIL %s: not wrapped as it should be\n", path);
+	jinst_class_free(again);
+	jinst_class_free(c);
+	free(out);
+	free(bytes);
+	return 0;
+}
+
+static void check_image(const char *home)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/lib/modules", home);
+	sweep w = {0};
+	if (jinst_jimage_open(&w.image, path, NULL)) {
+		printf("no image at %s: not swept\n", path);
+		return;
+	}
+	jinst_jimage_foreach(w.image, sweep_one, &w);
+	jinst_jimage_close(w.image);
+	printf("image: %u classes, %u with natives wrapped, %u natives\n", w.classes, w.wrapped_classes, w.natives);
+	CHECK(w.failures == 0, "%u classes of the image wrapped wrong", w.failures);
+	CHECK(w.classes > 1000 && w.natives > 500, "the image's natives: %u in %u classes", w.natives, w.classes);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -297,6 +365,7 @@ int main(int argc, char **argv)
 	check_natives_class(argv[1]);
 	check_rules(argv[1]);
 	check_jdk(argv[2]);
+	check_image(argv[2]);
 	jinst_arena_free(arena);
 	return check_report();
 }
