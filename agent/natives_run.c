@@ -13,8 +13,8 @@
  * may wrap. At a first load: yes once the prefix is set and the module is on
  * in this session. When the VM retransforms the class (the core's load hook
  * says which, jinst_agent_class_redefined): whether the class as the VM
- * holds it has the native `$$jinst$$m` of that descriptor, asked of the VM
- * (GetClassMethods), since the bytes the VM hands in are those before the
+ * holds it has `$$jinst$$m` of that descriptor (native, or wrapped in turn
+ * by an agent after us), asked of the VM (GetClassMethods), since the bytes the VM hands in are those before the
  * first transformation and a version without the wrappers it has, or with
  * wrappers it has not, is refused. For the same reason the pass stays in
  * every later session's instrumenter once a class was wrapped (carry), and
@@ -33,7 +33,9 @@ static struct {
 	const jinst_instrument *wraps; /* the instrumenter of the session with natives on */
 } nt;
 
-/* Whether the VM's version of klass has the native PREFIXname of desc. */
+/* Whether the VM's version of klass has PREFIXname of desc: native, or
+ * wrapped in turn by an agent whose transformation follows ours (its
+ * prefix then comes first: $$other$$$$jinst$$m). */
 static bool vm_has_wrapper(jclass klass, const char *name, const char *desc)
 {
 	jvmtiEnv *jvmti = jinst_agent_jvmti();
@@ -45,11 +47,8 @@ static bool vm_has_wrapper(jclass klass, const char *name, const char *desc)
 	bool found = false;
 	for (jint i = 0; i < count && !found; i++) {
 		char *n = NULL, *sig = NULL;
-		jint mods = 0;
-		if ((*jvmti)->GetMethodName(jvmti, methods[i], &n, &sig, NULL) == JVMTI_ERROR_NONE &&
-		    (*jvmti)->GetMethodModifiers(jvmti, methods[i], &mods) == JVMTI_ERROR_NONE)
-			found = (mods & JINST_ACC_NATIVE) && !strncmp(n, JINST_NATIVE_PREFIX, p) && !strcmp(n + p, name) &&
-			        !strcmp(sig, desc);
+		if ((*jvmti)->GetMethodName(jvmti, methods[i], &n, &sig, NULL) == JVMTI_ERROR_NONE)
+			found = !strncmp(n, JINST_NATIVE_PREFIX, p) && !strcmp(n + p, name) && !strcmp(sig, desc);
 		(*jvmti)->Deallocate(jvmti, (unsigned char *)n);
 		(*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
 	}
