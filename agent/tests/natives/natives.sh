@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Native methods traced through their wrappers (natives), on a real VM.
-#   natives.sh JAVA_HOME LIBJINST LIBJINSTNAT CLASSES SECOND_JAR WORK
+#   natives.sh JAVA_HOME LIBJINST LIBJINSTNAT CLASSES SECOND_JAR WORK [WRAPPING_JAR]
 # CLASSES holds jinstnat (Main, Natives, Second); LIBJINSTNAT binds
 # Natives.twice and mix by automatic lookup, registered by RegisterNatives;
 # SECOND_JAR is jinstnat.Second as a java agent (a prefix of its own, and
-# RetransformClasses of the wrapped classes and CRC32). Every run under -Xverify:all:
+# RetransformClasses of the wrapped classes and CRC32); WRAPPING_JAR (JDK
+# 24+, java.lang.classfile) is jinstnat.Wrapping, a second agent that wraps
+# Natives' natives itself with its own prefix. Every run under -Xverify:all:
 #  1. trace=counts,natives: the program's answer; twice, registered, mix and
 #     the JDK's Adler32.update(II)I (loaded after the agent) counted exactly
 #     through their wrappers; CRC32.update(II)I (@IntrinsicCandidate) and
@@ -13,14 +15,15 @@
 #  2. the second agent first on the command line, then last: its prefix
 #     beside jinst's, its retransformation of Natives and Adler32 between
 #     (and CRC32) between two halves: both halves counted, no class left
-#     unchanged;
+#     unchanged; the same with the agent that wraps too, whose wrapper of
+#     jinst's native jinst traces when that agent comes first;
 #  3. jcmd: stop (the classes given back with their wrappers), a new session
 #     without natives (trace=counts: the wrappers kept on retransformation),
 #     stop again; each session's counts exact;
 #  4. natives alone (no trace): the program's answer.
 # Exit 0 passed, 1 failed, 77 skipped.
 set -uo pipefail
-home=$1 lib=$2 natlib=$3 classes=$4 second=$5 work=$6
+home=$1 lib=$2 natlib=$3 classes=$4 second=$5 work=$6 wrapping=${7:-}
 source "$(dirname "$0")/../jvm_env.sh"
 jcmd=$home/bin/jcmd
 "$java" -version 2>&1 | head -1
@@ -87,6 +90,27 @@ for order in first last; do
 	expect second.tsv $((2 * n))
 	no_errors second.log
 	mv second.tsv second-$order.tsv
+done
+
+# The second agent wrapping too: the prefixes chain. First, it wraps
+# before jinst, which wraps its $$second$$ natives (traced too); last,
+# it wraps jinst's $$jinst$$ natives.
+for order in first last; do
+	[[ -n $wrapping ]] || break
+	if [[ $order == first ]]; then
+		run wrapping-$order -javaagent:"$wrapping" "$agent" -cp "$classes" jinstnat.Main run $n
+	else
+		run wrapping-$order "$agent" -javaagent:"$wrapping" -cp "$classes" jinstnat.Main run $n
+	fi
+	cmp -s plain.out wrapping-$order.out || fail "wrapping agent $order: another answer"
+	grep -q "second: retransformed 3" wrapping-$order.err || fail "wrapping agent $order: no retransformation"
+	expect second.tsv $((2 * n))
+	k=0
+	[[ $order == first ]] && k=$((2 * n))
+	[[ $(count second.tsv '$$second$$twice' "(I)I") == "$k" ]] ||
+		fail "wrapping agent $order: \$\$second\$\$twice counted $(count second.tsv '$$second$$twice' "(I)I"), not $k"
+	no_errors second.log
+	mv second.tsv wrapping-$order.tsv
 done
 
 # 3. stop, a session without natives, stop: the wrappers stay.
