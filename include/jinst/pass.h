@@ -18,6 +18,10 @@
  * with all passes' begin before the first method call and every pass's
  * method calls for one method together (pass 1 then pass 2 on method 1,
  * then on method 2, ...), so a later pass sees an earlier one's code.
+ * A begin may add methods to the class (jinst_class_add_method; the
+ * natives pass does, include/jinst/instrument.h): the instrumenter then
+ * lists the methods again, so the passes after it see and instrument the
+ * new ones (a pass before it sees them in its method calls too).
  *
  * A method edits its method's code through the code patcher
  * (include/jinst/patch.h) or the editor (include/jinst/edit.h). It returns
