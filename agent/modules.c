@@ -7,10 +7,12 @@
 #include "modules.h"
 
 #include "coverage.h"
+#include "natives.h"
 #include "trace.h"
 
 const jinst_agent_module *const jinst_agent_modules[] = {
 	&jinst_trace_module,
 	&jinst_coverage_module,
+	&jinst_natives_module,
 	NULL,
 };

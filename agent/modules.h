@@ -120,6 +120,9 @@ unsigned jinst_agent_session(void);
 /* The runtime's class of hooks (jinst/rt/Hooks), a global reference; NULL
  * until the runtime is defined. */
 jclass jinst_agent_hooks_class(void);
+/* Inside the load hook, the class the VM is retransforming on this thread
+ * (a local reference of the hook's); NULL at a first load or outside. */
+jclass jinst_agent_class_redefined(void);
 
 /* ---- for option parsers ---- */
 
