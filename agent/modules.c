@@ -7,12 +7,14 @@
 #include "modules.h"
 
 #include "coverage.h"
+#include "monitor.h"
 #include "natives.h"
 #include "trace.h"
 
 const jinst_agent_module *const jinst_agent_modules[] = {
 	&jinst_trace_module,
 	&jinst_coverage_module,
+	&jinst_monitor_module,
 	&jinst_natives_module,
 	NULL,
 };

@@ -7,16 +7,19 @@
  * registries list the same modules with the same tables.
  */
 #include "coverage.h"
+#include "monitor.h"
 #include "natives.h"
 #include "trace.h"
 
 static const jinst_agent_module trace_options_only = {JINST_TRACE_MODULE_OPTIONS};
 static const jinst_agent_module coverage_options_only = {JINST_COVERAGE_MODULE_OPTIONS};
+static const jinst_agent_module monitor_options_only = {JINST_MONITOR_MODULE_OPTIONS};
 static const jinst_agent_module natives_options_only = {JINST_NATIVES_MODULE_OPTIONS};
 
 const jinst_agent_module *const jinst_agent_option_modules[] = {
 	&trace_options_only,
 	&coverage_options_only,
+	&monitor_options_only,
 	&natives_options_only,
 	NULL,
 };

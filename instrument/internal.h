@@ -10,6 +10,7 @@
  *   coverage.c    the coverage pass: probe arrays at entry, probes at the placement's sites
  *   probe_classes.c  the coverage pass's class ids
  *   hooks.c       the runtime's hook table
+ *   monitor.c, monitor_sites.c  the monitor pass and its lock sites (monitor_internal.h)
  *   rules.c       the retransformation rules
  *   natives.c     the natives pass: native methods wrapped (SetNativeMethodPrefix)
  */

@@ -55,6 +55,10 @@ enum jinst_hook_id {
 	 * instrumented in separate runs never share an array. */
 	JINST_HOOK_PROBES_FOR,
 	JINST_HOOK_PROBE_COUNTS_FOR, /* the same for coverage=counts: long[] hit counts */
+	/* The monitor pass (include/jinst/monitor.h): (the object about to be
+	 * locked, lock site id), before each monitorenter and at the entry of a
+	 * synchronized method. */
+	JINST_HOOK_MONITOR_ENTER,
 	JINST_HOOK_COUNT
 };
 

@@ -3,7 +3,8 @@
  * (include/jinst/instrument.h): the ids reserved ahead
  * (jinst_instrument_reserve_ids), then the class instrumented with the
  * coverage and trace passes naming the runtime's hooks class, the ids
- * constants or relative to a run (jinst_instrument_set_run_class).
+ * constants or relative to a run (jinst_instrument_set_run_class), with
+ * or without the monitor pass (include/jinst/monitor.h) after them.
  *
  * The input is a class file; the passes and the ids' kind come from a hash
  * of it. Neither
@@ -22,6 +23,7 @@
 
 #include "fuzz_check.h"
 #include "jinst/instrument.h"
+#include "jinst/monitor.h"
 
 static const uint32_t modes[] = {
 	JINST_PASS_TRACE,
@@ -32,6 +34,8 @@ static const uint32_t modes[] = {
 
 /* The run class of this input's instrumenters, or NULL: constant ids. */
 static const char *run_class;
+/* Whether this input's instrumenters have the monitor pass. */
+static bool monitor;
 
 static jinst_instrument *make(uint32_t passes)
 {
@@ -41,6 +45,10 @@ static jinst_instrument *make(uint32_t passes)
 	jinst_instrument *ins;
 	jinst_diag d;
 	CHECK(jinst_instrument_new(&ins, &o, &d) == 0, "no instrumenter: %s", d.message);
+	jinst_pass p;
+	jinst_monitor_sites *sites;
+	CHECK(!monitor || (jinst_monitor_pass(&p, &sites) == 0 && jinst_instrument_add_pass(ins, &p, &d) == 0),
+	      "no monitor pass");
 	return ins;
 }
 
@@ -93,7 +101,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint64_t seed = fuzz_seed(data, size);
 	uint32_t passes = modes[fuzz_next(&seed) % (sizeof(modes) / sizeof(modes[0]))];
-	run_class = fuzz_next(&seed) & 1 ? JINST_RUN_CLASS_PREFIX "0123456789abcdef" : NULL;
+	uint64_t k = fuzz_next(&seed);
+	run_class = k & 1 ? JINST_RUN_CLASS_PREFIX "0123456789abcdef" : NULL;
+	monitor = (k & 2) != 0;
 	jinst_arena *arena;
 	CHECK(jinst_arena_new(&arena) == 0, "no arena");
 	uint8_t *out = NULL, *again = NULL, *twice = NULL;

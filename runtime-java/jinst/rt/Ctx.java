@@ -43,6 +43,11 @@ final class Ctx {
 	long[] dense = NO_COUNTS;
 	private static final long[] NO_COUNTS = new long[0];
 
+	/* The monitor pass's enters by lock site, of each site's first lock
+	 * class, and of the others (Monitors); its own thread writes them. */
+	long[] locks = NO_COUNTS;
+	Monitors.Others lockOthers;
+
 	/* The shadow stack: sId[0, depth). At most limit frames; the entries
 	 * past them are counted in overflow and their exits pop nothing. mods
 	 * moves at each push and pop (not on the owner's fast path). */
@@ -148,6 +153,7 @@ final class Ctx {
 	 * registry lock). */
 	void fold(Ctx c) {
 		c.counts.addTo(this);
+		Monitors.fold(this, c);
 	}
 
 	/* ---- the stack ------------------------------------------------------ */

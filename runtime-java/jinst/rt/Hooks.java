@@ -298,7 +298,7 @@ public final class Hooks {
 	 * slot if that is free (the essay at BY_TID). Not the owner's, whose
 	 * stack depth is DEPTH[AT], not its context's; not in events mode,
 	 * whose every call takes the slow path. */
-	private static Ctx ctx(Thread t, int m) {
+	static Ctx ctx(Thread t, int m) {
 		Ctx c = LOCAL.get();
 		if (c.session != session) {
 			c = Registry.contextOf(t);
@@ -405,6 +405,20 @@ public final class Hooks {
 	/** As probesFor, for coverage=counts: hit counts. */
 	public static long[] probeCountsFor(long identity, int n, String name) {
 		return Coverage.countsFor(identity, n, name);
+	}
+
+	/**
+	 * Before every monitorenter and at the entry of every synchronized
+	 * method (the monitor pass): one more enter of lock site by the current
+	 * thread, of lock's class (Monitors). The context is found as the
+	 * trace hooks find it; a thread's first enters, and a lock of another
+	 * class than the site's first, take the slow path.
+	 */
+	public static void monitorEnter(Object lock, int site) {
+		Thread t = Thread.currentThread();
+		Ctx c = t == owner ? ownerCtx : BY_TID[(int) t.getId() & TID_MASK];
+		if (c == null || c.owner != t || !Monitors.count(c, lock, site))
+			Monitors.enterSlow(t, lock, site);
 	}
 
 	/* ---- engagement: the agent (through JNI) or Standalone --------------- */

@@ -84,4 +84,8 @@ public final class $JinstHooks {
 	public static long[] probeCountsFor(long identity, int n, String name) {
 		return jinst.rt.Hooks.probeCountsFor(identity, n, name);
 	}
+
+	public static void monitorEnter(Object lock, int site) {
+		jinst.rt.Hooks.monitorEnter(lock, site);
+	}
 }

@@ -1,0 +1,189 @@
+package jinstmon;
+
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Locks with known contention, for agent/tests/monitor/monitor_check.py.
+ * Each phase prints what it measured itself ("REF key value"); the lines
+ * marked "SITE:name" are the lock sites the check looks for.
+ *
+ *   block    a holder takes a Lock at SITE:hold and sleeps HOLD_MS; N
+ *            threads, started once it holds it, block at SITE:blocked, each
+ *            timing its own wait (System.nanoTime before the block and
+ *            inside it)
+ *   method   the same on a synchronized method: the holder in Counter.hold,
+ *            the others in Counter.bump (SITE:bump)
+ *   plain    one thread, no contention: SITE:plain LOOPS times, the
+ *            synchronized Counter.quiet LOOPS times, and SITE:either on a Lock
+ *            and on a Counter in turn, LOOPS times each (one site, two lock
+ *            classes)
+ *   wait     two wait(WAIT_MS) calls at SITE:wait, timed out
+ *   hot      (argument "hot") a synchronized method and a block called until
+ *            the JIT compiles them
+ *   lines    (argument "lines") for each number K read from the standard
+ *            input, K enters of SITE:lines, then "done K"
+ */
+public final class Main {
+	static final int N = 3, HOLD_MS = 400, LOOPS = 1000, WAIT_MS = 150;
+
+	static final class Lock {
+	}
+
+	static final class Counter {
+		long n;
+
+		synchronized void hold(CountDownLatch held, long ms) throws InterruptedException {
+			held.countDown();
+			Thread.sleep(ms);
+		}
+
+		/* A synchronized method's site is at its first line. */
+		synchronized void bump() {
+			n++; // SITE:bump
+		}
+
+		synchronized void quiet() {
+			n++; // SITE:quiet
+		}
+	}
+
+	static final Lock LOCK = new Lock();
+	static long sink;
+
+	static void holdBlock(CountDownLatch held) throws InterruptedException {
+		synchronized (LOCK) { // SITE:hold
+			held.countDown();
+			Thread.sleep(HOLD_MS);
+		}
+	}
+
+	static long enterBlock() {
+		long t0 = System.nanoTime();
+		long t1;
+		synchronized (LOCK) { // SITE:blocked
+			t1 = System.nanoTime();
+			sink++;
+		}
+		return t1 - t0;
+	}
+
+	static long enterMethod(Counter c) {
+		long t0 = System.nanoTime();
+		c.bump();
+		return System.nanoTime() - t0;
+	}
+
+	interface Waiter {
+		long run() throws Exception;
+	}
+
+	/* The holder holds, then N threads block; the sum of their waits. */
+	static long contend(Waiter holder, Waiter blocked, CountDownLatch held) throws Exception {
+		Thread h = new Thread(() -> {
+			try {
+				holder.run();
+			} catch (Exception e) {
+				throw new RuntimeException(e);
+			}
+		});
+		h.start();
+		held.await();
+		long[] waited = new long[N];
+		Thread[] ts = new Thread[N];
+		for (int i = 0; i < N; i++) {
+			final int k = i;
+			ts[i] = new Thread(() -> {
+				try {
+					waited[k] = blocked.run();
+				} catch (Exception e) {
+					throw new RuntimeException(e);
+				}
+			});
+			ts[i].start();
+		}
+		for (Thread t : ts)
+			t.join();
+		h.join();
+		long sum = 0;
+		for (long w : waited)
+			sum += w;
+		return sum;
+	}
+
+	static void plain(Counter c) {
+		for (int i = 0; i < LOOPS; i++) {
+			synchronized (c) { // SITE:plain
+				sink++;
+			}
+			c.quiet();
+			either(LOCK);
+			either(c);
+		}
+	}
+
+	static void either(Object o) {
+		synchronized (o) { // SITE:either
+			sink++;
+		}
+	}
+
+	static long waitTimed(Object o) throws InterruptedException {
+		long t0 = System.nanoTime();
+		synchronized (o) {
+			o.wait(WAIT_MS); // SITE:wait
+		}
+		return System.nanoTime() - t0;
+	}
+
+	static void hot(Counter c) {
+		for (int i = 0; i < 300000; i++) {
+			c.quiet();
+			synchronized (c) {
+				sink += i;
+			}
+		}
+	}
+
+	static void lines() throws java.io.IOException {
+		java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in));
+		for (String l; (l = in.readLine()) != null;) {
+			int k = Integer.parseInt(l.trim());
+			for (int i = 0; i < k; i++)
+				synchronized (LOCK) { // SITE:lines
+					sink++;
+				}
+			System.out.println("done " + k);
+		}
+	}
+
+	public static void main(String[] args) throws Exception {
+		if (args.length > 0 && args[0].equals("lines")) {
+			lines();
+			return;
+		}
+		if (args.length > 0 && args[0].equals("hot")) {
+			hot(new Counter());
+			System.out.println("REF hot " + sink);
+			return;
+		}
+		CountDownLatch held = new CountDownLatch(1);
+		long block = contend(() -> {
+			holdBlock(held);
+			return 0;
+		}, Main::enterBlock, held);
+		System.out.println("REF block_wait_ns " + block);
+
+		Counter c = new Counter();
+		CountDownLatch held2 = new CountDownLatch(1);
+		long method = contend(() -> {
+			c.hold(held2, HOLD_MS);
+			return 0;
+		}, () -> enterMethod(c), held2);
+		System.out.println("REF method_wait_ns " + method);
+
+		plain(new Counter());
+		Object w = new Object();
+		long waited = waitTimed(w) + waitTimed(w);
+		System.out.println("REF waited_ns " + waited);
+	}
+}
