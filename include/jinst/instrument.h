@@ -55,6 +55,11 @@ enum jinst_hook_id {
 	 * instrumented in separate runs never share an array. */
 	JINST_HOOK_PROBES_FOR,
 	JINST_HOOK_PROBE_COUNTS_FOR, /* the same for coverage=counts: long[] hit counts */
+	/* Allocation (include/jinst/alloc.h), after the object or array is
+	 * made: (the new reference, site id). */
+	JINST_HOOK_ALLOC_OBJECT,     /* new, once its constructor returned */
+	JINST_HOOK_ALLOC_ARRAY,      /* newarray, anewarray */
+	JINST_HOOK_ALLOC_ARRAYS,     /* multianewarray: every array of the given dimensions */
 	JINST_HOOK_COUNT
 };
 

@@ -84,4 +84,16 @@ public final class $JinstHooks {
 	public static long[] probeCountsFor(long identity, int n, String name) {
 		return jinst.rt.Hooks.probeCountsFor(identity, n, name);
 	}
+
+	public static void allocObject(Object o, int site) {
+		jinst.rt.Hooks.allocObject(o, site);
+	}
+
+	public static void allocArray(Object o, int site) {
+		jinst.rt.Hooks.allocArray(o, site);
+	}
+
+	public static void allocArrays(Object o, int site) {
+		jinst.rt.Hooks.allocArrays(o, site);
+	}
 }
