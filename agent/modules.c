@@ -6,11 +6,13 @@
  */
 #include "modules.h"
 
+#include "alloc.h"
 #include "coverage.h"
 #include "trace.h"
 
 const jinst_agent_module *const jinst_agent_modules[] = {
 	&jinst_trace_module,
 	&jinst_coverage_module,
+	&jinst_alloc_module,
 	NULL,
 };

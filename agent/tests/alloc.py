@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""The allocation module on a real VM: exact objects and bytes per site.
+
+    alloc.py JAVA_HOME LIBJINST CHECKS_DIR SOURCE WORK
+
+jinstcheck.AllocSites allocates with every allocation instruction (objects,
+nested news, arrays of every primitive type and of references, zero-length,
+multi-dimensional with dimensions left out, in constructors and a static
+initializer, from four threads) and reports each object to AllocExpect, a
+java.lang.instrument agent that measures it (Instrumentation.getObjectSize,
+JVMTI GetObjectSize underneath) and prints per tag the type, objects and
+bytes. Two of its sites throw between `new` and the end of the
+constructor: they must record nothing. Each allocation's source line
+carries its tag ("site:NAME"; a tag "NAME.part" lies on the line of
+"site:NAME").
+
+The program runs under -Xverify:all with alloc=check (every object also
+measured by the agent's GetObjectSize and compared with the runtime's
+figure), with alloc (the fast paths' cached sizes and array shapes), and
+with trace=counts,alloc (both modules on the same per-thread path). Every
+run must give exactly the expected rows in OUT.alloc.tsv, no other row of
+the fixture, the same program output as without the agent, a SITES table
+and folded stacks that agree with the TSV; alloc=check must report every
+object measured and none differing. Exit 0 passed, 1 failed, 77 skipped.
+"""
+import os
+import re
+import subprocess
+import sys
+
+home, lib, checks, source, work = sys.argv[1:6]
+java = os.path.join(home, "bin", "java")
+if not os.access(java, os.X_OK):
+    print("SKIP: no JDK at " + home)
+    sys.exit(77)
+env = dict(os.environ)
+if env.get("JINST_SANITIZED", "OFF") == "ON":
+    if not env.get("JINST_PRELOAD"):
+        print("SKIP: a sanitized libjinst.so needs its sanitizer runtimes, which were not found")
+        sys.exit(77)
+    env["LD_PRELOAD"] = env["JINST_PRELOAD"]
+    env["ASAN_OPTIONS"] = "detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:use_sigaltstack=0"
+    env["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
+os.makedirs(work, exist_ok=True)
+failures = []
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    failures.append(msg)
+
+
+PRIMS = {"Z": "boolean", "B": "byte", "C": "char", "S": "short", "I": "int", "J": "long", "F": "float",
+         "D": "double"}
+
+
+def java_type(name):
+    """Class.getName() as Java writes the type: "[[I" -> "int[][]"."""
+    dims = len(name) - len(name.lstrip("["))
+    base = name[dims:]
+    if dims:
+        base = PRIMS[base] if base in PRIMS else base[1:-1]
+    return base + "[]" * dims
+
+
+# tag -> line, from the source's "site:NAME" comments
+tag_line = {}
+with open(source) as f:
+    for no, text in enumerate(f, 1):
+        m = re.search(r"// site:(\S+)", text)
+        if m:
+            tag_line[m.group(1)] = no
+
+manifest = os.path.join(work, "manifest.txt")
+with open(manifest, "w") as f:
+    f.write("Premain-Class: jinstcheck.AllocExpect\n")
+jar = os.path.join(work, "expect.jar")
+subprocess.run([os.path.join(home, "bin", "jar"), "cfm", jar, manifest, "-C", checks,
+                "jinstcheck/AllocExpect.class"], check=True)
+base_cmd = [java, "-Xverify:all", "-javaagent:" + jar, "-cp", checks, "jinstcheck.AllocSites", "1000"]
+
+
+def run(name, options):
+    out = os.path.join(work, name)
+    cmd = list(base_cmd)
+    if options is not None:
+        cmd[1:1] = ["-agentpath:%s=%s,include=jinstcheck.AllocSites*,out=%s,log=%s.log" % (lib, options, out, out)]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env if options else None,
+                       timeout=120, universal_newlines=True)
+    if p.returncode != 0:
+        fail("%s: the program failed: %s" % (name, p.stdout[-2000:]))
+    return p.stdout
+
+
+plain = run("plain", None)
+expected = {}  # (line, type) -> [objects, bytes]
+never = set()
+for line in plain.splitlines():
+    parts = line.split()
+    if not parts or parts[0] != "EXPECT":
+        continue
+    tag, typ, objects, size = parts[1], parts[2], int(parts[3]), int(parts[4])
+    where = tag_line.get(tag, tag_line.get(tag.split(".")[0]))
+    if where is None:
+        fail("tag %s has no line in %s" % (tag, source))
+        continue
+    if objects == 0:
+        never.add(where)
+        continue
+    e = expected.setdefault((where, java_type(typ)), [0, 0])
+    e[0] += objects
+    e[1] += size
+if len(expected) < 25 or len(never) != 2:
+    fail("the program reported %d sites and %d that make nothing" % (len(expected), len(never)))
+
+
+def check_run(name, options):
+    out = run(name, options)
+    if out != plain:
+        fail("%s: the program's output differs from its run without the agent" % name)
+    path = os.path.join(work, name)
+    try:
+        with open(path + ".alloc.tsv") as f:
+            rows = [l.rstrip("\n").split("\t") for l in f]
+    except OSError as e:
+        fail("%s: no TSV (%s)" % (name, e))
+        return
+    head = rows[0]
+    want_head = ["rank", "bytes", "objects", "class", "method", "descriptor", "source", "line", "type",
+                 "instruction"]
+    if head != want_head:
+        fail("%s: TSV columns %s" % (name, head))
+        return
+    got = {}
+    total = [0, 0]
+    per_method = {}
+    for r in rows[1:]:
+        d = dict(zip(head, r))
+        total[0] += int(d["objects"])
+        total[1] += int(d["bytes"])
+        m = d["class"] + "." + d["method"]
+        per_method[m] = per_method.get(m, 0) + int(d["bytes"])
+        if not d["class"].startswith("jinstcheck.AllocSites"):
+            fail("%s: a site outside the fixture: %s" % (name, r))
+            continue
+        key = (int(d["line"]), d["type"])
+        if key in got:
+            fail("%s: site %s twice" % (name, key))
+        got[key] = [int(d["objects"]), int(d["bytes"])]
+    for key in sorted(set(expected) | set(got)):
+        if expected.get(key) != got.get(key):
+            fail("%s: line %d, %s: expected (objects, bytes) %s, got %s" % (name, key[0], key[1],
+                                                                            expected.get(key), got.get(key)))
+    for line in never:
+        if any(k[0] == line for k in got):
+            fail("%s: line %d recorded an object whose constructor never returned" % (name, line))
+    with open(path + ".alloc.txt") as f:
+        table = f.read()
+    m = re.search(r"^total (\d+) bytes, (\d+) objects, (\d+) sites$", table, re.M)
+    ranks = re.findall(r"^\s+(\d+)\s+[\d.]+%\s+([\d.]+)%\s+(\d+)\s+(\d+)\s+(\S+)\s+(\S+)$", table, re.M)
+    if not m or [int(m.group(1)), int(m.group(2))] != [total[1], total[0]] or len(ranks) != len(rows) - 1:
+        fail("%s: the SITES table disagrees with the TSV" % name)
+    elif ranks and (ranks[-1][1] != "100.00" or [int(r[2]) for r in ranks] != sorted((int(r[2]) for r in ranks),
+                                                                                        reverse=True)):
+        fail("%s: the SITES table is not ranked by bytes to 100%%" % name)
+    with open(path + ".alloc.folded") as f:
+        folded = {l.rsplit(" ", 1)[0]: int(l.rsplit(" ", 1)[1]) for l in f if not l.startswith("#")}
+    if folded != per_method:
+        fail("%s: folded stacks %s, not the TSV's %s" % (name, folded, per_method))
+    with open(path + ".log") as f:
+        log = f.read()
+    if options.startswith("alloc=check"):
+        c = re.search(r"alloc=check: (\d+) objects measured by GetObjectSize, (\d+) differed", log)
+        if not c or int(c.group(1)) != total[0] or c.group(2) != "0":
+            fail("%s: %s objects measured, %s differed, of %d" % (name, c and c.group(1), c and c.group(2),
+                                                                   total[0]))
+        else:
+            print("%s: %s objects measured by GetObjectSize, 0 differed" % (name, c.group(1)))
+    print("%s: %d sites, %d objects, %d bytes as expected" % (name, len(got), total[0], total[1]))
+
+
+check_run("check", "alloc=check")
+check_run("fast", "alloc")
+check_run("trace", "trace=counts,alloc")
+sys.exit(1 if failures else 0)
