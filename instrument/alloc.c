@@ -96,7 +96,8 @@ static int enqueue(aflow *f, int64_t target, const astate *s)
 		apending *w = jinst_arena_alloc(f->A, (size_t)cap * sizeof(*w));
 		if (!w)
 			return JINST_ENOMEM;
-		memcpy(w, f->wl, (size_t)f->nwl * sizeof(*w));
+		if (f->nwl)
+			memcpy(w, f->wl, (size_t)f->nwl * sizeof(*w));
 		f->wl = w;
 		f->capwl = cap;
 	}
