@@ -47,6 +47,12 @@ static int alloc_add_passes(const void *c, jinst_instrument *ins, jinst_diag *di
 		return rc;
 	rt.sites = sites;
 	return 0;
+
+}
+
+jinst_alloc_sites *jinst_agent_alloc_sites(void)
+{
+	return rt.sites;
 }
 
 /* ---- the runtime ------------------------------------------------------- */
@@ -188,7 +194,7 @@ static void write_table(FILE *f, const row *rows, size_t n, int64_t total_bytes,
 
 static void write_tsv(FILE *f, const row *rows, size_t n)
 {
-	static const char *const kinds[] = {"new", "array", "multiarray"};
+	static const char *const kinds[] = {"new", "array", "multiarray", "native"};
 	char type[512], cls[512];
 	fprintf(f, "rank\tbytes\tobjects\tclass\tmethod\tdescriptor\tsource\tline\ttype\tinstruction\n");
 	for (size_t i = 0; i < n; i++) {
@@ -199,7 +205,7 @@ static void write_tsv(FILE *f, const row *rows, size_t n)
 		java_name(s.type, type, sizeof type);
 		fprintf(f, "%zu\t%lld\t%lld\t%s\t%s\t%s\t%s\t%u\t%s\t%s\n", i + 1, (long long)rows[i].bytes,
 		        (long long)rows[i].objects, cls, s.method, s.descriptor, s.source ? s.source : "", s.line, type,
-		        kinds[s.kind < 3 ? s.kind : 0]);
+		        kinds[s.kind < 4 ? s.kind : 0]);
 	}
 }
 
@@ -336,6 +342,8 @@ static void alloc_stop(const void *c, JNIEnv *jni)
 		(*jni)->CallStaticVoidMethod(jni, rt.alloc, rt.disengage);
 		jinst_agent_java_failed(jni, "Alloc.disengage");
 	}
+	/* The table goes with its instrumenter at the next session's start. */
+	rt.sites = NULL;
 }
 
 const jinst_agent_module jinst_alloc_module = {

@@ -21,6 +21,7 @@ static const jinst_hook hooks[JINST_HOOK_COUNT] = {
 	[JINST_HOOK_ALLOC_OBJECT] = {"java/lang/$JinstHooks", "allocObject", "(Ljava/lang/Object;I)V"},
 	[JINST_HOOK_ALLOC_ARRAY] = {"java/lang/$JinstHooks", "allocArray", "(Ljava/lang/Object;I)V"},
 	[JINST_HOOK_ALLOC_ARRAYS] = {"java/lang/$JinstHooks", "allocArrays", "(Ljava/lang/Object;I)V"},
+	[JINST_HOOK_ALLOC_ANY] = {"java/lang/$JinstHooks", "allocAny", "(Ljava/lang/Object;I)V"},
 };
 
 const jinst_hook *jinst_hooks(void)

@@ -24,8 +24,12 @@
  *                                      instruction made before anything else
  *                                      can store into it
  *
- * Reflective allocation and Object.clone() are natives: the natives pass's
- * wrappers reach them (see docs/ARCHITECTURE.md, "The allocation pass").
+ * Reflective allocation and Object.clone() are natives, which no bytecode
+ * of theirs allocates: a wrapper (the natives pass) that returns what such
+ * a native made takes a site of kind JINST_ALLOC_ANY from this table
+ * (jinst_alloc_sites_assign: its class, method and line, the declared
+ * type) and calls JINST_HOOK_ALLOC_ANY on the result, which the runtime
+ * measures by its own class, whatever it is.
  */
 #ifndef JINST_ALLOC_H
 #define JINST_ALLOC_H
@@ -39,7 +43,8 @@ extern "C" {
 enum jinst_alloc_kind {
 	JINST_ALLOC_OBJECT = 0, /* new */
 	JINST_ALLOC_ARRAY = 1,  /* newarray, anewarray */
-	JINST_ALLOC_ARRAYS = 2  /* multianewarray */
+	JINST_ALLOC_ARRAYS = 2, /* multianewarray */
+	JINST_ALLOC_ANY = 3     /* a native's new object (clone, reflection): JINST_HOOK_ALLOC_ANY */
 };
 
 /* One site; strings NUL-terminated modified UTF-8, alive as long as the

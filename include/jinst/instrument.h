@@ -60,6 +60,7 @@ enum jinst_hook_id {
 	JINST_HOOK_ALLOC_OBJECT,     /* new, once its constructor returned */
 	JINST_HOOK_ALLOC_ARRAY,      /* newarray, anewarray */
 	JINST_HOOK_ALLOC_ARRAYS,     /* multianewarray: every array of the given dimensions */
+	JINST_HOOK_ALLOC_ANY,        /* a new object of any class, from a native (clone, reflection): that object alone */
 	JINST_HOOK_COUNT
 };
 

@@ -80,7 +80,7 @@ final class Alloc {
 			a[i]++;
 			a[i + 1] += z[site];
 		} else {
-			slow(o, site, false);
+			slow(o, site, ONE);
 		}
 	}
 
@@ -94,17 +94,25 @@ final class Alloc {
 			a[i]++;
 			a[i + 1] += (f[j] + Array.getLength(o) * f[j + 1] + m) & ~m;
 		} else {
-			slow(o, site, false);
+			slow(o, site, ONE);
 		}
 	}
 
 	static void arrays(Object o, int site) {
-		slow(o, site, true);
+		slow(o, site, WALK);
+	}
+
+	/* A native's new object (clone, reflection): any class, so measured by
+	 * its class, never by the site. */
+	static void any(Object o, int site) {
+		slow(o, site, ANY);
 	}
 
 	/* ---- the slow path ----------------------------------------------- */
 
-	private static void slow(Object o, int site, boolean walk) {
+	private static final int ONE = 0, WALK = 1, ANY = 2;
+
+	private static void slow(Object o, int site, int how) {
 		Thread t = Thread.currentThread();
 		Ctx c = Hooks.context(t);
 		if (c == null || c.busy || o == null || site < 0)
@@ -114,11 +122,11 @@ final class Alloc {
 			long[] a = c.allocs;
 			if (2 * site + 1 >= a.length)
 				a = c.allocs = grow(a, 2 * site + 2);
-			if (walk) {
+			if (how == WALK) {
 				walk(a, o, site);
 			} else {
 				a[2 * site]++;
-				a[2 * site + 1] += bytes(o, site);
+				a[2 * site + 1] += how == ANY ? ofClass(o) : bytes(o, site);
 			}
 		} finally {
 			c.busy = false;
@@ -128,7 +136,7 @@ final class Alloc {
 	/* Every array multianewarray made, from its outermost one. */
 	private static void walk(long[] a, Object o, int site) {
 		a[2 * site]++;
-		a[2 * site + 1] += measured(o, shape(o.getClass()));
+		a[2 * site + 1] += measured(o, shape(o.getClass(), o));
 		if (o instanceof Object[] && o.getClass().getComponentType().isArray())
 			for (Object e : (Object[]) o)
 				if (e != null)
@@ -137,7 +145,7 @@ final class Alloc {
 
 	private static long bytes(Object o, int site) {
 		if (o.getClass().isArray()) {
-			long[] s = shape(o.getClass());
+			long[] s = shape(o.getClass(), o);
 			synchronized (Registry.LOCK) {
 				slowArrayShape = put3(slowArrayShape, site, s);
 				if (!check)
@@ -160,6 +168,18 @@ final class Alloc {
 		return n;
 	}
 
+	/* Any object's bytes by its class: an array's shape, or an instance's
+	 * size kept in the same table (base, scale 0, no alignment). */
+	private static long ofClass(Object o) {
+		Class<?> k = o.getClass();
+		long[] s = shape(k, o);
+		if (k.isArray())
+			return measured(o, s);
+		if (check)
+			compare(s[0], o);
+		return s[0];
+	}
+
 	/* An array's bytes by its shape (compared under alloc=check). */
 	private static long measured(Object o, long[] s) {
 		long n = (s[0] + Array.getLength(o) * s[1] + s[2]) & ~s[2];
@@ -177,15 +197,17 @@ final class Alloc {
 		}
 	}
 
-	/* The shape of array class k: found once, kept by class. */
-	static long[] shape(Class<?> k) {
+	/* The shape of k, the class of sample: an array class's, or an
+	 * instance's size (base, scale 0, no alignment); found once, kept by
+	 * class. */
+	static long[] shape(Class<?> k, Object sample) {
 		synchronized (Registry.LOCK) {
 			int mask = shapeClass.length - 1;
 			for (int i = System.identityHashCode(k) & mask; shapeClass[i] != null; i = (i + 1) & mask)
 				if (shapeClass[i] == k)
 					return shapeOf[i];
 		}
-		long[] s = derive(k.getComponentType());
+		long[] s = k.isArray() ? derive(k.getComponentType()) : new long[] {sizeOf0(sample), 0, 0};
 		synchronized (Registry.LOCK) {
 			int count = 0;
 			for (Class<?> x : shapeClass)

@@ -425,6 +425,10 @@ public final class Hooks {
 		Alloc.arrays(o, site);
 	}
 
+	public static void allocAny(Object o, int site) {
+		Alloc.any(o, site);
+	}
+
 	/* The current thread's context for a slow path of a hook other than
 	 * the trace's (Alloc), or null while disengaged. */
 	static Ctx context(Thread t) {

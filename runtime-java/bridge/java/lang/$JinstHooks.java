@@ -96,4 +96,8 @@ public final class $JinstHooks {
 	public static void allocArrays(Object o, int site) {
 		jinst.rt.Hooks.allocArrays(o, site);
 	}
+
+	public static void allocAny(Object o, int site) {
+		jinst.rt.Hooks.allocAny(o, site);
+	}
 }
