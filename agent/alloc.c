@@ -11,19 +11,28 @@
 static int parse_on(void *c, const char *v, size_t vn, char *err, size_t esize)
 {
 	(void)v, (void)vn, (void)err, (void)esize;
-	((jinst_alloc_config *)c)->check = false;
+	jinst_alloc_config *k = c;
+	k->check = k->live = false;
 	return 0;
 }
 
 static int parse_mode(void *c, const char *v, size_t vn, char *err, size_t esize)
 {
 	jinst_alloc_config *k = c;
-	if (jinst_option_is(v, vn, "sites"))
-		k->check = false;
-	else if (jinst_option_is(v, vn, "check"))
-		k->check = true;
-	else
-		return jinst_option_error(err, esize, "alloc=%.*s: expected sites or check", (int)vn, v);
+	k->check = k->live = false;
+	for (size_t i = 0; i <= vn;) {
+		size_t j = i;
+		while (j < vn && v[j] != '+')
+			j++;
+		if (jinst_option_is(v + i, j - i, "check"))
+			k->check = true;
+		else if (jinst_option_is(v + i, j - i, "live"))
+			k->live = true;
+		else if (!jinst_option_is(v + i, j - i, "sites"))
+			return jinst_option_error(err, esize, "alloc=%.*s: expected sites, live or check ('+' between)",
+			                          (int)vn, v);
+		i = j + 1;
+	}
 	return 0;
 }
 
@@ -34,10 +43,13 @@ void jinst_alloc_defaults(void *c)
 
 const jinst_agent_option jinst_alloc_options[] = {
 	{"alloc", NULL, "allocation sites: OUT.alloc.txt, OUT.alloc.tsv, OUT.alloc.folded", parse_on},
-	{"alloc", "MODE",
-	 "allocation sites [sites]\n"
+	{"alloc", "MODES",
+	 "allocation sites, '+' between modes [sites]\n"
 	 "  sites  objects and bytes per site (class, method, line, type)\n"
-	 "  check  the same, every object's bytes also asked of GetObjectSize\n"
-	 "         and compared (slow: for tests)",
+	 "  live   also the objects and bytes still live at each write: every\n"
+	 "         object tagged, a full collection, then the tagged objects\n"
+	 "         counted (slow)\n"
+	 "  check  every object's bytes also asked of GetObjectSize and\n"
+	 "         compared (slow: for tests)",
 	 parse_mode},
 	{NULL, NULL, NULL, NULL}};

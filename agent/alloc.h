@@ -11,6 +11,7 @@
 
 typedef struct jinst_alloc_config {
 	bool check;  /* alloc=check: every object's bytes compared with GetObjectSize */
+	bool live;   /* alloc=live: live objects and bytes per site at each write */
 } jinst_alloc_config;
 
 extern const jinst_agent_module jinst_alloc_module;

@@ -16,8 +16,11 @@ carries its tag ("site:NAME"; a tag "NAME.part" lies on the line of
 
 The program runs under -Xverify:all with alloc=check (every object also
 measured by the agent's GetObjectSize and compared with the runtime's
-figure), with alloc (the fast paths' cached sizes and array shapes), and
-with trace=counts,alloc (both modules on the same per-thread path). Every
+figure), with alloc (the fast paths' cached sizes and array shapes), with
+trace=counts,alloc (both modules on the same per-thread path), and with
+alloc=live, where the live columns at exit must be exactly what the
+program keeps reachable (a static array of every third object of two
+sites, and the static fields' own arrays), and 0 elsewhere. Every
 run must give exactly the expected rows in OUT.alloc.tsv, no other row of
 the fixture, the same program output as without the agent, a SITES table
 and folded stacks that agree with the TSV; alloc=check must report every
@@ -82,6 +85,9 @@ base_cmd = [java, "-Xverify:all", "-javaagent:" + jar, "-cp", checks, "jinstchec
 
 def run(name, options):
     out = os.path.join(work, name)
+    for ext in (".log", ".alloc.txt", ".alloc.tsv", ".alloc.folded"):  # (the log is appended to)
+        if os.path.exists(out + ext):
+            os.remove(out + ext)
     cmd = list(base_cmd)
     if options is not None:
         cmd[1:1] = ["-agentpath:%s=%s,include=jinstcheck.AllocSites*,out=%s,log=%s.log" % (lib, options, out, out)]
@@ -94,10 +100,11 @@ def run(name, options):
 
 plain = run("plain", None)
 expected = {}  # (line, type) -> [objects, bytes]
+expected_live = {}  # the same, for what stays reachable to the end
 never = set()
 for line in plain.splitlines():
     parts = line.split()
-    if not parts or parts[0] != "EXPECT":
+    if not parts or parts[0] not in ("EXPECT", "LIVE"):
         continue
     tag, typ, objects, size = parts[1], parts[2], int(parts[3]), int(parts[4])
     where = tag_line.get(tag, tag_line.get(tag.split(".")[0]))
@@ -107,11 +114,12 @@ for line in plain.splitlines():
     if objects == 0:
         never.add(where)
         continue
-    e = expected.setdefault((where, java_type(typ)), [0, 0])
+    e = (expected if parts[0] == "EXPECT" else expected_live).setdefault((where, java_type(typ)), [0, 0])
     e[0] += objects
     e[1] += size
-if len(expected) < 25 or len(never) != 2:
-    fail("the program reported %d sites and %d that make nothing" % (len(expected), len(never)))
+if len(expected) < 25 or len(never) != 2 or len(expected_live) != 4:
+    fail("the program reported %d sites, %d that make nothing, %d with live objects" % (
+        len(expected), len(never), len(expected_live)))
 
 
 def check_run(name, options):
@@ -126,8 +134,9 @@ def check_run(name, options):
         fail("%s: no TSV (%s)" % (name, e))
         return
     head = rows[0]
+    live = "live" in options
     want_head = ["rank", "bytes", "objects", "class", "method", "descriptor", "source", "line", "type",
-                 "instruction"]
+                 "instruction"] + (["live_bytes", "live_objects"] if live else [])
     if head != want_head:
         fail("%s: TSV columns %s" % (name, head))
         return
@@ -147,6 +156,9 @@ def check_run(name, options):
         if key in got:
             fail("%s: site %s twice" % (name, key))
         got[key] = [int(d["objects"]), int(d["bytes"])]
+        if live and [int(d["live_objects"]), int(d["live_bytes"])] != expected_live.get(key, [0, 0]):
+            fail("%s: line %d, %s: live (objects, bytes) %s, expected %s" % (
+                name, key[0], key[1], [d["live_objects"], d["live_bytes"]], expected_live.get(key, [0, 0])))
     for key in sorted(set(expected) | set(got)):
         if expected.get(key) != got.get(key):
             fail("%s: line %d, %s: expected (objects, bytes) %s, got %s" % (name, key[0], key[1],
@@ -156,12 +168,13 @@ def check_run(name, options):
             fail("%s: line %d recorded an object whose constructor never returned" % (name, line))
     with open(path + ".alloc.txt") as f:
         table = f.read()
-    m = re.search(r"^total (\d+) bytes, (\d+) objects, (\d+) sites$", table, re.M)
-    ranks = re.findall(r"^\s+(\d+)\s+[\d.]+%\s+([\d.]+)%\s+(\d+)\s+(\d+)\s+(\S+)\s+(\S+)$", table, re.M)
+    m = re.search(r"^total (\d+) bytes, (\d+) objects, (\d+) sites", table, re.M)
+    ranks = re.findall(r"^\s+(\d+)\s+[\d.]+%\s+([\d.]+)%\s+(?:\d+\s+\d+\s+)?(\d+)\s+(\d+)\s+(\S+)\s+(\S+)$",
+                       table, re.M)
     if not m or [int(m.group(1)), int(m.group(2))] != [total[1], total[0]] or len(ranks) != len(rows) - 1:
         fail("%s: the SITES table disagrees with the TSV" % name)
-    elif ranks and (ranks[-1][1] != "100.00" or [int(r[2]) for r in ranks] != sorted((int(r[2]) for r in ranks),
-                                                                                        reverse=True)):
+    elif not live and ranks and (ranks[-1][1] != "100.00" or [int(r[2]) for r in ranks] != sorted(
+            (int(r[2]) for r in ranks), reverse=True)):
         fail("%s: the SITES table is not ranked by bytes to 100%%" % name)
     with open(path + ".alloc.folded") as f:
         folded = {l.rsplit(" ", 1)[0]: int(l.rsplit(" ", 1)[1]) for l in f if not l.startswith("#")}
@@ -182,4 +195,5 @@ def check_run(name, options):
 check_run("check", "alloc=check")
 check_run("fast", "alloc")
 check_run("trace", "trace=counts,alloc")
+check_run("live", "alloc=live")
 sys.exit(1 if failures else 0)

@@ -32,6 +32,12 @@ import java.lang.reflect.Array;
  * goes to GetObjectSize and the two are compared ({@link #checked},
  * {@link #differed}); the agent reports the figures, the tests assert them.
  *
+ * <h2>Live objects</h2>
+ *
+ * Under {@code alloc=live} every object is tagged with its site + 1
+ * ({@link #tag0}, JVMTI SetTag); at each write the agent collects the heap
+ * and counts the tagged objects that remain, by their tags.
+ *
  * <h2>Multi-dimensional arrays</h2>
  *
  * multianewarray makes the arrays of every dimension it was given. The hook
@@ -50,7 +56,7 @@ final class Alloc {
 	 * and an array's (base, scale, alignment - 1) (scale 0: not yet
 	 * known). Replaced by a copy at each change, never written in place
 	 * (volatile: a thread that sees the copy sees its elements); empty under
-	 * alloc=check, so that every object takes the slow path. */
+	 * alloc=check and alloc=live, so that every object takes the slow path. */
 	static volatile long[] objectBytes = new long[0];
 	static volatile long[] arrayShape = new long[0];
 
@@ -64,7 +70,7 @@ final class Alloc {
 	/* What ended threads recorded (under Registry.LOCK). */
 	private static long[] retired = new long[0];
 
-	static boolean check;
+	static boolean check, live;
 	/* alloc=check: objects compared with GetObjectSize, and those whose
 	 * size differed. */
 	static long checked, differed;
@@ -127,6 +133,8 @@ final class Alloc {
 			} else {
 				a[2 * site]++;
 				a[2 * site + 1] += how == ANY ? ofClass(o) : bytes(o, site);
+				if (live)
+					tag0(o, site + 1L);
 			}
 		} finally {
 			c.busy = false;
@@ -137,6 +145,8 @@ final class Alloc {
 	private static void walk(long[] a, Object o, int site) {
 		a[2 * site]++;
 		a[2 * site + 1] += measured(o, shape(o.getClass(), o));
+		if (live)
+			tag0(o, site + 1L);
 		if (o instanceof Object[] && o.getClass().getComponentType().isArray())
 			for (Object e : (Object[]) o)
 				if (e != null)
@@ -148,7 +158,7 @@ final class Alloc {
 			long[] s = shape(o.getClass(), o);
 			synchronized (Registry.LOCK) {
 				slowArrayShape = put3(slowArrayShape, site, s);
-				if (!check)
+				if (!check && !live)
 					arrayShape = put3(arrayShape, site, s);
 			}
 			return measured(o, s);
@@ -159,7 +169,7 @@ final class Alloc {
 			n = sizeOf0(o);
 			synchronized (Registry.LOCK) {
 				slowObjectBytes = put1(slowObjectBytes, site, n);
-				if (!check)
+				if (!check && !live)
 					objectBytes = put1(objectBytes, site, n);
 			}
 		}
@@ -304,7 +314,7 @@ final class Alloc {
 
 	/** The agent's start: a new session's tables; the hooks engaged with
 	 * ALLOC beside what the trace engaged, or alone. */
-	static void engage(boolean checkSizes, long now) {
+	static void engage(boolean checkSizes, boolean tagLive, long now) {
 		synchronized (Registry.LOCK) {
 			objectBytes = new long[0];
 			arrayShape = new long[0];
@@ -312,6 +322,7 @@ final class Alloc {
 			slowArrayShape = new long[0];
 			retired = new long[0];
 			check = checkSizes;
+			live = tagLive;
 			checked = 0;
 			differed = 0;
 		}
@@ -355,4 +366,7 @@ final class Alloc {
 
 	/** JVMTI GetObjectSize (registered by the agent). */
 	static native long sizeOf0(Object o);
+
+	/** JVMTI SetTag (registered by the agent). */
+	static native void tag0(Object o, long tag);
 }

@@ -16,6 +16,8 @@ public final class AllocExpect {
 	private static final Map<String, long[]> SITES = new TreeMap<>();
 	/* Each tag's type: its first object's class (a multianewarray's outermost). */
 	private static final Map<String, String> TYPES = new TreeMap<>();
+	/* Objects that stay reachable to the end, and their bytes, by tag. */
+	private static final Map<String, long[]> LIVE = new TreeMap<>();
 
 	private AllocExpect() {
 	}
@@ -30,6 +32,16 @@ public final class AllocExpect {
 		synchronized (SITES) {
 			long[] v = SITES.computeIfAbsent(tag, k -> new long[2]);
 			TYPES.putIfAbsent(tag, o.getClass().getName());
+			v[0]++;
+			v[1] += size;
+		}
+	}
+
+	/** An object of tag's site that the program keeps reachable to the end. */
+	public static void live(String tag, Object o) {
+		long size = inst.getObjectSize(o);
+		synchronized (SITES) {
+			long[] v = LIVE.computeIfAbsent(tag, k -> new long[2]);
 			v[0]++;
 			v[1] += size;
 		}
@@ -52,12 +64,16 @@ public final class AllocExpect {
 	}
 
 	/** Prints "EXPECT tag type objects bytes", one line per tag, in tag order
-	 * (type "-" for a tag that never got an object). */
+	 * (type "-" for a tag that never got an object), then "LIVE tag type
+	 * objects bytes" for what is kept. */
 	public static void print() {
 		synchronized (SITES) {
 			for (Map.Entry<String, long[]> e : SITES.entrySet())
 				System.out.println("EXPECT " + e.getKey() + " " + TYPES.getOrDefault(e.getKey(), "-") + " "
 						+ e.getValue()[0] + " " + e.getValue()[1]);
+			for (Map.Entry<String, long[]> e : LIVE.entrySet())
+				System.out.println("LIVE " + e.getKey() + " " + TYPES.get(e.getKey()) + " " + e.getValue()[0] + " "
+						+ e.getValue()[1]);
 		}
 	}
 }

@@ -8,8 +8,13 @@ package jinstcheck;
  */
 public final class AllocSites {
 	static final int[] TABLE = new int[7]; // site:clinit
+	/* What stays live to the end (alloc=live): the objects kept here. */
+	static final Object[] KEEP = new Object[600]; // site:keep
 	static {
 		AllocExpect.obj("clinit", TABLE);
+		AllocExpect.live("clinit", TABLE);
+		AllocExpect.obj("keep", KEEP);
+		AllocExpect.live("keep", KEEP);
 	}
 
 	static final class Point {
@@ -133,6 +138,22 @@ public final class AllocSites {
 		}
 	}
 
+	/* Every third object kept, the others garbage. */
+	static void keep(int n) {
+		for (int i = 0; i < n; i++) {
+			Point p = new Point(i, 0); // site:kept.point
+			AllocExpect.obj("kept.point", p);
+			int[] a = new int[i % 10]; // site:kept.ints
+			AllocExpect.obj("kept.ints", a);
+			if (i % 3 == 0) {
+				KEEP[2 * (i / 3)] = p;
+				KEEP[2 * (i / 3) + 1] = a;
+				AllocExpect.live("kept.point", p);
+				AllocExpect.live("kept.ints", a);
+			}
+		}
+	}
+
 	static final class Worker extends Thread {
 		final int n;
 
@@ -157,6 +178,7 @@ public final class AllocSites {
 		exceptions(n / 10);
 		arrays(n);
 		multi(n);
+		keep(Math.min(n, 900));
 		Worker[] workers = new Worker[4]; // site:workers
 		AllocExpect.obj("workers", workers);
 		for (int i = 0; i < workers.length; i++) {
