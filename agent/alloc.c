@@ -36,6 +36,23 @@ static int parse_mode(void *c, const char *v, size_t vn, char *err, size_t esize
 	return 0;
 }
 
+static int parse_depth(void *c, const char *v, size_t vn, char *err, size_t esize)
+{
+	long n = jinst_option_number(v, vn, 64);
+	if (n < 1)
+		return jinst_option_error(err, esize, "depth=%.*s: expected 1 to 64 frames", (int)vn, v);
+	((jinst_alloc_config *)c)->depth = (int)n;
+	return 0;
+}
+
+int jinst_alloc_check(void *c, char *err, size_t esize)
+{
+	const jinst_alloc_config *k = c;
+	if (k->live && k->depth)
+		return jinst_option_error(err, esize, "alloc=live and depth= do not go together (live objects are per site)");
+	return 0;
+}
+
 void jinst_alloc_defaults(void *c)
 {
 	memset(c, 0, sizeof(jinst_alloc_config));
@@ -52,4 +69,9 @@ const jinst_agent_option jinst_alloc_options[] = {
 	 "  check  every object's bytes also asked of GetObjectSize and\n"
 	 "         compared (slow: for tests)",
 	 parse_mode},
+	{"depth", "N",
+	 "alloc: each site split by the top N frames (1 to 64) of the call\n"
+	 "  stack as trace=times keeps it (its timed methods); without\n"
+	 "  trace=times, sites only",
+	 parse_depth},
 	{NULL, NULL, NULL, NULL}};

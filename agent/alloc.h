@@ -12,6 +12,7 @@
 typedef struct jinst_alloc_config {
 	bool check;  /* alloc=check: every object's bytes compared with GetObjectSize */
 	bool live;   /* alloc=live: live objects and bytes per site at each write */
+	int depth;   /* depth=N: frames of trace=times' shadow stack per allocation (0: none) */
 } jinst_alloc_config;
 
 extern const jinst_agent_module jinst_alloc_module;
@@ -28,9 +29,10 @@ struct jinst_alloc_sites *jinst_agent_alloc_sites(void);
  * (alloc_run.c) and the option registry the CLI links (options_modules.c). */
 extern const jinst_agent_option jinst_alloc_options[];
 void jinst_alloc_defaults(void *config);
+int jinst_alloc_check(void *config, char *err, size_t err_size);
 #define JINST_ALLOC_MODULE_OPTIONS                                                                              \
 	.name = "alloc", .summary = "allocation sites: objects and bytes per site, as HPROF's heap=sites",        \
 	.by_default = false, .options = jinst_alloc_options, .config_size = sizeof(jinst_alloc_config),          \
-	.defaults = jinst_alloc_defaults
+	.defaults = jinst_alloc_defaults, .check = jinst_alloc_check
 
 #endif

@@ -20,7 +20,10 @@ figure), with alloc (the fast paths' cached sizes and array shapes), with
 trace=counts,alloc (both modules on the same per-thread path), and with
 alloc=live, where the live columns at exit must be exactly what the
 program keeps reachable (a static array of every third object of two
-sites, and the static fields' own arrays), and 0 elsewhere. Every
+sites, and the static fields' own arrays), and 0 elsewhere; and with
+trace=times,alloc,depth=2, where one site reached from two callers must
+show as two rows, each with its caller under the site's method and its
+own objects and bytes. Every
 run must give exactly the expected rows in OUT.alloc.tsv, no other row of
 the fixture, the same program output as without the agent, a SITES table
 and folded stacks that agree with the TSV; alloc=check must report every
@@ -91,15 +94,18 @@ def run(name, options):
     cmd = list(base_cmd)
     if options is not None:
         cmd[1:1] = ["-agentpath:%s=%s,include=jinstcheck.AllocSites*,out=%s,log=%s.log" % (lib, options, out, out)]
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env if options else None,
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env if options else None,
                        timeout=120, universal_newlines=True)
     if p.returncode != 0:
-        fail("%s: the program failed: %s" % (name, p.stdout[-2000:]))
+        fail("%s: the program failed: %s" % (name, (p.stdout + p.stderr)[-2000:]))
+    elif p.stderr:
+        print("%s: stderr: %s" % (name, p.stderr[-500:]))
     return p.stdout
 
 
 plain = run("plain", None)
 expected = {}  # (line, type) -> [objects, bytes]
+by_caller = {}  # (line, type, caller) -> [objects, bytes]: tags "NAME@CALLER" 
 expected_live = {}  # the same, for what stays reachable to the end
 never = set()
 for line in plain.splitlines():
@@ -107,6 +113,10 @@ for line in plain.splitlines():
     if not parts or parts[0] not in ("EXPECT", "LIVE"):
         continue
     tag, typ, objects, size = parts[1], parts[2], int(parts[3]), int(parts[4])
+    if "@" in tag:
+        tag, caller = tag.split("@")
+        by_caller[(tag_line[tag], java_type(typ), caller)] = [objects, size]
+        continue
     where = tag_line.get(tag, tag_line.get(tag.split(".")[0]))
     if where is None:
         fail("tag %s has no line in %s" % (tag, source))
@@ -125,7 +135,8 @@ if len(expected) < 25 or len(never) != 2 or len(expected_live) != 4:
 def check_run(name, options):
     out = run(name, options)
     if out != plain:
-        fail("%s: the program's output differs from its run without the agent" % name)
+        fail("%s: the program's output differs from its run without the agent: %s" % (
+            name, [l for l in out.splitlines() if l not in plain.splitlines()][:5]))
     path = os.path.join(work, name)
     try:
         with open(path + ".alloc.tsv") as f:
@@ -135,12 +146,14 @@ def check_run(name, options):
         return
     head = rows[0]
     live = "live" in options
+    depth = "depth=" in options
     want_head = ["rank", "bytes", "objects", "class", "method", "descriptor", "source", "line", "type",
-                 "instruction"] + (["live_bytes", "live_objects"] if live else [])
+                 "instruction"] + (["live_bytes", "live_objects"] if live else []) + (["stack"] if depth else [])
     if head != want_head:
         fail("%s: TSV columns %s" % (name, head))
         return
     got = {}
+    seen_callers = {}
     total = [0, 0]
     per_method = {}
     for r in rows[1:]:
@@ -153,9 +166,17 @@ def check_run(name, options):
             fail("%s: a site outside the fixture: %s" % (name, r))
             continue
         key = (int(d["line"]), d["type"])
-        if key in got:
+        if key in got and not depth:
             fail("%s: site %s twice" % (name, key))
-        got[key] = [int(d["objects"]), int(d["bytes"])]
+        o, b = got.get(key, [0, 0])
+        got[key] = [o + int(d["objects"]), b + int(d["bytes"])]
+        if depth:
+            frames = d["stack"].split(";")
+            caller = frames[-2].rsplit(".", 1)[1] if len(frames) >= 2 else None
+            if (key[0], key[1], caller) in by_caller:
+                seen_callers[(key[0], key[1], caller)] = [int(d["objects"]), int(d["bytes"])]
+            elif len(frames) > 2:
+                fail("%s: line %d: stack %s deeper than depth=2" % (name, key[0], d["stack"]))
         if live and [int(d["live_objects"]), int(d["live_bytes"])] != expected_live.get(key, [0, 0]):
             fail("%s: line %d, %s: live (objects, bytes) %s, expected %s" % (
                 name, key[0], key[1], [d["live_objects"], d["live_bytes"]], expected_live.get(key, [0, 0])))
@@ -163,13 +184,15 @@ def check_run(name, options):
         if expected.get(key) != got.get(key):
             fail("%s: line %d, %s: expected (objects, bytes) %s, got %s" % (name, key[0], key[1],
                                                                             expected.get(key), got.get(key)))
+    if depth and seen_callers != by_caller:
+        fail("%s: by caller %s, expected %s" % (name, seen_callers, by_caller))
     for line in never:
         if any(k[0] == line for k in got):
             fail("%s: line %d recorded an object whose constructor never returned" % (name, line))
     with open(path + ".alloc.txt") as f:
         table = f.read()
-    m = re.search(r"^total (\d+) bytes, (\d+) objects, (\d+) sites", table, re.M)
-    ranks = re.findall(r"^\s+(\d+)\s+[\d.]+%\s+([\d.]+)%\s+(?:\d+\s+\d+\s+)?(\d+)\s+(\d+)\s+(\S+)\s+(\S+)$",
+    m = re.search(r"^total (\d+) bytes, (\d+) objects, (\d+) (sites|traces)", table, re.M)
+    ranks = re.findall(r"^\s+(\d+)\s+[\d.]+%\s+([\d.]+)%\s+(?:\d+\s+\d+\s+)?(\d+)\s+(\d+)(?:\s+\d+)?\s+(\S+)\s+(\S+)$",
                        table, re.M)
     if not m or [int(m.group(1)), int(m.group(2))] != [total[1], total[0]] or len(ranks) != len(rows) - 1:
         fail("%s: the SITES table disagrees with the TSV" % name)
@@ -178,6 +201,14 @@ def check_run(name, options):
         fail("%s: the SITES table is not ranked by bytes to 100%%" % name)
     with open(path + ".alloc.folded") as f:
         folded = {l.rsplit(" ", 1)[0]: int(l.rsplit(" ", 1)[1]) for l in f if not l.startswith("#")}
+    if depth:
+        per_method = {}
+        for r in rows[1:]:
+            d = dict(zip(head, r))
+            leaf = d["class"] + "." + d["method"]
+            text = d["stack"] if d["stack"].split(";")[-1] == leaf else ";".join(
+                x for x in (d["stack"], leaf) if x)
+            per_method[text] = per_method.get(text, 0) + int(d["bytes"])
     if folded != per_method:
         fail("%s: folded stacks %s, not the TSV's %s" % (name, folded, per_method))
     with open(path + ".log") as f:
@@ -196,4 +227,5 @@ check_run("check", "alloc=check")
 check_run("fast", "alloc")
 check_run("trace", "trace=counts,alloc")
 check_run("live", "alloc=live")
+check_run("depth", "trace=times,alloc,depth=2")
 sys.exit(1 if failures else 0)

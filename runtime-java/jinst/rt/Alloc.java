@@ -71,6 +71,13 @@ final class Alloc {
 	private static long[] retired = new long[0];
 
 	static boolean check, live;
+	/* depth=N: frames kept per allocation (0: none). */
+	static int depth;
+	/* Whether the fast paths may count: not when every object must be
+	 * checked, tagged or traced. */
+	private static boolean fast;
+	/* What ended threads recorded by stack (depth=N; under Registry.LOCK). */
+	private static AllocTraces retiredTraces;
 	/* alloc=check: objects compared with GetObjectSize, and those whose
 	 * size differed. */
 	static long checked, differed;
@@ -128,6 +135,7 @@ final class Alloc {
 			long[] a = c.allocs;
 			if (2 * site + 1 >= a.length)
 				a = c.allocs = grow(a, 2 * site + 2);
+			long before = a[2 * site], bytesBefore = a[2 * site + 1];
 			if (how == WALK) {
 				walk(a, o, site);
 			} else {
@@ -136,9 +144,23 @@ final class Alloc {
 				if (live)
 					tag0(o, site + 1L);
 			}
+			if (depth > 0)
+				traced(t, c, site, a[2 * site] - before, a[2 * site + 1] - bytesBefore);
 		} finally {
 			c.busy = false;
 		}
+	}
+
+	/* depth=N: the allocation under its site and the top of the thread's
+	 * shadow stack (trace=times; the owner's depth is Hooks.DEPTH's while
+	 * its frames fit Hooks.FAST_STACK, which its context's sId then is). */
+	private static void traced(Thread t, Ctx c, int site, long objects, long bytes) {
+		AllocTraces tr = c.allocTraces;
+		if (tr == null || tr.depth != depth)
+			tr = c.allocTraces = new AllocTraces(depth);
+		int d = Hooks.DEPTH[Hooks.AT];
+		int top = t == Hooks.owner && c == Hooks.ownerCtx && d != Hooks.FAST_DEPTH ? d : c.depth;
+		tr.add(site, c.sId, top, objects, bytes);
 	}
 
 	/* Every array multianewarray made, from its outermost one. */
@@ -158,7 +180,7 @@ final class Alloc {
 			long[] s = shape(o.getClass(), o);
 			synchronized (Registry.LOCK) {
 				slowArrayShape = put3(slowArrayShape, site, s);
-				if (!check && !live)
+				if (fast)
 					arrayShape = put3(arrayShape, site, s);
 			}
 			return measured(o, s);
@@ -169,7 +191,7 @@ final class Alloc {
 			n = sizeOf0(o);
 			synchronized (Registry.LOCK) {
 				slowObjectBytes = put1(slowObjectBytes, site, n);
-				if (!check && !live)
+				if (fast)
 					objectBytes = put1(objectBytes, site, n);
 			}
 		}
@@ -305,6 +327,8 @@ final class Alloc {
 
 	/* c's thread ended (Registry.retire, under its lock): its counts stay. */
 	static void retire(Ctx c) {
+		if (c.allocTraces != null && retiredTraces != null && c.allocTraces.depth == retiredTraces.depth)
+			retiredTraces.addAll(c.allocTraces);
 		long[] a = c.allocs;
 		if (a.length > retired.length)
 			retired = grow(retired, a.length);
@@ -313,8 +337,9 @@ final class Alloc {
 	}
 
 	/** The agent's start: a new session's tables; the hooks engaged with
-	 * ALLOC beside what the trace engaged, or alone. */
-	static void engage(boolean checkSizes, boolean tagLive, long now) {
+	 * ALLOC beside what the trace engaged, or alone. Whether depth=N has
+	 * stacks to read (trace=times engaged first). */
+	static boolean engage(boolean checkSizes, boolean tagLive, int frames, long now) {
 		synchronized (Registry.LOCK) {
 			objectBytes = new long[0];
 			arrayShape = new long[0];
@@ -323,6 +348,9 @@ final class Alloc {
 			retired = new long[0];
 			check = checkSizes;
 			live = tagLive;
+			depth = frames;
+			fast = !check && !live && depth == 0;
+			retiredTraces = new AllocTraces(depth);
 			checked = 0;
 			differed = 0;
 		}
@@ -330,6 +358,7 @@ final class Alloc {
 			Hooks.engage(Hooks.ALLOC, 0, now);
 		else
 			Hooks.mode |= Hooks.ALLOC;
+		return (Hooks.mode & Hooks.TIMES) != 0;
 	}
 
 	/** The agent's stop, after its last snapshot. */
@@ -361,6 +390,24 @@ final class Alloc {
 			out[r.length] = checked;
 			out[r.length + 1] = differed;
 			return out;
+		}
+	}
+
+	/**
+	 * depth=N: every thread's allocations by site and stack, added up:
+	 * AllocTraces.toArray's layout.
+	 */
+	static long[] snapshotTraces() {
+		synchronized (Registry.LOCK) {
+			AllocTraces all = new AllocTraces(depth);
+			if (retiredTraces != null)
+				all.addAll(retiredTraces);
+			for (int t = 0; t < Registry.count; t++) {
+				AllocTraces a = Registry.threads[t].allocTraces;
+				if (a != null && a.depth == depth)
+					all.addAll(a);
+			}
+			return all.toArray();
 		}
 	}
 

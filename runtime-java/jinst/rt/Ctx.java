@@ -44,6 +44,8 @@ final class Ctx {
 	private static final long[] NO_COUNTS = new long[0];
 	/* Allocation sites (Alloc): objects and bytes of site s at 2s, 2s + 1. */
 	long[] allocs = NO_COUNTS;
+	/* The same by stack (Alloc, depth=N), or null. */
+	AllocTraces allocTraces;
 
 	/* The shadow stack: sId[0, depth). At most limit frames; the entries
 	 * past them are counted in overflow and their exits pop nothing. mods

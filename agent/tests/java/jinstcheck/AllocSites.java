@@ -154,6 +154,23 @@ public final class AllocSites {
 		}
 	}
 
+	/* One site reached from two callers (depth=N tells them apart). */
+	static int[] make(int n) {
+		return new int[n]; // site:make
+	}
+
+	static void fromA(int i) {
+		int[] a = make(i % 7);
+		AllocExpect.obj("make", a);
+		AllocExpect.obj("make@fromA", a);
+	}
+
+	static void fromB(int i) {
+		int[] b = make(i % 11);
+		AllocExpect.obj("make", b);
+		AllocExpect.obj("make@fromB", b);
+	}
+
 	static final class Worker extends Thread {
 		final int n;
 
@@ -179,6 +196,11 @@ public final class AllocSites {
 		arrays(n);
 		multi(n);
 		keep(Math.min(n, 900));
+		for (int i = 0; i < n; i++) {
+			fromA(i);
+			fromB(i);
+			fromB(i + 1);
+		}
 		Worker[] workers = new Worker[4]; // site:workers
 		AllocExpect.obj("workers", workers);
 		for (int i = 0; i < workers.length; i++) {
