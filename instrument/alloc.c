@@ -25,8 +25,12 @@
  * mark, the site is hooked when the slot just below the receiver (the top
  * once the call popped its arguments) carries the same mark; the marks of
  * that `new` are then cleared (the reference is initialized). A `new`
- * without that copy (its reference only in a local, or dropped: no
- * compiler emits that for an expression) is not hooked. The verifier
+ * without that copy is ECJ's `new X(...);` whose value is dropped (no
+ * `dup`): when the code from the `new` to the call is straight (no branch,
+ * and nothing jumps into it, so no frame there names the stack), a `dup`
+ * goes after the `new` and the hook after the call takes that copy;
+ * otherwise, and for a reference kept only in a local (no compiler emits
+ * that), the `new` is not hooked. The verifier
  * makes the marks the same on every path to an instruction (an
  * uninitialized type merges with nothing but itself), so each instruction
  * is walked once, with the first state that reaches it; jsr/ret (before
@@ -65,6 +69,7 @@ typedef struct aflow {
 	int32_t *at;       /* offset -> instruction index, -1 */
 	uint8_t *seen;
 	uint32_t *site_of; /* per invokespecial: the new's index + 1 it completes, else 0 */
+	bool *dropped;     /* per such invokespecial: no copy of the reference is left */
 	apending *wl;
 	uint32_t nwl, capwl;
 	uint16_t max_stack, max_locals;
@@ -234,8 +239,8 @@ static int member_effect(aflow *f, astate *s, uint32_t idx, int *pop, int *push)
 	uint32_t mark = s->stack[below];
 	if (mark == 0 || mark == MARK_THIS)
 		return 0;
-	if (below > 0 && s->stack[below - 1] == mark)
-		f->site_of[idx] = mark;
+	f->site_of[idx] = mark;
+	f->dropped[idx] = !(below > 0 && s->stack[below - 1] == mark);
 	initialized(f, s, mark);
 	return 0;
 }
@@ -345,8 +350,9 @@ static int constructor_sites(aflow *f, bool ctor)
 	f->at = jinst_arena_alloc(f->A, ((size_t)f->code->code_length + 1) * sizeof(*f->at));
 	f->seen = jinst_arena_zalloc(f->A, (size_t)f->n + 1);
 	f->site_of = jinst_arena_zalloc(f->A, ((size_t)f->n + 1) * sizeof(*f->site_of));
+	f->dropped = jinst_arena_zalloc(f->A, (size_t)f->n + 1);
 	uint32_t *b = jinst_arena_zalloc(f->A, ((size_t)f->max_stack + f->max_locals + 1) * sizeof(*b));
-	if (!f->at || !f->seen || !f->site_of || !b)
+	if (!f->at || !f->seen || !f->site_of || !f->dropped || !b)
 		return JINST_ENOMEM;
 	memset(f->at, 0xff, ((size_t)f->code->code_length + 1) * sizeof(*f->at));
 	for (uint32_t i = 0; i < f->n; i++)
@@ -368,7 +374,43 @@ typedef struct hook_at {
 	uint32_t after;  /* index of the instruction the hook follows */
 	uint32_t site;
 	int hook;
+	/* A `new` whose reference is dropped (ECJ's `new X();`): the index of
+	 * the `new`, after which a `dup` keeps a copy for the hook; else
+	 * NO_DUP. */
+	uint32_t dup_after;
 } hook_at;
+
+#define NO_DUP UINT32_MAX
+
+/* Whether a `dup` after the `new` at index from may keep a copy of its
+ * reference down to the constructor call at index to: straight-line code
+ * between them that nothing jumps into (no frame there names the stack
+ * the copy deepens). */
+static bool straight(const aflow *f, uint32_t from, uint32_t to)
+{
+	for (uint32_t i = from; i <= to; i++)
+		if (jinst_opcodes[f->in[i].opcode].flags &
+		    (JINST_OPF_BRANCH | JINST_OPF_SWITCH | JINST_OPF_UNCONDITIONAL | JINST_OPF_SUBROUTINE))
+			return false;
+	uint32_t lo = f->in[from].offset, hi = f->in[to].offset;
+	for (uint16_t i = 0; i < f->code->exception_count; i++)
+		if (f->code->exceptions[i].handler_pc > lo && f->code->exceptions[i].handler_pc <= hi)
+			return false;
+	for (uint32_t i = 0; i < f->n; i++) {
+		const jinst_insn *in = &f->in[i];
+		unsigned fl = jinst_opcodes[in->opcode].flags;
+		if ((fl & JINST_OPF_BRANCH) && (uint32_t)in->operand > lo && (uint32_t)in->operand <= hi)
+			return false;
+		if (fl & JINST_OPF_SWITCH) {
+			if ((uint32_t)in->sw->default_target > lo && (uint32_t)in->sw->default_target <= hi)
+				return false;
+			for (uint32_t k = 0; k < in->sw->count; k++)
+				if ((uint32_t)in->sw->targets[k] > lo && (uint32_t)in->sw->targets[k] <= hi)
+					return false;
+		}
+	}
+	return true;
+}
 
 static uint32_t line_at(const jinst_line_numbers *lines, uint32_t offset)
 {
@@ -456,6 +498,12 @@ static int find_sites(alloc_state *st, jinst_pass_class *pc, jinst_pass_method *
 	for (uint32_t i = 0; i + 1 < f->n; i++) {
 		const jinst_insn *in = &f->in[i];
 		uint32_t mark = in->opcode == JINST_OP_INVOKESPECIAL && f->site_of ? f->site_of[i] : 0;
+		uint32_t dup_after = NO_DUP;
+		if (mark && f->dropped[i]) {
+			if (!straight(f, mark - 1, i))
+				continue; /* its arguments branch: not hooked */
+			dup_after = mark - 1;
+		}
 		int hook = in->opcode == JINST_OP_NEWARRAY || in->opcode == JINST_OP_ANEWARRAY ? JINST_HOOK_ALLOC_ARRAY
 		           : in->opcode == JINST_OP_MULTIANEWARRAY                            ? JINST_HOOK_ALLOC_ARRAYS
 		           : mark                                                              ? JINST_HOOK_ALLOC_OBJECT
@@ -473,6 +521,7 @@ static int find_sites(alloc_state *st, jinst_pass_class *pc, jinst_pass_method *
 		if (rc)
 			return rc;
 		h[n].after = i;
+		h[n].dup_after = dup_after;
 		h[n++].hook = hook;
 	}
 	*out = h;
@@ -517,7 +566,11 @@ static int apply_patch(aflow *f, jinst_member *m, const hook_at *h, uint32_t n, 
 		b[k++] = JINST_OP_INVOKESTATIC;
 		b[k++] = (uint8_t)(refs[h[i].hook] >> 8);
 		b[k++] = (uint8_t)refs[h[i].hook];
-		rc = jinst_patch_insert(p, f->in[h[i].after + 1].offset, JINST_BEFORE_OUTSIDE, b, k, 2);
+		/* A dropped reference: the dup goes after the `new` instead. */
+		bool moved = h[i].dup_after != NO_DUP;
+		if (moved && (rc = jinst_patch_insert(p, f->in[h[i].dup_after + 1].offset, JINST_BEFORE_OUTSIDE, b, 1, 2)))
+			break;
+		rc = jinst_patch_insert(p, f->in[h[i].after + 1].offset, JINST_BEFORE_OUTSIDE, b + moved, k - moved, 2);
 	}
 	return rc ? rc : jinst_patch_commit(p, diag);
 }
@@ -535,9 +588,13 @@ static int apply_edit(aflow *f, jinst_member *m, const hook_at *h, uint32_t n, c
 	for (uint32_t i = 0; !rc && i < n; i++) {
 		jinst_insn seq[3];
 		jinst_node *at = jinst_edit_at(ed, f->in[h[i].after].offset);
-		rc = at ? hook_code(f->c, refs[h[i].hook], h[i].site, seq) : JINST_EMALFORMED;
+		bool moved = h[i].dup_after != NO_DUP;
+		jinst_node *nw = moved ? jinst_edit_at(ed, f->in[h[i].dup_after].offset) : NULL;
+		rc = at && (nw || !moved) ? hook_code(f->c, refs[h[i].hook], h[i].site, seq) : JINST_EMALFORMED;
+		if (!rc && moved)
+			rc = jinst_edit_insert(ed, nw, JINST_AFTER, seq, 1, NULL);
 		if (!rc)
-			rc = jinst_edit_insert(ed, at, JINST_AFTER, seq, 3, NULL);
+			rc = jinst_edit_insert(ed, at, JINST_AFTER, seq + moved, 3 - moved, NULL);
 	}
 	if (rc)
 		jinst_ins_fail(diag, rc, "editing: %s", jinst_strerror(rc));

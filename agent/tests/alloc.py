@@ -223,6 +223,39 @@ def check_run(name, options):
     print("%s: %d sites, %d objects, %d bytes as expected" % (name, len(got), total[0], total[1]))
 
 
+def check_ecj():
+    """ECJ drops the dup of a `new` whose value is dropped: the pass dups
+    after the `new`; every object must still be counted, exactly."""
+    ecj = "/usr/share/java/ecj.jar"
+    if not os.path.exists(ecj):
+        fail("no %s (libecj-java, scripts/setup.sh)" % ecj)
+        return
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ecj", "jinstcheck", "AllocEcj.java")
+    out_dir = os.path.join(work, "ecj")
+    subprocess.run([java, "-cp", ecj, "org.eclipse.jdt.internal.compiler.batch.Main", "-8", "-nowarn", "-cp",
+                    checks, "-d", out_dir, src], check=True)
+    line = [no for no, text in enumerate(open(src), 1) if "// site:ecj.dropped" in text][0]
+    out = os.path.join(work, "ecj-run")
+    for ext in (".log", ".alloc.tsv"):
+        if os.path.exists(out + ext):
+            os.remove(out + ext)
+    cmd = [java, "-Xverify:all", "-javaagent:" + jar,
+           "-agentpath:%s=alloc=check,include=jinstcheck.AllocEcj*,out=%s,log=%s.log" % (lib, out, out),
+           "-cp", out_dir + os.pathsep + checks, "jinstcheck.AllocEcj", "100"]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=120,
+                       universal_newlines=True)
+    want = [l.split()[3:5] for l in p.stdout.splitlines() if l.startswith("EXPECT ecj.dropped ")]
+    with open(out + ".alloc.tsv") as f:
+        rows = [l.rstrip("\n").split("\t") for l in f][1:]
+    got = [[r[2], r[1]] for r in rows if r[7] == str(line) and r[8] == "jinstcheck.AllocEcj$Counted"]
+    if p.returncode != 0 or not want or got != want or len(rows) != 1:
+        fail("ecj: the dropped new's (objects, bytes) %s, expected %s (%d rows, exit %d: %s)" % (
+            got, want, len(rows), p.returncode, p.stderr[-300:]))
+    else:
+        print("ecj: a dropped new, %s objects, %s bytes as expected" % tuple(want[0]))
+
+
+check_ecj()
 check_run("check", "alloc=check")
 check_run("fast", "alloc")
 check_run("trace", "trace=counts,alloc")

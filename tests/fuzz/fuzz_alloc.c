@@ -6,7 +6,9 @@
  * The input is a class file; the passes beside the allocation pass come
  * from a hash of it. Nothing may crash whatever the bytes. When the class
  * is instrumented, the output must parse; every call of an allocation hook
- * must be `dup; push SITE; invokestatic` with SITE a site of the table,
+ * must be `dup; push SITE; invokestatic` (or, for a `new` whose reference
+ * ECJ drops, `invokespecial <init>; push SITE; invokestatic`) with SITE a
+ * site of the table,
  * whose fields are all there; when no method was left alone, there must be
  * exactly one array hook per newarray, anewarray and multianewarray of the
  * input; and a second instrumenter must write the same bytes and hand out
@@ -100,7 +102,10 @@ static long census(jinst_arena *arena, const uint8_t *bytes, size_t len, bool ho
 			callee(c, (uint16_t)in[j].operand, name, sizeof name);
 			if (strncmp(name, "alloc", 5))
 				continue;
-			CHECK(j >= 2 && in[j - 2].opcode == JINST_OP_DUP, "%s without dup", name);
+			/* (ECJ's dropped `new`: the dup went after the `new`) */
+			CHECK(j >= 2 && (in[j - 2].opcode == JINST_OP_DUP ||
+			                 (!strcmp(name, "allocObject") && in[j - 2].opcode == JINST_OP_INVOKESPECIAL)),
+			      "%s without dup", name);
 			uint8_t push = in[j - 1].opcode;
 			CHECK(push == JINST_OP_BIPUSH || push == JINST_OP_SIPUSH || push == JINST_OP_LDC ||
 			          push == JINST_OP_LDC_W || (push >= JINST_OP_ICONST_0 && push <= JINST_OP_ICONST_5),
