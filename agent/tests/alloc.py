@@ -14,6 +14,12 @@ constructor: they must record nothing. Each allocation's source line
 carries its tag ("site:NAME"; a tag "NAME.part" lies on the line of
 "site:NAME").
 
+Two programs of one site each come first: AllocEcj, compiled with ECJ,
+which drops the `dup` of a `new` whose value is not used (the pass dups
+after the `new`), and AllocAny, which drives allocAny (the hook of
+wrappers of natives that allocate) by hand with clones and arrays made by
+reflection.
+
 The program runs under -Xverify:all with alloc=check (every object also
 measured by the agent's GetObjectSize and compared with the runtime's
 figure), with alloc (the fast paths' cached sizes and array shapes), with
@@ -31,6 +37,7 @@ object measured and none differing. Exit 0 passed, 1 failed, 77 skipped.
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -47,7 +54,8 @@ if env.get("JINST_SANITIZED", "OFF") == "ON":
     env["LD_PRELOAD"] = env["JINST_PRELOAD"]
     env["ASAN_OPTIONS"] = "detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:use_sigaltstack=0"
     env["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
-os.makedirs(work, exist_ok=True)
+shutil.rmtree(work, ignore_errors=True)  # what an earlier run left (its logs are appended to)
+os.makedirs(work)
 failures = []
 
 
@@ -88,9 +96,6 @@ base_cmd = [java, "-Xverify:all", "-javaagent:" + jar, "-cp", checks, "jinstchec
 
 def run(name, options):
     out = os.path.join(work, name)
-    for ext in (".log", ".alloc.txt", ".alloc.tsv", ".alloc.folded"):  # (the log is appended to)
-        if os.path.exists(out + ext):
-            os.remove(out + ext)
     cmd = list(base_cmd)
     if options is not None:
         cmd[1:1] = ["-agentpath:%s=%s,include=jinstcheck.AllocSites*,out=%s,log=%s.log" % (lib, options, out, out)]
@@ -223,6 +228,33 @@ def check_run(name, options):
     print("%s: %d sites, %d objects, %d bytes as expected" % (name, len(got), total[0], total[1]))
 
 
+def check_single(name, cp, main, tag, typ, src):
+    """A program whose every allocation is of one site (tag, on its line in
+    src, of type typ): its row must be exactly what the program measured,
+    every object checked against GetObjectSize."""
+    line = [no for no, text in enumerate(open(src), 1) if "// site:%s" % tag in text][0]
+    out = os.path.join(work, name)
+    cmd = [java, "-Xverify:all", "-javaagent:" + jar,
+           "-agentpath:%s=alloc=check,include=%s*,out=%s,log=%s.log" % (lib, main, out, out), "-cp", cp, main]
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=120,
+                       universal_newlines=True)
+    want = [l.split()[3:5] for l in p.stdout.splitlines() if l.startswith("EXPECT %s " % tag)]
+    rows, log = [], ""
+    if os.path.exists(out + ".alloc.tsv"):
+        with open(out + ".alloc.tsv") as f:
+            rows = [l.rstrip("\n").split("\t") for l in f][1:]
+        with open(out + ".log") as f:
+            log = f.read()
+    got = [[r[2], r[1]] for r in rows if r[7] == str(line) and r[8] == typ]
+    measured = "alloc=check: %s objects measured by GetObjectSize, 0 differed" % (want[0][0] if want else "?")
+    if p.returncode != 0 or not want or got != want or len(rows) != 1 or measured not in log:
+        fail("%s: (objects, bytes) %s, expected %s (%d rows, exit %d: %s; %s)" % (
+            name, got, want, len(rows), p.returncode, p.stderr[-300:], log[-300:]))
+    else:
+        print("%s: %s objects, %s bytes as expected, each measured by GetObjectSize" % (name, want[0][0],
+                                                                                     want[0][1]))
+
+
 def check_ecj():
     """ECJ drops the dup of a `new` whose value is dropped: the pass dups
     after the `new`; every object must still be counted, exactly."""
@@ -231,31 +263,16 @@ def check_ecj():
         fail("no %s (libecj-java, scripts/setup.sh)" % ecj)
         return
     src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ecj", "jinstcheck", "AllocEcj.java")
-    out_dir = os.path.join(work, "ecj")
+    out_dir = os.path.join(work, "ecj-classes")
     subprocess.run([java, "-cp", ecj, "org.eclipse.jdt.internal.compiler.batch.Main", "-8", "-nowarn", "-cp",
                     checks, "-d", out_dir, src], check=True)
-    line = [no for no, text in enumerate(open(src), 1) if "// site:ecj.dropped" in text][0]
-    out = os.path.join(work, "ecj-run")
-    for ext in (".log", ".alloc.tsv"):
-        if os.path.exists(out + ext):
-            os.remove(out + ext)
-    cmd = [java, "-Xverify:all", "-javaagent:" + jar,
-           "-agentpath:%s=alloc=check,include=jinstcheck.AllocEcj*,out=%s,log=%s.log" % (lib, out, out),
-           "-cp", out_dir + os.pathsep + checks, "jinstcheck.AllocEcj", "100"]
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, timeout=120,
-                       universal_newlines=True)
-    want = [l.split()[3:5] for l in p.stdout.splitlines() if l.startswith("EXPECT ecj.dropped ")]
-    with open(out + ".alloc.tsv") as f:
-        rows = [l.rstrip("\n").split("\t") for l in f][1:]
-    got = [[r[2], r[1]] for r in rows if r[7] == str(line) and r[8] == "jinstcheck.AllocEcj$Counted"]
-    if p.returncode != 0 or not want or got != want or len(rows) != 1:
-        fail("ecj: the dropped new's (objects, bytes) %s, expected %s (%d rows, exit %d: %s)" % (
-            got, want, len(rows), p.returncode, p.stderr[-300:]))
-    else:
-        print("ecj: a dropped new, %s objects, %s bytes as expected" % tuple(want[0]))
+    check_single("ecj", out_dir + os.pathsep + checks, "jinstcheck.AllocEcj", "ecj.dropped",
+                 "jinstcheck.AllocEcj$Counted", src)
 
 
 check_ecj()
+check_single("any", checks, "jinstcheck.AllocAny", "any", "jinstcheck.AllocAny",
+             os.path.join(os.path.dirname(source), "AllocAny.java"))
 check_run("check", "alloc=check")
 check_run("fast", "alloc")
 check_run("trace", "trace=counts,alloc")

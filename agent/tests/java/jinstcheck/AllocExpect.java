@@ -37,6 +37,13 @@ public final class AllocExpect {
 		}
 	}
 
+	/** What a wrapper of a native that allocates does: the object to the
+	 * allocAny hook with its site, then measured here. */
+	public static void any(String tag, Object o, int site) {
+		jinst.rt.Hooks.allocAny(o, site);
+		obj(tag, o);
+	}
+
 	/** An object of tag's site that the program keeps reachable to the end. */
 	public static void live(String tag, Object o) {
 		long size = inst.getObjectSize(o);
