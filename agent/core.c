@@ -18,7 +18,10 @@
  * A load after `stop` starts a new session when every module it asks for
  * is restartable (trace and coverage are) or never ran in this VM: the
  * same classes instrumented again by a new instrumenter, the modules'
- * records from zero, out='s %n the session's number.
+ * records from zero, out='s %n the session's number. A session's state
+ * changes and its outputs are written under one lock (session_lock), so
+ * that a dump of the program's never sees a session half started or half
+ * stopped.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "core.h"
@@ -36,7 +39,21 @@
 jinst_core jinst_the_core;
 
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Held while a session's state changes or is written: a start's options,
+ * number and modules' start, a dump, a reset, a stop's modules' stop, VM
+ * death. HotSpot runs attach operations one after the other on its
+ * listener thread, but the program's Control.dump() and the VM's death
+ * come from other threads: a dump that ran while a start after stop
+ * replaced the options and the session's number wrote the stopped
+ * session's records as the new one's (agent/tests/race.py). Not held while
+ * classes are retransformed (the load hook going live, the original bytes
+ * given back): that runs Java code of the program's class loaders
+ * (identity.c reads class files through them), and a program thread that
+ * held one of their locks while it called Control.dump() would wait for
+ * the load as the load waited for it. Nor by ThreadEnd (a thread's end
+ * would wait for a dump): the trace module's thread_end reads no settings,
+ * and the runtime's registry has a lock of its own. */
+static pthread_mutex_t session_lock = PTHREAD_MUTEX_INITIALIZER;
 /* reply=PATH while Agent_OnAttach runs (under log_lock): jinst attach reads
  * it and prints this load's messages on the user's terminal, since the
  * VM's stderr is wherever the program's goes. */
@@ -161,6 +178,16 @@ void jinst_agent_output_path(const char *ext, char *buf, size_t size)
 	snprintf(buf, size, "%s%s", prefix, ext ? ext : "");
 }
 
+bool jinst_agent_output_append(void)
+{
+	return jinst_the_core.opts.append;
+}
+
+unsigned jinst_agent_session(void)
+{
+	return jinst_the_core.session;
+}
+
 /* ---- the modules -------------------------------------------------------- */
 
 static const jinst_agent_module *module(size_t i)
@@ -198,8 +225,8 @@ static void announce(void)
 	jinst_agent_log("recording %s", line);
 }
 
-/* The VM is live: the runtime, then each module, then the load hook. */
-static bool start(JNIEnv *jni)
+/* The VM is live: the runtime, then each module (session_lock held). */
+static bool start_modules(JNIEnv *jni)
 {
 	announce();
 	if (!jinst_runtime_define(jni)) {
@@ -216,44 +243,71 @@ static bool start(JNIEnv *jni)
 		}
 		jinst_the_core.running |= 1u << i;
 	}
-	jinst_load_go_live(jni);
 	return true;
 }
 
-void jinst_agent_dump(JNIEnv *jni)
+/* ... then, unlocked, the load hook goes live and retransforms. */
+static bool start(JNIEnv *jni)
 {
-	pthread_mutex_lock(&dump_lock);
+	pthread_mutex_lock(&session_lock);
+	bool ok = start_modules(jni);
+	pthread_mutex_unlock(&session_lock);
+	if (ok)
+		jinst_load_go_live(jni);
+	return ok;
+}
+
+/* The running modules write their outputs (session_lock held). */
+static void dump_modules(JNIEnv *jni)
+{
 	for (size_t i = 0; module(i); i++)
 		if (running(i) && module(i)->dump)
 			module(i)->dump(settings(i), jni);
-	pthread_mutex_unlock(&dump_lock);
+}
+
+/* jinst.rt.Control.dump(): nothing once stopped (stop wrote the last
+ * outputs; a start after it writes its own). */
+void jinst_agent_dump(JNIEnv *jni)
+{
+	pthread_mutex_lock(&session_lock);
+	if (!jinst_the_core.stopped && !jinst_the_core.dead)
+		dump_modules(jni);
+	pthread_mutex_unlock(&session_lock);
 }
 
 /* `reset`: the running modules forget what they recorded. */
 static void reset_modules(JNIEnv *jni)
 {
-	pthread_mutex_lock(&dump_lock);
-	for (size_t i = 0; module(i); i++)
+	pthread_mutex_lock(&session_lock);
+	for (size_t i = 0; !jinst_the_core.stopped && !jinst_the_core.dead && module(i); i++)
 		if (running(i) && module(i)->reset)
 			module(i)->reset(settings(i), jni);
-	pthread_mutex_unlock(&dump_lock);
+	pthread_mutex_unlock(&session_lock);
 }
 
 /* The modules write their last outputs and disengage. */
 static void stop_modules(JNIEnv *jni)
 {
-	pthread_mutex_lock(&dump_lock);
 	for (size_t i = 0; module(i); i++)
 		if (running(i) && module(i)->stop)
 			module(i)->stop(settings(i), jni);
-	pthread_mutex_unlock(&dump_lock);
+	jinst_the_core.running = 0;
 }
 
+/* The modules' last outputs (locked), then the original bytes (unlocked:
+ * retransformation; a dump meanwhile finds the session stopped). */
 static void stop(JNIEnv *jni)
 {
-	stop_modules(jni);
+	pthread_mutex_lock(&session_lock);
+	bool was = !jinst_the_core.stopped && !jinst_the_core.dead;
+	if (was) {
+		stop_modules(jni);
+		jinst_the_core.stopped = true;
+	}
+	pthread_mutex_unlock(&session_lock);
+	if (!was)
+		return;
 	jinst_load_restore(jni);
-	jinst_the_core.stopped = true;
 	jinst_load_summary();
 }
 
@@ -269,12 +323,14 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 {
 	(void)jvmti;
+	pthread_mutex_lock(&session_lock);
 	if (!jinst_the_core.stopped)
 		stop_modules(jni);
 	jinst_load_end();
 	jinst_the_core.dead = true;
 	if (!jinst_the_core.stopped)
 		jinst_load_summary();
+	pthread_mutex_unlock(&session_lock);
 }
 
 static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
@@ -454,8 +510,9 @@ static jint attach_first(JavaVM *vm, JNIEnv *jni, const jinst_agent_options *ask
 
 /* A load that starts after `stop`: a new session, when every module asked
  * for can start again (modules.h, restartable) or never ran here. The running options are
- * replaced (nothing reads them while stopped: the modules are stopped and
- * the load hook is not live), and so is the instrumenter. */
+ * replaced (nothing reads them while stopped: the modules are stopped, the
+ * load hook is not live, and a dump waits for session_lock), and so is the
+ * instrumenter. */
 static jint restart(JNIEnv *jni, const jinst_agent_options *asked, const char *options)
 {
 	for (size_t i = 0; asked->modules[i]; i++)
@@ -465,17 +522,28 @@ static jint restart(JNIEnv *jni, const jinst_agent_options *asked, const char *o
 			return JNI_ERR;
 		}
 	char err[1024];
+	pthread_mutex_lock(&session_lock);
 	jinst_the_core.session++;
-	if (jinst_agent_options_parse(&jinst_the_core.opts, jinst_agent_modules, options, err, sizeof err) < 0 ||
-	    resolve_out(&jinst_the_core.opts, jinst_the_core.pid) != JNI_OK || !jinst_load_restart() ||
-	    !add_capabilities() || !enable_events(true)) {
+	bool ok = jinst_agent_options_parse(&jinst_the_core.opts, jinst_agent_modules, options, err, sizeof err) == 0 &&
+	          resolve_out(&jinst_the_core.opts, jinst_the_core.pid) == JNI_OK && jinst_load_restart() &&
+	          add_capabilities() && enable_events(true);
+	if (!ok) {
 		jinst_the_core.session--; /* (the next attach is that session) */
-		return JNI_ERR;
+	} else {
+		jinst_the_core.stopped = false;
+		jinst_agent_log("starting again after stop: session %u", jinst_the_core.session);
+		if (!(ok = start_modules(jni))) {
+			/* Stopped again, what started of it included, so that a later
+			 * load can start a session (else every load found it neither
+			 * stopped nor running, for the life of the VM). */
+			stop_modules(jni);
+			jinst_the_core.stopped = true;
+		}
 	}
-	jinst_the_core.running = 0;
-	jinst_the_core.stopped = false;
-	jinst_agent_log("starting again after stop: session %u", jinst_the_core.session);
-	return start(jni) ? JNI_OK : JNI_ERR;
+	pthread_mutex_unlock(&session_lock);
+	if (ok)
+		jinst_load_go_live(jni);
+	return ok ? JNI_OK : JNI_ERR;
 }
 
 static jint attach(JavaVM *vm, const char *options);

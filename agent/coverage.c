@@ -1,5 +1,5 @@
 /*
- * The coverage module's options (coverage=, append=, session=) and its pass:
+ * The coverage module's options (coverage=, session=) and its pass:
  * the option half of its table (coverage.h, JINST_COVERAGE_MODULE_OPTIONS),
  * which calls no JNI or JVMTI, so that jinst attach validates options with
  * the agent's own parser before it touches a VM. The module's life in the
@@ -30,18 +30,6 @@ static int parse_mode(void *c, const char *v, size_t vn, char *err, size_t esize
 	return 0;
 }
 
-static int parse_append(void *c, const char *v, size_t vn, char *err, size_t esize)
-{
-	jinst_coverage_config *k = c;
-	if (jinst_option_is(v, vn, "y") || jinst_option_is(v, vn, "yes") || jinst_option_is(v, vn, "true"))
-		k->append = true;
-	else if (jinst_option_is(v, vn, "n") || jinst_option_is(v, vn, "no") || jinst_option_is(v, vn, "false"))
-		k->append = false;
-	else
-		return jinst_option_error(err, esize, "append=%.*s: expected y or n", (int)vn, v);
-	return 0;
-}
-
 static int parse_session(void *c, const char *v, size_t vn, char *err, size_t esize)
 {
 	jinst_coverage_config *k = c;
@@ -64,7 +52,6 @@ const jinst_agent_option jinst_coverage_options[] = {
 	 "  booleans  whether each probe ran (JaCoCo's data)\n"
 	 "  counts    how often each probe ran",
 	 parse_mode},
-	{"append", "y|n", "coverage: merge into an existing OUT.cov [n]", parse_append},
 	{"session", "NAME", "coverage: the session's name in OUT.cov [jinst-PID]", parse_session},
 	{NULL, NULL, NULL, NULL}};
 

@@ -10,7 +10,6 @@
 
 typedef struct jinst_coverage_config {
 	bool counts;        /* coverage=counts: hit counts, else booleans */
-	bool append;        /* append=y: merge into the OUT.cov there is */
 	char session[256];  /* session=, "" for jinst-PID */
 } jinst_coverage_config;
 

@@ -93,7 +93,7 @@ static bool find_methods(JNIEnv *jni)
 /* ---- the data file ----------------------------------------------------- */
 
 /* The base of a session: the file as it stands (append=y), else empty. */
-static void take_base(const jinst_coverage_config *k)
+static void take_base(void)
 {
 	jinst_covdata_free(rt.base);
 	rt.base = NULL;
@@ -102,7 +102,7 @@ static void take_base(const jinst_coverage_config *k)
 	struct stat st;
 	jinst_diag diag;
 	memset(&diag, 0, sizeof diag);
-	if (k->append && !stat(path, &st)) {
+	if (jinst_agent_output_append() && !stat(path, &st)) {
 		int r = jinst_covdata_read_file(&rt.base, path, &diag);
 		if (r < 0) {
 			char msg[600];
@@ -322,7 +322,7 @@ static bool coverage_start(const void *c, JNIEnv *jni)
 	if (!find_methods(jni))
 		return false;
 	rt.start_ms = now_ms();
-	take_base(k);
+	take_base();
 	flat_start(jni, k);
 	(*jni)->CallStaticVoidMethod(jni, rt.coverage, rt.engage, (jint)(k->counts ? RT_COUNTS : RT_BOOLEANS));
 	return !jinst_agent_java_failed(jni, "Coverage.engage");
@@ -341,6 +341,7 @@ static void coverage_dump(const void *c, JNIEnv *jni)
 
 static void coverage_reset(const void *c, JNIEnv *jni)
 {
+	(void)c;
 	jobjectArray snap = snapshot(jni, true);
 	if (snap)
 		(*jni)->DeleteLocalRef(jni, snap);
@@ -348,7 +349,7 @@ static void coverage_reset(const void *c, JNIEnv *jni)
 	jinst_diag diag;
 	fill_by_identity(jni, NULL, true, &diag);
 	rt.start_ms = now_ms();
-	take_base(c);
+	take_base();
 	jinst_agent_log("coverage reset");
 }
 

@@ -30,6 +30,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include "core.h"
+#include "natives.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -91,12 +92,19 @@ static struct {
 
 /* Set while this thread is inside the load hook. */
 static _Thread_local int in_hook;
+/* The class the VM retransforms in this thread's hook, or NULL. */
+static _Thread_local jclass redefined;
 /* The methods of the class this thread is instrumenting that were left alone. */
 static _Thread_local long class_left_alone;
 
 const jinst_instrument *jinst_agent_instrumenter(void)
 {
 	return ld.ins;
+}
+
+jclass jinst_agent_class_redefined(void)
+{
+	return redefined;
 }
 
 /* ---- original bytes --------------------------------------------------- */
@@ -240,6 +248,8 @@ int jinst_load_instrumenter_new(const jinst_agent_options *o, jinst_instrument *
 	for (size_t i = 0; r == 0 && o->modules && o->modules[i]; i++)
 		if (jinst_agent_module_on(o, i) && o->modules[i]->add_passes)
 			r = o->modules[i]->add_passes(o->config[i], *out, diag);
+	if (r == 0)
+		jinst_natives_carry(*out);
 	if (r < 0) {
 		jinst_instrument_free(*out);
 		*out = NULL;
@@ -351,18 +361,35 @@ static bool runtime_class(const char *name)
 	       !strcmp(name, jinst_hooks()[JINST_HOOK_ENTER].owner);
 }
 
-/* Stopping: a class retransformed gets the bytes kept from its first load. */
-static void hand_back(jvmtiEnv *jvmti, jclass class_being_redefined, const char *name, jint *new_len,
-                      unsigned char **new_data)
+/* Stopping: a class retransformed gets the bytes kept from its first load,
+ * with the wrappers of natives its first load gave it (natives_run.c: the
+ * VM refuses a version without them). */
+static void hand_back(jvmtiEnv *jvmti, jclass class_being_redefined, const char *name, jint len,
+                      const unsigned char *data, jint *new_len, unsigned char **new_data)
 {
 	const original *o = class_being_redefined ? originals_find(name) : NULL;
+	const unsigned char *bytes = o ? o->bytes : data;
+	jint n = o ? o->len : len;
+	uint8_t *wrapped = NULL;
+	size_t wrapped_len = 0;
+	int w = class_being_redefined ? jinst_natives_rewrap(bytes, n, &wrapped, &wrapped_len) : 1;
+	if (w < 0)
+		jinst_agent_log("%s: its natives' wrappers cannot be made again: %s", name, jinst_strerror(w));
+	if (w == 0 && wrapped_len <= INT32_MAX) {
+		bytes = wrapped;
+		n = (jint)wrapped_len;
+	} else if (!o) {
+		free(wrapped);
+		return;
+	}
 	unsigned char *copy = NULL;
-	if (o && (*jvmti)->Allocate(jvmti, o->len, &copy) == JVMTI_ERROR_NONE) {
-		memcpy(copy, o->bytes, (size_t)o->len);
+	if ((*jvmti)->Allocate(jvmti, n, &copy) == JVMTI_ERROR_NONE) {
+		memcpy(copy, bytes, (size_t)n);
 		*new_data = copy;
-		*new_len = o->len;
+		*new_len = n;
 		atomic_fetch_add(&ld.restored, 1);
 	}
+	free(wrapped);
 }
 
 /* This thread's arena, made on its first class; NULL without memory. */
@@ -471,10 +498,12 @@ static void load_hook(jvmtiEnv *jvmti, JNIEnv *jni, jclass class_being_redefined
 		return;
 	}
 	in_hook = 1;
+	redefined = class_being_redefined;
 	if (atomic_load(&ld.stopping))
-		hand_back(jvmti, class_being_redefined, name, new_len, new_data);
+		hand_back(jvmti, class_being_redefined, name, len, data, new_len, new_data);
 	else if (ld.ins && jinst_instrument_wants(ld.ins, name))
 		instrument(jvmti, class_being_redefined, name, len, data, new_len, new_data);
+	redefined = NULL;
 	in_hook = 0;
 }
 

@@ -8,11 +8,13 @@
 
 #include "alloc.h"
 #include "coverage.h"
+#include "natives.h"
 #include "trace.h"
 
 const jinst_agent_module *const jinst_agent_modules[] = {
 	&jinst_trace_module,
 	&jinst_coverage_module,
 	&jinst_alloc_module,
+	&jinst_natives_module,
 	NULL,
 };

@@ -56,6 +56,10 @@ typedef struct jinst_agent_module {
 	size_t config_size;
 	void (*defaults)(void *config);
 	int (*check)(void *config, char *err, size_t err_size);
+	/* append=y (the core's option) is given: 0 when every output of these
+	 * settings can be added to, else JINST_EINVAL with err naming those
+	 * that cannot and what to do. NULL: all can. */
+	int (*check_append)(const void *config, char *err, size_t err_size);
 
 	/* JVMTI capabilities the module needs beyond the core's (which sees
 	 * and retransforms every class). */
@@ -109,9 +113,16 @@ long jinst_agent_pid(void);
 const jinst_instrument *jinst_agent_instrumenter(void);
 /* The output prefix (out=, %p expanded) followed by ext, into buf. */
 void jinst_agent_output_path(const char *ext, char *buf, size_t size);
+/* append=y: the outputs are added to, each session after what they held. */
+bool jinst_agent_output_append(void);
+/* The session: 1, one more at each start after `stop`. */
+unsigned jinst_agent_session(void);
 /* The runtime's class of hooks (jinst/rt/Hooks), a global reference; NULL
  * until the runtime is defined. */
 jclass jinst_agent_hooks_class(void);
+/* Inside the load hook, the class the VM is retransforming on this thread
+ * (a local reference of the hook's); NULL at a first load or outside. */
+jclass jinst_agent_class_redefined(void);
 
 /* ---- for option parsers ---- */
 

@@ -131,6 +131,19 @@ static int parse_reply(void *c, const char *v, size_t vn, char *err, size_t esiz
 	return set_path(o->reply, sizeof o->reply, "reply", v, vn, err, esize);
 }
 
+/* JaCoCo's append=true is taken as it is. */
+static int parse_append(void *c, const char *v, size_t vn, char *err, size_t esize)
+{
+	jinst_agent_options *o = c;
+	if (jinst_option_is(v, vn, "y") || jinst_option_is(v, vn, "yes") || jinst_option_is(v, vn, "true"))
+		o->append = true;
+	else if (jinst_option_is(v, vn, "n") || jinst_option_is(v, vn, "no") || jinst_option_is(v, vn, "false"))
+		o->append = false;
+	else
+		return jinst_option_error(err, esize, "append=%.*s: expected y or n", (int)vn, v);
+	return 0;
+}
+
 static int action(void *c, enum jinst_agent_action a)
 {
 	((jinst_agent_options *)c)->action = a;
@@ -180,9 +193,18 @@ static const jinst_agent_option core_options[] = {
 	 "each session writes files of its own); a folder\n"
 	 "(a trailing / or one that exists) gets jinst-%p in it;\n"
 	 "each output is replaced at every write (dump, stop, exit),\n"
-	 "but OUT.cov with append=y, which is merged into; checked at\n"
-	 "start: a folder that cannot be written refuses the load",
+	 "unless append=y; checked at start: a folder that cannot be\n"
+	 "written refuses the load",
 	 parse_out},
+	{"append", "y|n",
+	 "add to the outputs there are instead of replacing them [n]:\n"
+	 "OUT.cov is merged into (a session each, probes or-ed or\n"
+	 "added); OUT.tsv, .txt and .folded get each session after\n"
+	 "what they hold, under a line '# jinst session N, pid P,\n"
+	 "started TIME' (readers skip lines that begin with '#'; a\n"
+	 "dump rewrites its session's part); .json and .html are one\n"
+	 "document each and refuse append=y (out=...%n instead)",
+	 parse_append},
 	{"log", "PATH|stderr", "where diagnostics go, %p the process id [stderr]", parse_log},
 	{"dump", NULL, "(jcmd) write the output now", parse_dump},
 	{"stop", NULL, "(jcmd) write the output and restore the original code", parse_stop},
@@ -351,6 +373,8 @@ static int finish(jinst_agent_options *o, char *err, size_t esize)
 	for (size_t i = 0; o->modules && o->modules[i]; i++) {
 		const jinst_agent_module *m = o->modules[i];
 		int r = jinst_agent_module_on(o, i) && m->check ? m->check(o->config[i], err, esize) : 0;
+		if (r == 0 && o->append && jinst_agent_module_on(o, i) && m->check_append)
+			r = m->check_append(o->config[i], err, esize);
 		if (r < 0)
 			return r;
 	}
@@ -477,8 +501,14 @@ void jinst_agent_options_describe(const jinst_agent_options *o, const char *out_
 	for (size_t i = 0; i < o->include_count; i++)
 		describe_pattern(buf, size, o->include[i]);
 	size_t used = strlen(buf);
-	snprintf(buf + used, size - used, "; outputs %s.* replaced at every write (dump, stop, exit)%s", out_prefix,
-	         strstr(buf, "coverage") ? ", OUT.cov merged into with append=y" : "");
+	if (o->append)
+		snprintf(buf + used, size - used,
+		         "; outputs %s.* appended to (append=y): each session's after what they hold, under a line "
+		         "'# jinst session N, pid P, started TIME'%s",
+		         out_prefix, strstr(buf, "coverage") ? ", OUT.cov merged into" : "");
+	else
+		snprintf(buf + used, size - used, "; outputs %s.* replaced at every write (dump, stop, exit)%s", out_prefix,
+		         strstr(buf, "coverage") ? ", OUT.cov merged into with append=y" : "");
 }
 
 void jinst_agent_expand_path(const char *path, long pid, char *out, size_t size)

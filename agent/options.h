@@ -37,6 +37,7 @@ typedef struct jinst_agent_options {
 	char out[1024];              /* output prefix, %p expanded later */
 	char log[1024];              /* "stderr" or a path */
 	char reply[256];             /* reply=: this load's messages, for jinst attach ("": none) */
+	bool append;                 /* append=y: the outputs are added to, not replaced (each module says how) */
 	char buf[4096];              /* the strings the pointers above point into */
 	size_t buf_used;
 	/* The registry parsed against (NULL-terminated), the modules on (bit
@@ -71,7 +72,7 @@ void jinst_agent_usage(FILE *f, const jinst_agent_module *const *modules);
 
 /* One line for the start of a session: the modules on, what each include=
  * pattern takes (app.* is not app.**), where the outputs go (out_prefix,
- * expanded) and that each write replaces them. */
+ * expanded) and whether each write replaces them or appends. */
 void jinst_agent_options_describe(const jinst_agent_options *o, const char *out_prefix, char *buf, size_t size);
 
 /* path with %p replaced by pid and %% by %, into out (%n by 1). */

@@ -8,15 +8,18 @@
  */
 #include "alloc.h"
 #include "coverage.h"
+#include "natives.h"
 #include "trace.h"
 
 static const jinst_agent_module trace_options_only = {JINST_TRACE_MODULE_OPTIONS};
 static const jinst_agent_module coverage_options_only = {JINST_COVERAGE_MODULE_OPTIONS};
 static const jinst_agent_module alloc_options_only = {JINST_ALLOC_MODULE_OPTIONS};
+static const jinst_agent_module natives_options_only = {JINST_NATIVES_MODULE_OPTIONS};
 
 const jinst_agent_module *const jinst_agent_option_modules[] = {
 	&trace_options_only,
 	&coverage_options_only,
 	&alloc_options_only,
+	&natives_options_only,
 	NULL,
 };

@@ -58,10 +58,19 @@ static bool bridge_reads_runtime(JNIEnv *jni)
 	return ok;
 }
 
-static bool define_classes(JNIEnv *jni)
+/* jinst.rt.Control, the program's way in: its dump() calls the native
+ * Hooks.dump0, so it is defined once the natives are registered; a program
+ * that looks for it (Class.forName, in a loop, while the agent attaches)
+ * would otherwise find it a moment before and get UnsatisfiedLinkError. */
+#define CONTROL "jinst/rt/Control"
+
+/* The embedded classes, Control alone or every other one. */
+static bool define_classes(JNIEnv *jni, bool control)
 {
 	for (unsigned i = 0; i < jinst_runtime_class_count; i++) {
 		const jinst_embedded_class *c = &jinst_runtime_classes[i];
+		if (!strcmp(c->name, CONTROL) != control)
+			continue;
 		/* Bootstrap loader (NULL): every loader delegates to it, so the
 		 * injected calls resolve from any class that has one as ancestor. */
 		jclass k = (*jni)->DefineClass(jni, c->name, NULL, (const jbyte *)c->bytes, (jsize)c->len);
@@ -78,7 +87,7 @@ static bool define_classes(JNIEnv *jni)
 			hooks = (jclass)(*jni)->NewGlobalRef(jni, k);
 		(*jni)->DeleteLocalRef(jni, k);
 	}
-	return hooks != NULL;
+	return control || hooks != NULL;
 }
 
 /* jinst.rt.Control.dump() */
@@ -102,10 +111,10 @@ static jint JNICALL native_method_base(JNIEnv *jni, jclass cls, jint count)
 
 bool jinst_runtime_define(JNIEnv *jni)
 {
-	if (!define_classes(jni) || !bridge_reads_runtime(jni))
+	if (!define_classes(jni, false) || !bridge_reads_runtime(jni))
 		return false;
 	JNINativeMethod natives[] = {{(char *)"dump0", (char *)"()V", (void *)native_dump},
 	                             {(char *)"methodBase0", (char *)"(I)I", (void *)native_method_base}};
 	jint r = (*jni)->RegisterNatives(jni, hooks, natives, 2);
-	return !jinst_agent_java_failed(jni, "RegisterNatives") && r == 0;
+	return !jinst_agent_java_failed(jni, "RegisterNatives") && r == 0 && define_classes(jni, true);
 }

@@ -159,6 +159,24 @@ int jinst_trace_check(void *c, char *err, size_t esize)
 	return 0;
 }
 
+/* append=y: a text or TSV output takes each session after the last
+ * (trace_output.c); the Chrome JSON and the HTML page are one document
+ * each, which a second session's could only follow by rewriting it. */
+int jinst_trace_check_append(const void *c, char *err, size_t esize)
+{
+	const jinst_trace_config *t = c;
+	unsigned one = t->formats & (JINST_FORMAT_CHROME | JINST_FORMAT_HTML);
+	if (!one)
+		return 0;
+	unsigned format = (one & JINST_FORMAT_CHROME) ? JINST_FORMAT_CHROME : JINST_FORMAT_HTML;
+	return jinst_option_error(err, esize,
+	                          "append=y: format=%s (OUT%s%s) is one document and cannot be appended to; give each "
+	                          "session a file of its own with out=PATH%%n instead of append=y%s",
+	                          format == JINST_FORMAT_CHROME ? "chrome" : "html", jinst_trace_format_ext(format),
+	                          t->formats_given ? "" : ", trace=events' default",
+	                          t->mode == JINST_TRACE_EVENTS ? "" : ", or leave it out of format=");
+}
+
 const jinst_agent_option jinst_trace_options[] = {
 	{"trace", "MODE",
 	 "what to record [counts]\n"

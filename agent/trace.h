@@ -39,12 +39,13 @@ extern const jinst_agent_module jinst_trace_module;
 extern const jinst_agent_option jinst_trace_options[];
 void jinst_trace_defaults(void *config);
 int jinst_trace_check(void *config, char *err, size_t err_size);
+int jinst_trace_check_append(const void *config, char *err, size_t err_size);
 uint32_t jinst_trace_passes(const void *config);
 int jinst_trace_hooks_mode(const jinst_trace_config *t);
 #define JINST_TRACE_MODULE_OPTIONS                                                                         \
 	.name = "trace", .summary = "method tracing (counts, times, call tree, timeline)", .by_default = true, \
 	.options = jinst_trace_options, .config_size = sizeof(jinst_trace_config), .defaults = jinst_trace_defaults, \
-	.check = jinst_trace_check
+	.check = jinst_trace_check, .check_append = jinst_trace_check_append
 
 /* The extension each format writes (".tsv"...), for one JINST_FORMAT_* bit. */
 const char *jinst_trace_format_ext(unsigned format);
@@ -52,6 +53,8 @@ const char *jinst_trace_format_ext(unsigned format);
 /* trace_output.c: finds the runtime's snapshot methods (at start), and
  * writes every format of the settings (dump, stop). */
 bool jinst_trace_output_init(JNIEnv *jni);
+/* A session starts: with append=y, where its outputs will begin. */
+void jinst_trace_output_begin(const jinst_trace_config *t);
 void jinst_trace_dump(const void *config, JNIEnv *jni);
 
 #endif

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -27,11 +28,22 @@
  * microseconds for each thread whose stack changed.
  */
 
+/*
+ * A session's clock is its own: each clock thread gets the generation it
+ * was started in and runs while that is the current one; stop moves the
+ * generation on (so the thread ends after the sample it may be in) and
+ * waits for it to end. A clock that has not ended by then (a sample held
+ * up, by a long pause say) can never sample again, and the next start
+ * waits for it once more and, if it still runs, refuses: two clocks would
+ * give every sample twice, and the late one's time would fall into the
+ * new session.
+ */
 static struct {
 	jmethodID engage, disengage, thread_end, sample;
-	atomic_int ready;     /* the methods above are set */
-	atomic_int clock_on;  /* the clock thread runs while set */
-	atomic_int clock_alive; /* the clock thread has not ended (trace_stop waits for it) */
+	atomic_int ready;         /* the methods above are set */
+	atomic_uint clock_gen;    /* the current clock's generation (moved on at stop) */
+	atomic_int clocks;        /* clock threads that have not ended */
+	atomic_llong period_ns;   /* the clock's period, read by a clock thread as it begins */
 } rt;
 
 static int64_t monotonic_ns(void)
@@ -44,14 +56,15 @@ static int64_t monotonic_ns(void)
 static void JNICALL clock_run(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 {
 	(void)jvmti;
-	const int64_t period = ((const jinst_trace_config *)arg)->tick_us * 1000;
+	const unsigned gen = (unsigned)(uintptr_t)arg;
+	const int64_t period = atomic_load(&rt.period_ns);
 	jclass hooks = jinst_agent_hooks_class();
 	/* Linux delays a timer by up to 50 us by default: a tenth of a
 	 * period is enough leeway. */
 	prctl(PR_SET_TIMERSLACK, (unsigned long)(period / 10 > 0 ? period / 10 : 1), 0, 0, 0);
 	int64_t next = monotonic_ns();
 	bool failed = false;
-	while (atomic_load(&rt.clock_on)) {
+	while (atomic_load(&rt.clock_gen) == gen) {
 		next += period;
 		struct timespec at = {(time_t)(next / 1000000000), (long)(next % 1000000000)};
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL) == EINTR)
@@ -59,7 +72,7 @@ static void JNICALL clock_run(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 		int64_t now = monotonic_ns();
 		if (now - next > period)
 			next = now;
-		if (!atomic_load(&rt.clock_on))
+		if (atomic_load(&rt.clock_gen) != gen)
 			break;
 		(*jni)->CallStaticVoidMethod(jni, hooks, rt.sample, (jlong)now);
 		if ((*jni)->ExceptionCheck(jni)) {
@@ -70,7 +83,7 @@ static void JNICALL clock_run(jvmtiEnv *jvmti, JNIEnv *jni, void *arg)
 			failed = true;
 		}
 	}
-	atomic_store(&rt.clock_alive, 0);
+	atomic_fetch_sub(&rt.clocks, 1);
 }
 
 /* A java.lang.Thread for RunAgentThread, made before the hooks are engaged
@@ -93,17 +106,26 @@ static jthread clock_thread(JNIEnv *jni)
 static void clock_start(const jinst_trace_config *t, JNIEnv *jni, jthread clock)
 {
 	jvmtiEnv *jvmti = jinst_agent_jvmti();
-	atomic_store(&rt.clock_on, 1);
-	atomic_store(&rt.clock_alive, 1);
-	/* arg: the running settings, which live as long as the VM (a session
-	 * after stop parses new ones there, once this thread has ended) */
-	if (jinst_agent_jvmti_failed(
-	        (*jvmti)->RunAgentThread(jvmti, clock, clock_run, (void *)t, JVMTI_THREAD_MAX_PRIORITY),
-	        "RunAgentThread (the clock; times will be 0)")) {
-		atomic_store(&rt.clock_on, 0);
-		atomic_store(&rt.clock_alive, 0);
-	}
+	atomic_store(&rt.period_ns, (long long)t->tick_us * 1000);
+	unsigned gen = atomic_fetch_add(&rt.clock_gen, 1) + 1;
+	atomic_fetch_add(&rt.clocks, 1);
+	/* arg: the generation, by value (the settings are parsed anew by the
+	 * next session's start) */
+	if (jinst_agent_jvmti_failed((*jvmti)->RunAgentThread(jvmti, clock, clock_run, (void *)(uintptr_t)gen,
+	                                                      JVMTI_THREAD_MAX_PRIORITY),
+	                             "RunAgentThread (the clock; times will be 0)"))
+		atomic_fetch_sub(&rt.clocks, 1);
 	(*jni)->DeleteLocalRef(jni, clock);
+}
+
+/* Waits up to wait_ms for every clock thread to end; whether they did. */
+static bool clocks_ended(long wait_ms)
+{
+	for (long i = 0; i < wait_ms && atomic_load(&rt.clocks) > 0; i++) {
+		struct timespec ms = {0, 1000000};
+		nanosleep(&ms, NULL);
+	}
+	return atomic_load(&rt.clocks) == 0;
 }
 
 /* ---- clock=cpu: each thread's CPU time --------------------------------- *
@@ -207,9 +229,15 @@ static bool trace_start(const void *c, JNIEnv *jni)
 {
 	const jinst_trace_config *t = c;
 	jclass hooks = jinst_agent_hooks_class();
+	if (!clocks_ended(2000)) {
+		jinst_agent_log("the clock thread of the session before has not ended (a sample held up); "
+		                "not starting a second clock: load again in a moment");
+		return false;
+	}
 	if (!find_methods(jni, hooks) || (t->clock == JINST_TRACE_CLOCK_CPU && !cpu_clock_init(jni)))
 		return false;
 	atomic_store(&rt.ready, 1);
+	jinst_trace_output_begin(t);
 	jthread clock = NULL;
 	if (t->mode == JINST_TRACE_TIMES && t->tick_us > 0 && !(clock = clock_thread(jni)))
 		jinst_agent_log("no clock thread: times will be 0");
@@ -225,19 +253,14 @@ static bool trace_start(const void *c, JNIEnv *jni)
 	return true;
 }
 
-/* The clock thread ends within a period of clock_on cleared: waited for,
- * so that a session after stop starts with no clock but its own (a
- * second would give every sample twice) and thread counts stay bounded. */
+/* The clock thread ends within a period of its generation moved on:
+ * waited for, so that a session after stop starts with no clock but its
+ * own and thread counts stay bounded. */
 static void clock_join(const jinst_trace_config *t)
 {
-	atomic_store(&rt.clock_on, 0);
-	long wait_ms = t->tick_us / 1000 + 1000;
-	for (long i = 0; i < wait_ms && atomic_load(&rt.clock_alive); i++) {
-		struct timespec ms = {0, 1000000};
-		nanosleep(&ms, NULL);
-	}
-	if (atomic_load(&rt.clock_alive))
-		jinst_agent_log("the clock thread has not ended");
+	atomic_fetch_add(&rt.clock_gen, 1);
+	if (!clocks_ended(t->tick_us / 1000 + 1000))
+		jinst_agent_log("the clock thread has not ended (it samples no more)");
 }
 
 static void trace_stop(const void *c, JNIEnv *jni)

@@ -97,9 +97,8 @@ static bool method_words(const uint8_t *d, uint16_t len, int *args, int *ret)
 #define RW_FIELD_SHIFT 11
 #define RW_RET_SHIFT 9
 
-static int ref_words(jinst_edit *ed, uint16_t index, uint16_t *out)
+static int ref_words(jinst_class *c, uint16_t index, uint16_t *out)
 {
-	jinst_class *c = ed->c;
 	bool cacheable = index < c->cp_count;
 	if (cacheable && !c->ref_words)
 		c->ref_words = jinst_arena_zalloc(c->arena, (size_t)c->cp_count * sizeof(uint16_t));
@@ -121,8 +120,7 @@ static int ref_words(jinst_edit *ed, uint16_t index, uint16_t *out)
 	return 0;
 }
 
-/* Words an instruction pops and pushes (jsr: what its target receives). */
-static int effect(jinst_edit *ed, const jinst_insn *in, int *pops, int *pushes)
+int jinst_insn_effect(jinst_class *c, const jinst_insn *in, int *pops, int *pushes)
 {
 	uint8_t op = in->opcode;
 	const jinst_opcode_info *info = &jinst_opcodes[op];
@@ -133,7 +131,7 @@ static int effect(jinst_edit *ed, const jinst_insn *in, int *pops, int *pushes)
 	}
 	uint16_t words;
 	if (info->flags & JINST_OPF_FIELD) {
-		if (ref_words(ed, (uint16_t)in->operand, &words) || !(words & RW_FIELD))
+		if (ref_words(c, (uint16_t)in->operand, &words) || !(words & RW_FIELD))
 			return -1;
 		int w = (words >> RW_FIELD_SHIFT) & 3;
 		*pops = (op == JINST_OP_PUTSTATIC ? w : 0) + (op == JINST_OP_GETFIELD ? 1 : 0) +
@@ -142,7 +140,7 @@ static int effect(jinst_edit *ed, const jinst_insn *in, int *pops, int *pushes)
 		return 0;
 	}
 	if (info->flags & JINST_OPF_INVOKE) {
-		if (ref_words(ed, (uint16_t)in->operand, &words) || !(words & RW_METHOD))
+		if (ref_words(c, (uint16_t)in->operand, &words) || !(words & RW_METHOD))
 			return -1;
 		*pops = (words & 0x1ff) + (op == JINST_OP_INVOKESTATIC || op == JINST_OP_INVOKEDYNAMIC ? 0 : 1);
 		*pushes = (words >> RW_RET_SHIFT) & 3;
@@ -203,7 +201,7 @@ int jinst_ed_depth_flow(jinst_edit *ed, uint32_t *max_stack, jinst_diag *diag)
 				continue;
 			const jinst_insn *in = &n->insn;
 			int pops, pushes;
-			if (effect(ed, in, &pops, &pushes))
+			if (jinst_insn_effect(ed->c, in, &pops, &pushes))
 				return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "%s: bad constant #%d",
 				                  jinst_opcode_name(in->opcode), in->operand);
 			if (d < pops)

@@ -79,6 +79,7 @@ struct jinst_class {
 	jinst_attr_list attrs;
 	uint32_t attrs_offset;    /* of the class's attributes_count */
 	bool header_modified;     /* access_flags/this/super/interfaces changed */
+	uint16_t methods_added;   /* by jinst_class_add_method: the writer writes methods_count */
 	bool old_code_layout;     /* version 45.0-45.2: Code uses u1 max_stack/max_locals, u2 code_length */
 };
 
@@ -376,6 +377,10 @@ uint32_t jinst_insn_length(const uint8_t *code, uint32_t len, uint32_t pc);
  * Arena-allocated. */
 int jinst_code_decode_at(jinst_class *cls, const jinst_code *code, jinst_insn **insns, uint32_t *count,
                          int32_t **insn_at, uint32_t **jumps, uint32_t *njumps, jinst_diag *diag);
+
+/* Words an instruction pops and pushes (jsr: what its target receives);
+ * -1 when its pool reference does not say (edit_layout.c). */
+int jinst_insn_effect(jinst_class *cls, const jinst_insn *in, int *pops, int *pushes);
 
 /* Encodes instructions back into code bytes (deep mode: same layout as decoded). */
 int jinst_code_encode(jinst_class *cls, const jinst_insn *insns, uint32_t count, jinst_buf *out,

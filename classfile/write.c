@@ -70,7 +70,12 @@ static int write_member(jinst_class *c, jinst_member *m, bool method, bool from_
 static int write_members(writer *w, jinst_class *c, jinst_member *ms, uint16_t count, uint32_t count_at,
                          bool method, jinst_diag *diag)
 {
-	copy(w, count_at, count_at + 2);
+	if (method && c->methods_added) {
+		flush(w);
+		jinst_buf_u2(w->out, count);
+	} else {
+		copy(w, count_at, count_at + 2);
+	}
 	for (uint16_t i = 0; i < count; i++) {
 		jinst_member *m = &ms[i];
 		if (!m->modified && (!m->attrs_read || !list_modified(&m->attrs))) {

@@ -21,7 +21,9 @@
  * so a VM in a container is reached from the host. The tool connects,
  * sends "1" (the protocol), "load", the library's absolute path, "true"
  * (the path is absolute), the options, each NUL-terminated, and reads the
- * status and Agent_OnAttach's return value.
+ * status and Agent_OnAttach's return value, to the end of the reply within
+ * --reply-timeout: a process that takes the request and never answers
+ * (paused, hung, or not HotSpot) would hold the tool for ever.
  *
  * The agent's messages go to the VM's stderr, which is the program's: the
  * tool adds reply=FILE to the options, a file it made in the VM's /tmp,
@@ -34,6 +36,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,7 +61,8 @@ typedef struct target {
 	char root[64];          /* /proc/PID/root: the VM's file system */
 	char socket[PATH_MAX];
 	const char *what;       /* attach, dump, stop */
-	double timeout;         /* seconds */
+	double timeout;         /* seconds, for the listener to come */
+	double reply_timeout;   /* seconds, for the whole reply */
 } target;
 
 static int fail(const target *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -241,6 +245,57 @@ static bool send_all(int fd, const char *p, size_t n)
 	return true;
 }
 
+/* Waits until fd has bytes or their end, the deadline passes (0) or the
+ * process ends (-1); 1 when there is something to read. In slices, so
+ * that a VM that dies meanwhile is seen. */
+static int wait_readable(const target *t, int fd, double deadline)
+{
+	for (;;) {
+		double left = deadline - now_s();
+		if (left <= 0)
+			return 0;
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		int r = poll(&p, 1, left > 0.2 ? 200 : (int)(left * 1000) + 1);
+		if (r > 0)
+			return 1;
+		if (r < 0 && errno != EINTR)
+			return 1; /* (the read says what is wrong) */
+		if (kill((pid_t)t->pid, 0) != 0 && errno == ESRCH)
+			return -1;
+	}
+}
+
+/* Reads the reply to its end within reply_timeout; 0, or 1 (said). */
+static int read_reply(const target *t, int fd, text *out)
+{
+	double deadline = now_s() + t->reply_timeout;
+	char buf[4096];
+	while (out->len < REPLY_MAX) {
+		int w = wait_readable(t, fd, deadline);
+		if (w < 0)
+			return fail(t, "process %ld ended before it answered", t->pid);
+		if (w == 0 && out->len == 0)
+			return fail(t, "timeout: process %ld took the request but gave no answer in %g s: the VM is paused "
+			               "(stopped, a long collection), hung, or still at work (a load that instruments many "
+			               "classes, a stop that writes large outputs), in which case it finishes there, its "
+			               "messages on its own stderr; wait longer with --reply-timeout S, or look at the VM "
+			               "(jstack %ld, /proc/%ld/status)",
+			            t->pid, t->reply_timeout, t->pid, t->pid);
+		if (w == 0)
+			return fail(t, "timeout: process %ld answered in part (%zu bytes) and not to the end in %g s; wait "
+			               "longer with --reply-timeout S",
+			            t->pid, out->len, t->reply_timeout);
+		ssize_t n = read(fd, buf, sizeof buf);
+		if (n == 0)
+			break;
+		if (n < 0 && errno != EINTR)
+			return fail(t, "the exchange with process %ld failed: %s", t->pid, strerror(errno));
+		if (n > 0)
+			text_put(out, buf, (size_t)n);
+	}
+	return 0;
+}
+
 /* One operation: "1", name, three arguments; the whole reply into *out. */
 static int exchange(const target *t, const char *const args[4], text *out)
 {
@@ -250,16 +305,9 @@ static int exchange(const target *t, const char *const args[4], text *out)
 	bool ok = send_all(fd, "1", 2);
 	for (int i = 0; ok && i < 4; i++)
 		ok = send_all(fd, args[i], strlen(args[i]) + 1);
-	char buf[4096];
-	for (ssize_t n; ok && out->len < REPLY_MAX && (n = read(fd, buf, sizeof buf)) != 0;) {
-		if (n < 0 && errno != EINTR)
-			ok = false;
-		else if (n > 0)
-			text_put(out, buf, (size_t)n);
-	}
-	int e = errno;
+	int r = ok ? read_reply(t, fd, out) : fail(t, "the exchange with process %ld failed: %s", t->pid, strerror(errno));
 	close(fd);
-	return ok ? 0 : fail(t, "the exchange with process %ld failed: %s", t->pid, strerror(e));
+	return r;
 }
 
 /* ---- the command ------------------------------------------------------------ */
@@ -340,9 +388,10 @@ static int check_options(const target *t, const char *options)
 	return o.action == JINST_ACTION_HELP ? (jinst_agent_usage(stdout, jinst_agent_option_modules), -1) : 0;
 }
 
-int attach_run(const char *what, long pid, const char *options, const char *agent, double timeout)
+int attach_run(const char *what, long pid, const char *options, const char *agent, double timeout,
+               double reply_timeout)
 {
-	target t = {.pid = pid, .what = what, .timeout = timeout};
+	target t = {.pid = pid, .what = what, .timeout = timeout, .reply_timeout = reply_timeout};
 	int r = check_options(&t, options);
 	if (r != 0)
 		return r < 0 ? 0 : r;
@@ -371,9 +420,9 @@ int attach_run(const char *what, long pid, const char *options, const char *agen
 /* ---- the command line ------------------------------------------------------- */
 
 const char attach_help[] =
-	"usage: jinst attach [--timeout S] [--agent PATH] PID [OPTION,...]\n"
-	"       jinst dump [--timeout S] PID\n"
-	"       jinst stop [--timeout S] PID\n"
+	"usage: jinst attach [--timeout S] [--reply-timeout S] [--agent PATH] PID [OPTION,...]\n"
+	"       jinst dump [--timeout S] [--reply-timeout S] PID\n"
+	"       jinst stop [--timeout S] [--reply-timeout S] PID\n"
 	"\n"
 	"Loads the agent (libjinst.so) into the running HotSpot VM of process PID with\n"
 	"the agent's OPTIONs (those of -agentpath:libjinst.so=...; several arguments are\n"
@@ -389,6 +438,11 @@ const char attach_help[] =
 	"The agent's messages for this load (what it records and where, its refusal)\n"
 	"are printed here, then one line with its return code.\n"
 	"  --timeout S   seconds to wait for the VM's attach listener [10]\n"
+	"  --reply-timeout S\n"
+	"                seconds to wait for the VM's answer once the request is\n"
+	"                sent [60]: a load instruments the classes loaded, a stop\n"
+	"                writes the outputs first; past it the tool says so and\n"
+	"                exits 1 (the VM may still finish the operation)\n"
 	"  --agent PATH  the libjinst.so to load [the one installed beside jinst]\n"
 	"\n"
 	"Examples:\n"
@@ -428,7 +482,8 @@ static bool is_pid(const char *s)
 bool cli_attach_wanted(int argc, char **argv)
 {
 	int i = 0;
-	while (i + 1 < argc && (!strcmp(argv[i], "--timeout") || !strcmp(argv[i], "--agent")))
+	while (i + 1 < argc && (!strcmp(argv[i], "--timeout") || !strcmp(argv[i], "--reply-timeout") ||
+	                        !strcmp(argv[i], "--agent")))
 		i += 2;
 	struct stat st;
 	return i < argc && is_pid(argv[i]) && stat(argv[i], &st) != 0;
@@ -442,12 +497,14 @@ static int usage_error(const char *what, const char *msg)
 
 int cmd_attach(const char *what, int argc, char **argv)
 {
-	double timeout = 10;
+	double timeout = 10, reply_timeout = 60;
 	char agent[PATH_MAX] = "", opts[ARG_MAX_LEN + 1] = "";
 	int i = 0;
 	for (; i + 1 < argc && argv[i][0] == '-'; i += 2) {
 		char *end = NULL;
 		if (!strcmp(argv[i], "--timeout") && (timeout = strtod(argv[i + 1], &end)) > 0 && end && !*end)
+			continue;
+		if (!strcmp(argv[i], "--reply-timeout") && (reply_timeout = strtod(argv[i + 1], &end)) > 0 && end && !*end)
 			continue;
 		if (!strcmp(argv[i], "--agent") && realpath(argv[i + 1], agent))
 			continue;
@@ -472,5 +529,5 @@ int cmd_attach(const char *what, int argc, char **argv)
 		fprintf(stderr, "jinst %s: libjinst.so not found beside jinst (give --agent PATH)\n", what);
 		return 1;
 	}
-	return attach_run(what, pid, opts, agent, timeout);
+	return attach_run(what, pid, opts, agent, timeout, reply_timeout);
 }

@@ -47,8 +47,10 @@ int cmd_attach(const char *what, int argc, char **argv);
 /* Whether jinst dump's arguments name a process (a number that is not a
  * file), not a class file. */
 bool cli_attach_wanted(int argc, char **argv);
-/* The outcome of what on pid: options checked, then sent; the exit status. */
-int attach_run(const char *what, long pid, const char *options, const char *agent, double timeout);
+/* The outcome of what on pid: options checked, then sent; the exit status.
+ * timeout: seconds for the listener to come; reply_timeout: for the answer. */
+int attach_run(const char *what, long pid, const char *options, const char *agent, double timeout,
+               double reply_timeout);
 extern const char attach_help[];
 
 #endif

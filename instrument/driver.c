@@ -59,7 +59,26 @@ static const char *source_file(jinst_class *c)
 	return s ? jinst_ins_cstr(jinst_class_arena(c), s, len, NULL) : NULL;
 }
 
-/* The methods with code: abstract and native ones have none. */
+/* Whether the class has a native PREFIXname of that descriptor: name is
+ * then the natives pass's wrapper (natives.c). */
+static bool wraps_native(jinst_class *c, const jinst_pass_method *k)
+{
+	size_t p = sizeof(JINST_NATIVE_PREFIX) - 1;
+	for (uint16_t i = 0; i < jinst_class_method_count(c); i++) {
+		jinst_member *m = jinst_class_method(c, i);
+		uint16_t nl, dl;
+		const uint8_t *n = jinst_cp_utf8(c, jinst_member_name_index(m), &nl);
+		const uint8_t *d = jinst_cp_utf8(c, jinst_member_descriptor_index(m), &dl);
+		if ((jinst_member_access_flags(m) & JINST_ACC_NATIVE) && n && d && nl == p + k->name_len &&
+		    dl == k->desc_len && !memcmp(n, JINST_NATIVE_PREFIX, p) && !memcmp(n + p, k->name, k->name_len) &&
+		    !memcmp(d, k->descriptor, dl))
+			return true;
+	}
+	return false;
+}
+
+/* The methods with code: abstract and native ones have none. Listed
+ * again when a pass's begin added methods (natives.c). */
 static int list_methods(jinst_pass_class *pc, jinst_diag *diag)
 {
 	jinst_class *c = pc->c;
@@ -68,8 +87,10 @@ static int list_methods(jinst_pass_class *pc, jinst_diag *diag)
 	pc->methods = jinst_arena_zalloc(A, (size_t)(count ? count : 1) * sizeof(*pc->methods));
 	if (!pc->methods)
 		return jinst_ins_fail(diag, JINST_ENOMEM, "out of memory");
+	pc->method_count = pc->natives = 0;
 	for (uint16_t i = 0; i < count; i++) {
 		jinst_member *m = jinst_class_method(c, i);
+		pc->natives += (jinst_member_access_flags(m) & JINST_ACC_NATIVE) != 0;
 		if ((jinst_member_access_flags(m) & (JINST_ACC_ABSTRACT | JINST_ACC_NATIVE)) ||
 		    !jinst_attr_find(jinst_member_attrs(m), JINST_ATTR_CODE))
 			continue;
@@ -87,6 +108,8 @@ static int list_methods(jinst_pass_class *pc, jinst_diag *diag)
 			return jinst_ins_fail(diag, JINST_ENOMEM, "out of memory");
 		k->first_line = first_line(c, m);
 	}
+	for (uint32_t i = 0; pc->natives && i < pc->method_count; i++)
+		pc->methods[i].native_wrapper = wraps_native(c, &pc->methods[i]);
 	return 0;
 }
 
@@ -190,7 +213,7 @@ static int prepare(jinst_pass_class *pc, const uint8_t *bytes, size_t len, jinst
 	}
 	if ((rc = list_methods(pc, diag)))
 		return rc;
-	if (!pc->method_count)
+	if (!pc->method_count && !pc->natives)
 		goto nothing;
 	pc->source = source_file(c);
 	return 0;
@@ -211,7 +234,15 @@ static int begin(jinst_pass_class *pc, bool *taken, const uint8_t *bytes, size_t
 	bool any = false;
 	for (uint32_t p = 0; p < pc->ins->pass_count; p++) {
 		jinst_pass *pass = &pc->ins->passes[p];
+		uint16_t methods = jinst_class_method_count(pc->c);
 		rc = pass->begin ? pass->begin(pass->state, pc, diag) : 0;
+		/* A pass that added methods (natives.c) changed the class: the
+		 * passes after it see them listed. */
+		if (rc >= 0 && methods != jinst_class_method_count(pc->c)) {
+			pc->changed_by |= 1u << p;
+			int lr = list_methods(pc, diag);
+			rc = lr ? lr : rc;
+		}
 		if (rc < 0) {
 			end_passes(pc, taken, false);
 			return rc;
@@ -242,9 +273,10 @@ int jinst_ins_run(jinst_instrument *ins, jinst_arena *arena, const uint8_t *byte
 		return rc;
 	}
 	run_methods(&pc, taken, diag, done);
-	if (*done)
+	bool changed = *done || pc.changed_by;
+	if (changed)
 		rc = write_class(&pc, bytes, len, out, out_len, arena, diag);
-	end_passes(&pc, taken, *done && !rc);
+	end_passes(&pc, taken, changed && !rc);
 	jinst_class_free(pc.c);
 	return rc;
 }

@@ -178,6 +178,25 @@ int jinst_instrument_add_pass(jinst_instrument *ins, const jinst_pass *pass, jin
 	return 0;
 }
 
+int jinst_instrument_set_natives(jinst_instrument *ins, const jinst_natives_options *opts, jinst_diag *diag)
+{
+	jinst_ins_diag_clear(diag);
+	if (atomic_load(&ins->classes_seen) || !opts || opts->version != JINST_NATIVES_OPTIONS_VERSION)
+		return jinst_ins_fail(diag, JINST_EINVAL, "natives: before any class, with options of version %u",
+		                      JINST_NATIVES_OPTIONS_VERSION);
+	jinst_pass pass;
+	int rc = jinst_natives_pass(&pass, opts);
+	if (rc)
+		return jinst_ins_fail(diag, rc, "out of memory");
+	if ((rc = jinst_instrument_add_pass(ins, &pass, diag)))
+		return rc;
+	/* From last to its place: after coverage, before the rest. */
+	uint32_t at = ins->pass_count > 1 && !strcmp(ins->passes[0].name, "coverage") ? 1 : 0;
+	memmove(&ins->passes[at + 1], &ins->passes[at], (ins->pass_count - 1 - at) * sizeof(pass));
+	ins->passes[at] = pass;
+	return 0;
+}
+
 int jinst_instrument_new(jinst_instrument **out, const jinst_instrument_options *opts, jinst_diag *diag)
 {
 	*out = NULL;

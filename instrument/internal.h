@@ -11,6 +11,7 @@
  *   probe_classes.c  the coverage pass's class ids
  *   hooks.c       the runtime's hook table
  *   rules.c       the retransformation rules
+ *   natives.c     the natives pass: native methods wrapped (SetNativeMethodPrefix)
  */
 #ifndef JINST_INSTRUMENT_INTERNAL_H
 #define JINST_INSTRUMENT_INTERNAL_H
@@ -76,6 +77,7 @@ struct jinst_pass_method {
 	size_t name_len, desc_len;
 	uint32_t first_line;
 	bool changed;                  /* some pass changed it */
+	bool native_wrapper;           /* the natives pass's wrapper of a native (natives.c) */
 };
 
 struct jinst_pass_class {
@@ -89,7 +91,8 @@ struct jinst_pass_class {
 	jinst_pass_method *methods;
 	uint32_t method_count;
 	uint16_t hook_refs[JINST_HOOK_COUNT]; /* 0 until asked for */
-	uint32_t changed_by;           /* bit i: pass i changed a method */
+	uint32_t changed_by;           /* bit i: pass i changed a method (or the class's methods: natives) */
+	uint16_t natives;              /* its native methods */
 };
 
 /* Fills diag (which may be NULL) and returns code. */
@@ -142,6 +145,9 @@ struct jinst_coverage_method;
 bool jinst_coverage_one_probe(const struct jinst_coverage_method *pm);
 int jinst_coverage_insert(jinst_class *c, jinst_member *m, const struct jinst_coverage_method *pm,
                           const jinst_coverage_entry *entry, bool counts, jinst_diag *diag);
+/* natives.c: the natives pass with these options (copied). */
+int jinst_natives_pass(jinst_pass *out, const jinst_natives_options *opts);
+
 /* probe_classes.c */
 int jinst_probe_classes_init(jinst_probe_classes *t);
 void jinst_probe_classes_free(jinst_probe_classes *t);

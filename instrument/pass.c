@@ -44,6 +44,8 @@ const char *jinst_pass_method_name(const jinst_pass_method *m) { return m->name;
 const char *jinst_pass_method_descriptor(const jinst_pass_method *m) { return m->descriptor; }
 uint32_t jinst_pass_method_first_line(const jinst_pass_method *m) { return m->first_line; }
 
+bool jinst_pass_method_is_native_wrapper(const jinst_pass_method *m) { return m->native_wrapper; }
+
 bool jinst_pass_method_is_init(const jinst_pass_method *m)
 {
 	return m->name_len == 6 && !memcmp(m->name, "<init>", 6);

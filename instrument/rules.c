@@ -10,6 +10,14 @@
  * compares the pass's output with its input first, and a difference leaves
  * the class as it was (DESIGN.md, invariant 4).
  *
+ * One change of shape is the agent's own: the natives pass wraps natives
+ * at a first load (natives.c), so the VM's class has the wrappers and a
+ * retransformation must have them again, while the bytes the VM hands in
+ * have none. A wrapped native (renamed with the prefix in its place, its
+ * flags and descriptor kept) with its wrapper appended in order is taken
+ * as the same shape; that the VM's class has exactly those wrappers is
+ * the natives filter's answer (the agent asks the VM).
+ *
  * Both sides are parsed afresh from their bytes and compared by names,
  * never by constant-pool index: a pass may append to the pool, and a wrong
  * pass may well point an index at an equal string.
@@ -44,27 +52,64 @@ static bool same_utf8_at(jinst_class *a, uint16_t ia, jinst_class *b, uint16_t i
 /* A difference the VM would refuse: JINST_ERULES, saying which. */
 #define differ(diag, ...) jinst_ins_fail(diag, JINST_ERULES, __VA_ARGS__)
 
+/* b's member mb against a's ma: mb's name past its first skip bytes is
+ * ma's, the descriptors are the same, and mb has these flags. */
+static int member(jinst_class *a, jinst_member *ma, jinst_class *b, jinst_member *mb, size_t skip, uint16_t flags,
+                  const char *what, uint16_t i, jinst_diag *diag)
+{
+	uint16_t la, lb;
+	const uint8_t *na = jinst_cp_utf8(a, jinst_member_name_index(ma), &la);
+	const uint8_t *nb = jinst_cp_utf8(b, jinst_member_name_index(mb), &lb);
+	int nl = na ? (int)la : 0;
+	if (!na || !nb || lb < skip || !same(na, la, nb + skip, (uint16_t)(lb - skip)))
+		return differ(diag, "%s %u (%.*s): name changed", what, i, nl, (const char *)na);
+	if (!same_utf8_at(a, jinst_member_descriptor_index(ma), b, jinst_member_descriptor_index(mb)))
+		return differ(diag, "%s %u (%.*s): descriptor changed", what, i, nl, (const char *)na);
+	if (jinst_member_access_flags(mb) != flags)
+		return differ(diag, "%s %u (%.*s): access flags 0x%04x became 0x%04x", what, i, nl, (const char *)na,
+		              jinst_member_access_flags(ma), jinst_member_access_flags(mb));
+	return 0;
+}
+
+/* Whether b's method mb is a's native ma wrapped: renamed with the prefix
+ * (natives.c). */
+static bool wrapped(jinst_class *a, jinst_member *ma, jinst_class *b, jinst_member *mb)
+{
+	size_t p = sizeof(JINST_NATIVE_PREFIX) - 1;
+	uint16_t la, lb;
+	const uint8_t *na = jinst_cp_utf8(a, jinst_member_name_index(ma), &la);
+	const uint8_t *nb = jinst_cp_utf8(b, jinst_member_name_index(mb), &lb);
+	return (jinst_member_access_flags(ma) & JINST_ACC_NATIVE) && na && nb && lb == la + p &&
+	       !memcmp(nb, JINST_NATIVE_PREFIX, p) && !memcmp(nb + p, na, la);
+}
+
+/* The same members in the same order; for methods, each native that b
+ * wraps renamed in its place, its wrapper (a's flags but ACC_NATIVE)
+ * appended after a's methods, in the same order (natives.c). */
 static int members(jinst_class *a, jinst_class *b, bool methods, jinst_diag *diag)
 {
 	const char *what = methods ? "method" : "field";
 	uint16_t n = methods ? jinst_class_method_count(a) : jinst_class_field_count(a);
 	uint16_t nb = methods ? jinst_class_method_count(b) : jinst_class_field_count(b);
-	if (n != nb)
+	uint16_t added = 0;
+	if (nb < n)
 		return differ(diag, "%u %ss became %u", n, what, nb);
 	for (uint16_t i = 0; i < n; i++) {
 		jinst_member *ma = methods ? jinst_class_method(a, i) : jinst_class_field(a, i);
 		jinst_member *mb = methods ? jinst_class_method(b, i) : jinst_class_field(b, i);
-		uint16_t l;
-		const uint8_t *name = jinst_cp_utf8(a, jinst_member_name_index(ma), &l);
-		int nl = name ? (int)l : 0;
-		if (!same_utf8_at(a, jinst_member_name_index(ma), b, jinst_member_name_index(mb)))
-			return differ(diag, "%s %u (%.*s): name changed", what, i, nl, (const char *)name);
-		if (!same_utf8_at(a, jinst_member_descriptor_index(ma), b, jinst_member_descriptor_index(mb)))
-			return differ(diag, "%s %u (%.*s): descriptor changed", what, i, nl, (const char *)name);
-		if (jinst_member_access_flags(ma) != jinst_member_access_flags(mb))
-			return differ(diag, "%s %u (%.*s): access flags 0x%04x became 0x%04x", what, i, nl,
-			              (const char *)name, jinst_member_access_flags(ma), jinst_member_access_flags(mb));
+		uint16_t flags = jinst_member_access_flags(ma);
+		bool wrap = methods && wrapped(a, ma, b, mb);
+		int rc = member(a, ma, b, mb, wrap ? sizeof(JINST_NATIVE_PREFIX) - 1 : 0, flags, what, i, diag);
+		if (!rc && wrap && n + added >= nb)
+			rc = differ(diag, "method %u: wrapped without its wrapper", i);
+		if (!rc && wrap)
+			rc = member(a, ma, b, jinst_class_method(b, (uint16_t)(n + added++)), 0,
+			            (uint16_t)(flags & ~JINST_ACC_NATIVE), "wrapper of method", i, diag);
+		if (rc)
+			return rc;
 	}
+	if (nb != n + added)
+		return differ(diag, "%u %ss became %u", n, what, nb);
 	return 0;
 }
 

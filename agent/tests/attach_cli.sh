@@ -22,37 +22,18 @@
 # without its runtimes).
 set -uo pipefail
 case=$1 home=$2 lib=$3 jinst=$4 programs=$5 checks=$6 work=$7
-java=$home/bin/java
-if [[ ! -x $java ]]; then
-	echo "SKIP: no JDK at $home"
-	exit 77
-fi
-if [[ ${JINST_SANITIZED:-OFF} == ON ]]; then
-	if [[ -z ${JINST_PRELOAD:-} ]]; then
-		echo "SKIP: a sanitized libjinst.so needs its sanitizer runtimes, which were not found"
-		exit 77
-	fi
-	java_env=(env LD_PRELOAD="$JINST_PRELOAD"
-		ASAN_OPTIONS=detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:use_sigaltstack=0
-		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1)
-else
-	java_env=(env)
-fi
+source "${BASH_SOURCE%/*}/../../tests/lib.sh"
+need_jdk "$home"
+# (java alone: the sanitizer runtimes and their options)
+java_env=(env)
+sanitized && java_env=(env LD_PRELOAD="$JINST_PRELOAD" "${san_env[@]}")
 # A refused load makes HotSpot unload the library, and JDK 17's
 # os::dll_unload then reads its name after dlclose freed it: harmless, but
 # ASan aborts the VM on it (jvm.sh attach). Sanitized builds skip refusals
 # that reach a VM.
 refusals=yes
 [[ ${JINST_SANITIZED:-OFF} != ON ]] || refusals=
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work" || exit 1
-fails=0
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
-"$java" -version 2>&1 | head -1
+workdir "$work"
 
 # sleeper NAME [JVM ARGS...]: starts the program to attach to (pid), its
 # stdout and stderr in NAME.out and NAME.err, until it runs.
@@ -304,8 +285,4 @@ installed)
 	exit 2
 	;;
 esac
-if [[ $fails -gt 0 ]]; then
-	echo "$case: $fails failed"
-	exit 1
-fi
-echo "$case: passed"
+verdict "$case"

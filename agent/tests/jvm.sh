@@ -9,33 +9,13 @@
 # without its runtimes, or what a case needs is not installed).
 set -uo pipefail
 case=$1 home=$2 lib=$3 fixture=$4 programs=$5 checks=$6 src=$7 work=$8
-java=$home/bin/java
-if [[ ! -x $java ]]; then
-	echo "SKIP: no JDK at $home"
-	exit 77
-fi
-if [[ ${JINST_SANITIZED:-OFF} == ON ]]; then
-	if [[ -z ${JINST_PRELOAD:-} ]]; then
-		echo "SKIP: a sanitized libjinst.so needs its sanitizer runtimes, which were not found"
-		exit 77
-	fi
-	# The JVM handles SIGSEGV itself (implicit null checks) and never frees
-	# much at exit: let it.
-	export LD_PRELOAD=$JINST_PRELOAD
-	export ASAN_OPTIONS=detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:use_sigaltstack=0
-	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-fi
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work" || exit 1
-fails=0
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
+source "${BASH_SOURCE%/*}/../../tests/lib.sh"
+need_jdk "$home"
+# (every command: the sanitizer runtimes and their options)
+sanitized && export LD_PRELOAD=$JINST_PRELOAD "${san_env[@]}"
+workdir "$work"
 progs=(Recursion Threads Exceptions Constructors Interfaces Lambdas StaticInit Synchronized Concurrency)
 expected=$src/tests/jvm/programs/expected_counts.tsv
-"$java" -version 2>&1 | head -1
 
 # Whether the agent that wrote log instrumented anything; a failure when not.
 instrumented() {
@@ -891,8 +871,4 @@ coverage_javac)
 	exit 2
 	;;
 esac
-if ((fails)); then
-	echo "$case: $fails failed"
-	exit 1
-fi
-echo "$case: passed"
+verdict "$case"

@@ -152,21 +152,59 @@ def status(pid):
     return rss, len(os.listdir("/proc/%d/task" % pid))
 
 
+def java_env(home):
+    """(java, its environment): in a sanitized build, the sanitizer runtimes
+    preloaded; (None, reason) when the test must be skipped."""
+    java = os.path.join(home, "bin", "java")
+    if not os.access(java, os.X_OK):
+        return None, "no JDK at " + home
+    env = dict(os.environ)
+    if os.environ.get("JINST_SANITIZED", "OFF") == "ON":
+        if not os.environ.get("JINST_PRELOAD"):
+            return None, "a sanitized libjinst.so needs its sanitizer runtimes, which were not found"
+        env["LD_PRELOAD"] = os.environ["JINST_PRELOAD"]
+        # (no quarantine: memory freed is used again, as without ASan, so
+        # that the resident set measures what is kept)
+        env["ASAN_OPTIONS"] = ("detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:use_sigaltstack=0:"
+                               "quarantine_size_mb=0")
+        env["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
+    return java, env
+
+
+def launch(cmd, work, env):
+    """Starts Cycles (cmd) in work, its stderr in program.err, killed after
+    150 s; the process once it runs, else None."""
+    err = open(os.path.join(work, "program.err"), "w")
+    prog = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, env=env, text=True,
+                            cwd=work)
+    err.close()
+    # A program that hangs ends the test, not the run.
+    watchdog = threading.Timer(150, prog.kill)
+    watchdog.daemon = True
+    watchdog.start()
+    if prog.stdout.readline().strip() != "cycles: running":
+        fail("the program did not start")
+        prog.kill()
+        return None
+    return prog
+
+
+def jinst_run(jinst, *args):
+    """jinst ARGS: its exit status and what it printed."""
+    r = subprocess.run([jinst] + list(args), capture_output=True, text=True)
+    return r.returncode, r.stdout + r.stderr
+
+
 def main():
     home, jinst, checks, work, cycles = sys.argv[1:6]
     jinst, checks, work = (os.path.abspath(p) for p in (jinst, checks, work))
     lib, runtime = (os.path.abspath(p) for p in sys.argv[6:8]) if len(sys.argv) > 7 else (None, None)
     cycles = int(cycles)
-    java = os.path.join(home, "bin", "java")
-    if not os.access(java, os.X_OK):
-        print("SKIP: no JDK at " + home)
+    java, env = java_env(home)
+    if not java:
+        print("SKIP: " + env)
         return 77
-    env = dict(os.environ)
     if os.environ.get("JINST_SANITIZED", "OFF") == "ON":
-        if not os.environ.get("JINST_PRELOAD"):
-            print("SKIP: a sanitized libjinst.so needs its sanitizer runtimes, which were not found")
-            return 77
-        env["LD_PRELOAD"] = os.environ["JINST_PRELOAD"]
         # A sanitized cycle takes 4 times as long: 30 of them, but in the
         # full run (scripts/test-full.sh).
         # ASan's own bookkeeping grows with the cycles too (measured: 55 to
@@ -176,16 +214,10 @@ def main():
         if os.environ.get("JINST_CORPUS_SAMPLE") != "1" and cycles > SANITIZED_CYCLES:
             print("%d cycles under the sanitizers (scripts/test-full.sh: %d)" % (SANITIZED_CYCLES, cycles))
             cycles = SANITIZED_CYCLES
-        # (no quarantine: memory freed is used again, as without ASan, so
-        # that the resident set measures what is kept)
-        env["ASAN_OPTIONS"] = ("detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:use_sigaltstack=0:"
-                               "quarantine_size_mb=0")
-        env["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
     subprocess.run(["rm", "-rf", work], check=True)
     os.makedirs(work)
     # A heap of fixed size, touched at start: what grows is the VM's and
     # the agent's native memory, not the heap as the collector sizes it.
-    err = open(os.path.join(work, "program.err"), "w")
     options = ",include=jinstcheck.**,out=%s/s%%n" % work
     cmd = [java, "-Xms32m", "-Xmx32m", "-XX:+AlwaysPreTouch", "-cp", checks, "jinstcheck.Cycles"]
     if lib:
@@ -196,23 +228,10 @@ def main():
         subprocess.run([jinst, "instrument", "--quiet", "--trace=counts", os.path.join(work, "in"), "-o", off],
                        check=True)
         cmd[4:6] = ["-agentpath:%s=trace=counts%s" % (lib, options), "-cp", os.pathsep.join([off, checks, runtime])]
-    prog = subprocess.Popen(cmd,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, env=env, text=True,
-                            cwd=work)
-    pid = prog.pid
-    # A program that hangs ends the test, not the run.
-    watchdog = threading.Timer(150, prog.kill)
-    watchdog.daemon = True
-    watchdog.start()
-    if prog.stdout.readline().strip() != "cycles: running":
-        fail("the program did not start")
-        prog.kill()
+    prog = launch(cmd, work, env)
+    if not prog:
         return 1
-
-    def jinst_run(*args):
-        r = subprocess.run([jinst] + list(args), capture_output=True, text=True)
-        return r.returncode, r.stdout + r.stderr
-
+    pid = prog.pid
     started = None
     figures = {}
     t0 = time.monotonic()
@@ -221,7 +240,7 @@ def main():
         opts = ("trace=times,format=counts+folded" if k % 3 == 1 else "trace=events" if events else "trace=counts")
         rc, out = 0, "jinst: launched with the program"
         if k > 1 or not lib:
-            rc, out = jinst_run("attach", str(pid), opts + options)
+            rc, out = jinst_run(jinst, "attach", str(pid), opts + options)
         if rc != 0 or prog.poll() is not None:
             fail("cycle %d: attach exited %d:\n%s" % (k, rc, out))
             break
@@ -240,7 +259,7 @@ def main():
         tsv = os.path.join(work, "s%d.tsv" % k)
         want = expected_counts(k, lib is not None)
         for what in ("dump", "stop"):
-            rc, out = jinst_run(what, str(pid))
+            rc, out = jinst_run(jinst, what, str(pid))
             if rc != 0:
                 fail("cycle %d: %s exited %d:\n%s" % (k, what, rc, out))
             got = read_chrome(tsv[:-3] + "json") if events else read_tsv(tsv)
@@ -258,7 +277,6 @@ def main():
     rest = prog.stdout.read()
     if prog.wait(60) != 0 or rest.strip() != "cycles: done":
         fail("the program did not end cleanly: %r, exit %s" % (rest, prog.returncode))
-    err.close()
     print("%d cycles in %.1f s" % (cycles, elapsed))
     for k in sorted(figures):
         print("after cycle %d: VmRSS %d KiB, %d threads, heap in use %d KiB" % ((k,) + figures[k]))

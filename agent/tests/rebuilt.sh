@@ -23,35 +23,20 @@
 # without its runtimes).
 set -uo pipefail
 home=$1 lib=$2 jinst=$3 classes=$4 dumpjar=$5 huge=$6 work=$7
-java=$home/bin/java
-if [[ ! -x $java ]]; then
-	echo "SKIP: no JDK at $home"
-	exit 77
-fi
+source "${BASH_SOURCE%/*}/../../tests/lib.sh"
+need_jdk "$home"
 shares="off auto"
-if [[ ${JINST_SANITIZED:-OFF} == ON ]]; then
+if sanitized; then
 	shares=off
-	if [[ -z ${JINST_PRELOAD:-} ]]; then
-		echo "SKIP: a sanitized libjinst.so needs its sanitizer runtimes, which were not found"
-		exit 77
-	fi
 	javapreload=$JINST_PRELOAD
-	export ASAN_OPTIONS=detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:use_sigaltstack=0
-	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+	# (the options to every command, the runtimes to java alone)
+	export "${san_env[@]}"
 fi
 # Only java gets the sanitizer runtimes: jinst is built with them.
 jv() {
 	LD_PRELOAD=${javapreload:-} "$java" "$@"
 }
-rm -rf "$work"
-mkdir -p "$work"
-cd "$work" || exit 1
-fails=0
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
-"$java" -version 2>&1 | head -1
+workdir "$work"
 
 # "CLASS METHODDESC" per method that jinst instrument left alone, from its
 # --verbose notes ("note DIR/CLASS.class: left alone: PASS: METHODDESC CODE...;
@@ -145,8 +130,4 @@ grep -q "^jinst: jinsttrace/Huge.huge(I)I left alone: ETOOLARGE" huge.log || fai
 grep -q "^jinst: 1 classes instrumented, 0 left unchanged on error, 1 methods left alone," huge.log ||
 	fail "huge(I)I not counted: $(grep 'classes instrumented' huge.log)"
 
-if [[ $fails -gt 0 ]]; then
-	echo "$fails failures"
-	exit 1
-fi
-echo "ok"
+verdict rebuilt

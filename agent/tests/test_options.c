@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "coverage.h"
 #include "trace.h"
 #include "../../tests/testlib.h"
 
@@ -295,6 +296,35 @@ static void check_suggestions(void)
 	refused("alloc=live,depth=4", "do not go together");
 }
 
+/* append= is the core's: it turns no module on, and each module on says
+ * whether its outputs can be appended to (trace: not the JSON nor the
+ * HTML page, one document each). */
+static unsigned bit_of(const jinst_agent_module *m)
+{
+	for (unsigned i = 0; jinst_agent_modules[i]; i++)
+		if (jinst_agent_modules[i] == m)
+			return 1u << i;
+	return 0;
+}
+
+static void check_append(void)
+{
+	const unsigned trace = bit_of(&jinst_trace_module), coverage = bit_of(&jinst_coverage_module);
+	CHECK(parse("trace=counts") == 0 && !o.append, "append by default: %s", err);
+	CHECK(parse("trace=times,append=y") == 0 && o.append && o.enabled == trace,
+	      "trace=times,append=y: %s (enabled %x)", err, o.enabled);
+	CHECK(parse("append=y") == 0 && o.enabled == trace, "append=y alone turned on %x: %s", o.enabled, err);
+	CHECK(parse("coverage,append=yes") == 0 && o.append && o.enabled == coverage, "coverage,append=yes: %s", err);
+	CHECK(parse("append=y,append=n") == 0 && !o.append, "append=n after y: %s", err);
+	CHECK(parse("trace=times,format=counts+profile+folded,append=y") == 0, "text formats appended: %s", err);
+	refused("append=maybe", "append=maybe: expected y or n");
+	refused("trace=events,append=y", "format=chrome (OUT.json, trace=events' default) is one document");
+	refused("trace=events,append=y", "out=PATH%n");
+	refused("trace=times,format=folded+html,append=y", "format=html (OUT.html)");
+	refused("trace=times,format=html,append=y", "or leave it out of format=");
+	CHECK(parse("trace=events,append=n") == 0 && parse("trace=times,format=html") == 0, "%s", err);
+}
+
 /* The registry jinst attach parses against has the agent's modules, in its
  * order, with the same option tables; and parses alike. */
 static void check_option_registry(void)
@@ -303,7 +333,8 @@ static void check_option_registry(void)
 	for (; jinst_agent_modules[i]; i++) {
 		const jinst_agent_module *a = jinst_agent_modules[i], *b = jinst_agent_option_modules[i];
 		CHECK(b && !strcmp(a->name, b->name) && a->options == b->options && a->config_size == b->config_size &&
-		          a->defaults == b->defaults && a->check == b->check && a->by_default == b->by_default,
+		          a->defaults == b->defaults && a->check == b->check && a->check_append == b->check_append &&
+		          a->by_default == b->by_default,
 		      "option registry differs at %zu (%s)", i, a->name);
 		if (!b)
 			return;
@@ -331,7 +362,12 @@ static void check_describe(void)
 	      "describe: %s", line);
 	CHECK(parse("coverage,append=y") == 0, "%s", err);
 	jinst_agent_options_describe(&o, "o", line, sizeof line);
-	CHECK(strstr(line, "every class but the JDK's") && strstr(line, "merged into with append=y"), "describe: %s",
+	CHECK(strstr(line, "every class but the JDK's") && strstr(line, "appended to (append=y)") &&
+	          strstr(line, "'# jinst session N, pid P, started TIME', OUT.cov merged into"),
+	      "describe: %s", line);
+	CHECK(parse("coverage") == 0, "%s", err);
+	jinst_agent_options_describe(&o, "o", line, sizeof line);
+	CHECK(strstr(line, "o.* replaced at every write") && strstr(line, "merged into with append=y"), "describe: %s",
 	      line);
 }
 
@@ -347,6 +383,7 @@ int main(int argc, char **argv)
 	check_tables(with_probe);
 	check_modules(argv[1]);
 	check_suggestions();
+	check_append();
 	check_option_registry();
 	check_describe();
 	return check_report();

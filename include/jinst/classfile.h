@@ -526,6 +526,34 @@ typedef struct jinst_insn {
 int jinst_code_decode(jinst_class *cls, const jinst_code *code, jinst_insn **insns, uint32_t *count,
                       jinst_diag *diag);
 
+/* ---- building members (classfile/build.c) ------------------------------------------ */
+
+/* Appends a method to the class: access_flags, name and descriptor
+ * (modified UTF-8, found or added in the pool), and copies of
+ * attrs[0..attr_count), attributes of this class (a member's, say: their
+ * info bytes are borrowed and their pool indices kept). The class's array
+ * of methods moves: a jinst_member pointer taken before the call reads a
+ * stale copy after it (take it again with jinst_class_method; indices do
+ * not change, the new method is the last). *out (out may be NULL) is the
+ * new method. JINST_ETOOLARGE past 65,535 methods. */
+int jinst_class_add_method(jinst_member **out, jinst_class *cls, uint16_t access_flags, const char *name,
+                           const char *descriptor, const jinst_attr *attrs, uint16_t attr_count, jinst_diag *diag);
+/* Renames a member (the name found or added in the pool). */
+int jinst_member_set_name(jinst_class *cls, jinst_member *m, const char *name, jinst_diag *diag);
+/* Sets a member's access flags (JINST_ACC_NATIVE cleared, say); no check
+ * of the combination. */
+int jinst_member_set_access_flags(jinst_class *cls, jinst_member *m, uint16_t access_flags);
+/* Gives a method without code (neither native nor abstract, no Code) a
+ * Code attribute made from straight-line instructions: insns[0..count)
+ * (opcode, operand, operand2; offsets, lengths and wide forms are worked
+ * out), ending with a return or athrow and jumping nowhere, so no frame is
+ * needed. max_stack comes from the stack effects, max_locals from the
+ * descriptor and the locals used. JINST_EUNSUPPORTED for a jump, a switch
+ * or jsr/ret (frames: the code editor, include/jinst/edit.h), JINST_EINVAL
+ * for code that runs off its end, pops an empty stack or names a local or
+ * constant out of reach. */
+int jinst_code_build(jinst_class *cls, jinst_member *m, const jinst_insn *insns, uint32_t count, jinst_diag *diag);
+
 /* ---- writing ------------------------------------------------------------------------ */
 
 typedef struct jinst_write_options {

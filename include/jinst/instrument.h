@@ -233,12 +233,63 @@ int jinst_instrument_read_marker(jinst_arena *arena, const uint8_t *bytes, size_
  * out has the shape of in (the same class access flags, name, super class,
  * interfaces, fields and methods with their names, descriptors and access
  * flags in the same order, NestHost, NestMembers, Record components and
- * PermittedSubclasses, compared by name, not by constant-pool index);
+ * PermittedSubclasses, compared by name, not by constant-pool index), or
+ * that of in with natives wrapped as jinst_instrument_wrap_natives wraps
+ * them (the VM's class has the wrappers: in is the bytes before them);
  * JINST_ERULES with diag naming the first difference; the parse error when
  * either does not parse. jinst_instrument_class runs it itself under
  * JINST_INSTRUMENT_RETRANSFORM. arena: scratch, as above. */
 int jinst_instrument_check_rules(jinst_arena *arena, const uint8_t *in, size_t in_len, const uint8_t *out,
                                  size_t out_len, jinst_diag *diag);
+
+/* ---- native methods (instrument/natives.c) ---- */
+
+/* The prefix the natives pass gives a native it wraps (JVMTI
+ * SetNativeMethodPrefix): `m` becomes the native `$$jinst$$m`, and a new,
+ * non-native `m` calls it. */
+#define JINST_NATIVE_PREFIX "$$jinst$$"
+
+/* Asked for each native the pass would wrap (the rules below passed):
+ * whether to wrap it. At a first load (retransform false), whether the
+ * prefix is in place; when the VM retransforms the class (true), which can
+ * add no method, whether the class as the VM holds it has the wrapper
+ * already (its first load wrapped it): the answer must be exact, or the VM
+ * refuses the new version. Called on the instrumenting thread. */
+typedef bool (*jinst_native_filter)(void *ctx, const char *class_name, const char *name, const char *descriptor,
+                                    bool retransform);
+
+typedef struct jinst_natives_options {
+	uint32_t version;            /* JINST_NATIVES_OPTIONS_VERSION */
+	uint32_t flags;              /* JINST_NATIVES_* */
+	/* NULL: wrap at a first load, never when retransforming. */
+	jinst_native_filter filter;
+	void *ctx;
+} jinst_natives_options;
+#define JINST_NATIVES_OPTIONS_VERSION 1
+#define JINST_NATIVES_OPTIONS_INIT {JINST_NATIVES_OPTIONS_VERSION, 0, NULL, NULL}
+enum {
+	/* Wrap @IntrinsicCandidate natives too: they lose their intrinsic
+	 * (HotSpot's names a native method: neither the wrapper nor the
+	 * renamed native is one of that name), and the annotation. */
+	JINST_NATIVES_INTRINSICS = 0x1
+};
+
+/* Wraps the native methods of a parsed class as the natives pass does
+ * (instrument/natives.c says which and how): each native `m` renamed
+ * JINST_NATIVE_PREFIX `m` in its place, a wrapper `m` appended, in the
+ * class's order. retransform: as the filter's. 0 with *wrapped (0: the
+ * class unchanged); on error, the class may be half changed: drop it. */
+int jinst_instrument_wrap_natives(uint32_t *wrapped, jinst_class *cls, const jinst_natives_options *opts,
+                                  bool retransform, jinst_diag *diag);
+
+/* Adds the natives pass, which wraps natives at begin, so that the passes
+ * after it instrument the wrappers as methods with code
+ * (jinst_pass_method_is_native_wrapper): after coverage (the placement must
+ * see the class as the analyzer does) and before every other pass. Before
+ * any class is instrumented and once, else JINST_EINVAL. Under
+ * JINST_INSTRUMENT_RETRANSFORM the rules checker takes a class wrapped as
+ * the pass wraps (jinst_instrument_check_rules). */
+int jinst_instrument_set_natives(jinst_instrument *ins, const jinst_natives_options *opts, jinst_diag *diag);
 
 /* Totals since jinst_instrument_new, for a summary line. */
 typedef struct jinst_instrument_counts {

@@ -18,6 +18,10 @@
  * with all passes' begin before the first method call and every pass's
  * method calls for one method together (pass 1 then pass 2 on method 1,
  * then on method 2, ...), so a later pass sees an earlier one's code.
+ * A begin may add methods to the class (jinst_class_add_method; the
+ * natives pass does, include/jinst/instrument.h): the instrumenter then
+ * lists the methods again, so the passes after it see and instrument the
+ * new ones (a pass before it sees them in its method calls too).
  *
  * A method edits its method's code through the code patcher
  * (include/jinst/patch.h) or the editor (include/jinst/edit.h). It returns
@@ -110,6 +114,10 @@ jinst_member *jinst_pass_method_member(jinst_pass_method *m);
 const char *jinst_pass_method_name(const jinst_pass_method *m);
 const char *jinst_pass_method_descriptor(const jinst_pass_method *m);
 bool jinst_pass_method_is_init(const jinst_pass_method *m); /* "<init>" */
+/* Whether the method is the natives pass's wrapper of a native (its code
+ * loads the arguments, calls the native JINST_NATIVE_PREFIX name and
+ * returns; instrument.h): a pass may hook the native's calls there. */
+bool jinst_pass_method_is_native_wrapper(const jinst_pass_method *m);
 /* The method's Code, decoded, as it stands now (after the passes before
  * this one); NULL when it does not decode. */
 const jinst_code *jinst_pass_method_code(jinst_pass_method *m);

@@ -8,6 +8,7 @@
 #                     the classes src/gen/GenInfer.java writes with Debian's ASM
 #                     (cases javac never produces: unreachable code, jsr/ret)
 #   classes/coverage  src/coverage (the coverage core's cases), javac -g
+#   classes/natives   src/natives (native methods to wrap), javac -g --release 8
 #   classes/jsr       src/jsr, Debian's ecj for Java 1.4 (finally blocks as jsr/ret
 #                     subroutines, which javac 17 cannot write)
 #   classes/rebuilt   src/rebuilt: file/ the classes javac -g writes, jdk17/ the
@@ -28,6 +29,8 @@ mkdir -p classes/main classes/release8 classes/nodebug classes/edit classes/infe
 javac -g -parameters --release 17 -d classes/main src/main/module-info.java src/main/jinsttest/*.java
 javac --release 8 -d classes/release8 src/release8/Legacy8.java
 javac -g:none --release 17 -d classes/nodebug src/nodebug/NoDebug.java
+mkdir -p classes/natives
+javac -g --release 8 -d classes/natives src/natives/natives/Natives.java
 javac -g --release 17 -d classes/edit src/edit/jinstedit/*.java
 javac --release 17 -d classes/infer src/infer/infer/*.java
 javac -g --release 17 -d classes/coverage src/coverage/Cov.java

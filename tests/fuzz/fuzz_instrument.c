@@ -12,7 +12,10 @@
  * bytes do not depend on the order classes are instrumented in), the
  * output must parse, carry the marker with the input's identity, and be
  * left alone when instrumented again; a second instrumenter must write
- * the same bytes.
+ * the same bytes. The natives pass's wrapping alone
+ * (jinst_instrument_wrap_natives) on the same bytes: what it wraps writes,
+ * parses, passes the retransformation rules against the input, and wraps
+ * nothing more when wrapped again.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +64,30 @@ static int run(uint32_t passes, jinst_arena *arena, const uint8_t *data, size_t 
 	return rc;
 }
 
+/* Wraps the input's natives; a class it wrapped must write, obey the
+ * rules, and have nothing left to wrap. */
+static void check_natives(jinst_arena *arena, const uint8_t *data, size_t size)
+{
+	jinst_class *c = NULL, *w = NULL;
+	uint32_t wrapped = 0, more = 0;
+	uint8_t *out = NULL;
+	size_t len = 0;
+	if (jinst_class_parse(&c, data, size, NULL, NULL, NULL) || jinst_instrument_wrap_natives(&wrapped, c, NULL, false, NULL) ||
+	    !wrapped) {
+		jinst_class_free(c);
+		return;
+	}
+	CHECK(jinst_class_write(c, NULL, &out, &len, NULL) == 0, "a wrapped class does not write");
+	jinst_arena_reset(arena);
+	CHECK(out && jinst_instrument_check_rules(arena, data, size, out, len, NULL) == 0, "the wrap breaks the rules");
+	CHECK(out && jinst_class_parse(&w, out, len, NULL, NULL, NULL) == 0 &&
+	              jinst_instrument_wrap_natives(&more, w, NULL, false, NULL) == 0 && more == 0,
+	      "wrapped again, %u more", more);
+	jinst_class_free(w);
+	jinst_class_free(c);
+	free(out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -86,6 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(run(passes, arena, data, size, &again, &alen, &r2, &u2) == 0 && again, "a second run failed");
 		CHECK(alen == len && memcmp(again, out, len) == 0, "a second instrumenter wrote other bytes");
 	}
+	check_natives(arena, data, size);
 	free(out);
 	free(again);
 	free(twice);

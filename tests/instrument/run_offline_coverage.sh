@@ -11,21 +11,12 @@
 # offline runs are held to each other. Exit 0 passed, 1 failed, 77 skipped.
 set -uo pipefail
 home=$1 tool=$2 jinst=$3 rtjar=$4 cov=$5 off=$6 work=$7 agent=${8:-}
-java=$home/bin/java
-if [[ ! -x $java || ! -x $home/bin/jar ]]; then
-	echo "SKIP: no JDK at $home"
-	exit 77
-fi
+source "${BASH_SOURCE%/*}/../lib.sh"
+need_jdk "$home" jar
 [[ ${JINST_SANITIZED:-OFF} == ON ]] && agent=
-rm -rf "$work"
-mkdir -p "$work/cwd" "$work/props"
-cd "$work/cwd" || exit 1
-fails=0
-fail() {
-	echo "FAIL: $*"
-	fails=$((fails + 1))
-}
-"$java" -version 2>&1 | head -1
+workdir "$work"
+mkdir -p cwd props
+cd cwd || exit 1
 # instrument OUT FLAGS... IN: instrument_tree's run, its summary kept.
 instrument() {
 	local out=$1
@@ -189,8 +180,4 @@ if [[ -n $agent ]]; then
 	same "reset, then one run" "$work/two.cov" "$work/reset.cov"
 fi
 
-if ((fails)); then
-	echo "offline coverage: $fails failed"
-	exit 1
-fi
-echo "offline coverage: passed"
+verdict "offline coverage"
