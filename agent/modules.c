@@ -6,6 +6,7 @@
  */
 #include "modules.h"
 
+#include "alloc.h"
 #include "coverage.h"
 #include "monitor.h"
 #include "natives.h"
@@ -15,6 +16,7 @@ const jinst_agent_module *const jinst_agent_modules[] = {
 	&jinst_trace_module,
 	&jinst_coverage_module,
 	&jinst_monitor_module,
+	&jinst_alloc_module,
 	&jinst_natives_module,
 	NULL,
 };

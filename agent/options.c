@@ -269,7 +269,6 @@ static void list_options(char *err, size_t esize, const jinst_agent_option *op)
 /* Names users bring from other agents, and what jinst calls the thing. */
 static const struct { const char *key, *hint; } foreign[] = {
 	{"cpu", "trace=times (HPROF's cpu=times: exact calls, and times from a clock)"},
-	{"depth", "trace=times (its call tree keeps every depth; foldmin= merges small stacks)"},
 	{"file", "out=PATH (HPROF's and async-profiler's file=; jinst adds .tsv, .txt, .cov...)"},
 	{"destfile", "coverage,out=PATH (JaCoCo's destfile=; the data goes to PATH.cov)"},
 	{"includes", "include=GLOBS (JaCoCo's includes=; its com.example.* is com.example.** here)"},

@@ -19,6 +19,10 @@ static const jinst_hook hooks[JINST_HOOK_COUNT] = {
 	[JINST_HOOK_PROBES_FOR] = {"java/lang/$JinstHooks", "probesFor", "(JILjava/lang/String;)[Z"},
 	[JINST_HOOK_PROBE_COUNTS_FOR] = {"java/lang/$JinstHooks", "probeCountsFor", "(JILjava/lang/String;)[J"},
 	[JINST_HOOK_MONITOR_ENTER] = {"java/lang/$JinstHooks", "monitorEnter", "(Ljava/lang/Object;I)V"},
+	[JINST_HOOK_ALLOC_OBJECT] = {"java/lang/$JinstHooks", "allocObject", "(Ljava/lang/Object;I)V"},
+	[JINST_HOOK_ALLOC_ARRAY] = {"java/lang/$JinstHooks", "allocArray", "(Ljava/lang/Object;I)V"},
+	[JINST_HOOK_ALLOC_ARRAYS] = {"java/lang/$JinstHooks", "allocArrays", "(Ljava/lang/Object;I)V"},
+	[JINST_HOOK_ALLOC_ANY] = {"java/lang/$JinstHooks", "allocAny", "(Ljava/lang/Object;I)V"},
 };
 
 const jinst_hook *jinst_hooks(void)

@@ -159,4 +159,9 @@ void jinst_probe_classes_free(jinst_probe_classes *t);
 int jinst_probe_classes_assign(jinst_probe_classes *t, uint64_t identity, const char *name, uint32_t probes,
                                bool flat_ok, uint32_t *id, uint32_t *flat);
 
+/* The allocation pass's site table (alloc_sites.c; alloc.h has the rest). */
+typedef struct jinst_alloc_sites jinst_alloc_sites;
+int jinst_alloc_sites_new(jinst_alloc_sites **out);
+void jinst_alloc_sites_free(jinst_alloc_sites *sites);
+
 #endif

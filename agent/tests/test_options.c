@@ -277,7 +277,7 @@ static void check_suggestions(void)
 {
 	static const struct { const char *opts, *hint; } cases[] = {
 		{"cpu=times", "did you mean trace=times"},   {"cpu=samples", "did you mean trace=times"},
-		{"depth=10", "did you mean trace=times"},    {"file=x", "did you mean out=PATH"},
+		{"file=x", "did you mean out=PATH"},
 		{"destfile=x.exec", "did you mean coverage,out=PATH"},
 		{"includes=a.*", "did you mean include=GLOBS"}, {"excludes=a.*", "did you mean exclude=GLOBS"},
 		{"event=cpu", "did you mean trace=times"},   {"interval=1000000", "did you mean tick=USEC"},
@@ -291,6 +291,9 @@ static void check_suggestions(void)
 	refused("frobnicate", "unknown option 'frobnicate' (options: ");
 	CHECK(!strstr(err, "did you mean"), "a suggestion for frobnicate: %s", err);
 	CHECK(parse("coverage,append=true") == 0, "JaCoCo's append=true refused: %s", err);
+	/* HPROF's depth= is the allocation module's (stack frames per site). */
+	CHECK(parse("alloc,depth=10") == 0, "alloc,depth=10 refused: %s", err);
+	refused("alloc=live,depth=4", "do not go together");
 }
 
 /* append= is the core's: it turns no module on, and each module on says

@@ -59,6 +59,12 @@ enum jinst_hook_id {
 	 * locked, lock site id), before each monitorenter and at the entry of a
 	 * synchronized method. */
 	JINST_HOOK_MONITOR_ENTER,
+	/* Allocation (include/jinst/alloc.h), after the object or array is
+	 * made: (the new reference, site id). */
+	JINST_HOOK_ALLOC_OBJECT,     /* new, once its constructor returned */
+	JINST_HOOK_ALLOC_ARRAY,      /* newarray, anewarray */
+	JINST_HOOK_ALLOC_ARRAYS,     /* multianewarray: every array of the given dimensions */
+	JINST_HOOK_ALLOC_ANY,        /* a new object of any class, from a native (clone, reflection): that object alone */
 	JINST_HOOK_COUNT
 };
 

@@ -6,6 +6,7 @@
  * and for corpus runs (figures only). Usage:
  *   instrument_tree [-r] [-n] [-v] OUT_DIR|- IN...
  * -r instruments as for a retransformation (the rules are checked);
+ * -a adds the allocation pass (include/jinst/alloc.h);
  * -n runs no pass (copies the classes, for a baseline); -v names each
  * method or class left alone.
  * Prints: classes, instrumented, unchanged, left alone by reason; methods
@@ -21,6 +22,7 @@
 #include <time.h>
 #include <zip.h>
 
+#include "jinst/alloc.h"
 #include "jinst/instrument.h"
 #include "jinst/report.h"
 
@@ -38,7 +40,7 @@ static uint32_t flags;
 static jinst_instrument *ins;
 static jinst_arena *arena;
 static uint64_t n_classes, n_changed, n_same, n_failed, bytes_in, bytes_out, changed_in;
-static int verbose, no_pass;
+static int verbose, no_pass, alloc_pass;
 
 static void count_reason(reasons *r, const char *what)
 {
@@ -228,12 +230,14 @@ int main(int argc, char **argv)
 			passes |= JINST_PASS_COVERAGE;
 		else if (!strcmp(argv[i], "-C"))
 			passes |= JINST_PASS_COVERAGE_COUNTS;
+		else if (!strcmp(argv[i], "-a"))
+			alloc_pass = 1;
 		else if (!strcmp(argv[i], "-x"))
 			passes &= ~(uint32_t)JINST_PASS_TRACE;
 	}
 	if (argc - i < 2) {
-		fprintf(stderr, "usage: instrument_tree [-r] [-v] [-n] [-c|-C] [-x] OUT_DIR|- IN...\n"
-		                "  -c, -C  coverage probes (booleans, counts); -x  no trace pass\n");
+		fprintf(stderr, "usage: instrument_tree [-r] [-v] [-n] [-c|-C] [-x] [-a] OUT_DIR|- IN...\n"
+		                "  -c, -C  coverage probes (booleans, counts); -x  no trace pass; -a  the allocation pass\n");
 		return 2;
 	}
 	out_dir = strcmp(argv[i], "-") ? argv[i] : NULL;
@@ -245,6 +249,10 @@ int main(int argc, char **argv)
 		o.passes = 0;
 	jinst_diag d;
 	if (jinst_instrument_new(&ins, &o, &d) || jinst_arena_new(&arena))
+		return 2;
+	jinst_pass pass;
+	jinst_alloc_sites *sites;
+	if (alloc_pass && !no_pass && (jinst_alloc_pass(&pass, &sites) || jinst_instrument_add_pass(ins, &pass, &d)))
 		return 2;
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -42,6 +42,13 @@ final class Ctx {
 	Counts counts = new Counts(16);
 	long[] dense = NO_COUNTS;
 	private static final long[] NO_COUNTS = new long[0];
+	/* Allocation sites (Alloc): objects and bytes of site s at 2s, 2s + 1,
+	 * in a table or an array (allocCounts, null until the first), and the
+	 * array once there is one, which the fast paths write (else empty). */
+	Counts allocCounts;
+	long[] allocs = NO_COUNTS;
+	/* The same by stack (Alloc, depth=N), or null. */
+	AllocTraces allocTraces;
 
 	/* The monitor pass's enters by lock site, of each site's first lock
 	 * class, and of the others (Monitors); its own thread writes them. */

@@ -83,6 +83,7 @@ public final class Hooks {
 	static final int TREE = 4;    /* the call tree (folded stacks), from the clock */
 	static final int EVENTS = 8;  /* bounded enter/exit timeline per thread, System.nanoTime */
 	static final int CPU = 16;    /* with TIMES: each thread's CPU time, not the wall time (CpuClock) */
+	static final int ALLOC = 32;  /* allocation sites (Alloc): objects and bytes per site */
 
 	/**
 	 * What is recorded; 0 (nothing) until the agent engages the hooks. Read
@@ -419,6 +420,34 @@ public final class Hooks {
 		Ctx c = t == owner ? ownerCtx : BY_TID[(int) t.getId() & TID_MASK];
 		if (c == null || c.owner != t || !Monitors.count(c, lock, site))
 			Monitors.enterSlow(t, lock, site);
+	}
+
+	/*
+	 * Allocation, right after the object is constructed or the array made
+	 * (the allocation pass, include/jinst/alloc.h): the new reference and
+	 * its site. Alloc has the bodies: per-thread counts through BY_TID.
+	 */
+	public static void allocObject(Object o, int site) {
+		Alloc.object(o, site);
+	}
+
+	public static void allocArray(Object o, int site) {
+		Alloc.array(o, site);
+	}
+
+	public static void allocArrays(Object o, int site) {
+		Alloc.arrays(o, site);
+	}
+
+	public static void allocAny(Object o, int site) {
+		Alloc.any(o, site);
+	}
+
+	/* The current thread's context for a slow path of a hook other than
+	 * the trace's (Alloc), or null while disengaged. */
+	static Ctx context(Thread t) {
+		int m = mode;
+		return m == 0 ? null : ctxOf(t, m);
 	}
 
 	/* ---- engagement: the agent (through JNI) or Standalone --------------- */

@@ -150,6 +150,7 @@ final class Registry {
 		Hooks.released(c);
 		Sampler.flush(c);
 		RETIRED.fold(c);
+		Alloc.retire(c);
 		if (c.evCount > 0)
 			retireTimeline(c);
 	}

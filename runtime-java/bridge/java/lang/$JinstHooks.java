@@ -88,4 +88,20 @@ public final class $JinstHooks {
 	public static void monitorEnter(Object lock, int site) {
 		jinst.rt.Hooks.monitorEnter(lock, site);
 	}
+
+	public static void allocObject(Object o, int site) {
+		jinst.rt.Hooks.allocObject(o, site);
+	}
+
+	public static void allocArray(Object o, int site) {
+		jinst.rt.Hooks.allocArray(o, site);
+	}
+
+	public static void allocArrays(Object o, int site) {
+		jinst.rt.Hooks.allocArrays(o, site);
+	}
+
+	public static void allocAny(Object o, int site) {
+		jinst.rt.Hooks.allocAny(o, site);
+	}
 }

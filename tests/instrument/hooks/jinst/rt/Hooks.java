@@ -57,6 +57,18 @@ public final class Hooks {
 	public static void monitorEnter(Object lock, int site) {
 	}
 
+	public static void allocObject(Object o, int site) {
+	}
+
+	public static void allocArray(Object o, int site) {
+	}
+
+	public static void allocArrays(Object o, int site) {
+	}
+
+	public static void allocAny(Object o, int site) {
+	}
+
 	private static synchronized void dump() {
 		StringBuilder sb = new StringBuilder();
 		for (int i = 0; i < ENTER.length; i++)

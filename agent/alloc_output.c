@@ -1,0 +1,266 @@
+/*
+ * The allocation module's outputs, from the rows alloc_run.c read:
+ *
+ *   OUT.alloc.txt     the ranked SITES table, in the style of HPROF's
+ *                     heap=sites: rank, self and accumulated share of the
+ *                     bytes (live bytes under alloc=live, as HPROF ordered
+ *                     them), bytes and objects, the site
+ *                     class.method(File:line) and the type; under depth=N
+ *                     a trace column and, after SITES END, each trace's
+ *                     frames, innermost first, as HPROF's TRACE records
+ *   OUT.alloc.tsv     the same rows with named columns (rank bytes objects
+ *                     class method descriptor source line type instruction,
+ *                     then live_bytes live_objects, then stack)
+ *   OUT.alloc.folded  folded stacks weighted by bytes: the trace's frames,
+ *                     outermost first, then the site's method; one frame,
+ *                     the site's method, without depth=N
+ *
+ * Frames are trace=times' method ids, named by the instrumenter's table.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "alloc_output.h"
+#include "modules.h"
+
+static int by_bytes(const void *a, const void *b)
+{
+	const jinst_alloc_row *x = a, *y = b;
+	if (x->live_bytes != y->live_bytes)
+		return x->live_bytes < y->live_bytes ? 1 : -1;
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	if (x->objects != y->objects)
+		return x->objects < y->objects ? 1 : -1;
+	return x->site < y->site ? -1 : x->site > y->site;
+}
+
+/* A class's internal name or a field descriptor, as Java writes it:
+ * "java.lang.String", "int[][]". */
+static void java_name(const char *t, char *out, size_t size)
+{
+	static const char prims[] = "ZCFDBSIJ";
+	static const char *const names[] = {"boolean", "char", "float", "double", "byte", "short", "int", "long"};
+	size_t dims = 0;
+	while (t[dims] == '[')
+		dims++;
+	const char *base = t + dims;
+	char tmp[512];
+	if (dims && *base && *base != 'L' && strchr(prims, *base))
+		snprintf(tmp, sizeof tmp, "%s", names[strchr(prims, *base) - prims]);
+	else
+		snprintf(tmp, sizeof tmp, "%.*s", (int)(dims ? strcspn(base + 1, ";") : strlen(base)), dims ? base + 1 : base);
+	for (char *p = tmp; *p; p++)
+		if (*p == '/')
+			*p = '.';
+	size_t k = (size_t)snprintf(out, size, "%s", tmp);
+	for (size_t i = 0; i < dims && k + 2 < size; i++, k += 2)
+		memcpy(out + k, "[]", 3);
+}
+
+/* "pkg.Cls.method(File.java:12)", HPROF's and the stack trace's form. */
+static void site_name(const jinst_alloc_site *s, char *out, size_t size)
+{
+	char cls[512];
+	java_name(s->class_name, cls, sizeof cls);
+	if (s->line)
+		snprintf(out, size, "%s.%s(%s:%u)", cls, s->method, s->source ? s->source : "Unknown Source", s->line);
+	else
+		snprintf(out, size, "%s.%s(%s)", cls, s->method, s->source ? s->source : "Unknown Source");
+}
+
+/* Method id's "pkg.Cls.method" (and its source file into *source, or
+ * NULL); false when the instrumenter does not know it. */
+static bool frame_name(int64_t id, char *out, size_t size, const char **source)
+{
+	jinst_method_info info;
+	const jinst_instrument *ins = jinst_agent_instrumenter();
+	char cls[512];
+	if (id < 0 || id > UINT32_MAX || !ins || jinst_instrument_method_info(ins, (uint32_t)id, &info) < 0)
+		return false;
+	java_name(info.class_name, cls, sizeof cls);
+	snprintf(out, size, "%s.%s", cls, info.name);
+	if (source)
+		*source = info.source_file;
+	return true;
+}
+
+static void write_traces(FILE *f, const jinst_alloc_report *r)
+{
+	char name[1200];
+	for (size_t i = 0; i < r->count; i++) {
+		fprintf(f, "TRACE %zu:\n", i + 1);
+		for (int d = 0; d < r->depth && r->rows[i].frames[d] >= 0; d++) {
+			const char *src = NULL;
+			if (frame_name(r->rows[i].frames[d], name, sizeof name, &src))
+				fprintf(f, "\t%s(%s)\n", name, src ? src : "Unknown Source");
+			else
+				fprintf(f, "\t(method %lld)\n", (long long)r->rows[i].frames[d]);
+		}
+	}
+	fprintf(f, "TRACE END\n");
+}
+
+static void write_table(FILE *f, const jinst_alloc_report *r)
+{
+	char date[64], site[1200], type[512];
+	time_t now = time(NULL);
+	struct tm tm;
+	strftime(date, sizeof date, "%a %b %d %H:%M:%S %Y", localtime_r(&now, &tm));
+	fprintf(f, "SITES BEGIN (ordered by %s bytes) %s\n", r->live ? "live" : "allocated", date);
+	fprintf(f, "total %lld bytes, %lld objects, %zu %s", (long long)r->bytes, (long long)r->objects, r->count,
+	        r->depth ? "traces" : "sites");
+	if (r->live)
+		fprintf(f, "; live %lld bytes, %lld objects", (long long)r->live_bytes, (long long)r->live_objects);
+	fprintf(f, "\n          percent%s          allocated\n", r->live ? "            live           " : "");
+	fprintf(f, " rank   self  accum%s          bytes    objects%s  site  type\n",
+	        r->live ? "          bytes    objects" : "", r->depth ? "  trace" : "");
+	double accum = 0, total = (double)(r->live ? r->live_bytes : r->bytes);
+	for (size_t i = 0; i < r->count; i++) {
+		const jinst_alloc_row *w = &r->rows[i];
+		jinst_alloc_site s;
+		if (jinst_alloc_sites_get(&s, r->sites, w->site))
+			continue;
+		double self = total > 0 ? 100.0 * (double)(r->live ? w->live_bytes : w->bytes) / total : 0;
+		accum += self;
+		site_name(&s, site, sizeof site);
+		java_name(s.type, type, sizeof type);
+		fprintf(f, "%5zu %5.2f%% %5.2f%%", i + 1, self, accum);
+		if (r->live)
+			fprintf(f, " %14lld %10lld", (long long)w->live_bytes, (long long)w->live_objects);
+		fprintf(f, " %14lld %10lld", (long long)w->bytes, (long long)w->objects);
+		if (r->depth)
+			fprintf(f, " %6zu", i + 1);
+		fprintf(f, "  %s  %s\n", site, type);
+	}
+	fprintf(f, "SITES END\n");
+	if (r->depth)
+		write_traces(f, r);
+}
+
+/* The frames of a row, outermost first, ';' between (may be ""). */
+static void stack_text(const jinst_alloc_report *r, const jinst_alloc_row *w, char *out, size_t size)
+{
+	size_t k = 0;
+	out[0] = 0;
+	for (int d = r->depth - 1; d >= 0 && k + 1 < size; d--) {
+		char name[1200];
+		if (w->frames[d] < 0)
+			continue;
+		if (!frame_name(w->frames[d], name, sizeof name, NULL))
+			snprintf(name, sizeof name, "(method %lld)", (long long)w->frames[d]);
+		k += (size_t)snprintf(out + k, size - k, "%s%s", k ? ";" : "", name);
+	}
+}
+
+static void write_tsv(FILE *f, const jinst_alloc_report *r)
+{
+	static const char *const kinds[] = {"new", "array", "multiarray", "native"};
+	char type[512], cls[512], stack[8192];
+	fprintf(f, "rank\tbytes\tobjects\tclass\tmethod\tdescriptor\tsource\tline\ttype\tinstruction%s%s\n",
+	        r->live ? "\tlive_bytes\tlive_objects" : "", r->depth ? "\tstack" : "");
+	for (size_t i = 0; i < r->count; i++) {
+		const jinst_alloc_row *w = &r->rows[i];
+		jinst_alloc_site s;
+		if (jinst_alloc_sites_get(&s, r->sites, w->site))
+			continue;
+		java_name(s.class_name, cls, sizeof cls);
+		java_name(s.type, type, sizeof type);
+		fprintf(f, "%zu\t%lld\t%lld\t%s\t%s\t%s\t%s\t%u\t%s\t%s", i + 1, (long long)w->bytes, (long long)w->objects,
+		        cls, s.method, s.descriptor, s.source ? s.source : "", s.line, type, kinds[s.kind < 4 ? s.kind : 0]);
+		if (r->live)
+			fprintf(f, "\t%lld\t%lld", (long long)w->live_bytes, (long long)w->live_objects);
+		if (r->depth) {
+			stack_text(r, w, stack, sizeof stack);
+			fprintf(f, "\t%s", stack);
+		}
+		fputc('\n', f);
+	}
+}
+
+/* A folded line and its bytes, for adding up equal lines. */
+typedef struct folded_line {
+	char *text;
+	int64_t bytes;
+} folded_line;
+
+static int by_text(const void *a, const void *b)
+{
+	return strcmp(((const folded_line *)a)->text, ((const folded_line *)b)->text);
+}
+
+/* The frames (outermost first), then the site's method unless it is the
+ * innermost frame already (a timed method that allocates). */
+static char *folded_text(const jinst_alloc_report *r, const jinst_alloc_row *w)
+{
+	char stack[8192], cls[512], leaf[1200];
+	jinst_alloc_site s;
+	if (jinst_alloc_sites_get(&s, r->sites, w->site))
+		return NULL;
+	java_name(s.class_name, cls, sizeof cls);
+	snprintf(leaf, sizeof leaf, "%s.%s", cls, s.method);
+	stack[0] = 0;
+	if (r->depth)
+		stack_text(r, w, stack, sizeof stack);
+	size_t n = strlen(stack), l = strlen(leaf);
+	bool same = n >= l && !strcmp(stack + n - l, leaf) && (n == l || stack[n - l - 1] == ';');
+	size_t size = n + l + 2;
+	char *t = malloc(size);
+	if (t)
+		snprintf(t, size, "%s%s%s", stack, n && !same ? ";" : "", same ? "" : leaf);
+	return t;
+}
+
+static void write_folded(FILE *f, const jinst_alloc_report *r)
+{
+	folded_line *v = calloc(r->count + 1, sizeof *v);
+	size_t m = 0;
+	if (!v)
+		return;
+	for (size_t i = 0; i < r->count; i++)
+		if ((v[m].text = folded_text(r, &r->rows[i])))
+			v[m++].bytes = r->rows[i].bytes;
+	qsort(v, m, sizeof *v, by_text);
+	fprintf(f, "# jinst folded stacks: allocated bytes (%s)\n",
+	        r->depth ? "trace=times' frames, then the allocating method" : "one frame, the allocating method");
+	for (size_t i = 0; i < m;) {
+		int64_t bytes = 0;
+		size_t j = i;
+		for (; j < m && !strcmp(v[i].text, v[j].text); j++)
+			bytes += v[j].bytes;
+		fprintf(f, "%s %lld\n", v[i].text, (long long)bytes);
+		i = j;
+	}
+	for (size_t i = 0; i < m; i++)
+		free(v[i].text);
+	free(v);
+}
+
+/* Writes OUT<ext> through a file beside it, renamed over it. */
+static void write_output(const char *ext, void (*fn)(FILE *, const jinst_alloc_report *), const jinst_alloc_report *r)
+{
+	char path[1100], tmp[1200];
+	jinst_agent_output_path(ext, path, sizeof path);
+	snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, jinst_agent_pid());
+	FILE *f = fopen(tmp, "w");
+	if (!f) {
+		jinst_agent_log("alloc: cannot write %s", tmp);
+		return;
+	}
+	fn(f, r);
+	if (fclose(f) != 0 || rename(tmp, path) != 0) {
+		jinst_agent_log("alloc: cannot write %s", path);
+		remove(tmp);
+	}
+}
+
+void jinst_alloc_write(jinst_alloc_report *r)
+{
+	qsort(r->rows, r->count, sizeof *r->rows, by_bytes);
+	write_output(".alloc.txt", write_table, r);
+	write_output(".alloc.tsv", write_tsv, r);
+	write_output(".alloc.folded", write_folded, r);
+}

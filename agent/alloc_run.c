@@ -1,0 +1,311 @@
+/*
+ * The allocation module: the allocation pass (instrument/alloc.c) hooks
+ * every allocation instruction of the selected classes; the runtime
+ * (runtime-java/jinst/rt/Alloc.java) counts objects and bytes per site and
+ * thread; this file engages it, registers its natives (GetObjectSize,
+ * SetTag), reads what the runtime recorded on `dump`, `stop` and at VM
+ * death, and hands it to the writers (alloc_output.c).
+ *
+ * Sites come from the pass's table, which lives as long as the
+ * instrumenter the pass was added to: a restart (attach after stop) makes
+ * a new instrumenter and a new table, and the runtime's engage starts the
+ * counts over.
+ *
+ * depth=N: the runtime keeps each thread's allocations by site and by the
+ * top N method ids of its trace=times shadow stack (AllocTraces); a row is
+ * then a (site, stack).
+ *
+ * alloc=live: the runtime tags every object with its site + 1 (SetTag);
+ * each write first runs a full collection (ForceGarbageCollection) and
+ * then walks the tagged objects (IterateThroughHeap, untagged filtered
+ * out), adding each one's size to its site's live figures: exact at that
+ * moment, at the price of a tag per object (the VM's tag map) and a
+ * collection per write. Not through ObjectFree: an event per dead object,
+ * posted after the collection by the VM's service thread, is more work
+ * for the same figures, and a write would have to wait for the events of
+ * its own collection.
+ *
+ * Every write is the whole recording so far, written beside the output and
+ * renamed over it. Sites come from the pass's table, which lives as long as
+ * the instrumenter the pass was added to: a restart (attach after stop)
+ * makes a new instrumenter and a new table, and the runtime's engage
+ * starts the counts over.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "alloc.h"
+#include "alloc_output.h"
+#include "jinst/alloc.h"
+
+static struct {
+	jclass alloc;              /* jinst/rt/Alloc, global reference */
+	jmethodID engage, disengage, snapshot, snapshot_traces, thread_end;
+	jinst_alloc_sites *sites;  /* the current instrumenter's pass's */
+} rt;
+
+/* ---- the pass ---------------------------------------------------------- */
+
+static int alloc_add_passes(const void *c, jinst_instrument *ins, jinst_diag *diag)
+{
+	(void)c;
+	jinst_pass pass;
+	jinst_alloc_sites *sites;
+	int rc = jinst_alloc_pass(&pass, &sites);
+	if (rc)
+		return rc;
+	if ((rc = jinst_instrument_add_pass(ins, &pass, diag)))
+		return rc;
+	rt.sites = sites;
+	return 0;
+
+}
+
+jinst_alloc_sites *jinst_agent_alloc_sites(void)
+{
+	return rt.sites;
+}
+
+/* ---- the runtime ------------------------------------------------------- */
+
+/* Alloc.sizeOf0: JVMTI GetObjectSize (JVMTI 11.3.3 "Get Object Size"). */
+static jlong JNICALL native_size_of(JNIEnv *jni, jclass cls, jobject o)
+{
+	(void)jni, (void)cls;
+	jvmtiEnv *jvmti = jinst_agent_jvmti();
+	jlong size = 0;
+	if (!o || !jvmti || (*jvmti)->GetObjectSize(jvmti, o, &size) != JVMTI_ERROR_NONE)
+		return 0;
+	return size;
+}
+
+/* Alloc.tag0: JVMTI SetTag (alloc=live). */
+static void JNICALL native_tag(JNIEnv *jni, jclass cls, jobject o, jlong tag)
+{
+	(void)jni, (void)cls;
+	jvmtiEnv *jvmti = jinst_agent_jvmti();
+	if (o && jvmti)
+		(*jvmti)->SetTag(jvmti, o, tag);
+}
+
+/* ---- live objects (alloc=live) ----------------------------------------- */
+
+typedef struct live_count {
+	int64_t *objects, *bytes; /* by site */
+	uint32_t sites;
+	bool clear;               /* untag instead (a new session) */
+} live_count;
+
+static jint JNICALL live_object(jlong class_tag, jlong size, jlong *tag_ptr, jint length, void *user)
+{
+	(void)class_tag, (void)length;
+	live_count *lc = user;
+	if (lc->clear) {
+		*tag_ptr = 0;
+	} else if (*tag_ptr > 0 && (uint64_t)*tag_ptr <= lc->sites) {
+		lc->objects[*tag_ptr - 1]++;
+		lc->bytes[*tag_ptr - 1] += size;
+	}
+	return JVMTI_VISIT_OBJECTS;
+}
+
+/* Walks the tagged objects: counts them by site, or untags them. */
+static bool live_walk(live_count *lc)
+{
+	jvmtiEnv *jvmti = jinst_agent_jvmti();
+	jvmtiHeapCallbacks cb;
+	memset(&cb, 0, sizeof cb);
+	cb.heap_iteration_callback = live_object;
+	if (!lc->clear && jinst_agent_jvmti_failed((*jvmti)->ForceGarbageCollection(jvmti), "ForceGarbageCollection"))
+		return false;
+	return !jinst_agent_jvmti_failed(
+	    (*jvmti)->IterateThroughHeap(jvmti, JVMTI_HEAP_FILTER_UNTAGGED, NULL, &cb, lc), "IterateThroughHeap");
+}
+
+static bool find_runtime(JNIEnv *jni)
+{
+	if (rt.alloc)
+		return true;
+	jclass k = (*jni)->FindClass(jni, "jinst/rt/Alloc");
+	if (jinst_agent_java_failed(jni, "jinst/rt/Alloc") || !k)
+		return false;
+	struct { jmethodID *id; const char *name, *sig; } ms[] = {
+		{&rt.engage, "engage", "(ZZIJ)Z"}, {&rt.disengage, "disengage", "()V"}, {&rt.snapshot, "snapshot", "()[J"},
+		{&rt.snapshot_traces, "snapshotTraces", "()[J"}};
+	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
+		*ms[i].id = (*jni)->GetStaticMethodID(jni, k, ms[i].name, ms[i].sig);
+		if (jinst_agent_java_failed(jni, ms[i].name) || !*ms[i].id)
+			return false;
+	}
+	JNINativeMethod natives[] = {{(char *)"sizeOf0", (char *)"(Ljava/lang/Object;)J", (void *)native_size_of},
+	                             {(char *)"tag0", (char *)"(Ljava/lang/Object;J)V", (void *)native_tag}};
+	if ((*jni)->RegisterNatives(jni, k, natives, 2) != 0 || jinst_agent_java_failed(jni, "RegisterNatives"))
+		return false;
+	jclass hooks = jinst_agent_hooks_class();
+	rt.thread_end = hooks ? (*jni)->GetStaticMethodID(jni, hooks, "threadEnd", "(Ljava/lang/Thread;)V") : NULL;
+	if (jinst_agent_java_failed(jni, "threadEnd") || !rt.thread_end)
+		return false;
+	rt.alloc = (*jni)->NewGlobalRef(jni, k);
+	(*jni)->DeleteLocalRef(jni, k);
+	return rt.alloc != NULL;
+}
+
+static bool alloc_start(const void *c, JNIEnv *jni)
+{
+	const jinst_alloc_config *k = c;
+	if (!find_runtime(jni))
+		return false;
+	/* Tags of an earlier session name its sites, not this one's. */
+	live_count clear = {.clear = true};
+	if (k->live && !live_walk(&clear))
+		return false;
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	jboolean stacks = (*jni)->CallStaticBooleanMethod(jni, rt.alloc, rt.engage, (jboolean)k->check,
+	                                                  (jboolean)k->live, (jint)k->depth,
+	                                                  (jlong)t.tv_sec * 1000000000 + t.tv_nsec);
+	if (jinst_agent_java_failed(jni, "Alloc.engage"))
+		return false;
+	if (k->depth && !stacks)
+		jinst_agent_log("alloc depth=%d: no stacks without trace=times; each site is one row, its method one frame",
+		                k->depth);
+	return true;
+}
+
+static void alloc_thread_end(const void *c, JNIEnv *jni, jthread thread)
+{
+	(void)c;
+	jclass hooks = jinst_agent_hooks_class();
+	if (hooks && rt.thread_end) {
+		(*jni)->CallStaticVoidMethod(jni, hooks, rt.thread_end, thread);
+		jinst_agent_java_failed(jni, "Hooks.threadEnd");
+	}
+}
+
+/* ---- reading what was recorded ------------------------------------------ */
+
+/* alloc=live: each row's live figures (a collection, then the tagged
+ * objects counted); false when the VM refused. */
+static bool read_live(jinst_alloc_report *r)
+{
+	uint32_t sites = jinst_alloc_sites_count(rt.sites);
+	live_count lc = {calloc((size_t)sites + 1, sizeof(int64_t)), calloc((size_t)sites + 1, sizeof(int64_t)), sites,
+	                 false};
+	bool ok = lc.objects && lc.bytes && live_walk(&lc);
+	for (size_t i = 0; ok && i < r->count; i++) {
+		jinst_alloc_row *w = &r->rows[i];
+		w->live_objects = lc.objects[w->site];
+		w->live_bytes = lc.bytes[w->site];
+		r->live_objects += w->live_objects;
+		r->live_bytes += w->live_bytes;
+	}
+	free(lc.objects);
+	free(lc.bytes);
+	return ok;
+}
+
+/* A snapshot of the runtime's (a long[]), copied; NULL on failure. */
+static int64_t *read_longs(JNIEnv *jni, jmethodID m, const char *what, size_t *len)
+{
+	jlongArray a = (jlongArray)(*jni)->CallStaticObjectMethod(jni, rt.alloc, m);
+	if (jinst_agent_java_failed(jni, what) || !a)
+		return NULL;
+	*len = (size_t)(*jni)->GetArrayLength(jni, a);
+	int64_t *v = malloc((*len + 1) * sizeof *v);
+	if (v)
+		(*jni)->GetLongArrayRegion(jni, a, 0, (jsize)*len, (jlong *)v);
+	(*jni)->DeleteLocalRef(jni, a);
+	if (v && jinst_agent_java_failed(jni, what)) {
+		free(v);
+		v = NULL;
+	}
+	return v;
+}
+
+/* The sites with objects as rows; check: alloc=check's (measured,
+ * differed). v: Alloc.snapshot's [objects, bytes by site..., checked,
+ * differed]. */
+static void rows_by_site(jinst_alloc_report *r, const int64_t *v, size_t len, int64_t check[2])
+{
+	uint32_t sites = jinst_alloc_sites_count(rt.sites);
+	for (size_t i = 0; i + 1 < len - 2; i += 2)
+		if (v[i] > 0 && i / 2 < sites) {
+			r->rows[r->count++] = (jinst_alloc_row){(uint32_t)(i / 2), v[i], v[i + 1], -1, -1, NULL};
+			r->bytes += v[i + 1];
+			r->objects += v[i];
+		}
+	check[0] = v[len - 2];
+	check[1] = v[len - 1];
+}
+
+/* depth=N: a row per (site, stack), its frames pointing into v:
+ * Alloc.snapshotTraces' [depth, count, (site, frames, objects, bytes)...]. */
+static bool rows_by_trace(jinst_alloc_report *r, const int64_t *v, size_t len)
+{
+	if (len < 2 || v[0] != r->depth || v[1] < 0 || (uint64_t)v[1] > (len - 2) / ((size_t)r->depth + 3))
+		return false;
+	uint32_t sites = jinst_alloc_sites_count(rt.sites);
+	for (int64_t e = 0; e < v[1]; e++) {
+		const int64_t *k = v + 2 + e * (r->depth + 3);
+		if (k[0] < 0 || k[0] >= sites || k[r->depth + 1] <= 0)
+			continue;
+		r->rows[r->count++] = (jinst_alloc_row){(uint32_t)k[0], k[r->depth + 1], k[r->depth + 2], -1, -1, k + 1};
+		r->objects += k[r->depth + 1];
+		r->bytes += k[r->depth + 2];
+	}
+	return true;
+}
+
+static void alloc_dump(const void *c, JNIEnv *jni)
+{
+	const jinst_alloc_config *k = c;
+	size_t len = 0, tlen = 0;
+	int64_t check[2] = {0, 0};
+	int64_t *v = rt.alloc ? read_longs(jni, rt.snapshot, "Alloc.snapshot", &len) : NULL;
+	int64_t *tr = v && k->depth ? read_longs(jni, rt.snapshot_traces, "Alloc.snapshotTraces", &tlen) : NULL;
+	jinst_alloc_report r = {rt.sites, NULL, 0, 0, 0, 0, 0, k->live, tr ? k->depth : 0};
+	r.rows = v && len >= 2 ? calloc(len / 2 + tlen + 1, sizeof *r.rows) : NULL;
+	if (r.rows) {
+		rows_by_site(&r, v, len, check);
+		if (tr && (r.count = 0, r.bytes = r.objects = 0, !rows_by_trace(&r, tr, tlen)))
+			jinst_agent_log("alloc depth=%d: the runtime's stacks are malformed; none written", k->depth);
+		if (r.live && !read_live(&r)) {
+			jinst_agent_log("alloc=live: the live objects could not be counted; this write has none");
+			r.live = false;
+		}
+		jinst_alloc_write(&r);
+		if (k->check)
+			jinst_agent_log("alloc=check: %lld objects measured by GetObjectSize, %lld differed",
+			                (long long)check[0], (long long)check[1]);
+	}
+	free(r.rows);
+	free(tr);
+	free(v);
+}
+
+static void alloc_stop(const void *c, JNIEnv *jni)
+{
+	alloc_dump(c, jni);
+	if (rt.alloc) {
+		(*jni)->CallStaticVoidMethod(jni, rt.alloc, rt.disengage);
+		jinst_agent_java_failed(jni, "Alloc.disengage");
+	}
+	/* The table goes with its instrumenter at the next session's start. */
+	rt.sites = NULL;
+}
+
+const jinst_agent_module jinst_alloc_module = {
+	JINST_ALLOC_MODULE_OPTIONS,
+	.add_passes = alloc_add_passes,
+	.start = alloc_start,
+	.dump = alloc_dump,
+	.stop = alloc_stop,
+	.thread_end = alloc_thread_end,
+	.restartable = true,
+	/* alloc=live's tags and heap walk; asked for whenever alloc is on (a
+	 * module's capabilities do not depend on its options). */
+	.capabilities = {.can_tag_objects = 1},
+};

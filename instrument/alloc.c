@@ -1,0 +1,661 @@
+/*
+ * The allocation pass (include/jinst/alloc.h): after each allocation
+ * instruction, `dup; push site; invokestatic HOOK(Object, int)V`.
+ *
+ * Arrays are simple: newarray, anewarray and multianewarray leave the new
+ * array on top of the stack, so the hook goes right after them.
+ *
+ * Objects are not: `new T` leaves an uninitialized reference that no
+ * method may receive (JVMS 4.10.1.9), and the object only exists, as far
+ * as the program is concerned, once a T.<init> has returned on it. So the
+ * hook goes after the invokespecial <init> whose receiver is that `new`'s
+ * reference, and takes the copy of the reference javac's `dup` left under
+ * the receiver: after the call it is on top of the stack, initialized. An
+ * exception thrown by the arguments or the constructor leaves before the
+ * hook: nothing is recorded for an object that was never made.
+ *
+ * Which `new` an invokespecial initializes takes a data flow, since
+ * arguments may allocate too (`new A(new B())`, nested news between one
+ * `new` and its call), branch (`new A(c ? x : y)`) and be shuffled by the
+ * dup family (other compilers' dup_x1/dup_x2 shapes). The flow walks the
+ * code from its entry and from every handler, marking each stack slot and
+ * local with the `new` whose uninitialized reference it holds (0: anything
+ * else), moved by aload/astore, dup*, swap; every other instruction pushes
+ * unmarked values. At an invokespecial <init> whose receiver carries a
+ * mark, the site is hooked when the slot just below the receiver (the top
+ * once the call popped its arguments) carries the same mark; the marks of
+ * that `new` are then cleared (the reference is initialized). A `new`
+ * without that copy is ECJ's `new X(...);` whose value is dropped (no
+ * `dup`): when the code from the `new` to the call is straight (no branch,
+ * and nothing jumps into it, so no frame there names the stack), a `dup`
+ * goes after the `new` and the hook after the call takes that copy;
+ * otherwise, and for a reference kept only in a local (no compiler emits
+ * that), the `new` is not hooked. The verifier
+ * makes the marks the same on every path to an instruction (an
+ * uninitialized type merges with nothing but itself), so each instruction
+ * is walked once, with the first state that reaches it; jsr/ret (before
+ * version 50) are not followed, and such a method gets its array hooks
+ * only.
+ *
+ * The code patcher inserts the hooks (outside the next instruction's
+ * labels, so a branch to it does not run them); what it declines, the
+ * editor does (JINST_AFTER the instruction).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "jinst/alloc.h"
+#include "jinst/patch.h"
+
+#define MARK_THIS UINT32_MAX /* uninitializedThis: never a site */
+
+typedef struct astate {
+	uint16_t sp;
+	uint32_t *stack, *locals;
+} astate;
+
+typedef struct apending {
+	uint32_t idx;
+	astate *st;
+} apending;
+
+typedef struct aflow {
+	jinst_class *c;
+	jinst_arena *A;
+	const jinst_code *code;
+	const jinst_insn *in;
+	uint32_t n;
+	int32_t *at;       /* offset -> instruction index, -1 */
+	uint8_t *seen;
+	uint32_t *site_of; /* per invokespecial: the new's index + 1 it completes, else 0 */
+	bool *dropped;     /* per such invokespecial: no copy of the reference is left */
+	apending *wl;
+	uint32_t nwl, capwl;
+	uint16_t max_stack, max_locals;
+} aflow;
+
+static astate *astate_dup(aflow *f, const astate *s)
+{
+	astate *t = jinst_arena_alloc(f->A, sizeof(*t));
+	uint32_t *b = jinst_arena_alloc(f->A, ((size_t)f->max_stack + f->max_locals + 1) * sizeof(*b));
+	if (!t || !b)
+		return NULL;
+	t->sp = s->sp;
+	t->stack = b;
+	t->locals = b + f->max_stack;
+	memcpy(b, s->stack, (size_t)f->max_stack * sizeof(*b));
+	memcpy(t->locals, s->locals, (size_t)f->max_locals * sizeof(*b));
+	return t;
+}
+
+static int enqueue(aflow *f, int64_t target, const astate *s)
+{
+	if (target < 0 || target >= f->code->code_length || f->at[target] < 0)
+		return JINST_EMALFORMED;
+	uint32_t idx = (uint32_t)f->at[target];
+	if (f->seen[idx])
+		return 0;
+	if (f->nwl == f->capwl) {
+		uint32_t cap = f->capwl ? 2 * f->capwl : 32;
+		apending *w = jinst_arena_alloc(f->A, (size_t)cap * sizeof(*w));
+		if (!w)
+			return JINST_ENOMEM;
+		if (f->nwl)
+			memcpy(w, f->wl, (size_t)f->nwl * sizeof(*w));
+		f->wl = w;
+		f->capwl = cap;
+	}
+	astate *copy = astate_dup(f, s);
+	if (!copy)
+		return JINST_ENOMEM;
+	f->wl[f->nwl++] = (apending){idx, copy};
+	return 0;
+}
+
+/* Slots of one field type at d (advanced past it); -1 when malformed. */
+static int one_type(const uint8_t **d, const uint8_t *end)
+{
+	const uint8_t *p = *d;
+	bool array = false;
+	while (p < end && *p == '[') {
+		p++;
+		array = true;
+	}
+	if (p >= end)
+		return -1;
+	uint8_t t = *p++;
+	if (t == 'L') {
+		p = memchr(p, ';', (size_t)(end - p));
+		if (!p)
+			return -1;
+		p++;
+	} else if (!strchr("BCDFIJSZV", t) || (t == 'V' && array)) {
+		return -1;
+	}
+	*d = p;
+	return array || t == 'L' ? 1 : t == 'J' || t == 'D' ? 2 : t == 'V' ? 0 : 1;
+}
+
+/* The slots a field or method reference takes (*args, -1 for a field) and
+ * gives back (*ret); *init: it names <init>. */
+static int ref_slots(jinst_class *c, uint16_t index, int *args, int *ret, bool *init)
+{
+	jinst_cp_entry e, nt;
+	if (jinst_cp_get(c, index, &e))
+		return JINST_EMALFORMED;
+	uint16_t nti = e.tag == JINST_CP_INVOKE_DYNAMIC ? e.u.dyn.name_and_type_index : e.u.ref.name_and_type_index;
+	uint16_t nl, dl;
+	if (jinst_cp_get(c, nti, &nt) || nt.tag != JINST_CP_NAME_AND_TYPE)
+		return JINST_EMALFORMED;
+	const uint8_t *name = jinst_cp_utf8(c, nt.u.nat.name_index, &nl);
+	const uint8_t *d = jinst_cp_utf8(c, nt.u.nat.descriptor_index, &dl);
+	if (!name || !d || !dl)
+		return JINST_EMALFORMED;
+	const uint8_t *end = d + dl;
+	*init = nl == 6 && !memcmp(name, "<init>", 6);
+	*args = -1;
+	if (*d == '(') {
+		d++;
+		*args = 0;
+		while (d < end && *d != ')') {
+			int k = one_type(&d, end);
+			if (k <= 0)
+				return JINST_EMALFORMED;
+			*args += k;
+		}
+		if (d++ >= end)
+			return JINST_EMALFORMED;
+	}
+	*ret = one_type(&d, end);
+	return *ret < 0 || d != end ? JINST_EMALFORMED : 0;
+}
+
+/* The dup family and swap on the marks: take k slots, put back the pattern
+ * (indices into what was taken, 0 the old top), bottom first. */
+static int shuffle(aflow *f, astate *s, uint8_t op)
+{
+	static const struct { uint8_t take, put; uint8_t from[6]; } fam[] = {
+		[JINST_OP_DUP - JINST_OP_DUP] = {1, 2, {0, 0}},
+		[JINST_OP_DUP_X1 - JINST_OP_DUP] = {2, 3, {0, 1, 0}},
+		[JINST_OP_DUP_X2 - JINST_OP_DUP] = {3, 4, {0, 2, 1, 0}},
+		[JINST_OP_DUP2 - JINST_OP_DUP] = {2, 4, {1, 0, 1, 0}},
+		[JINST_OP_DUP2_X1 - JINST_OP_DUP] = {3, 5, {1, 0, 2, 1, 0}},
+		[JINST_OP_DUP2_X2 - JINST_OP_DUP] = {4, 6, {1, 0, 3, 2, 1, 0}},
+		[JINST_OP_SWAP - JINST_OP_DUP] = {2, 2, {0, 1}},
+	};
+	const uint8_t k = fam[op - JINST_OP_DUP].take, put = fam[op - JINST_OP_DUP].put;
+	if (s->sp < k || s->sp - k + put > f->max_stack)
+		return JINST_EMALFORMED;
+	uint32_t v[4];
+	for (uint8_t i = 0; i < k; i++)
+		v[i] = s->stack[s->sp - 1 - i];
+	s->sp = (uint16_t)(s->sp - k);
+	for (uint8_t i = 0; i < put; i++)
+		s->stack[s->sp++] = v[fam[op - JINST_OP_DUP].from[i]];
+	return 0;
+}
+
+/* A `new`'s reference is initialized: its marks become plain values. */
+static void initialized(aflow *f, astate *s, uint32_t mark)
+{
+	for (uint16_t i = 0; i < s->sp; i++)
+		if (s->stack[i] == mark)
+			s->stack[i] = 0;
+	for (uint16_t i = 0; i < f->max_locals; i++)
+		if (s->locals[i] == mark)
+			s->locals[i] = 0;
+}
+
+static int local_of(uint8_t op, const jinst_insn *in, uint8_t base0, uint8_t plain)
+{
+	return op == plain ? in->operand : op - base0;
+}
+
+/* The slots of a call or field access, and the constructor call's site. */
+static int member_effect(aflow *f, astate *s, uint32_t idx, int *pop, int *push)
+{
+	const jinst_insn *in = &f->in[idx];
+	uint8_t op = in->opcode;
+	int args, ret;
+	bool init;
+	if (ref_slots(f->c, (uint16_t)in->operand, &args, &ret, &init))
+		return JINST_EMALFORMED;
+	if ((args < 0) != (op <= JINST_OP_PUTFIELD))
+		return JINST_EMALFORMED;
+	switch (op) {
+	case JINST_OP_GETSTATIC: *pop = 0, *push = ret; return 0;
+	case JINST_OP_PUTSTATIC: *pop = ret, *push = 0; return 0;
+	case JINST_OP_GETFIELD: *pop = 1, *push = ret; return 0;
+	case JINST_OP_PUTFIELD: *pop = 1 + ret, *push = 0; return 0;
+	case JINST_OP_INVOKESTATIC: case JINST_OP_INVOKEDYNAMIC: *pop = args, *push = ret; return 0;
+	default: *pop = args + 1, *push = ret; break;
+	}
+	if (op != JINST_OP_INVOKESPECIAL || !init)
+		return 0;
+	if (s->sp < *pop)
+		return JINST_EMALFORMED;
+	uint16_t below = (uint16_t)(s->sp - *pop);
+	uint32_t mark = s->stack[below];
+	if (mark == 0 || mark == MARK_THIS)
+		return 0;
+	f->site_of[idx] = mark;
+	f->dropped[idx] = !(below > 0 && s->stack[below - 1] == mark);
+	initialized(f, s, mark);
+	return 0;
+}
+
+/* One instruction's effect on the marks. */
+static int astep(aflow *f, astate *s, uint32_t idx)
+{
+	const jinst_insn *in = &f->in[idx];
+	uint8_t op = in->opcode;
+	if (op == JINST_OP_ALOAD || (op >= JINST_OP_ALOAD_0 && op <= JINST_OP_ALOAD_3)) {
+		int l = local_of(op, in, JINST_OP_ALOAD_0, JINST_OP_ALOAD);
+		if (l >= f->max_locals || s->sp >= f->max_stack)
+			return JINST_EMALFORMED;
+		s->stack[s->sp++] = s->locals[l];
+		return 0;
+	}
+	if (op == JINST_OP_ASTORE || (op >= JINST_OP_ASTORE_0 && op <= JINST_OP_ASTORE_3)) {
+		int l = local_of(op, in, JINST_OP_ASTORE_0, JINST_OP_ASTORE);
+		if (l >= f->max_locals || !s->sp)
+			return JINST_EMALFORMED;
+		s->locals[l] = s->stack[--s->sp];
+		return 0;
+	}
+	if (op >= JINST_OP_DUP && op <= JINST_OP_SWAP)
+		return shuffle(f, s, op);
+	if (jinst_opcodes[op].flags & JINST_OPF_STORE) { /* the other stores: plain values in their slots */
+		bool two = op == JINST_OP_LSTORE || op == JINST_OP_DSTORE ||
+		           (op >= JINST_OP_LSTORE_0 && op <= JINST_OP_LSTORE_3) ||
+		           (op >= JINST_OP_DSTORE_0 && op <= JINST_OP_DSTORE_3);
+		int l = op <= JINST_OP_DSTORE ? in->operand : (op - JINST_OP_ISTORE_0) % 4;
+		if (l + (two ? 2 : 1) > f->max_locals)
+			return JINST_EMALFORMED;
+		s->locals[l] = 0;
+		if (two)
+			s->locals[l + 1] = 0;
+	}
+	if (!jinst_opcodes[op].name)
+		return JINST_EMALFORMED;
+	int pop = jinst_opcodes[op].pops, push = jinst_opcodes[op].pushes;
+	if (op == JINST_OP_MULTIANEWARRAY) {
+		pop = in->operand2;
+		push = 1;
+	} else if (pop == JINST_OP_VARIES) {
+		int rc = member_effect(f, s, idx, &pop, &push);
+		if (rc)
+			return rc;
+	}
+	if (s->sp < pop || s->sp - pop + push > f->max_stack)
+		return JINST_EMALFORMED;
+	s->sp = (uint16_t)(s->sp - pop);
+	for (int i = 0; i < push; i++)
+		s->stack[s->sp++] = op == JINST_OP_NEW ? idx + 1 : 0;
+	return 0;
+}
+
+/* Straight-line code from w, queueing branch targets and handlers. */
+static int awalk(aflow *f, apending w)
+{
+	astate *s = w.st;
+	for (uint32_t idx = w.idx;; idx++) {
+		if (idx >= f->n)
+			return JINST_EMALFORMED; /* fell off the end */
+		if (f->seen[idx])
+			return 0;
+		f->seen[idx] = 1;
+		const jinst_insn *in = &f->in[idx];
+		int rc;
+		for (uint16_t i = 0; i < f->code->exception_count; i++) {
+			const jinst_exception_entry *e = &f->code->exceptions[i];
+			if (in->offset < e->start_pc || in->offset >= e->end_pc)
+				continue;
+			astate h = {1, s->stack, s->locals};
+			uint32_t top = s->stack[0];
+			s->stack[0] = 0;
+			rc = enqueue(f, e->handler_pc, &h);
+			s->stack[0] = top;
+			if (rc)
+				return rc;
+		}
+		uint8_t op = in->opcode;
+		unsigned flags = jinst_opcodes[op].flags;
+		if (flags & JINST_OPF_SUBROUTINE)
+			return JINST_EUNSUPPORTED;
+		if ((rc = astep(f, s, idx)))
+			return rc;
+		if (flags & JINST_OPF_BRANCH) {
+			if ((rc = enqueue(f, in->operand, s)))
+				return rc;
+			if (op == JINST_OP_GOTO || op == JINST_OP_GOTO_W)
+				return 0;
+		} else if (flags & JINST_OPF_SWITCH) {
+			if ((rc = enqueue(f, in->sw->default_target, s)))
+				return rc;
+			for (uint32_t i = 0; i < in->sw->count; i++)
+				if ((rc = enqueue(f, in->sw->targets[i], s)))
+					return rc;
+			return 0;
+		} else if (flags & JINST_OPF_UNCONDITIONAL) {
+			return 0;
+		}
+	}
+}
+
+/* site_of for every invokespecial that completes a `new` of the code. */
+static int constructor_sites(aflow *f, bool ctor)
+{
+	f->at = jinst_arena_alloc(f->A, ((size_t)f->code->code_length + 1) * sizeof(*f->at));
+	f->seen = jinst_arena_zalloc(f->A, (size_t)f->n + 1);
+	f->site_of = jinst_arena_zalloc(f->A, ((size_t)f->n + 1) * sizeof(*f->site_of));
+	f->dropped = jinst_arena_zalloc(f->A, (size_t)f->n + 1);
+	uint32_t *b = jinst_arena_zalloc(f->A, ((size_t)f->max_stack + f->max_locals + 1) * sizeof(*b));
+	if (!f->at || !f->seen || !f->site_of || !f->dropped || !b)
+		return JINST_ENOMEM;
+	memset(f->at, 0xff, ((size_t)f->code->code_length + 1) * sizeof(*f->at));
+	for (uint32_t i = 0; i < f->n; i++)
+		f->at[f->in[i].offset] = (int32_t)i;
+	astate s0 = {0, b, b + f->max_stack};
+	if (ctor && f->max_locals)
+		s0.locals[0] = MARK_THIS;
+	int rc = enqueue(f, 0, &s0);
+	while (!rc && f->nwl) {
+		apending w = f->wl[--f->nwl];
+		rc = awalk(f, w);
+	}
+	return rc;
+}
+
+/* ---- sites ---- */
+
+typedef struct hook_at {
+	uint32_t after;  /* index of the instruction the hook follows */
+	uint32_t site;
+	int hook;
+	/* A `new` whose reference is dropped (ECJ's `new X();`): the index of
+	 * the `new`, after which a `dup` keeps a copy for the hook; else
+	 * NO_DUP. */
+	uint32_t dup_after;
+} hook_at;
+
+#define NO_DUP UINT32_MAX
+
+/* Whether a `dup` after the `new` at index from may keep a copy of its
+ * reference down to the constructor call at index to: straight-line code
+ * between them that nothing jumps into (no frame there names the stack
+ * the copy deepens). */
+static bool straight(const aflow *f, uint32_t from, uint32_t to)
+{
+	for (uint32_t i = from; i <= to; i++)
+		if (jinst_opcodes[f->in[i].opcode].flags &
+		    (JINST_OPF_BRANCH | JINST_OPF_SWITCH | JINST_OPF_UNCONDITIONAL | JINST_OPF_SUBROUTINE))
+			return false;
+	uint32_t lo = f->in[from].offset, hi = f->in[to].offset;
+	for (uint16_t i = 0; i < f->code->exception_count; i++)
+		if (f->code->exceptions[i].handler_pc > lo && f->code->exceptions[i].handler_pc <= hi)
+			return false;
+	for (uint32_t i = 0; i < f->n; i++) {
+		const jinst_insn *in = &f->in[i];
+		unsigned fl = jinst_opcodes[in->opcode].flags;
+		if ((fl & JINST_OPF_BRANCH) && (uint32_t)in->operand > lo && (uint32_t)in->operand <= hi)
+			return false;
+		if (fl & JINST_OPF_SWITCH) {
+			if ((uint32_t)in->sw->default_target > lo && (uint32_t)in->sw->default_target <= hi)
+				return false;
+			for (uint32_t k = 0; k < in->sw->count; k++)
+				if ((uint32_t)in->sw->targets[k] > lo && (uint32_t)in->sw->targets[k] <= hi)
+					return false;
+		}
+	}
+	return true;
+}
+
+static uint32_t line_at(const jinst_line_numbers *lines, uint32_t offset)
+{
+	uint32_t best = 0, line = 0;
+	for (uint16_t i = 0; lines && i < lines->count; i++)
+		if (lines->items[i].start_pc <= offset && lines->items[i].start_pc >= best) {
+			best = lines->items[i].start_pc;
+			line = lines->items[i].line_number;
+		}
+	return line;
+}
+
+/* The allocated type of instruction in (internal name or array
+ * descriptor), into the arena. */
+static const char *alloc_type(jinst_class *c, const jinst_insn *in, const jinst_insn *newi)
+{
+	static const char *const prim[] = {"[Z", "[C", "[F", "[D", "[B", "[S", "[I", "[J"}; /* atype 4..11 */
+	jinst_arena *A = jinst_class_arena(c);
+	uint16_t n;
+	const uint8_t *name;
+	switch (in->opcode) {
+	case JINST_OP_NEWARRAY:
+		return in->operand >= 4 && in->operand <= 11 ? prim[in->operand - 4] : NULL;
+	case JINST_OP_INVOKESPECIAL: /* the new's class */
+		in = newi;
+		/* fall through */
+	case JINST_OP_MULTIANEWARRAY:
+		if (!(name = jinst_cp_name(c, (uint16_t)in->operand, &n)))
+			return NULL;
+		char *t = jinst_arena_alloc(A, (size_t)n + 1);
+		if (t) {
+			memcpy(t, name, n);
+			t[n] = 0;
+		}
+		return t;
+	case JINST_OP_ANEWARRAY: {
+		if (!(name = jinst_cp_name(c, (uint16_t)in->operand, &n)))
+			return NULL;
+		bool array = n && name[0] == '[';
+		char *a = jinst_arena_alloc(A, (size_t)n + 4);
+		if (!a)
+			return NULL;
+		size_t k = 0;
+		a[k++] = '[';
+		if (!array)
+			a[k++] = 'L';
+		memcpy(a + k, name, n);
+		k += n;
+		if (!array)
+			a[k++] = ';';
+		a[k] = 0;
+		return a;
+	}
+	default:
+		return NULL;
+	}
+}
+
+typedef struct alloc_state {
+	jinst_alloc_sites *sites;
+} alloc_state;
+
+static const jinst_line_numbers *line_table(jinst_class *c, const jinst_code *code)
+{
+	jinst_attr *a = jinst_attr_find(&code->attrs, JINST_ATTR_LINE_NUMBER_TABLE);
+	jinst_line_numbers *lines = NULL;
+	return a && !jinst_attr_decode(c, a, (void **)&lines, NULL) ? lines : NULL;
+}
+
+/* The hooks of a method: *out, *count, in code order. */
+static int find_sites(alloc_state *st, jinst_pass_class *pc, jinst_pass_method *pm, aflow *f, hook_at **out,
+                      uint32_t *count)
+{
+	bool any_new = false;
+	for (uint32_t i = 0; i < f->n; i++)
+		any_new |= f->in[i].opcode == JINST_OP_NEW;
+	/* A flow that cannot follow the code (jsr/ret) leaves the objects alone. */
+	if (any_new && constructor_sites(f, jinst_pass_method_is_init(pm)) == JINST_ENOMEM)
+		return JINST_ENOMEM;
+	const jinst_line_numbers *lines = line_table(f->c, f->code);
+	hook_at *h = jinst_arena_alloc(f->A, ((size_t)f->n + 1) * sizeof(*h));
+	if (!h)
+		return JINST_ENOMEM;
+	uint32_t n = 0;
+	for (uint32_t i = 0; i + 1 < f->n; i++) {
+		const jinst_insn *in = &f->in[i];
+		uint32_t mark = in->opcode == JINST_OP_INVOKESPECIAL && f->site_of ? f->site_of[i] : 0;
+		uint32_t dup_after = NO_DUP;
+		if (mark && f->dropped[i]) {
+			if (!straight(f, mark - 1, i))
+				continue; /* its arguments branch: not hooked */
+			dup_after = mark - 1;
+		}
+		int hook = in->opcode == JINST_OP_NEWARRAY || in->opcode == JINST_OP_ANEWARRAY ? JINST_HOOK_ALLOC_ARRAY
+		           : in->opcode == JINST_OP_MULTIANEWARRAY                            ? JINST_HOOK_ALLOC_ARRAYS
+		           : mark                                                              ? JINST_HOOK_ALLOC_OBJECT
+		                                                                               : -1;
+		if (hook < 0)
+			continue;
+		const jinst_insn *at = mark ? &f->in[mark - 1] : in; /* the line of the `new` */
+		jinst_alloc_site s = {jinst_pass_class_name(pc), jinst_pass_method_name(pm),
+		                      jinst_pass_method_descriptor(pm), jinst_pass_class_source(pc),
+		                      alloc_type(f->c, in, at), line_at(lines, at->offset),
+		                      (uint8_t)(hook - JINST_HOOK_ALLOC_OBJECT)};
+		if (!s.type)
+			return JINST_EMALFORMED;
+		int rc = jinst_alloc_sites_assign(&h[n].site, st->sites, &s);
+		if (rc)
+			return rc;
+		h[n].after = i;
+		h[n].dup_after = dup_after;
+		h[n++].hook = hook;
+	}
+	*out = h;
+	*count = n;
+	return 0;
+}
+
+static int hook_code(jinst_class *c, uint16_t ref, uint32_t site, jinst_insn seq[3])
+{
+	memset(seq, 0, 3 * sizeof(*seq));
+	seq[0].opcode = JINST_OP_DUP;
+	int rc = jinst_ins_push_int(c, site, &seq[1]);
+	seq[2].opcode = JINST_OP_INVOKESTATIC;
+	seq[2].operand = ref;
+	return rc;
+}
+
+/* The hooks through the patcher; JINST_EUNSUPPORTED (nothing changed)
+ * when it declines. */
+static int apply_patch(aflow *f, jinst_member *m, const hook_at *h, uint32_t n, const uint16_t *refs,
+                       jinst_diag *diag)
+{
+	jinst_patch *p;
+	int rc = jinst_patch_open(&p, f->c, m, diag);
+	for (uint32_t i = 0; !rc && i < n; i++) {
+		jinst_insn seq[3];
+		if ((rc = hook_code(f->c, refs[h[i].hook], h[i].site, seq)))
+			break;
+		uint8_t b[8];
+		uint32_t k = 0;
+		b[k++] = JINST_OP_DUP;
+		uint8_t op = seq[1].opcode;
+		if (op == JINST_OP_LDC && seq[1].operand > 255)
+			op = JINST_OP_LDC_W;
+		b[k++] = op;
+		if (op == JINST_OP_BIPUSH || op == JINST_OP_LDC)
+			b[k++] = (uint8_t)seq[1].operand;
+		else if (op == JINST_OP_SIPUSH || op == JINST_OP_LDC_W) {
+			b[k++] = (uint8_t)(seq[1].operand >> 8);
+			b[k++] = (uint8_t)seq[1].operand;
+		}
+		b[k++] = JINST_OP_INVOKESTATIC;
+		b[k++] = (uint8_t)(refs[h[i].hook] >> 8);
+		b[k++] = (uint8_t)refs[h[i].hook];
+		/* A dropped reference: the dup goes after the `new` instead. */
+		bool moved = h[i].dup_after != NO_DUP;
+		if (moved && (rc = jinst_patch_insert(p, f->in[h[i].dup_after + 1].offset, JINST_BEFORE_OUTSIDE, b, 1, 2)))
+			break;
+		rc = jinst_patch_insert(p, f->in[h[i].after + 1].offset, JINST_BEFORE_OUTSIDE, b + moved, k - moved, 2);
+	}
+	return rc ? rc : jinst_patch_commit(p, diag);
+}
+
+static int apply_edit(aflow *f, jinst_member *m, const hook_at *h, uint32_t n, const uint16_t *refs,
+                      jinst_diag *diag)
+{
+	jinst_edit_options eo = JINST_EDIT_OPTIONS_INIT;
+	if (jinst_class_major_version(f->c) < 50)
+		eo.frames = JINST_EDIT_FRAMES_NONE; /* the verifier infers (JVMS 4.10.2) */
+	jinst_edit *ed;
+	int rc = jinst_edit_open(&ed, f->c, m, &eo, diag);
+	if (rc)
+		return rc;
+	for (uint32_t i = 0; !rc && i < n; i++) {
+		jinst_insn seq[3];
+		jinst_node *at = jinst_edit_at(ed, f->in[h[i].after].offset);
+		bool moved = h[i].dup_after != NO_DUP;
+		jinst_node *nw = moved ? jinst_edit_at(ed, f->in[h[i].dup_after].offset) : NULL;
+		rc = at && (nw || !moved) ? hook_code(f->c, refs[h[i].hook], h[i].site, seq) : JINST_EMALFORMED;
+		if (!rc && moved)
+			rc = jinst_edit_insert(ed, nw, JINST_AFTER, seq, 1, NULL);
+		if (!rc)
+			rc = jinst_edit_insert(ed, at, JINST_AFTER, seq + moved, 3 - moved, NULL);
+	}
+	if (rc)
+		jinst_ins_fail(diag, rc, "editing: %s", jinst_strerror(rc));
+	else
+		rc = jinst_edit_commit(ed, diag);
+	jinst_edit_free(ed);
+	return rc;
+}
+
+static int alloc_method(void *state, jinst_pass_class *pc, jinst_pass_method *pm, jinst_diag *diag)
+{
+	jinst_class *c = jinst_pass_class_model(pc);
+	jinst_member *m = jinst_pass_method_member(pm);
+	const jinst_code *code = jinst_pass_method_code(pm);
+	aflow f = {.c = c, .A = jinst_class_arena(c), .code = code};
+	if (!code)
+		return JINST_PASS_SKIP;
+	jinst_insn *in;
+	int rc = jinst_code_decode(c, code, &in, &f.n, diag);
+	if (rc)
+		return rc;
+	f.in = in;
+	f.max_stack = code->max_stack;
+	f.max_locals = code->max_locals;
+	hook_at *h;
+	uint32_t n;
+	if ((rc = find_sites(state, pc, pm, &f, &h, &n)))
+		return jinst_ins_fail(diag, rc, "allocation sites: %s", jinst_strerror(rc));
+	if (!n)
+		return JINST_PASS_SKIP;
+	uint16_t refs[JINST_HOOK_COUNT] = {0};
+	for (int k = JINST_HOOK_ALLOC_OBJECT; k <= JINST_HOOK_ALLOC_ARRAYS; k++)
+		if ((rc = jinst_pass_hook_ref(pc, k, &refs[k])))
+			return jinst_ins_fail(diag, rc, "cannot add the hooks to the constant pool");
+	rc = apply_patch(&f, m, h, n, refs, diag);
+	if (rc == 0 || rc == JINST_ENOMEM)
+		return rc;
+	return apply_edit(&f, m, h, n, refs, diag);
+}
+
+static void alloc_free(void *state)
+{
+	alloc_state *st = state;
+	if (st)
+		jinst_alloc_sites_free(st->sites);
+	free(st);
+}
+
+int jinst_alloc_pass(jinst_pass *out, jinst_alloc_sites **sites)
+{
+	alloc_state *st = calloc(1, sizeof(*st));
+	if (!st || jinst_alloc_sites_new(&st->sites)) {
+		free(st);
+		return JINST_ENOMEM;
+	}
+	memset(out, 0, sizeof(*out));
+	out->version = JINST_PASS_VERSION;
+	out->name = "alloc";
+	out->state = st;
+	out->method = alloc_method;
+	out->free = alloc_free;
+	*sites = st->sites;
+	return 0;
+}
