@@ -12,7 +12,12 @@
  * jars; CRC 0.043 s against 0.019 s). A thread's compressor and
  * decompressor are made once (a key whose destructor frees them when the
  * thread ends). Packing writes raw deflate, as zip entries carry it, at
- * level 6, of about zlib's size. Unpacking trusts nothing of what the
+ * level 1: over the corpus's instrumented classes (121 MB) level 1 took
+ * 0.83 s and wrote 51.8 MB, level 2 1.26 s for 51.3 MB, level 6 1.67 s
+ * for 49.9 MB (zlib's level 6, as `jar` and JaCoCo write: 3.25 s for
+ * 50.1 MB). Half the time for 4% more class bytes; the jars written come
+ * to JaCoCo's size (0.4% more over the corpus, where jinst's probes add
+ * less than JaCoCo's). Unpacking trusts nothing of what the
  * directory said: the size is checked against the caller's limit before
  * the buffer is allocated, the stream must end exactly at that size (one
  * byte of room more is offered, and taking it, or wanting more, means the
@@ -25,7 +30,7 @@
 
 #include "internal.h"
 
-#define DEFLATE_LEVEL 6
+#define DEFLATE_LEVEL 1
 
 /* A thread's compressor and decompressor, made on first use. */
 typedef struct codecs {
