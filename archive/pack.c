@@ -116,6 +116,12 @@ int jinst_archive_pack(jinst_archive_packed *out, const uint8_t *bytes, size_t l
 		jinst_archive_packed_free(out);
 		return archive_fail(diag, JINST_ENOMEM, "(data)", NULL, "deflate failed");
 	}
+	/* The bound is the input's size and more, the data about a third of
+	 * it, and packed data lives until its archive is written: the rest is
+	 * given back now. */
+	uint8_t *fit = realloc(out->data, out->len);
+	if (fit)
+		out->data = fit;
 	return 0;
 }
 
