@@ -17,14 +17,6 @@ typedef struct jinst_alloc_config {
 
 extern const jinst_agent_module jinst_alloc_module;
 
-/* The site table of the allocation pass of the current instrumenter, or
- * NULL while alloc is off (set by the module's add_passes, which runs
- * before those of the modules after it in the registry): a pass that wraps natives which allocate
- * (Object.clone, Array.newInstance, Constructor.newInstance) takes its
- * sites here (kind JINST_ALLOC_ANY) and calls JINST_HOOK_ALLOC_ANY on what
- * the native returns, so those objects join the same outputs. */
-struct jinst_alloc_sites *jinst_agent_alloc_sites(void);
-
 /* alloc.c: the option half of the table, for jinst_alloc_module
  * (alloc_run.c) and the option registry the CLI links (options_modules.c). */
 extern const jinst_agent_option jinst_alloc_options[];

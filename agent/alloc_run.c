@@ -64,11 +64,6 @@ static int alloc_add_passes(const void *c, jinst_instrument *ins, jinst_diag *di
 
 }
 
-jinst_alloc_sites *jinst_agent_alloc_sites(void)
-{
-	return rt.sites;
-}
-
 /* ---- the runtime ------------------------------------------------------- */
 
 /* Alloc.sizeOf0: JVMTI GetObjectSize (JVMTI 11.3.3 "Get Object Size"). */
@@ -89,6 +84,32 @@ static void JNICALL native_tag(JNIEnv *jni, jclass cls, jobject o, jlong tag)
 	jvmtiEnv *jvmti = jinst_agent_jvmti();
 	if (o && jvmti)
 		(*jvmti)->SetTag(jvmti, o, tag);
+}
+
+/* Alloc.declaresClone0: whether k declares an instance method clone()
+ * (Object.clone's override, or a covariant one and its bridge), from
+ * JVMTI GetClassMethods (JVMTI 11.4.14), which resolves no type, unlike
+ * reflection. A receiver's class and its superclasses are prepared. */
+static jboolean JNICALL native_declares_clone(JNIEnv *jni, jclass cls, jclass k)
+{
+	(void)jni, (void)cls;
+	jvmtiEnv *jvmti = jinst_agent_jvmti();
+	jint n = 0;
+	jmethodID *ms = NULL;
+	jboolean found = JNI_FALSE;
+	if (!k || !jvmti || (*jvmti)->GetClassMethods(jvmti, k, &n, &ms) != JVMTI_ERROR_NONE)
+		return JNI_FALSE;
+	for (jint i = 0; i < n && !found; i++) {
+		char *name = NULL, *sig = NULL;
+		jint mods = 0;
+		if ((*jvmti)->GetMethodName(jvmti, ms[i], &name, &sig, NULL) == JVMTI_ERROR_NONE &&
+		    (*jvmti)->GetMethodModifiers(jvmti, ms[i], &mods) == JVMTI_ERROR_NONE)
+			found = !strcmp(name, "clone") && !strncmp(sig, "()", 2) && !(mods & 0x0008 /* ACC_STATIC */);
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)name);
+		(*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+	}
+	(*jvmti)->Deallocate(jvmti, (unsigned char *)ms);
+	return found;
 }
 
 /* ---- live objects (alloc=live) ----------------------------------------- */
@@ -140,9 +161,11 @@ static bool find_runtime(JNIEnv *jni)
 		if (jinst_agent_java_failed(jni, ms[i].name) || !*ms[i].id)
 			return false;
 	}
-	JNINativeMethod natives[] = {{(char *)"sizeOf0", (char *)"(Ljava/lang/Object;)J", (void *)native_size_of},
-	                             {(char *)"tag0", (char *)"(Ljava/lang/Object;J)V", (void *)native_tag}};
-	if ((*jni)->RegisterNatives(jni, k, natives, 2) != 0 || jinst_agent_java_failed(jni, "RegisterNatives"))
+	JNINativeMethod natives[] = {
+		{(char *)"sizeOf0", (char *)"(Ljava/lang/Object;)J", (void *)native_size_of},
+		{(char *)"tag0", (char *)"(Ljava/lang/Object;J)V", (void *)native_tag},
+		{(char *)"declaresClone0", (char *)"(Ljava/lang/Class;)Z", (void *)native_declares_clone}};
+	if ((*jni)->RegisterNatives(jni, k, natives, 3) != 0 || jinst_agent_java_failed(jni, "RegisterNatives"))
 		return false;
 	jclass hooks = jinst_agent_hooks_class();
 	rt.thread_end = hooks ? (*jni)->GetStaticMethodID(jni, hooks, "threadEnd", "(Ljava/lang/Thread;)V") : NULL;

@@ -37,6 +37,12 @@
  * version 50) are not followed, and such a method gets its array hooks
  * only.
  *
+ * Calls that return what a native made (clone(), reflection) are found
+ * by alloc_calls.c, which says why and how they are counted; their hook
+ * follows the call as an array's follows its instruction, and a clone()
+ * that may run an override also keeps its receiver, by a `dup` inserted
+ * inside the call's labels (every path into the call runs it).
+ *
  * The code patcher inserts the hooks (outside the next instruction's
  * labels, so a branch to it does not run them); what it declines, the
  * editor does (JINST_AFTER the instruction).
@@ -374,6 +380,9 @@ typedef struct hook_at {
 	uint32_t after;  /* index of the instruction the hook follows */
 	uint32_t site;
 	int hook;
+	/* JINST_HOOK_ALLOC_CLONE: a `dup` before the call keeps the receiver,
+	 * and the hook gets the String constant start (0: aconst_null). */
+	uint16_t start;
 	/* A `new` whose reference is dropped (ECJ's `new X();`): the index of
 	 * the `new`, after which a `dup` keeps a copy for the hook; else
 	 * NO_DUP. */
@@ -508,20 +517,26 @@ static int find_sites(alloc_state *st, jinst_pass_class *pc, jinst_pass_method *
 		           : in->opcode == JINST_OP_MULTIANEWARRAY                            ? JINST_HOOK_ALLOC_ARRAYS
 		           : mark                                                              ? JINST_HOOK_ALLOC_OBJECT
 		                                                                               : -1;
-		if (hook < 0)
-			continue;
 		const jinst_insn *at = mark ? &f->in[mark - 1] : in; /* the line of the `new` */
 		jinst_alloc_site s = {jinst_pass_class_name(pc), jinst_pass_method_name(pm),
 		                      jinst_pass_method_descriptor(pm), jinst_pass_class_source(pc),
-		                      alloc_type(f->c, in, at), line_at(lines, at->offset),
-		                      (uint8_t)(hook - JINST_HOOK_ALLOC_OBJECT)};
+		                      NULL, line_at(lines, at->offset), (uint8_t)(hook - JINST_HOOK_ALLOC_OBJECT)};
+		jinst_alloc_call call = {hook, NULL, 0};
+		int rc = hook < 0 ? jinst_alloc_call_at(f->c, s.class_name, in, &f->in[i + 1], &call) : 0;
+		if (rc)
+			return rc;
+		if ((hook = call.hook) < 0)
+			continue;
+		s.type = call.type ? call.type : alloc_type(f->c, in, at);
+		if (call.type)
+			s.kind = JINST_ALLOC_ANY;
 		if (!s.type)
 			return JINST_EMALFORMED;
-		int rc = jinst_alloc_sites_assign(&h[n].site, st->sites, &s);
-		if (rc)
+		if ((rc = jinst_alloc_sites_assign(&h[n].site, st->sites, &s)))
 			return rc;
 		h[n].after = i;
 		h[n].dup_after = dup_after;
+		h[n].start = call.start;
 		h[n++].hook = hook;
 	}
 	*out = h;
@@ -529,14 +544,48 @@ static int find_sites(alloc_state *st, jinst_pass_class *pc, jinst_pass_method *
 	return 0;
 }
 
-static int hook_code(jinst_class *c, uint16_t ref, uint32_t site, jinst_insn seq[3])
+/* The code after the allocation: `dup; push site; invokestatic HOOK`, or
+ * for a clone() that keeps its receiver below the result, `dup_x1;
+ * aconst_null | ldc start; push site; invokestatic allocClone`. *count
+ * instructions into seq. */
+static int hook_code(jinst_class *c, const hook_at *h, const uint16_t *refs, jinst_insn seq[4], uint32_t *count)
 {
-	memset(seq, 0, 3 * sizeof(*seq));
-	seq[0].opcode = JINST_OP_DUP;
-	int rc = jinst_ins_push_int(c, site, &seq[1]);
-	seq[2].opcode = JINST_OP_INVOKESTATIC;
-	seq[2].operand = ref;
+	memset(seq, 0, 4 * sizeof(*seq));
+	uint32_t k = 0;
+	if (h->hook == JINST_HOOK_ALLOC_CLONE) {
+		seq[k++].opcode = JINST_OP_DUP_X1;
+		seq[k].opcode = h->start ? JINST_OP_LDC_W : JINST_OP_ACONST_NULL;
+		seq[k++].operand = h->start;
+	} else {
+		seq[k++].opcode = JINST_OP_DUP;
+	}
+	int rc = jinst_ins_push_int(c, h->site, &seq[k++]);
+	seq[k].opcode = JINST_OP_INVOKESTATIC;
+	seq[k++].operand = refs[h->hook];
+	*count = k;
 	return rc;
+}
+
+/* seq's bytes for the patcher (the opcodes hook_code uses); their length. */
+static uint32_t encode(const jinst_insn *seq, uint32_t count, uint8_t *b)
+{
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < count; i++) {
+		uint8_t op = seq[i].opcode;
+		uint32_t v = (uint32_t)seq[i].operand;
+		if (op == JINST_OP_LDC && v > 255)
+			op = JINST_OP_LDC_W;
+		else if (op == JINST_OP_LDC_W && v <= 255)
+			op = JINST_OP_LDC;
+		b[k++] = op;
+		if (op == JINST_OP_BIPUSH || op == JINST_OP_LDC) {
+			b[k++] = (uint8_t)v;
+		} else if (op == JINST_OP_SIPUSH || op == JINST_OP_LDC_W || op == JINST_OP_INVOKESTATIC) {
+			b[k++] = (uint8_t)(v >> 8);
+			b[k++] = (uint8_t)v;
+		}
+	}
+	return k;
 }
 
 /* The hooks through the patcher; JINST_EUNSUPPORTED (nothing changed)
@@ -544,33 +593,28 @@ static int hook_code(jinst_class *c, uint16_t ref, uint32_t site, jinst_insn seq
 static int apply_patch(aflow *f, jinst_member *m, const hook_at *h, uint32_t n, const uint16_t *refs,
                        jinst_diag *diag)
 {
+	static const uint8_t dup = JINST_OP_DUP;
 	jinst_patch *p;
 	int rc = jinst_patch_open(&p, f->c, m, diag);
 	for (uint32_t i = 0; !rc && i < n; i++) {
-		jinst_insn seq[3];
-		if ((rc = hook_code(f->c, refs[h[i].hook], h[i].site, seq)))
+		jinst_insn seq[4];
+		uint32_t count;
+		if ((rc = hook_code(f->c, &h[i], refs, seq, &count)))
 			break;
-		uint8_t b[8];
-		uint32_t k = 0;
-		b[k++] = JINST_OP_DUP;
-		uint8_t op = seq[1].opcode;
-		if (op == JINST_OP_LDC && seq[1].operand > 255)
-			op = JINST_OP_LDC_W;
-		b[k++] = op;
-		if (op == JINST_OP_BIPUSH || op == JINST_OP_LDC)
-			b[k++] = (uint8_t)seq[1].operand;
-		else if (op == JINST_OP_SIPUSH || op == JINST_OP_LDC_W) {
-			b[k++] = (uint8_t)(seq[1].operand >> 8);
-			b[k++] = (uint8_t)seq[1].operand;
-		}
-		b[k++] = JINST_OP_INVOKESTATIC;
-		b[k++] = (uint8_t)(refs[h[i].hook] >> 8);
-		b[k++] = (uint8_t)refs[h[i].hook];
+		uint8_t b[16];
+		uint32_t k = encode(seq, count, b);
 		/* A dropped reference: the dup goes after the `new` instead. */
 		bool moved = h[i].dup_after != NO_DUP;
 		if (moved && (rc = jinst_patch_insert(p, f->in[h[i].dup_after + 1].offset, JINST_BEFORE_OUTSIDE, b, 1, 2)))
 			break;
-		rc = jinst_patch_insert(p, f->in[h[i].after + 1].offset, JINST_BEFORE_OUTSIDE, b + moved, k - moved, 2);
+		/* A clone()'s receiver, kept for the hook: on every path into the
+		 * call, so inside its labels. Below the result, it leaves the hook
+		 * one word deeper. */
+		bool receiver = h[i].hook == JINST_HOOK_ALLOC_CLONE;
+		if (receiver && (rc = jinst_patch_insert(p, f->in[h[i].after].offset, JINST_BEFORE_INSIDE, &dup, 1, 1)))
+			break;
+		rc = jinst_patch_insert(p, f->in[h[i].after + 1].offset, JINST_BEFORE_OUTSIDE, b + moved, k - moved,
+		                        receiver ? 4 : 2);
 	}
 	return rc ? rc : jinst_patch_commit(p, diag);
 }
@@ -586,15 +630,18 @@ static int apply_edit(aflow *f, jinst_member *m, const hook_at *h, uint32_t n, c
 	if (rc)
 		return rc;
 	for (uint32_t i = 0; !rc && i < n; i++) {
-		jinst_insn seq[3];
+		jinst_insn seq[4];
+		uint32_t count = 0;
 		jinst_node *at = jinst_edit_at(ed, f->in[h[i].after].offset);
 		bool moved = h[i].dup_after != NO_DUP;
 		jinst_node *nw = moved ? jinst_edit_at(ed, f->in[h[i].dup_after].offset) : NULL;
-		rc = at && (nw || !moved) ? hook_code(f->c, refs[h[i].hook], h[i].site, seq) : JINST_EMALFORMED;
+		rc = at && (nw || !moved) ? hook_code(f->c, &h[i], refs, seq, &count) : JINST_EMALFORMED;
 		if (!rc && moved)
 			rc = jinst_edit_insert(ed, nw, JINST_AFTER, seq, 1, NULL);
+		if (!rc && h[i].hook == JINST_HOOK_ALLOC_CLONE) /* the receiver, as apply_patch keeps it */
+			rc = jinst_edit_insert(ed, at, JINST_BEFORE_INSIDE, &(jinst_insn){.opcode = JINST_OP_DUP}, 1, NULL);
 		if (!rc)
-			rc = jinst_edit_insert(ed, at, JINST_AFTER, seq + moved, 3 - moved, NULL);
+			rc = jinst_edit_insert(ed, at, JINST_AFTER, seq + moved, count - moved, NULL);
 	}
 	if (rc)
 		jinst_ins_fail(diag, rc, "editing: %s", jinst_strerror(rc));
@@ -626,8 +673,8 @@ static int alloc_method(void *state, jinst_pass_class *pc, jinst_pass_method *pm
 	if (!n)
 		return JINST_PASS_SKIP;
 	uint16_t refs[JINST_HOOK_COUNT] = {0};
-	for (int k = JINST_HOOK_ALLOC_OBJECT; k <= JINST_HOOK_ALLOC_ARRAYS; k++)
-		if ((rc = jinst_pass_hook_ref(pc, k, &refs[k])))
+	for (uint32_t i = 0; i < n; i++)
+		if (!refs[h[i].hook] && (rc = jinst_pass_hook_ref(pc, h[i].hook, &refs[h[i].hook])))
 			return jinst_ins_fail(diag, rc, "cannot add the hooks to the constant pool");
 	rc = apply_patch(&f, m, h, n, refs, diag);
 	if (rc == 0 || rc == JINST_ENOMEM)

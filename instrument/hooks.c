@@ -23,6 +23,8 @@ static const jinst_hook hooks[JINST_HOOK_COUNT] = {
 	[JINST_HOOK_ALLOC_ARRAY] = {"java/lang/$JinstHooks", "allocArray", "(Ljava/lang/Object;I)V"},
 	[JINST_HOOK_ALLOC_ARRAYS] = {"java/lang/$JinstHooks", "allocArrays", "(Ljava/lang/Object;I)V"},
 	[JINST_HOOK_ALLOC_ANY] = {"java/lang/$JinstHooks", "allocAny", "(Ljava/lang/Object;I)V"},
+	[JINST_HOOK_ALLOC_CLONE] = {"java/lang/$JinstHooks", "allocClone",
+	                            "(Ljava/lang/Object;Ljava/lang/Object;Ljava/lang/String;I)V"},
 };
 
 const jinst_hook *jinst_hooks(void)

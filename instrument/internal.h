@@ -164,4 +164,16 @@ typedef struct jinst_alloc_sites jinst_alloc_sites;
 int jinst_alloc_sites_new(jinst_alloc_sites **out);
 void jinst_alloc_sites_free(jinst_alloc_sites *sites);
 
+/* A call whose normal return is an object a native made (alloc_calls.c):
+ * hook -1 when the call is none of those. */
+typedef struct jinst_alloc_call {
+	int hook;          /* JINST_HOOK_ALLOC_ANY, _ARRAYS or _CLONE */
+	const char *type;  /* the declared type: internal name or array descriptor */
+	uint16_t start;    /* _CLONE under invokespecial: the String constant naming the
+	                    * class the lookup starts at; 0: the receiver's class */
+} jinst_alloc_call;
+/* in's call (next: the instruction after it, or NULL) in class_name's code. */
+int jinst_alloc_call_at(jinst_class *c, const char *class_name, const jinst_insn *in, const jinst_insn *next,
+                        jinst_alloc_call *out);
+
 #endif

@@ -1,12 +1,14 @@
 /*
  * The allocation pass (include/jinst/alloc.h) on javac's code: the
  * fixture of jvm_alloc (jinstcheck/AllocSites and its nested classes, from
- * the agent's test classes). Every `new` and every array instruction gets
+ * the agent's test classes). Every `new`, every array instruction and
+ * every call that returns what a native made (clone(), reflection) gets
  * its hook; the sites carry the method, line, type and kind of the source
  * (the `new` that never completes among them: hooked, it simply never
- * runs); the ids are kept when a class is instrumented again (as for a
- * retransformation, and after other classes took ids), and the bytes are
- * the same.
+ * runs); a clone() that may reach an override gets allocClone with the
+ * class its lookup starts at; the ids are kept when a class is
+ * instrumented again (as for a retransformation, and after other classes
+ * took ids), and the bytes are the same.
  *   test_alloc_pass CHECKS_DIR
  */
 #include <stdio.h>
@@ -19,13 +21,70 @@
 #include "../../tests/testlib.h"
 
 typedef struct tally {
-	unsigned news, arrays, object_hooks, array_hooks;
+	unsigned news, arrays, calls, object_hooks, array_hooks, call_hooks;
+	/* allocClone hooks, with `aconst_null` (the receiver's class) or the
+	 * String of the class the lookup starts at (the last one here) */
+	unsigned clone_hooks, started;
+	char start[64];
 } tally;
+
+static bool is(const uint8_t *p, uint16_t n, const char *s)
+{
+	return p && n == strlen(s) && !memcmp(p, s, n);
+}
+
+/* The method a call names: owner, name and descriptor ("" when none). */
+static void member(jinst_class *c, const jinst_insn *in, const uint8_t *m[3], uint16_t l[3])
+{
+	jinst_cp_entry e, nt;
+	m[0] = m[1] = m[2] = NULL;
+	l[0] = l[1] = l[2] = 0;
+	if (!(jinst_opcodes[in->opcode].flags & JINST_OPF_INVOKE) || in->opcode == JINST_OP_INVOKEDYNAMIC ||
+	    jinst_cp_get(c, (uint16_t)in->operand, &e) || jinst_cp_get(c, e.u.ref.name_and_type_index, &nt))
+		return;
+	m[0] = jinst_cp_name(c, e.u.ref.class_index, &l[0]);
+	m[1] = jinst_cp_utf8(c, nt.u.nat.name_index, &l[1]);
+	m[2] = jinst_cp_utf8(c, nt.u.nat.descriptor_index, &l[2]);
+}
+
+/* Whether in is a call that returns what a native made: clone() of
+ * Object's descriptor, Array.newInstance, Constructor.newInstance,
+ * Class.newInstance (the fixture calls no other). */
+static bool allocating_call(jinst_class *c, const jinst_insn *in)
+{
+	const uint8_t *m[3];
+	uint16_t l[3];
+	member(c, in, m, l);
+	return (is(m[1], l[1], "clone") && is(m[2], l[2], "()Ljava/lang/Object;")) ||
+	       (is(m[1], l[1], "newInstance") &&
+	        (is(m[0], l[0], "java/lang/reflect/Array") || is(m[0], l[0], "java/lang/reflect/Constructor") ||
+	         is(m[0], l[0], "java/lang/Class")));
+}
+
+/* One hook of the output (in[j] its invokestatic, name its method) into t. */
+static void tally_hook(tally *t, jinst_class *c, const jinst_insn *in, uint32_t j, const uint8_t *name, uint16_t l)
+{
+	bool after_call = j >= 3 && (jinst_opcodes[in[j - 3].opcode].flags & JINST_OPF_INVOKE);
+	t->object_hooks += is(name, l, "allocObject");
+	t->array_hooks += is(name, l, "allocArray") || (is(name, l, "allocArrays") && !after_call);
+	t->call_hooks += is(name, l, "allocAny") || is(name, l, "allocClone") || (is(name, l, "allocArrays") && after_call);
+	if (!is(name, l, "allocClone"))
+		return;
+	t->clone_hooks++;
+	uint16_t n = 0;
+	const uint8_t *start = in[j - 2].opcode == JINST_OP_LDC || in[j - 2].opcode == JINST_OP_LDC_W
+	                               ? jinst_cp_name(c, (uint16_t)in[j - 2].operand, &n)
+	                               : NULL;
+	if (start) {
+		t->started++;
+		snprintf(t->start, sizeof t->start, "%.*s", (int)n, (const char *)start);
+	}
+}
 
 /* The allocation instructions and hooks of a class file. */
 static tally count(const uint8_t *bytes, size_t len)
 {
-	tally t = {0, 0, 0, 0};
+	tally t = {0};
 	jinst_class *c;
 	if (jinst_class_parse(&c, bytes, len, NULL, NULL, NULL))
 		return t;
@@ -43,11 +102,12 @@ static tally count(const uint8_t *bytes, size_t len)
 			t.news += in[j].opcode == JINST_OP_NEW;
 			t.arrays += in[j].opcode == JINST_OP_NEWARRAY || in[j].opcode == JINST_OP_ANEWARRAY ||
 			            in[j].opcode == JINST_OP_MULTIANEWARRAY;
+			t.calls += allocating_call(c, &in[j]);
 			if (in[j].opcode == JINST_OP_INVOKESTATIC && !jinst_cp_get(c, (uint16_t)in[j].operand, &e) &&
 			    !jinst_cp_get(c, e.u.ref.name_and_type_index, &nt))
 				name = jinst_cp_utf8(c, nt.u.nat.name_index, &l);
-			t.object_hooks += name && l == 11 && !memcmp(name, "allocObject", 11);
-			t.array_hooks += name && l >= 10 && !memcmp(name, "allocArray", 10);
+			if (name && l > 5 && !memcmp(name, "alloc", 5))
+				tally_hook(&t, c, in, j, name, l);
 		}
 	}
 	jinst_class_free(c);
@@ -116,6 +176,16 @@ static void check_sites(const jinst_alloc_sites *sites, const char *src)
 		{"strings", "arrays", "[Ljava/lang/String;", JINST_ALLOC_ARRAY},
 		{"multi.partial", "multi", "[[[I", JINST_ALLOC_ARRAYS},
 		{"clinit", "<clinit>", "[I", JINST_ALLOC_ARRAY},
+		/* calls: the declared type (a checkcast after the call, the
+		 * receiver's static type, or Object) */
+		{"clone.booleans", "copy", "[Z", JINST_ALLOC_ANY},
+		{"clone.rows", "copy", "[[I", JINST_ALLOC_ANY},
+		{"ewe.call", "clones", "jinstcheck/AllocSites$Ewe", JINST_ALLOC_ANY},
+		{"reflect.one", "clones", "java/lang/Object", JINST_ALLOC_ANY},
+		{"reflect.multi", "reflective", "[[Ljava/lang/String;", JINST_ALLOC_ANY},
+		{"reflect.holder", "reflective", "jinstcheck/AllocSites$Holder", JINST_ALLOC_ANY},
+		{"reflect.class", "reflective", "jinstcheck/AllocSites$Bare", JINST_ALLOC_ANY},
+		{"reflect.failing", "reflective", "java/lang/Object", JINST_ALLOC_ANY},
 	};
 	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
 		uint32_t line = tag_line(src, want[i].tag);
@@ -124,6 +194,37 @@ static void check_sites(const jinst_alloc_sites *sites, const char *src)
 		CHECK(line && id >= 0 && !jinst_alloc_sites_get(&s, sites, (uint32_t)id) && s.kind == want[i].kind &&
 		          !strcmp(s.class_name, "jinstcheck/AllocSites") && s.source && !strcmp(s.source, "AllocSites.java"),
 		      "no site %s.%s line %u %s", want[i].method, want[i].tag, line, want[i].type);
+	}
+}
+
+/* The clone() calls of the nested classes: a super.clone() over Object's
+ * is allocAny (the lookup ends at Object, known when instrumenting); one
+ * over a class that may override it gets allocClone with that class's
+ * name (JVMS 6.5: the direct superclass); a clone() on this gets the
+ * receiver's class (aconst_null). */
+static void clone_shapes(jinst_instrument *ins, jinst_arena *arena, const char *dir)
+{
+	static const struct { const char *cls, *start; unsigned any, clones, started; } want[] = {
+		{"Ewe", "", 1, 0, 0},
+		{"Ram", "jinstcheck.AllocSites$Ewe", 1, 1, 1}, /* its horns.clone(): allocAny */
+		{"Plain", "", 0, 1, 0},
+		{"Kid", "jinstcheck.AllocSites$Plain", 0, 1, 1},
+		{"Stubborn", "", 0, 1, 0},
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		char path[4096];
+		snprintf(path, sizeof path, "%s/jinstcheck/AllocSites$%s.class", dir, want[i].cls);
+		uint8_t *out = NULL;
+		size_t len = 0;
+		tally in;
+		if (instrument(ins, arena, path, 0, &out, &len, &in))
+			continue;
+		tally t = count(out, len);
+		CHECK(in.calls == want[i].any + want[i].clones && t.call_hooks == in.calls &&
+		          t.clone_hooks == want[i].clones && t.started == want[i].started && !strcmp(t.start, want[i].start),
+		      "%s: %u calls, %u hooks, %u allocClone, %u started (%s)", want[i].cls, in.calls, t.call_hooks,
+		      t.clone_hooks, t.started, t.start);
+		free(out);
 	}
 }
 
@@ -155,8 +256,15 @@ int main(int argc, char **argv)
 	CHECK(in.news >= 12 && out.object_hooks == in.news, "%u news, %u object hooks", in.news, out.object_hooks);
 	CHECK(in.arrays > 15 && out.array_hooks == in.arrays, "%u array instructions, %u hooks", in.arrays,
 	      out.array_hooks);
-	CHECK(n > 20 && n <= in.news + in.arrays, "%u sites for %u instructions", n, in.news + in.arrays);
+	CHECK(in.calls >= 18 && out.call_hooks == in.calls, "%u calls that allocate, %u hooks", in.calls,
+	      out.call_hooks);
+	/* e.clone() on an Ewe: the receiver's class decides, at run time */
+	CHECK(out.clone_hooks == 1 && out.started == 0, "%u allocClone hooks, %u with a start", out.clone_hooks,
+	      out.started);
+	CHECK(n > 20 && n <= in.news + in.arrays + in.calls, "%u sites for %u instructions", n,
+	      in.news + in.arrays + in.calls);
 	check_sites(sites, argv[2]);
+	clone_shapes(ins, arena, argv[1]);
 	/* Another class takes ids; the first, instrumented again as for a
 	 * retransformation, keeps its own and is written the same. */
 	instrument(ins, arena, worker, 0, &w, &w_len, NULL);
@@ -166,9 +274,9 @@ int main(int argc, char **argv)
 	CHECK(jinst_alloc_sites_count(sites) == after_worker, "instrumented again: %u sites, was %u",
 	      jinst_alloc_sites_count(sites), after_worker);
 	CHECK(again_len == first_len && !memcmp(again, first, first_len), "instrumented again: other bytes");
-	printf("AllocSites: %u news, %u array instructions, %u sites; %u with the worker's, kept when instrumented "
+	printf("AllocSites: %u news, %u array instructions, %u calls, %u sites; %u with the worker's, kept when instrumented "
 	       "again\n",
-	       in.news, in.arrays, n, after_worker);
+	       in.news, in.arrays, in.calls, n, after_worker);
 	free(first);
 	free(again);
 	free(w);

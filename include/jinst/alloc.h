@@ -24,12 +24,21 @@
  *                                      instruction made before anything else
  *                                      can store into it
  *
- * Reflective allocation and Object.clone() are natives, which no bytecode
- * of theirs allocates: a wrapper (the natives pass) that returns what such
- * a native made takes a site of kind JINST_ALLOC_ANY from this table
- * (jinst_alloc_sites_assign: its class, method and line, the declared
- * type) and calls JINST_HOOK_ALLOC_ANY on the result, which the runtime
- * measures by its own class, whatever it is.
+ *   a call whose normal return is what   after it (JINST_HOOK_ALLOC_ANY; for
+ *   a native made: clone(),              Array.newInstance(Class, int[])
+ *   Array.newInstance,                   JINST_HOOK_ALLOC_ARRAYS), a site of
+ *   Constructor.newInstance,             kind JINST_ALLOC_ANY whose type is
+ *   Class.newInstance                    the declared one; the runtime
+ *                                        measures the object by its own class
+ *   clone() that may run an override     JINST_HOOK_ALLOC_CLONE with the
+ *                                        receiver: counted only when the
+ *                                        call reached Object.clone, so an
+ *                                        object is counted once, where the
+ *                                        override's super.clone() made it
+ *
+ * Those natives cannot be wrapped (java/lang/Object and the reflection
+ * load before any agent), so their calls are hooked (docs/ARCHITECTURE.md,
+ * "The allocation pass", Calls).
  */
 #ifndef JINST_ALLOC_H
 #define JINST_ALLOC_H
@@ -44,7 +53,7 @@ enum jinst_alloc_kind {
 	JINST_ALLOC_OBJECT = 0, /* new */
 	JINST_ALLOC_ARRAY = 1,  /* newarray, anewarray */
 	JINST_ALLOC_ARRAYS = 2, /* multianewarray */
-	JINST_ALLOC_ANY = 3     /* a native's new object (clone, reflection): JINST_HOOK_ALLOC_ANY */
+	JINST_ALLOC_ANY = 3     /* a call's new object, made by a native (clone, reflection) */
 };
 
 /* One site; strings NUL-terminated modified UTF-8, alive as long as the

@@ -64,7 +64,11 @@ enum jinst_hook_id {
 	JINST_HOOK_ALLOC_OBJECT,     /* new, once its constructor returned */
 	JINST_HOOK_ALLOC_ARRAY,      /* newarray, anewarray */
 	JINST_HOOK_ALLOC_ARRAYS,     /* multianewarray: every array of the given dimensions */
-	JINST_HOOK_ALLOC_ANY,        /* a new object of any class, from a native (clone, reflection): that object alone */
+	JINST_HOOK_ALLOC_ANY,        /* a new object of any class, from a call (clone, reflection): that object alone */
+	/* A clone() call that may reach an override: (receiver, result, the
+	 * class its lookup starts at or null for the receiver's, site id);
+	 * counted only when the lookup found Object.clone itself. */
+	JINST_HOOK_ALLOC_CLONE,
 	JINST_HOOK_COUNT
 };
 

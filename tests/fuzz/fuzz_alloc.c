@@ -7,11 +7,12 @@
  * from a hash of it. Nothing may crash whatever the bytes. When the class
  * is instrumented, the output must parse; every call of an allocation hook
  * must be `dup; push SITE; invokestatic` (or, for a `new` whose reference
- * ECJ drops, `invokespecial <init>; push SITE; invokestatic`) with SITE a
- * site of the table,
- * whose fields are all there; when no method was left alone, there must be
- * exactly one array hook per newarray, anewarray and multianewarray of the
- * input; and a second instrumenter must write the same bytes and hand out
+ * ECJ drops, `invokespecial <init>; push SITE; invokestatic`; for a
+ * clone() that may reach an override, `dup; invoke...; dup_x1;
+ * aconst_null | ldc START; push SITE; invokestatic`) with SITE a site of
+ * the table, whose fields are all there; when no method was left alone,
+ * there must be exactly one array hook per newarray, anewarray and
+ * multianewarray of the input, beside the hooks after calls; and a second instrumenter must write the same bytes and hand out
  * the same sites.
  */
 #include <stdlib.h>
@@ -102,23 +103,37 @@ static long census(jinst_arena *arena, const uint8_t *bytes, size_t len, bool ho
 			callee(c, (uint16_t)in[j].operand, name, sizeof name);
 			if (strncmp(name, "alloc", 5))
 				continue;
-			/* (ECJ's dropped `new`: the dup went after the `new`) */
-			CHECK(j >= 2 && (in[j - 2].opcode == JINST_OP_DUP ||
-			                 (!strcmp(name, "allocObject") && in[j - 2].opcode == JINST_OP_INVOKESPECIAL)),
-			      "%s without dup", name);
+			/* allocClone: `dup` before the clone() call, then `dup_x1;
+			 * aconst_null | ldc START` after it */
+			bool clone = !strcmp(name, "allocClone");
+			uint32_t at = clone ? j - 3 : j - 2; /* the dup or dup_x1 */
+			CHECK(j >= (clone ? 5u : 2u), "%s at %u", name, j);
+			CHECK(clone ? in[at].opcode == JINST_OP_DUP_X1 && in[at - 1].opcode >= JINST_OP_INVOKEVIRTUAL &&
+			                  in[at - 1].opcode <= JINST_OP_INVOKEINTERFACE && in[at - 2].opcode == JINST_OP_DUP &&
+			                  (in[j - 2].opcode == JINST_OP_ACONST_NULL || in[j - 2].opcode == JINST_OP_LDC ||
+			                   in[j - 2].opcode == JINST_OP_LDC_W)
+			            /* (ECJ's dropped `new`: the dup went after the `new`) */
+			            : in[at].opcode == JINST_OP_DUP ||
+			                  (!strcmp(name, "allocObject") && in[at].opcode == JINST_OP_INVOKESPECIAL),
+			      "%s without its dup", name);
 			uint8_t push = in[j - 1].opcode;
 			CHECK(push == JINST_OP_BIPUSH || push == JINST_OP_SIPUSH || push == JINST_OP_LDC ||
 			          push == JINST_OP_LDC_W || (push >= JINST_OP_ICONST_0 && push <= JINST_OP_ICONST_5),
 			      "%s without its site", name);
+			jinst_alloc_site s = {.kind = JINST_ALLOC_ANY}; /* (what an ldc's site is not checked for) */
 			if (push != JINST_OP_LDC && push != JINST_OP_LDC_W) { /* (an ldc's site is an Integer) */
 				int32_t id = push == JINST_OP_BIPUSH || push == JINST_OP_SIPUSH ? in[j - 1].operand
 				                                                                : push - JINST_OP_ICONST_0;
-				jinst_alloc_site s;
 				CHECK(id >= 0 && jinst_alloc_sites_get(&s, sites, (uint32_t)id) == 0 && s.class_name && s.method &&
-				          s.descriptor && s.type && s.kind <= JINST_ALLOC_ARRAYS,
+				          s.descriptor && s.type && s.kind <= JINST_ALLOC_ANY,
 				      "site %d not in the table", (int)id);
 			}
-			n += strcmp(name, "allocObject") != 0;
+			/* A call's hook follows the call, with a site of kind ANY. */
+			bool call = at > 0 && (jinst_opcodes[in[at - 1].opcode].flags & JINST_OPF_INVOKE) &&
+			            strcmp(name, "allocObject");
+			CHECK(!call || s.kind == JINST_ALLOC_ANY,
+			      "%s after a call with a site of kind %u", name, s.kind);
+			n += !call && strcmp(name, "allocObject") != 0;
 		}
 	}
 	jinst_class_free(c);

@@ -6,8 +6,9 @@ import java.lang.reflect.Array;
  * Allocation sites: per thread, the objects and bytes allocated at each
  * site (the allocation pass's ids, include/jinst/alloc.h), for the agent's
  * {@code alloc}. The hooks ({@link Hooks#allocObject},
- * {@link Hooks#allocArray}, {@link Hooks#allocArrays}) run right after the
- * object is constructed or the array made, with the new reference.
+ * {@link Hooks#allocArray}, {@link Hooks#allocArrays}, {@link Hooks#allocAny},
+ * {@link Hooks#allocClone}) run right after the object is constructed, the
+ * array made or the call that made it returned, with the new reference.
  *
  * <h2>Per thread, through the trace's path</h2>
  *
@@ -120,6 +121,40 @@ final class Alloc {
 	 * its class, never by the site. */
 	static void any(Object o, int site) {
 		slow(o, site, ANY);
+	}
+
+	/*
+	 * A clone() call's result, counted only when the call reached
+	 * Object.clone itself: the VM's lookup of clone() starts at the
+	 * receiver's class (invokevirtual, invokeinterface) or at the class
+	 * the pass names (invokespecial: start, a superclass of the
+	 * receiver's), and when a class on the way down to Object declares
+	 * clone(), the call ran that override, whose own calls count what it
+	 * makes (its super.clone() reaches Object.clone in the end). So an
+	 * object is counted once, at the call that made it.
+	 */
+	static void cloned(Object receiver, Object o, String start, int site) {
+		Class<?> k = receiver.getClass();
+		if (start != null)
+			while (k != null && !start.equals(k.getName()))
+				k = k.getSuperclass();
+		if (k != null && !OVERRIDES_CLONE.get(k))
+			slow(o, site, ANY);
+	}
+
+	private static final Overrides OVERRIDES_CLONE = new Overrides();
+
+	/* Whether a class or a superclass below Object declares clone(),
+	 * asked of the VM (declaresClone0), so that no reflection resolves the
+	 * types of the class's other methods; kept by class. */
+	static final class Overrides extends ClassValue<Boolean> {
+		@Override
+		protected Boolean computeValue(Class<?> k) {
+			for (Class<?> c = k; c != null && c != Object.class; c = c.getSuperclass())
+				if (declaresClone0(c))
+					return Boolean.TRUE;
+			return Boolean.FALSE;
+		}
 	}
 
 	/* ---- the slow path ----------------------------------------------- */
@@ -446,4 +481,8 @@ final class Alloc {
 
 	/** JVMTI SetTag (registered by the agent). */
 	static native void tag0(Object o, long tag);
+
+	/** Whether k declares an instance method clone() of any return type,
+	 * from JVMTI GetClassMethods (registered by the agent). */
+	static native boolean declaresClone0(Class<?> k);
 }

@@ -443,6 +443,10 @@ public final class Hooks {
 		Alloc.any(o, site);
 	}
 
+	public static void allocClone(Object receiver, Object o, String start, int site) {
+		Alloc.cloned(receiver, o, start, site);
+	}
+
 	/* The current thread's context for a slow path of a hook other than
 	 * the trace's (Alloc), or null while disengaged. */
 	static Ctx context(Thread t) {

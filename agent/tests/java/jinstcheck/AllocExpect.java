@@ -37,11 +37,12 @@ public final class AllocExpect {
 		}
 	}
 
-	/** What a wrapper of a native that allocates does: the object to the
-	 * allocAny hook with its site, then measured here. */
-	public static void any(String tag, Object o, int site) {
-		jinst.rt.Hooks.allocAny(o, site);
-		obj(tag, o);
+	/** The type a site declares (the pass's), when its objects' classes
+	 * differ from it: set before its first object. */
+	public static void type(String tag, String name) {
+		synchronized (SITES) {
+			TYPES.put(tag, name);
+		}
 	}
 
 	/** An object of tag's site that the program keeps reachable to the end. */

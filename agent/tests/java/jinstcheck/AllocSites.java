@@ -1,10 +1,16 @@
 package jinstcheck;
 
+import java.lang.reflect.Array;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.InvocationTargetException;
+
 /**
  * Allocation with every instruction, for the allocation pass's test
  * (agent/tests/alloc.py): each allocation's line carries a tag
  * ("site:NAME") and reports its object to AllocExpect, which measures it;
  * the test compares those figures with the agent's, site by site.
+ * Objects that a call returns (clone(), reflection) count at the call that
+ * made them, once: {@link #clones} and {@link #reflective}.
  */
 public final class AllocSites {
 	static final int[] TABLE = new int[7]; // site:clinit
@@ -50,6 +56,62 @@ public final class AllocSites {
 			if (x >= 0)
 				throw new IllegalStateException("never made"); // site:ctor.throw
 		}
+	}
+
+	/* clone() overridden, over Object's: its super.clone() counts. */
+	static class Ewe implements Cloneable {
+		@Override
+		protected Object clone() throws CloneNotSupportedException {
+			return super.clone(); // site:ewe.super
+		}
+	}
+
+	/* An override over an override: its super.clone() runs Ewe's, which
+	 * counts the object; its own array clone counts. */
+	static final class Ram extends Ewe {
+		int[] horns;
+
+		@Override
+		protected Object clone() throws CloneNotSupportedException {
+			Ram r = (Ram) super.clone(); // site:ram.super
+			r.horns = horns.clone(); // site:ram.horns
+			AllocExpect.obj("ram.horns", r.horns);
+			return r;
+		}
+	}
+
+	/* No override: clone() here is Object's, except in a subclass that
+	 * overrides it. */
+	static class Plain implements Cloneable {
+		final long a = 1;
+
+		Plain copy() throws CloneNotSupportedException {
+			return (Plain) clone(); // site:plain.copy
+		}
+	}
+
+	static final class Kid extends Plain {
+		final int b = 2;
+
+		@Override
+		protected Object clone() throws CloneNotSupportedException {
+			return super.clone(); // site:kid.super
+		}
+	}
+
+	/* Not Cloneable: Object.clone throws, nothing is made. */
+	static final class Stubborn {
+		Object copy() {
+			try {
+				return clone(); // site:stubborn
+			} catch (CloneNotSupportedException e) {
+				return null;
+			}
+		}
+	}
+
+	static final class Bare {
+		final Object[] slots = null;
 	}
 
 	Object last;
@@ -154,6 +216,105 @@ public final class AllocSites {
 		}
 	}
 
+	/* Clones of an instance through overrides and without, of arrays of
+	 * every type (reflective arrays, and their clones), of a class that is
+	 * not Cloneable. */
+	static void clones(int n) throws CloneNotSupportedException {
+		AllocExpect.type("ewe.super", Ewe.class.getName());
+		AllocExpect.none("ram.super");
+		AllocExpect.none("ewe.call");
+		AllocExpect.none("stubborn");
+		Ewe ewe = new Ewe(); // site:seed.ewe
+		AllocExpect.obj("seed.ewe", ewe);
+		Ram ram = new Ram(); // site:seed.ram
+		AllocExpect.obj("seed.ram", ram);
+		ram.horns = new int[3]; // site:seed.horns
+		AllocExpect.obj("seed.horns", ram.horns);
+		Plain plain = new Plain(); // site:seed.plain
+		AllocExpect.obj("seed.plain", plain);
+		Plain kid = new Kid(); // site:seed.kid
+		AllocExpect.obj("seed.kid", kid);
+		Stubborn stubborn = new Stubborn(); // site:seed.stubborn
+		AllocExpect.obj("seed.stubborn", stubborn);
+		Class<?>[] components = {boolean.class, byte.class, char.class, short.class, int.class, // site:components
+			long.class, float.class, double.class, String.class, int[].class};
+		AllocExpect.obj("components", components);
+		for (int i = 0; i < n; i++) {
+			Ewe e = i % 3 == 0 ? ram : ewe;
+			Object c = e.clone(); // site:ewe.call
+			AllocExpect.obj("ewe.super", c);
+			AllocExpect.obj("plain.copy", plain.copy());
+			AllocExpect.obj("kid.super", kid.copy());
+			if (stubborn.copy() != null)
+				throw new AssertionError("a clone of a class that is not Cloneable");
+			for (Class<?> k : components) {
+				Object a = Array.newInstance(k, i % 9); // site:reflect.one
+				AllocExpect.obj("reflect.one", a);
+				copy(a);
+			}
+		}
+		AllocExpect.type("reflect.one", "java.lang.Object");
+	}
+
+	/* a's clone, counted at the line of its type. */
+	static void copy(Object a) {
+		if (a instanceof boolean[])
+			AllocExpect.obj("clone.booleans", ((boolean[]) a).clone()); // site:clone.booleans
+		else if (a instanceof byte[])
+			AllocExpect.obj("clone.bytes", ((byte[]) a).clone()); // site:clone.bytes
+		else if (a instanceof char[])
+			AllocExpect.obj("clone.chars", ((char[]) a).clone()); // site:clone.chars
+		else if (a instanceof short[])
+			AllocExpect.obj("clone.shorts", ((short[]) a).clone()); // site:clone.shorts
+		else if (a instanceof int[])
+			AllocExpect.obj("clone.ints", ((int[]) a).clone()); // site:clone.ints
+		else if (a instanceof long[])
+			AllocExpect.obj("clone.longs", ((long[]) a).clone()); // site:clone.longs
+		else if (a instanceof float[])
+			AllocExpect.obj("clone.floats", ((float[]) a).clone()); // site:clone.floats
+		else if (a instanceof double[])
+			AllocExpect.obj("clone.doubles", ((double[]) a).clone()); // site:clone.doubles
+		else if (a instanceof String[])
+			AllocExpect.obj("clone.strings", ((String[]) a).clone()); // site:clone.strings
+		else
+			AllocExpect.obj("clone.rows", ((int[][]) a).clone()); // site:clone.rows
+	}
+
+	/* Arrays of several dimensions by reflection (every array of the given
+	 * ones), objects by Constructor.newInstance (one whose constructor
+	 * allocates, one whose constructor throws) and Class.newInstance. */
+	@SuppressWarnings("deprecation")
+	static void reflective(int n) throws ReflectiveOperationException {
+		AllocExpect.none("reflect.failing");
+		Class<?>[] intParam = {int.class}; // site:params
+		AllocExpect.obj("params", intParam);
+		Constructor<Holder> holder = Holder.class.getDeclaredConstructor(intParam);
+		Constructor<Failing> failing = Failing.class.getDeclaredConstructor(intParam);
+		Constructor<Bare> bare = Bare.class.getDeclaredConstructor((Class<?>[]) null);
+		for (int i = 0; i < n; i++) {
+			int[] dims = {i % 3, 2}; // site:dims
+			AllocExpect.obj("dims", dims);
+			String[][] grid = (String[][]) Array.newInstance(String.class, dims); // site:reflect.multi
+			AllocExpect.multi("reflect.multi", grid);
+			long[][][] cube = (long[][][]) Array.newInstance(long[].class, dims); // site:reflect.partial
+			AllocExpect.multi("reflect.partial", cube);
+			Object[] args = {i % 4}; // site:args
+			AllocExpect.obj("args", args);
+			Holder h = holder.newInstance(args); // site:reflect.holder
+			AllocExpect.obj("reflect.holder", h);
+			Bare b = bare.newInstance((Object[]) null); // site:reflect.bare
+			AllocExpect.obj("reflect.bare", b);
+			Bare c = Bare.class.newInstance(); // site:reflect.class
+			AllocExpect.obj("reflect.class", c);
+			try {
+				failing.newInstance(args); // site:reflect.failing
+				throw new AssertionError("Failing was made");
+			} catch (InvocationTargetException e) {
+				AllocExpect.obj("ctor.throw", e.getCause());
+			}
+		}
+	}
+
 	/* One site reached from two callers (depth=N tells them apart). */
 	static int[] make(int n) {
 		return new int[n]; // site:make
@@ -189,13 +350,15 @@ public final class AllocSites {
 		}
 	}
 
-	public static void main(String[] args) throws InterruptedException {
+	public static void main(String[] args) throws Exception {
 		int n = args.length > 0 ? Integer.parseInt(args[0]) : 1000;
 		objects(n);
 		exceptions(n / 10);
 		arrays(n);
 		multi(n);
 		keep(Math.min(n, 900));
+		clones(n / 10);
+		reflective(n / 10);
 		for (int i = 0; i < n; i++) {
 			fromA(i);
 			fromB(i);

@@ -104,4 +104,8 @@ public final class $JinstHooks {
 	public static void allocAny(Object o, int site) {
 		jinst.rt.Hooks.allocAny(o, site);
 	}
+
+	public static void allocClone(Object receiver, Object o, String start, int site) {
+		jinst.rt.Hooks.allocClone(receiver, o, start, site);
+	}
 }

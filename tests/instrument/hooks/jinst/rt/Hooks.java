@@ -69,6 +69,9 @@ public final class Hooks {
 	public static void allocAny(Object o, int site) {
 	}
 
+	public static void allocClone(Object receiver, Object o, String start, int site) {
+	}
+
 	private static synchronized void dump() {
 		StringBuilder sb = new StringBuilder();
 		for (int i = 0; i < ENTER.length; i++)
