@@ -682,6 +682,21 @@ static int alloc_method(void *state, jinst_pass_class *pc, jinst_pass_method *pm
 	return apply_edit(&f, m, h, n, refs, diag);
 }
 
+/* The classes the VM generates for reflection (a constructor called
+ * reflectively often enough gets an accessor class whose `new` makes the
+ * object Constructor.newInstance returns) are declined: that object is
+ * counted at the call of newInstance, and would count twice. */
+static int alloc_begin(void *state, jinst_pass_class *pc, jinst_diag *diag)
+{
+	(void)state, (void)diag;
+	static const char *const generated[] = {"jdk/internal/reflect/Generated", "sun/reflect/Generated"};
+	const char *name = jinst_pass_class_name(pc);
+	for (size_t i = 0; i < sizeof(generated) / sizeof(generated[0]); i++)
+		if (strncmp(name, generated[i], strlen(generated[i])) == 0)
+			return JINST_PASS_SKIP;
+	return 0;
+}
+
 static void alloc_free(void *state)
 {
 	alloc_state *st = state;
@@ -701,6 +716,7 @@ int jinst_alloc_pass(jinst_pass *out, jinst_alloc_sites **sites)
 	out->version = JINST_PASS_VERSION;
 	out->name = "alloc";
 	out->state = st;
+	out->begin = alloc_begin;
 	out->method = alloc_method;
 	out->free = alloc_free;
 	*sites = st->sites;
