@@ -699,12 +699,34 @@ static int hook_refs(jinst_pass_class *pc, bool entry_only, uint16_t *refs)
 	return 0;
 }
 
+/*
+ * Whether the method is finalize()V whose code is a lone `return`: HotSpot
+ * registers an object with java.lang.ref.Finalizer at allocation only when
+ * its class's finalize() is not such a method (ClassFileParser: an "empty
+ * finalizer" clears the flag it would inherit), and java.lang.Object's is one.
+ * A hook there makes every object of the class and of its subclasses
+ * finalizable: a runtime call at each allocation, the Finalizer thread
+ * running the hook for each, every object kept one collection longer.
+ * Jython's PyObject has `protected final void finalize() {}`; traced, its
+ * work.py (bench/trace) kept 3.2 million PyFrames waiting for finalization
+ * and spent more time collecting than running Python (docs/tracing-threads.md).
+ * The VM never calls such a method, so leaving it alone loses only calls a
+ * program makes itself (super.finalize()).
+ */
+static bool empty_finalizer(const jinst_pass_method *pm, const jinst_code *code)
+{
+	return code && code->code_length == 1 && code->code[0] == JINST_OP_RETURN &&
+	       !strcmp(jinst_pass_method_name(pm), "finalize") && !strcmp(jinst_pass_method_descriptor(pm), "()V");
+}
+
 static int trace_pass_method(void *state, jinst_pass_class *pc, jinst_pass_method *pm, jinst_diag *diag)
 {
 	uint32_t passes = (uint32_t)(uintptr_t)state;
 	jinst_class *c = jinst_pass_class_model(pc);
 	jinst_member *m = jinst_pass_method_member(pm);
 	const jinst_code *code = jinst_pass_method_code(pm);
+	if (empty_finalizer(pm, code))
+		return JINST_PASS_SKIP;
 	bool timed = (passes & JINST_PASS_TRACE) &&
 	             !(code && (passes & JINST_PASS_COUNT_LEAVES) && is_leaf(c, m, code));
 	uint16_t refs[JINST_HOOK_COUNT];

@@ -20,12 +20,14 @@ package jinst.rt;
  * exit whose id is not on the stack at all (entered before the hooks were
  * engaged) is ignored.
  */
-final class Ctx {
+public final class Ctx {
 	final long tid;
 	final String name;
 	/* The thread (null for RETIRED): final, so that Hooks.ctx may read a
-	 * context published through a data race and trust the comparison. */
-	final Thread owner;
+	 * context published through a data race and trust the comparison.
+	 * Public, with dense and calledSlow, for the bridge's called
+	 * (java.lang.$JinstHooks), which has Hooks.called's body; not an API. */
+	public final Thread owner;
 	/* The session it records for (Hooks.session when it was made). */
 	final int session = Hooks.session;
 	/* The thread ended and the context left the registry (Hooks.retire). */
@@ -37,10 +39,10 @@ final class Ctx {
 	boolean busy;
 
 	/* Entries per method id; and the same counts' array when it is indexed
-	 * by id (a busy thread's), which Hooks.calledOther increments, or an
+	 * by id (a busy thread's), which Hooks.called increments, or an
 	 * empty one (the slow path adds to the table). */
 	Counts counts = new Counts(16);
-	long[] dense = NO_COUNTS;
+	public long[] dense = NO_COUNTS;
 	private static final long[] NO_COUNTS = new long[0];
 	/* Allocation sites (Alloc): objects and bytes of site s at 2s, 2s + 1,
 	 * in a table or an array (allocCounts, null until the first), and the
@@ -116,6 +118,11 @@ final class Ctx {
 
 	/* ---- counts --------------------------------------------------------- */
 
+	/* The bridge's called when the thread's slot does not serve it. */
+	public static void calledSlow(int id) {
+		Hooks.calledSlow(id);
+	}
+
 	/* (No busy check: nothing here runs code a hook may be in, and a
 	 * count added while the thread grows its arrays is as good as any.) */
 	void count(int id) {
@@ -167,12 +174,14 @@ final class Ctx {
 
 	/* Hooks.enterOther's entry: counts and pushes when nothing needs the
 	 * slow path (dense counts with room for id, room on the stack, times
-	 * without events); false otherwise, having changed nothing. */
+	 * without events, not the owner's context, whose stack is Hooks'
+	 * FAST_STACK and its depth Hooks.DEPTH); false otherwise, having
+	 * changed nothing. */
 	boolean push(int id) {
 		long[] v = dense;
 		int[] s = sId;
 		int d = depth;
-		if (id < 0 || id >= v.length || d >= s.length || d >= limit || busy
+		if (id < 0 || id >= v.length || d >= s.length || d >= limit || busy || s == Hooks.FAST_STACK
 				|| (Hooks.mode & (Hooks.TIMES | Hooks.EVENTS)) != Hooks.TIMES)
 			return false;
 		v[id]++;
@@ -187,7 +196,7 @@ final class Ctx {
 	boolean pop(int id) {
 		int[] s = sId;
 		int d = depth - 1;
-		if (d < 0 || d >= s.length || s[d] != id || overflow != 0 || busy
+		if (d < 0 || d >= s.length || s[d] != id || overflow != 0 || busy || s == Hooks.FAST_STACK
 				|| (Hooks.mode & (Hooks.TIMES | Hooks.EVENTS)) != Hooks.TIMES)
 			return false;
 		depth = d;

@@ -30,16 +30,18 @@ package jinst.rt;
  * design here, which found the thread's own context and its arrays on
  * every call, 1.83x.
  *
- * So one thread, the {@link #owner}, counts and keeps its shadow stack in
- * static final arrays: the JIT knows their addresses and lengths, a
- * constant id needs no bounds check, and a counted call is a compare of
- * {@code Thread.currentThread()} with {@code owner} and one increment.
- * Only the owner ever writes those arrays, so its counts are exact; every
- * other thread counts into its own context ({@link Ctx}), found by its
- * thread id in {@link #BY_TID} (a slot and a compare: a pool's threads and
- * virtual threads pay about what the owner pays), and into it on the slow
- * path as the owner does for ids past {@link #FAST_METHODS}; a snapshot
- * adds them all up. The first thread to reach a hook becomes the owner (main,
+ * So one thread, the {@link #owner}, keeps its shadow stack and the counts
+ * of its timed calls in static final arrays: the JIT knows their addresses
+ * and lengths, a constant id needs no bounds check, and an entry is a
+ * compare of {@code Thread.currentThread()} with {@code owner}, one
+ * increment and a push. Only the owner ever writes those arrays, so its
+ * counts are exact; every other thread counts into its own context
+ * ({@link Ctx}), found by its thread id in {@link #BY_TID} (a slot and a
+ * compare: a pool's threads and virtual threads pay about what the owner
+ * pays), and into it on the slow path as the owner does for ids past
+ * {@link #FAST_METHODS}; a snapshot adds them all up. A counted call
+ * ({@link #called}) takes the slot for every thread, the owner too: one
+ * path, the same for all (its essay). The first thread to reach a hook becomes the owner (main,
  * in most programs) and stays the owner until it ends: ownership cannot
  * move from a live thread, which may be between the compare and the
  * increment. A thread that ends gives it up in its ThreadEnd event, on
@@ -139,8 +141,9 @@ public final class Hooks {
 	 * (docs/tracing-threads.md: the ThreadLocal lookup, and a context kept
 	 * in one shared field, cost pools of threads 2x.)
 	 */
-	static final int TID_SLOTS = 1 << 12, TID_MASK = TID_SLOTS - 1;
-	static final Ctx[] BY_TID = new Ctx[TID_SLOTS];
+	public static final int TID_SLOTS = 1 << 12, TID_MASK = TID_SLOTS - 1;
+	/* Public for the bridge's called (java.lang.$JinstHooks); not an API. */
+	public static final Ctx[] BY_TID = new Ctx[TID_SLOTS];
 	/* With at most this many live contexts, a platform thread given a slot
 	 * gets its counts as an array at once (Ctx.densify): a pool's thread.
 	 * Virtual threads (java.lang.VirtualThread, JDK 21 on; null before)
@@ -151,13 +154,24 @@ public final class Hooks {
 	private Hooks() {
 	}
 
-	/** Entry of a method that is counted, never timed: no exit hook follows. */
+	/**
+	 * Entry of a method that is counted, never timed: no exit hook follows.
+	 * Every thread, the owner too, counts into its own context's array by
+	 * id, found in its BY_TID slot: one path, so that the profile the JIT
+	 * reads for this method (one for every instrumented method that calls
+	 * it) never shows a second path taken. With the owner's static array
+	 * first and the slot second, any other thread (the Finalizer thread
+	 * running a finalize(), a pool) made C2 inline both paths into every
+	 * instrumented method (docs/tracing-threads.md, "The interpreter").
+	 */
 	public static void called(int id) {
 		Thread t = Thread.currentThread();
-		if (t == owner && id < FAST_METHODS)
-			FAST_COUNTS[id]++;
+		Ctx c = BY_TID[(int) t.getId() & TID_MASK];
+		long[] v;
+		if (c != null && c.owner == t && id < (v = c.dense).length)
+			v[id]++;
 		else
-			calledOther(t, id);
+			Ctx.calledSlow(id);
 	}
 
 	public static void enter(int id) {
@@ -192,16 +206,9 @@ public final class Hooks {
 
 	/* Small enough for the JIT to inline into the hook (a slot, a compare
 	 * of a final field, an array of the thread's own): what a pool's
-	 * thread pays is what the owner pays, but for three loads. */
-
-	private static void calledOther(Thread t, int id) {
-		Ctx c = BY_TID[(int) t.getId() & TID_MASK];
-		long[] v;
-		if (c != null && c.owner == t && id < (v = c.dense).length)
-			v[id]++;
-		else
-			calledSlow(id);
-	}
+	 * thread pays is what the owner pays, but for three loads. The owner's
+	 * context is in its slot too (for called), and its push and pop
+	 * refuse (its stack is FAST_STACK, its depth DEPTH[AT]). */
 
 	private static void enterOther(Thread t, int id) {
 		Ctx c = BY_TID[(int) t.getId() & TID_MASK];
@@ -223,7 +230,7 @@ public final class Hooks {
 	 * found in BY_TID before it was cleared may count on for a while:
 	 * after the output was written, into its own context.) */
 
-	private static void calledSlow(int id) {
+	static void calledSlow(int id) {
 		int m = mode;
 		Ctx c;
 		if (m == 0 || (c = ctxOf(Thread.currentThread(), m)) == null)
@@ -287,7 +294,6 @@ public final class Hooks {
 			if (owner != null || mode == 0 || c.ended)
 				return;
 			c.adopt(FAST_STACK, FAST_MASK);
-			forget(c);
 			ownerCtx = c;
 			ownerSync(c);
 			owner = t;
@@ -296,9 +302,9 @@ public final class Hooks {
 
 	/* The current thread's context, through the ThreadLocal (a new one
 	 * when it holds an earlier session's: newSession); put in its BY_TID
-	 * slot if that is free (the essay at BY_TID). Not the owner's, whose
-	 * stack depth is DEPTH[AT], not its context's; not in events mode,
-	 * whose every call takes the slow path. */
+	 * slot if that is free (the essay at BY_TID), before it may claim the
+	 * fast path (the owner keeps its slot, for called). Not in events
+	 * mode, whose every call takes the slow path. */
 	static Ctx ctx(Thread t, int m) {
 		Ctx c = LOCAL.get();
 		if (c.session != session) {
@@ -324,8 +330,7 @@ public final class Hooks {
 		}
 	}
 
-	/* c leaves BY_TID: its thread owns the fast path or ended (under
-	 * Registry.LOCK). */
+	/* c leaves BY_TID: its thread ended (under Registry.LOCK). */
 	private static void forget(Ctx c) {
 		int i = (int) c.tid & TID_MASK;
 		if (BY_TID[i] == c)
