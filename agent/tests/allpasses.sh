@@ -25,7 +25,7 @@ source "${BASH_SOURCE%/*}/../../tests/lib.sh"
 need_jdk "$home"
 sanitized && export LD_PRELOAD=$JINST_PRELOAD "${san_env[@]}"
 workdir "$work"
-passes=coverage,alloc,monitor,natives,include=**
+passes="coverage,alloc,monitor,natives,include=**"
 
 # The agent's log of a run says nothing failed: per class, per batch, per
 # output; and the VM reported no error.
@@ -47,7 +47,8 @@ javac_case() {
 	[[ -z ${JINST_JAVAC_PACKAGES:-} ]] || packages=$JINST_JAVAC_PACKAGES
 	local part=all
 	[[ -z $packages ]] || part=$(echo "$packages" | tr ' /' '+-')
-	local wl=${JINST_CORPUS:-/tmp/jinst-corpus}/javac/$(basename "$(readlink -f "$home")")-$part
+	local wl
+	wl=${JINST_CORPUS:-/tmp/jinst-corpus}/javac/$(basename "$(readlink -f "$home")")-$part
 	if ! JINST_JAVAC_PACKAGES=$packages bash "$src/scripts/javac_workload.sh" "$wl" "$home" >wl.txt 2>&1; then
 		cat wl.txt
 		echo "SKIP: no javac workload for $home (sources neither in the JDK nor fetchable)"
@@ -99,7 +100,7 @@ javac_case() {
 outputs_check() { # NAME OUT FILES CLASSES
 	local name=$1 out=$2 files=$3 n=$4 c=$2.tsv
 	[[ -s $c && -s $out.cov && -s $out.alloc.tsv && -s $out.monitors.tsv ]] ||
-		{ fail "$name: an output is missing: $(ls "$out".* 2>&1 | paste -sd' ')"; return; }
+		{ fail "$name: an output is missing: $(find "$(dirname "$out")" -name "$(basename "$out").*" | paste -sd' ')"; return; }
 	grep -qP "^com/sun/tools/javac/parser/JavacParser\tparseCompilationUnit\t\(\)Lcom/sun/tools/javac/tree/JCTree\\\$JCCompilationUnit;\t$files\$" $c ||
 		fail "$name: JavacParser.parseCompilationUnit not counted $files times: $(grep -P 'JavacParser\tparseCompilationUnit' $c)"
 	grep -qP "^com/sun/tools/javac/jvm/ClassWriter\twriteClass\t.*\t$n\$" $c ||
@@ -131,8 +132,8 @@ threads_case() {
 				-cp "$programs" jinsttest.$prog >$name.txt 2>&1 || { fail "$name: the program failed: $(tail -3 $name.txt)"; continue; }
 			cmp -s $prog-plain.txt $name.txt || fail "$name: output differs: $(diff $prog-plain.txt $name.txt | head -5)"
 			clean_log "$name" $name.log $name.txt
-			want=$(grep -P "^jinsttest/$prog[\t\$]" "$src/tests/jvm/programs/expected_counts.tsv" | sort)
-			got=$(grep -P "^jinsttest/$prog[\t\$]" $name.tsv | sort)
+			want=$(grep -P "^jinsttest/${prog}[\t\$]" "$src/tests/jvm/programs/expected_counts.tsv" | sort)
+			got=$(grep -P "^jinsttest/${prog}[\t\$]" $name.tsv | sort)
 			[[ -n $want ]] && ! comm -23 <(echo "$want") <(echo "$got") | head -5 | grep . ||
 				fail "$name: counts differ from expected_counts.tsv (above: expected, not counted)"
 			echo "$name: $(wc -l <<<"$want") methods of jinsttest.$prog counted as expected_counts.tsv says," \
