@@ -464,8 +464,10 @@ void jinst_agent_usage(FILE *f, const jinst_agent_module *const *modules)
 	      "Module, VirtualThread, java.lang.ref, jdk.internal.module,\n"
 	      "jdk.internal.vm.Continuation) are never instrumented.\n"
 	      "\n"
-	      "Example:\n"
-	      "  java -agentpath:/path/libjinst.so=trace=times,include=com.example.**,out=/tmp/prof-%p App\n",
+	      "Examples:\n"
+	      "  java -agentpath:/path/libjinst.so=trace=times,include=com.example.**,out=/tmp/prof-%p App\n"
+	      "  every pass in one transformation (each module's outputs beside the others'):\n"
+	      "  java -agentpath:/path/libjinst.so=trace=counts,coverage,alloc,monitor,natives,include=com.example.** App\n",
 	      f);
 }
 

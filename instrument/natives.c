@@ -37,6 +37,14 @@
  *    count exactly, and run as JNI calls: CRC32, say, much slower); the
  *    annotation is then dropped from both, or HotSpot's CheckIntrinsics
  *    prints a line for each on stdout;
+ *  - the natives of the JDK's own native lookup (jdk/internal/loader's
+ *    NativeLibrary and NativeLibraries): the VM binds a native it does not
+ *    find in its own libraries through ClassLoader.findNative, which ends
+ *    in NativeLibrary.findEntry0 (JDK 17: NativeLibraries.findEntry0); a
+ *    wrapped one calls its prefixed native, whose binding runs that very
+ *    lookup again, without end (javac on JDK 25, include=**: a
+ *    StackOverflowError through $$jinst$$findEntry0, or SystemImage's
+ *    initializer failing);
  *  - constructors and initializers, which cannot be native, a native
  *    wrapped already (its name begins with the prefix), a method whose
  *    prefixed name the class has already, and the natives the filter
@@ -132,6 +140,13 @@ static bool signature_polymorphic(const char *class_name, uint16_t flags, const 
 {
 	return (!strcmp(class_name, "java/lang/invoke/MethodHandle") || !strcmp(class_name, "java/lang/invoke/VarHandle")) &&
 	       (flags & JINST_ACC_VARARGS) && !strncmp(desc, "([Ljava/lang/Object;)", 21);
+}
+
+/* The classes whose natives bind the others (above). */
+static bool binds_natives(const char *class_name)
+{
+	return !strcmp(class_name, "jdk/internal/loader/NativeLibrary") ||
+	       !strcmp(class_name, "jdk/internal/loader/NativeLibraries");
 }
 
 static bool has_method(jinst_class *c, const char *name, const char *desc)
@@ -244,7 +259,7 @@ static bool wanted(jinst_class *c, const char *class_name, jinst_member *m, cons
 	 * native wrapped under JINST_NATIVES_INTRINSICS then is one now. */
 	if (!(flags & JINST_ACC_NATIVE) || name[0] == '<' ||
 	    !strncmp(name, JINST_NATIVE_PREFIX, sizeof(JINST_NATIVE_PREFIX) - 1) ||
-	    signature_polymorphic(class_name, flags, desc) ||
+	    signature_polymorphic(class_name, flags, desc) || binds_natives(class_name) ||
 	    annotated(c, m, retransform || (o->flags & JINST_NATIVES_INTRINSICS) != 0))
 		return false;
 	char prefixed[512];

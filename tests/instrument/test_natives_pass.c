@@ -14,7 +14,8 @@
  *  - the rules checker refuses a wrapper with other flags, a native renamed
  *    without its wrapper, wrappers out of order;
  *  - the JDK: MethodHandle's signature-polymorphic natives and
- *    Reflection.getCallerClass (@CallerSensitive) never wrapped; CRC32's
+ *    Reflection.getCallerClass (@CallerSensitive) and the native lookup's
+ *    NativeLibraries never wrapped, BootLoader beside it is; CRC32's
  *    @IntrinsicCandidate natives only with JINST_NATIVES_INTRINSICS;
  *    Adler32's update(II)I wrapped, updateBytes not; every class of the
  *    image wrapped (intrinsics too): written, parsed again with one method
@@ -280,6 +281,13 @@ static void check_jdk(const char *home)
 	CHECK(!strcmp(got, ""), "MethodHandle: none, got %s", got);
 	jdk_wrapped(cp, "jdk/internal/reflect/Reflection", JINST_NATIVES_INTRINSICS, got, sizeof got);
 	CHECK(!strstr(got, "getCallerClass"), "Reflection: not getCallerClass, got %s", got);
+	/* The native lookup's own natives (JDK 17: NativeLibraries.findEntry0,
+	 * load, unload, findBuiltinLib): wrapped, they bound themselves
+	 * through themselves without end. */
+	jdk_wrapped(cp, "jdk/internal/loader/NativeLibraries", JINST_NATIVES_INTRINSICS, got, sizeof got);
+	CHECK(!strcmp(got, ""), "NativeLibraries: none, got %s", got);
+	jdk_wrapped(cp, "jdk/internal/loader/BootLoader", 0, got, sizeof got);
+	CHECK(strstr(got, "getSystemPackageNames") != NULL, "BootLoader: its natives, got %s", got);
 	jdk_wrapped(cp, "java/util/zip/CRC32", 0, got, sizeof got);
 	CHECK(!strcmp(got, ""), "CRC32: none, got %s", got);
 	jdk_wrapped(cp, "java/util/zip/CRC32", JINST_NATIVES_INTRINSICS, got, sizeof got);
