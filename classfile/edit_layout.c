@@ -90,7 +90,12 @@ static bool method_words(const uint8_t *d, uint16_t len, int *args, int *ret)
  * value's. The depth flow asks this of every invoke and field access, the
  * same few references again and again across a class's methods, so the
  * answer is kept per class by pool index (the pool only grows and its
- * entries never change, so an answer stays true). */
+ * entries never change, so an answer stays true), for the original pool
+ * and the first RW_ADDED entries added to it: a pass's hook (the coverage
+ * probes' call at every method's entry) is an added reference, and
+ * working it out again for each method was 1% of `jinst instrument
+ * --coverage`. */
+#define RW_ADDED 64
 #define RW_KNOWN 0x8000u
 #define RW_FIELD 0x4000u
 #define RW_METHOD 0x2000u
@@ -99,9 +104,9 @@ static bool method_words(const uint8_t *d, uint16_t len, int *args, int *ret)
 
 static int ref_words(jinst_class *c, uint16_t index, uint16_t *out)
 {
-	bool cacheable = index < c->cp_count;
+	bool cacheable = index < (uint32_t)c->cp_count + RW_ADDED;
 	if (cacheable && !c->ref_words)
-		c->ref_words = jinst_arena_zalloc(c->arena, (size_t)c->cp_count * sizeof(uint16_t));
+		c->ref_words = jinst_arena_zalloc(c->arena, ((size_t)c->cp_count + RW_ADDED) * sizeof(uint16_t));
 	if (cacheable && c->ref_words && c->ref_words[index]) {
 		*out = c->ref_words[index];
 		return 0;

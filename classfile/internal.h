@@ -49,9 +49,10 @@ struct jinst_class {
 	 * slots holding indices, 0 = empty; NULL until the first lookup. */
 	uint16_t *class_names;
 	uint32_t class_names_mask;
-	/* By original pool index: the stack words of a field or method
-	 * reference, as the editor's depth flow reads them (edit.c, ref_words);
-	 * NULL until the first lookup. */
+	/* By pool index (the original pool's and the first added ones): the
+	 * stack words of a field or method reference, as the editor's depth
+	 * flow reads them (edit_layout.c, ref_words); NULL until the first
+	 * lookup. */
 	uint16_t *ref_words;
 	/* By original pool index: how the inference types a field or method
 	 * reference (infer.c, ref_typed), known when ref_kinds[index] says so;

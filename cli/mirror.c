@@ -152,6 +152,14 @@ static void transform_one(void *arg, int worker, size_t i)
 		free(j->out);
 		j->out = NULL;
 	}
+	/* An archive's class is written from its entry as stored or from
+	 * what is packed below, never from these bytes: freed now, the next
+	 * class's buffer takes their place, where keeping every class of an
+	 * input until it is written grew the heap by its whole size. */
+	if (j->pack >= 0) {
+		free(j->in);
+		j->in = NULL;
+	}
 	/* A class of an archive is compressed here, on the worker, so the
 	 * writer (one thread) only appends bytes. */
 	if (j->out && j->pack >= 0) {

@@ -27,6 +27,12 @@ typedef struct job {
 	char *read_error;            /* unpacking failed: why (the run fails) */
 } job;
 
+/* A file written, to fsync before the commit (mirror_out.c). */
+typedef struct mirror_pending {
+	int fd;
+	char *path;
+} mirror_pending;
+
 typedef struct run {
 	const mirror_options *o;
 	mirror_stats *stats;
@@ -42,6 +48,8 @@ typedef struct run {
 	const char *temp, *final; /* where the output is written, where it is put */
 	struct mirror_cp *cp; /* archives written, for the Class-Path check (mirror_classpath.c) */
 	size_t ncp, cap_cp;
+	mirror_pending *pending; /* files to fsync before the commit (mirror_out.c) */
+	size_t npending;
 } run;
 
 /* ---- mirror.c ---- */
@@ -74,7 +82,8 @@ int mirror_out_prepare(run *R, const char *const *inputs, int n, const char *out
  * the run failed. */
 int mirror_out_commit(run *R, const char *final, const char *temp);
 void mirror_out_abandon(run *R, const char *temp);
-/* Writes bytes to path (a new file); fsync'd when sync is set. */
+/* Writes bytes to path (a new file); fsync'd when sync is set, at the
+ * latest by mirror_out_commit, before the rename. */
 int mirror_out_write(run *R, const char *path, const uint8_t *bytes, size_t len, mode_t mode, bool sync);
 /* Copies the file src to the new file dst. */
 int mirror_out_copy(run *R, const char *src, const char *dst, mode_t mode, bool sync);

@@ -18,6 +18,9 @@ want+=(libcommons-lang3-java libguava-java libecj-java)
 # Test only: FOP (with Batik, XML Graphics Commons, Commons IO and Logging,
 # FontBox), the fifth program instrumented ahead of time (tests/offline/programs).
 want+=(libfop-java)
+# Test only: strace, to see the writer fsync each output before its rename
+# (tests/cli/writer_check.py).
+want+=(strace)
 # Bench only: Jython, bench/trace's interpreter workload (bench/interp/work.py).
 want+=(jython)
 command -v javac >/dev/null 2>&1 || want+=(openjdk-17-jdk-headless)

@@ -254,7 +254,7 @@ PY
 	! grep -q "calls dropped" err2.txt || fail "a line for dropped events when none were"
 	;;
 foreign)
-	for pair in "cpu=times:trace=times" "depth=8:trace=times" "file=x:out=PATH" "destfile=x.exec:coverage,out=PATH" \
+	for pair in "cpu=times:trace=times" "file=x:out=PATH" "destfile=x.exec:coverage,out=PATH" \
 		"includes=a.*:include=GLOBS" "excludes=a.*:exclude=GLOBS" "event=cpu:trace=times" "interval=10000:tick=USEC"; do
 		opt=${pair%%:*} want=${pair#*:}
 		"${java_env[@]}" "$java" -agentpath:"$lib"="$opt" -version >vm.txt 2>&1

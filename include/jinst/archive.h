@@ -151,8 +151,8 @@ typedef struct jinst_archive_packed {
 	uint32_t crc;
 	uint16_t method; /* JINST_ARCHIVE_STORED or JINST_ARCHIVE_DEFLATED */
 } jinst_archive_packed;
-/* bytes stored or deflated (zlib level 6, as `jar`); another method is
- * JINST_EUNSUPPORTED. */
+/* bytes stored or deflated (libdeflate level 1: see archive/pack.c);
+ * another method is JINST_EUNSUPPORTED. */
 int jinst_archive_pack(jinst_archive_packed *out, const uint8_t *bytes, size_t len, uint16_t method,
                        jinst_diag *diag);
 void jinst_archive_packed_free(jinst_archive_packed *packed); /* frees data; NULL is fine */

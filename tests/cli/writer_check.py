@@ -18,7 +18,8 @@ signed jars (keytool and jarsigner), an empty archive, zip64 (more than
 empty folder, an archive inside), duplicate entry names, unwritable outputs,
 a full disk (a 1 MiB tmpfs, skipped when mount is not permitted), --force,
 -o naming an input or a place inside one, an input inside the output, a run
-killed part-way, determinism (-j1 against -j4), and that every entry keeps
+killed part-way, determinism (-j1 against -j4), every output file fsync'd
+before its rename (under strace, skipped without it), and that every entry keeps
 its order, name, time, method, attributes, extra fields and comments, every
 non-class entry its stored bytes. Entries the command adds under
 META-INF/jinst/ (instrument's method table) and its run's classes
@@ -557,6 +558,44 @@ def case_determinism(C):
     check(dirs[0] == dirs[1], "determinism", "-j1 and -j4 give different folders")
 
 
+def case_synced(C):
+    """Every output file is fsync'd, through the descriptor that wrote it,
+    before the rename that puts it (or the folder holding it) in place:
+    strace's record of one input (a file output) and of two (a folder)."""
+    if not shutil.which("strace"):
+        print("SKIP synced: no strace")
+        return
+    a = make_zip(os.path.join(WORK, "sync-a.jar"), jar_entries(C))
+    b = make_zip(os.path.join(WORK, "sync-b.jar"), jar_entries(C, "b/"))
+    for ins, out in (([a], os.path.join(WORK, "out", "sync.jar")), ([a, b], os.path.join(WORK, "out", "sync"))):
+        log = os.path.join(WORK, "sync.strace")
+        args = ["strace", "-f", "-qq", "-o", log, "-e", "trace=openat,fsync,close,rename,renameat2"]
+        # LeakSanitizer cannot run under ptrace; the other cases check leaks.
+        env = dict(os.environ, ASAN_OPTIONS=(os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0").lstrip(":"))
+        r = subprocess.run(args + [JINST] + COMMAND + ["-j", "2"] + ins + ["-o", out], capture_output=True, text=True,
+                           env=env)
+        case = "synced (%d inputs)" % len(ins)
+        if not check(r.returncode == 0, case, "exit %d: %s" % (r.returncode, r.stderr[-600:])):
+            continue
+        made, open_fds, synced, renamed = [], {}, set(), False
+        for line in open(log):
+            call = line.split(None, 1)[1] if line[:1].isdigit() else line
+            ret = call.rsplit("=", 1)[-1].split()[0] if "=" in call else ""
+            if call.startswith("openat(") and "O_CREAT" in call and ".jinst-tmp." in call and ret.isdigit():
+                path = call.split('"')[1]
+                made.append(path)
+                open_fds[ret] = path
+            elif call.startswith("fsync(") and ret == "0":
+                synced.add(open_fds.get(call[6:].split(")")[0]))
+            elif call.startswith("close("):
+                open_fds.pop(call[6:].split(")")[0], None)
+            elif call.startswith("rename") and ".jinst-tmp." in call and ret == "0" and not renamed:
+                renamed = True
+                check(made and all(m in synced for m in made), case, "renamed into place before an fsync of %s" % (
+                    [m for m in made if m not in synced] or "anything"))
+        check(renamed and len(made) == len(ins), case, "%d files made, %s renamed" % (len(made), renamed))
+
+
 def case_killed(C):
     e = jar_entries(C)
     feat = open(FEATURES, "rb").read()
@@ -599,7 +638,7 @@ def main():
     C = compile_classes()
     for case in (case_jar, case_nested, case_multi_release, case_signed, case_empty, case_zip64, case_corrupt,
                  case_folder, case_duplicates, case_unwritable, case_full_disk, case_force, case_refusals,
-                 case_determinism, case_killed):
+                 case_determinism, case_synced, case_killed):
         before, t = len(failures), time.monotonic()
         case(C)
         print("%s %s (%.1f s)" % ("ok  " if len(failures) == before else "FAIL", case.__name__[5:],

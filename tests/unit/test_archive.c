@@ -3,7 +3,8 @@
  * writer reads back with every entry's name, order, method, time,
  * attributes, comment and bytes; a jar copied entry by entry keeps them
  * and its extra fields, with new bytes where given; the fuzz seeds that are damaged fail with
- * the codes the header promises; the entry limit holds.
+ * the codes the header promises, as does unpacking data the directory
+ * lies about; the entry limit holds.
  *
  *     test_archive WORK_DIR SEEDS_DIR
  */
@@ -188,6 +189,56 @@ static void copy_kept(const char *dir)
 	jinst_archive_close(a);
 }
 
+/* unpack refuses what the directory lies about: a size one less or one
+ * more than the data's, a wrong CRC, data cut short, bytes that are not
+ * deflate, a size past the limit; and gives the bytes back otherwise,
+ * stored or deflated, including an empty entry. */
+static void unpack_refusals(void)
+{
+	static uint8_t text[3000];
+	for (size_t i = 0; i < sizeof(text); i++)
+		text[i] = (uint8_t)("abcab"[i % 5] + i / 500);
+	jinst_diag d;
+	for (uint16_t method = 0; method <= JINST_ARCHIVE_DEFLATED; method += JINST_ARCHIVE_DEFLATED) {
+		jinst_archive_packed p;
+		CHECK(jinst_archive_pack(&p, text, sizeof(text), method, &d) == 0, "pack %u: %s", method, d.message);
+		CHECK(method == JINST_ARCHIVE_STORED || p.len < sizeof(text) / 4, "deflated to %zu bytes", p.len);
+		const jinst_archive_stored good = {.data = p.data, .len = p.len, .size = p.size, .crc = p.crc,
+		                                   .method = method};
+		uint8_t *out;
+		size_t n;
+		CHECK(jinst_archive_unpack(&out, &n, &good, 0, "e", &d) == 0 && n == sizeof(text) &&
+		      memcmp(out, text, n) == 0, "method %u: the bytes back (%s)", method, d.message);
+		free(out);
+		jinst_archive_stored bad[5] = {good, good, good, good, good};
+		bad[0].size--;
+		bad[1].size++;
+		bad[2].crc ^= 1;
+		bad[3].len -= 10;
+		bad[4].size = 2000000;
+		for (int k = 0; k < 5; k++) {
+			int rc = jinst_archive_unpack(&out, &n, &bad[k], k == 4 ? 1000000 : 0, "e", &d);
+			int want = k == 4 ? JINST_ETOOLARGE : JINST_EMALFORMED;
+			CHECK(rc == want && d.code == want && !out && !n, "method %u, lie %d: %d (%s)", method, k, rc,
+			      d.message);
+		}
+		jinst_archive_packed_free(&p);
+	}
+	const uint8_t junk[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	const jinst_archive_stored notdeflate = {.data = junk, .len = sizeof(junk), .size = 4,
+	                                         .method = JINST_ARCHIVE_DEFLATED};
+	uint8_t *out;
+	size_t n;
+	CHECK(jinst_archive_unpack(&out, &n, &notdeflate, 0, "e", &d) == JINST_EMALFORMED, "not deflate: %d", d.code);
+	jinst_archive_packed e;
+	CHECK(jinst_archive_pack(&e, NULL, 0, JINST_ARCHIVE_DEFLATED, &d) == 0, "pack nothing: %s", d.message);
+	const jinst_archive_stored empty = {.data = e.data, .len = e.len, .size = 0, .crc = e.crc,
+	                                    .method = JINST_ARCHIVE_DEFLATED};
+	CHECK(jinst_archive_unpack(&out, &n, &empty, 0, "e", &d) == 0 && n == 0 && e.crc == 0, "empty: %s", d.message);
+	free(out);
+	jinst_archive_packed_free(&e);
+}
+
 /* Reads every entry of seed; the code of the first failure (0 for none). */
 static int read_seed(const char *dir, const char *seed)
 {
@@ -221,6 +272,7 @@ int main(int argc, char **argv)
 	}
 	round_trip(argv[1]);
 	copy_kept(argv[2]);
+	unpack_refusals();
 	CHECK(read_seed(argv[2], "jar") == 0, "the good jar");
 	CHECK(read_seed(argv[2], "jmod") == 0, "the jmod");
 	CHECK(read_seed(argv[2], "empty") == 0, "no entries");
