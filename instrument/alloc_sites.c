@@ -1,7 +1,9 @@
 /*
  * The allocation pass's site table (include/jinst/alloc.h): ids by (class,
- * method, descriptor, line, type), handed out on first sight, so the same
- * site in a class instrumented again keeps its id.
+ * method, descriptor, line, type, kind), handed out on first sight, so the
+ * same site in a class instrumented again keeps its id. The kind is part of
+ * the key: a `new X` and an `x.clone()` on one line (or in a method without
+ * line numbers) are two sites, each reported as what it is.
  *
  * Entries live in an array that grows by doubling; each owns one block
  * holding its five strings. Lookups go through an open-addressed table of
@@ -151,6 +153,8 @@ int jinst_alloc_sites_assign(uint32_t *id, jinst_alloc_sites *s, const jinst_all
 	XXH64_reset(&st, 0);
 	for (int i = 0; i < 5; i++)
 		XXH64_update(&st, parts[i], lens[i]);
+	uint8_t kind = (uint8_t)k->kind;
+	XXH64_update(&st, &kind, 1);
 	uint64_t h = XXH64_digest(&st);
 	int rc = 0;
 	pthread_mutex_lock(&s->lock);
@@ -162,7 +166,8 @@ int jinst_alloc_sites_assign(uint32_t *id, jinst_alloc_sites *s, const jinst_all
 			rc = add_entry(s, k, parts, lens, h, id);
 			break;
 		}
-		if (s->entries[v - 1].hash == h && key_equal(&s->entries[v - 1], parts, lens)) {
+		if (s->entries[v - 1].hash == h && s->entries[v - 1].site.kind == k->kind &&
+		    key_equal(&s->entries[v - 1], parts, lens)) {
 			*id = v - 1;
 			break;
 		}
