@@ -153,9 +153,8 @@ int jinst_alloc_sites_assign(uint32_t *id, jinst_alloc_sites *s, const jinst_all
 	XXH64_reset(&st, 0);
 	for (int i = 0; i < 5; i++)
 		XXH64_update(&st, parts[i], lens[i]);
-	uint8_t kind = (uint8_t)k->kind;
-	XXH64_update(&st, &kind, 1);
-	uint64_t h = XXH64_digest(&st);
+	/* The kind mixed into the digest (the lookup compares it too). */
+	uint64_t h = XXH64_digest(&st) ^ ((uint64_t)k->kind + 1) * 0x9E3779B97F4A7C15u;
 	int rc = 0;
 	pthread_mutex_lock(&s->lock);
 	if (2 * (s->count + 1) > s->nslots)
