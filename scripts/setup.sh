@@ -3,7 +3,7 @@
 # Idempotent: does nothing, quietly, when everything is there.
 set -euo pipefail
 
-want=(cmake make gcc clang pkg-config libzip-dev libdeflate-dev libxxhash-dev zip unzip python3 libclang-rt-14-dev)
+want=(cmake make gcc clang pkg-config libzip-dev libdeflate-dev libisal-dev libxxhash-dev zip unzip python3 libclang-rt-14-dev)
 # Test only: Apache Felix, the OSGi framework of agent/tests/jvm.sh's osgi case.
 want+=(libfelix-framework-java)
 # Test only, coverage (tests/coverage/README.md): JaCoCo 0.8.6 and the ASM it

@@ -14,7 +14,9 @@
  * stored or with the bytes read: the copy fails cleanly, or reopens with
  * every entry the writer took, and a second copy gives the same bytes.
  * The limit is small so a lying directory cannot make a run allocate
- * much. Checks are always on.
+ * much. And the input itself, packed (deflated; and with a class file's
+ * magic in front, which takes the class files' code), unpacks to itself.
+ * Checks are always on.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -118,8 +120,33 @@ static void check_copy(jinst_archive *a)
 	free(c2);
 }
 
+/* bytes packed deflated unpack to themselves. */
+static void check_pack(const uint8_t *bytes, size_t len)
+{
+	jinst_archive_packed p;
+	jinst_diag d;
+	CHECK(jinst_archive_pack(&p, bytes, len, JINST_ARCHIVE_DEFLATED, &d) == 0, "pack: %s", d.message);
+	const jinst_archive_stored st = {.data = p.data, .len = p.len, .size = p.size, .crc = p.crc,
+	                                 .method = JINST_ARCHIVE_DEFLATED};
+	uint8_t *got = NULL;
+	size_t n = 0;
+	CHECK(jinst_archive_unpack(&got, &n, &st, 0, "packed", &d) == 0, "unpack what was packed: %s", d.message);
+	CHECK(n == len && (!len || memcmp(got, bytes, n) == 0), "packed %zu bytes, %zu unpacked", len, n);
+	free(got);
+	jinst_archive_packed_free(&p);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	check_pack(data, size);
+	uint8_t *classy = malloc(size + 4);
+	CHECK(classy != NULL, "out of memory");
+	memcpy(classy, "\xca\xfe\xba\xbe", 4);
+	if (size)
+		memcpy(classy + 4, data, size);
+	check_pack(classy, size + 4);
+	free(classy);
+
 	jinst_archive_options opts = JINST_ARCHIVE_OPTIONS_INIT;
 	opts.max_entry_size = LIMIT;
 	jinst_archive *a;

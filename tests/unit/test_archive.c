@@ -4,10 +4,13 @@
  * attributes, comment and bytes; a jar copied entry by entry keeps them
  * and its extra fields, with new bytes where given; the fuzz seeds that are damaged fail with
  * the codes the header promises, as does unpacking data the directory
- * lies about; the entry limit holds.
+ * lies about; the entry limit holds. Class files, packed with the code made
+ * for them, unpack to their bytes, and pack to the same bytes from two
+ * threads; so does class-like data that does not compress.
  *
- *     test_archive WORK_DIR SEEDS_DIR
+ *     test_archive WORK_DIR SEEDS_DIR CLASSES_ARCHIVE
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -239,6 +242,84 @@ static void unpack_refusals(void)
 	jinst_archive_packed_free(&e);
 }
 
+/* Packs bytes deflated and checks it unpacks to them; the packed bytes. */
+static jinst_archive_packed pack_back(const uint8_t *bytes, size_t len, const char *what)
+{
+	jinst_archive_packed p;
+	jinst_diag d;
+	CHECK(jinst_archive_pack(&p, bytes, len, JINST_ARCHIVE_DEFLATED, &d) == 0, "pack %s: %s", what, d.message);
+	const jinst_archive_stored s = {.data = p.data, .len = p.len, .size = p.size, .crc = p.crc,
+	                                .method = JINST_ARCHIVE_DEFLATED};
+	uint8_t *out = NULL;
+	size_t n = 0;
+	CHECK(jinst_archive_unpack(&out, &n, &s, 0, what, &d) == 0 && n == len && memcmp(out, bytes, n) == 0,
+	      "%s: the bytes back (%s)", what, d.message);
+	free(out);
+	return p;
+}
+
+typedef struct class_set {
+	uint8_t *bytes[256];
+	size_t lens[256], n, packed_total, total;
+	jinst_archive_packed first[256]; /* the main thread's */
+	int differ;                      /* set by the other thread */
+} class_set;
+
+static void *pack_again(void *arg)
+{
+	class_set *c = arg;
+	for (size_t i = 0; i < c->n; i++) {
+		jinst_archive_packed p = pack_back(c->bytes[i], c->lens[i], "class, other thread");
+		c->differ += p.len != c->first[i].len || memcmp(p.data, c->first[i].data, p.len) != 0;
+		jinst_archive_packed_free(&p);
+	}
+	return NULL;
+}
+
+/* Up to 256 classes of the archive at path (every 16th). */
+static void pack_classes(const char *path)
+{
+	class_set *c = calloc(1, sizeof(*c));
+	jinst_archive *a = NULL;
+	jinst_diag d;
+	CHECK(c && jinst_archive_open(&a, path, NULL, &d) == 0, "open %s", path);
+	if (!c || !a)
+		return;
+	for (size_t i = 0, seen = 0; i < jinst_archive_count(a) && c->n < 256; i++) {
+		jinst_archive_entry e;
+		CHECK(jinst_archive_entry_at(&e, a, i, &d) == 0, "entry %zu: %s", i, d.message);
+		size_t k = strlen(e.name);
+		if (k < 6 || strcmp(e.name + k - 6, ".class") != 0 || seen++ % 16)
+			continue;
+		CHECK(jinst_archive_read(&c->bytes[c->n], &c->lens[c->n], a, i, &d) == 0, "read %s: %s", e.name,
+		      d.message);
+		c->total += c->lens[c->n];
+		c->first[c->n] = pack_back(c->bytes[c->n], c->lens[c->n], e.name);
+		c->packed_total += c->first[c->n].len;
+		c->n++;
+	}
+	jinst_archive_close(a);
+	CHECK(c->n >= 100 && c->packed_total * 10 < c->total * 6, "%zu classes, %zu bytes packed to %zu", c->n,
+	      c->total, c->packed_total);
+	pthread_t t;
+	CHECK(pthread_create(&t, NULL, pack_again, c) == 0 && pthread_join(t, NULL) == 0, "thread");
+	CHECK(c->differ == 0, "%d classes packed otherwise by another thread", c->differ);
+	/* A class's magic, then what does not compress: more than it gives. */
+	static uint8_t noise[200000];
+	uint32_t x = 12345;
+	for (size_t i = 0; i < sizeof(noise); i++)
+		noise[i] = (uint8_t)((x = x * 1103515245u + 12345u) >> 16);
+	memcpy(noise, "\xca\xfe\xba\xbe", 4);
+	jinst_archive_packed p = pack_back(noise, sizeof(noise), "noise");
+	CHECK(p.len < sizeof(noise) + sizeof(noise) / 100, "noise packed to %zu bytes", p.len);
+	jinst_archive_packed_free(&p);
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->bytes[i]);
+		jinst_archive_packed_free(&c->first[i]);
+	}
+	free(c);
+}
+
 /* Reads every entry of seed; the code of the first failure (0 for none). */
 static int read_seed(const char *dir, const char *seed)
 {
@@ -266,13 +347,14 @@ static int read_seed(const char *dir, const char *seed)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fprintf(stderr, "usage: test_archive WORK_DIR SEEDS_DIR\n");
+	if (argc != 4) {
+		fprintf(stderr, "usage: test_archive WORK_DIR SEEDS_DIR CLASSES_ARCHIVE\n");
 		return 2;
 	}
 	round_trip(argv[1]);
 	copy_kept(argv[2]);
 	unpack_refusals();
+	pack_classes(argv[3]);
 	CHECK(read_seed(argv[2], "jar") == 0, "the good jar");
 	CHECK(read_seed(argv[2], "jmod") == 0, "the jmod");
 	CHECK(read_seed(argv[2], "empty") == 0, "no entries");
