@@ -200,12 +200,17 @@ static int choose(offline *O, const char *input)
 	bool folder = stat(input, &st) == 0 && S_ISDIR(st.st_mode);
 	O->nchosen = 0;
 	O->last_class = NULL;
+	/* The pool may be noting the next input's classes meanwhile. */
+	pthread_mutex_lock(&O->lock);
 	O->chosen = malloc((O->nseen ? O->nseen : 1) * sizeof(*O->chosen));
-	if (!O->chosen)
+	if (!O->chosen) {
+		pthread_mutex_unlock(&O->lock);
 		return -1;
+	}
 	for (size_t i = 0; i < O->nseen; i++)
 		if (belongs(O->seen[i].source, input, folder))
 			O->chosen[O->nchosen++] = O->seen[i].name;
+	pthread_mutex_unlock(&O->lock);
 	qsort(O->chosen, O->nchosen, sizeof(*O->chosen), by_name);
 	return 0;
 }
@@ -293,17 +298,22 @@ static int run_class_for(offline *O, const seen *s, const char *rest, mirror_ext
 static int run_classes(offline *O, const char *prefix, mirror_extra **x, size_t *n)
 {
 	size_t k = strlen(prefix), first = *n;
-	for (size_t i = 0; i < O->nseen; i++) {
+	/* The pool may be noting the next input's classes meanwhile. */
+	pthread_mutex_lock(&O->lock);
+	int rc = 0;
+	for (size_t i = 0; i < O->nseen && !rc; i++) {
 		const seen *s = &O->seen[i];
 		if (strncmp(s->job, prefix, k) || strchr(s->job + k, '!'))
 			continue;
 		mirror_extra *p = realloc(*x, (*n + 1) * sizeof(*p));
-		if (!p)
-			return -1;
+		if (!p) {
+			rc = -1;
+			break;
+		}
 		*x = p;
 		mirror_extra *e = &p[(*n)++];
-		if (run_class_for(O, s, s->job + k, e))
-			return -1;
+		if ((rc = run_class_for(O, s, s->job + k, e)))
+			break;
 		/* one per folder: the first of a name is kept */
 		for (size_t j = first; j + 1 < *n; j++)
 			if (!strcmp(p[j].name, e->name)) {
@@ -313,9 +323,10 @@ static int run_classes(offline *O, const char *prefix, mirror_extra **x, size_t 
 				break;
 			}
 	}
-	if (*n > first)
+	pthread_mutex_unlock(&O->lock);
+	if (!rc && *n > first)
 		qsort(*x + first, *n - first, sizeof(**x), by_entry);
-	return 0;
+	return rc;
 }
 
 /* The mirror's extra entries of an input's output: its method table and

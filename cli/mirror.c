@@ -113,14 +113,48 @@ size_t mirror_add_job(run *R, char *name, uint8_t *in, size_t len, int pack)
 	return R->n++;
 }
 
+/* ---- an input ---------------------------------------------------------------------------- */
+
+enum item_kind { ITEM_DIR, ITEM_CLASS, ITEM_JAR, ITEM_FILE, ITEM_LINK, ITEM_EXTRA };
+
+/* One thing to write: a path relative to the input's output, and what. */
+typedef struct item {
+	enum item_kind kind;
+	char *rel;      /* "" for the input itself */
+	char *src;      /* the input file (ITEM_JAR, ITEM_FILE), the link's target (ITEM_LINK) */
+	mode_t mode;
+	size_t job;     /* ITEM_CLASS */
+	jar *jar;       /* ITEM_JAR */
+	uint8_t *bytes; /* ITEM_EXTRA */
+	size_t len;
+} item;
+
+typedef struct items {
+	item *v;
+	size_t n, cap;
+} items;
+
+/* One input on its way: gathered (its items, its classes as jobs),
+ * transformed by the pool while the input before it is written, then
+ * written to dest. */
+typedef struct in_flight {
+	run *R;
+	const char *path;
+	char *dest;
+	items L;
+	job *jobs;
+	size_t n;
+	bool started; /* handed to the pool, not yet finished */
+} in_flight;
+
 /* ---- transforming ---------------------------------------------------------------- */
 
 #define BAR 30
 
-static void progress(run *R)
+static void progress(run *R, size_t n)
 {
 	size_t done = atomic_fetch_add(&R->done, 1) + 1;
-	size_t width = R->n ? done * BAR / R->n : BAR;
+	size_t width = n ? done * BAR / n : BAR;
 	size_t shown = atomic_load(&R->shown);
 	/* One thread draws each step of the bar; the others go on. */
 	if (width + 1 <= shown || !atomic_compare_exchange_strong(&R->shown, &shown, width + 1))
@@ -129,13 +163,14 @@ static void progress(run *R)
 	memset(bar, '#', width);
 	memset(bar + width, '.', BAR - width);
 	bar[BAR] = '\0';
-	fprintf(stderr, "\r[%s] %zu/%zu classes", bar, done, R->n);
+	fprintf(stderr, "\r[%s] %zu/%zu classes", bar, done, n);
 }
 
 static void transform_one(void *arg, int worker, size_t i)
 {
-	run *R = arg;
-	job *j = &R->jobs[i];
+	in_flight *I = arg;
+	run *R = I->R;
+	job *j = &I->jobs[i];
 	jinst_arena *arena = R->arenas[worker];
 	jinst_arena_reset(arena);
 	/* A class of an archive is inflated here too, on the worker. */
@@ -168,7 +203,7 @@ static void transform_one(void *arg, int worker, size_t i)
 		j->out = NULL;
 	}
 	if (R->o->progress)
-		progress(R);
+		progress(R, I->n);
 }
 
 static void count_reason(run *R, const char *why)
@@ -187,16 +222,24 @@ static void count_reason(run *R, const char *why)
 		s->skipped[s->nskipped++] = (mirror_reason){copy, 1};
 }
 
-static void transform_all(run *R)
+/* The input's classes handed to the pool: its other threads start on them
+ * while this one goes on (writing the input before). */
+static void transform_start(run *R, in_flight *I)
 {
 	atomic_store(&R->done, 0);
 	atomic_store(&R->shown, 0);
-	jinst_pool_run(R->pool, R->n, transform_one, R);
+	jinst_pool_start(R->pool, I->n, transform_one, I);
+}
+
+/* This thread's share of the input's classes, then what they came to. */
+static void transform_finish(run *R, in_flight *I)
+{
+	jinst_pool_finish(R->pool);
 	if (R->o->progress && atomic_load(&R->shown))
 		fputs("\r\033[K", stderr);
 	atomic_store(&R->shown, 0);
-	for (size_t i = 0; i < R->n; i++) {
-		job *j = &R->jobs[i];
+	for (size_t i = 0; i < I->n; i++) {
+		job *j = &I->jobs[i];
 		if (j->read_error)
 			mirror_error(R, j->name, "%s", j->read_error);
 		else if (j->pack_failed)
@@ -212,41 +255,21 @@ static void transform_all(run *R)
 	}
 }
 
-static void free_jobs(run *R)
+static void free_jobs(job *jobs, size_t n)
 {
-	for (size_t i = 0; i < R->n; i++) {
-		free(R->jobs[i].name);
-		free(R->jobs[i].in);
-		free(R->jobs[i].out);
-		free(R->jobs[i].message);
-		jinst_archive_packed_free(&R->jobs[i].packed);
-		free(R->jobs[i].read_error);
+	for (size_t i = 0; i < n; i++) {
+		free(jobs[i].name);
+		free(jobs[i].in);
+		free(jobs[i].out);
+		free(jobs[i].message);
+		jinst_archive_packed_free(&jobs[i].packed);
+		free(jobs[i].read_error);
 	}
-	free(R->jobs);
-	R->jobs = NULL;
-	R->n = R->cap = 0;
+	free(jobs);
 }
 
 /* ---- the items of an input ----------------------------------------------------------- */
 
-enum item_kind { ITEM_DIR, ITEM_CLASS, ITEM_JAR, ITEM_FILE, ITEM_LINK, ITEM_EXTRA };
-
-/* One thing to write: a path relative to the input's output, and what. */
-typedef struct item {
-	enum item_kind kind;
-	char *rel;      /* "" for the input itself */
-	char *src;      /* the input file (ITEM_JAR, ITEM_FILE), the link's target (ITEM_LINK) */
-	mode_t mode;
-	size_t job;     /* ITEM_CLASS */
-	jar *jar;       /* ITEM_JAR */
-	uint8_t *bytes; /* ITEM_EXTRA */
-	size_t len;
-} item;
-
-typedef struct items {
-	item *v;
-	size_t n, cap;
-} items;
 
 static item *add_item(run *R, items *L, enum item_kind kind, const char *rel, mode_t mode)
 {
@@ -513,41 +536,52 @@ static void phase(run *R, int k, struct timespec t[2])
 	t[1] = now[1];
 }
 
-/* One input, to dest. */
-static void mirror_one(run *R, const char *in, const char *dest)
+/* The input's items and classes: R->jobs gathers them, then I owns them. */
+static void gather_input(run *R, in_flight *I)
 {
-	struct timespec t[2];
-	clock_gettime(CLOCK_MONOTONIC, &t[0]);
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t[1]);
-	items L = {0};
-	gather(R, &L, in, "", true);
-	if (!R->failed && L.n == 0)
-		mirror_error(R, in, "nothing to write");
-	phase(R, 0, t);
-	if (!R->failed)
-		transform_all(R);
-	phase(R, 1, t);
+	gather(R, &I->L, I->path, "", true);
+	if (!R->failed && I->L.n == 0)
+		mirror_error(R, I->path, "nothing to write");
+	I->jobs = R->jobs;
+	I->n = R->n;
+	R->jobs = NULL;
+	R->n = R->cap = 0;
+}
+
+/* The input, transformed, to its dest (R->jobs lends it its jobs). */
+static void write_input(run *R, in_flight *I)
+{
+	R->jobs = I->jobs;
+	R->n = I->n;
 	mirror_extra *x = NULL;
 	size_t nx = 0;
-	bool archive_or_dir = L.n && (L.v[0].kind == ITEM_DIR || L.v[0].kind == ITEM_JAR);
+	items *L = &I->L;
+	bool archive_or_dir = L->n && (L->v[0].kind == ITEM_DIR || L->v[0].kind == ITEM_JAR);
 	if (!R->failed && archive_or_dir)
-		get_extras(R, in, &x, &nx);
+		get_extras(R, I->path, &x, &nx);
 	if (R->failed) {
 		/* nothing to write */
-	} else if (L.v[0].kind == ITEM_DIR) {
-		extra_items(R, &L, x, nx);
-		write_dir(R, &L, dest);
-	} else if (L.v[0].kind == ITEM_JAR) {
-		write_jar_item(R, &L.v[0], dest, true, x, nx);
+	} else if (L->v[0].kind == ITEM_DIR) {
+		extra_items(R, L, x, nx);
+		write_dir(R, L, I->dest);
+	} else if (L->v[0].kind == ITEM_JAR) {
+		write_jar_item(R, &L->v[0], I->dest, true, x, nx);
 	} else {
-		write_item(R, &L.v[0], dest, true);
+		write_item(R, &L->v[0], I->dest, true);
 	}
 	mirror_free_extras(x, nx);
-	free_items(&L);
-	free_jobs(R);
-	phase(R, 2, t);
+	R->jobs = NULL;
+	R->n = 0;
 	if (!R->failed)
 		R->stats->inputs++;
+}
+
+static void free_input(in_flight *I)
+{
+	free_items(&I->L);
+	free_jobs(I->jobs, I->n);
+	free(I->dest);
+	*I = (in_flight){0};
 }
 
 /* ---- the run ------------------------------------------------------------------------------ */
@@ -576,25 +610,60 @@ static int start_run(run *R)
 	return 0;
 }
 
+/* Where input i's output goes under temp: temp itself for a lone input. */
+static char *dest_of(run *R, const char *input, int n, const char *temp)
+{
+	const char *base = strrchr(input, '/');
+	char *dest = n == 1 ? strdup(temp) : mirror_join(temp, base && base[1] ? base + 1 : input, '/');
+	if (!dest)
+		mirror_error(R, input, "out of memory");
+	return dest;
+}
+
+/* The inputs in order, as a pipeline: input i is gathered while the pool
+ * transforms input i - 1, and written while the pool transforms input
+ * i + 1, so that reading and writing (one thread) overlap the pool's work.
+ * What is printed and written is in input order whatever the threads. */
 static void mirror_all(run *R, const char *const *inputs, int n, const char *temp)
 {
 	if (n > 1 && mkdir(temp, 0777) != 0) {
 		mirror_error(R, temp, "cannot make the folder: %s", strerror(errno));
 		return;
 	}
-	for (int i = 0; i < n && !R->failed; i++) {
-		if (n == 1) {
-			mirror_one(R, inputs[i], temp);
-			continue;
+	struct timespec t[2];
+	clock_gettime(CLOCK_MONOTONIC, &t[0]);
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t[1]);
+	in_flight in[2] = {{0}, {0}};
+	in_flight *prev = &in[0], *cur = &in[1];
+	for (int i = 0; i <= n; i++) {
+		if (i < n && !R->failed) {
+			*cur = (in_flight){.R = R, .path = inputs[i]};
+			if ((cur->dest = dest_of(R, inputs[i], n, temp)))
+				gather_input(R, cur);
 		}
-		const char *base = strrchr(inputs[i], '/');
-		char *dest = mirror_join(temp, base && base[1] ? base + 1 : inputs[i], '/');
-		if (!dest)
-			mirror_error(R, inputs[i], "out of memory");
-		else
-			mirror_one(R, inputs[i], dest);
-		free(dest);
+		phase(R, 0, t);
+		if (prev->started) {
+			transform_finish(R, prev);
+			prev->started = false;
+		}
+		phase(R, 1, t);
+		if (cur->path && !R->failed) {
+			transform_start(R, cur);
+			cur->started = true;
+		}
+		if (prev->path) {
+			write_input(R, prev);
+			free_input(prev);
+		}
+		phase(R, 2, t);
+		in_flight *swap = prev;
+		prev = cur;
+		cur = swap;
 	}
+	if (prev->started)
+		transform_finish(R, prev);
+	free_input(prev);
+	free_input(cur);
 }
 
 int mirror_run(const char *const *inputs, int n, const char *output, const mirror_options *o, mirror_stats *stats)

@@ -8,7 +8,9 @@
  * task never holds up the others behind a fixed split. The run ends when
  * the last busy thread checks out. The generation tells a thread that wakes
  * up whether there is a run it has not yet worked on, whatever the order
- * the wake-ups arrive in.
+ * the wake-ups arrive in. A run may be started and finished apart
+ * (jinst_pool_start, jinst_pool_finish): the caller takes its share only
+ * at the finish, doing its own work in between while the others start.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -103,24 +105,37 @@ int jinst_pool_threads(const jinst_pool *pool)
 	return pool->started + 1;
 }
 
-void jinst_pool_run(jinst_pool *p, size_t n, jinst_pool_fn fn, void *ctx)
+void jinst_pool_start(jinst_pool *p, size_t n, jinst_pool_fn fn, void *ctx)
 {
-	if (n == 0)
-		return;
 	pthread_mutex_lock(&p->lock);
 	p->fn = fn;
 	p->ctx = ctx;
 	p->n = n;
 	atomic_store(&p->next, 0);
-	p->busy = p->started;
-	p->generation++;
-	pthread_cond_broadcast(&p->wake);
+	if (n) {
+		p->busy = p->started;
+		p->generation++;
+		pthread_cond_broadcast(&p->wake);
+	}
 	pthread_mutex_unlock(&p->lock);
+}
+
+void jinst_pool_finish(jinst_pool *p)
+{
+	if (p->n == 0)
+		return;
 	drain(p, 0);
 	pthread_mutex_lock(&p->lock);
 	while (p->busy > 0)
 		pthread_cond_wait(&p->idle, &p->lock);
+	p->n = 0;
 	pthread_mutex_unlock(&p->lock);
+}
+
+void jinst_pool_run(jinst_pool *p, size_t n, jinst_pool_fn fn, void *ctx)
+{
+	jinst_pool_start(p, n, fn, ctx);
+	jinst_pool_finish(p);
 }
 
 void jinst_pool_free(jinst_pool *p)

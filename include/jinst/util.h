@@ -35,6 +35,13 @@ int jinst_pool_threads(const jinst_pool *pool);
  * in order through an atomic counter, the caller's thread working too.
  * Returns when every task is done. For one caller thread at a time. */
 void jinst_pool_run(jinst_pool *pool, size_t n, jinst_pool_fn fn, void *ctx);
+/* jinst_pool_run in two halves, so that the caller can do other work while
+ * the pool's other threads start on the tasks: start publishes them and
+ * returns; finish has the caller take its share and returns when all are
+ * done. Every start is followed by one finish before the next start. With
+ * one thread, start does nothing and finish runs them all. */
+void jinst_pool_start(jinst_pool *pool, size_t n, jinst_pool_fn fn, void *ctx);
+void jinst_pool_finish(jinst_pool *pool);
 
 /* ---- errors -------------------------------------------------------------------- */
 
