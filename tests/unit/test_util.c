@@ -1,11 +1,14 @@
 /*
  * jinst_util (include/jinst/util.h): the worker pool runs every task once,
- * on the worker numbers it promises, run after run; whole-file reads and
+ * on the worker numbers it promises, run after run, whether a run is one
+ * call or started and finished apart (the caller's thread, worker 0, takes
+ * no task before the finish); whole-file reads and
  * folder listings give the codes the header promises.
  *
  *     test_util DATA_DIR
  */
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +20,8 @@
 typedef struct tally {
 	_Atomic int runs[TASKS];
 	_Atomic int bad_worker;
+	_Atomic int early; /* tasks worker 0 ran before the finish */
+	_Atomic bool finishing;
 	int threads;
 } tally;
 
@@ -25,6 +30,8 @@ static void count(void *ctx, int worker, size_t i)
 	tally *t = ctx;
 	if (worker < 0 || worker >= t->threads)
 		atomic_fetch_add(&t->bad_worker, 1);
+	if (worker == 0 && !atomic_load(&t->finishing))
+		atomic_fetch_add(&t->early, 1);
 	atomic_fetch_add(&t->runs[i], 1);
 }
 
@@ -36,15 +43,26 @@ static void pool(int threads)
 	memset(&t, 0, sizeof(t));
 	t.threads = jinst_pool_threads(p);
 	CHECK(t.threads >= 1 && t.threads <= threads, "%d threads of %d", t.threads, threads);
-	for (int round = 1; round <= 3; round++) {
-		jinst_pool_run(p, TASKS, count, &t);
+	for (int round = 1; round <= 4; round++) {
+		if (round % 2) {
+			atomic_store(&t.finishing, true);
+			jinst_pool_run(p, TASKS, count, &t);
+		} else {
+			atomic_store(&t.finishing, false);
+			jinst_pool_start(p, TASKS, count, &t);
+			atomic_store(&t.finishing, true);
+			jinst_pool_finish(p);
+		}
 		jinst_pool_run(p, 0, count, &t);
+		jinst_pool_start(p, 0, count, &t);
+		jinst_pool_finish(p);
 		int wrong = 0;
 		for (size_t i = 0; i < TASKS; i++)
 			wrong += atomic_load(&t.runs[i]) != round;
 		CHECK(wrong == 0, "%d threads, round %d: %d tasks not run exactly once", threads, round, wrong);
 	}
 	CHECK(atomic_load(&t.bad_worker) == 0, "worker numbers out of range");
+	CHECK(atomic_load(&t.early) == 0, "%d tasks run by the caller before the finish", atomic_load(&t.early));
 	jinst_pool_free(p);
 }
 
