@@ -144,7 +144,8 @@ typedef struct in_flight {
 	items L;
 	job *jobs;
 	size_t n;
-	bool started; /* handed to the pool, not yet finished */
+	size_t *order; /* the jobs the pool takes, largest first */
+	bool started;  /* handed to the pool, not yet finished */
 } in_flight;
 
 /* ---- transforming ---------------------------------------------------------------- */
@@ -170,7 +171,7 @@ static void transform_one(void *arg, int worker, size_t i)
 {
 	in_flight *I = arg;
 	run *R = I->R;
-	job *j = &I->jobs[i];
+	job *j = &I->jobs[I->order ? I->order[i] : i];
 	jinst_arena *arena = R->arenas[worker];
 	jinst_arena_reset(arena);
 	/* A class of an archive is inflated here too, on the worker. */
@@ -224,8 +225,38 @@ static void count_reason(run *R, const char *why)
 
 /* The input's classes handed to the pool: its other threads start on them
  * while this one goes on (writing the input before). */
+typedef struct sized {
+	uint64_t size;
+	size_t job;
+} sized;
+
+static int by_size(const void *a, const void *b)
+{
+	const sized *x = a, *y = b;
+	return x->size != y->size ? (x->size < y->size ? 1 : -1) : (x->job > y->job) - (x->job < y->job);
+}
+
+/* The largest classes first: the last ones taken are small, so no thread
+ * waits long at the end for another to finish a large one (each input
+ * ends at a barrier). Results stay in their jobs, in input order. */
+static void order_jobs(in_flight *I)
+{
+	sized *v = I->n > 1 ? malloc(I->n * sizeof(*v)) : NULL;
+	if (!v || !(I->order = malloc(I->n * sizeof(*I->order)))) {
+		free(v);
+		return;
+	}
+	for (size_t i = 0; i < I->n; i++)
+		v[i] = (sized){I->jobs[i].in ? I->jobs[i].in_len : I->jobs[i].stored.size, i};
+	qsort(v, I->n, sizeof(*v), by_size);
+	for (size_t i = 0; i < I->n; i++)
+		I->order[i] = v[i].job;
+	free(v);
+}
+
 static void transform_start(run *R, in_flight *I)
 {
+	order_jobs(I);
 	atomic_store(&R->done, 0);
 	atomic_store(&R->shown, 0);
 	jinst_pool_start(R->pool, I->n, transform_one, I);
@@ -580,6 +611,7 @@ static void free_input(in_flight *I)
 {
 	free_items(&I->L);
 	free_jobs(I->jobs, I->n);
+	free(I->order);
 	free(I->dest);
 	*I = (in_flight){0};
 }
