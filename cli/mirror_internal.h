@@ -27,11 +27,8 @@ typedef struct job {
 	char *read_error;            /* unpacking failed: why (the run fails) */
 } job;
 
-/* A file written, to fsync before the commit (mirror_out.c). */
-typedef struct mirror_pending {
-	int fd;
-	char *path;
-} mirror_pending;
+/* The thread that fsyncs outputs before the commit (mirror_sync.c). */
+typedef struct mirror_syncer mirror_syncer;
 
 typedef struct run {
 	const mirror_options *o;
@@ -48,8 +45,7 @@ typedef struct run {
 	const char *temp, *final; /* where the output is written, where it is put */
 	struct mirror_cp *cp; /* archives written, for the Class-Path check (mirror_classpath.c) */
 	size_t ncp, cap_cp;
-	mirror_pending *pending; /* files to fsync before the commit (mirror_out.c) */
-	size_t npending;
+	mirror_syncer *syncer; /* fsyncs the outputs before the commit (mirror_sync.c) */
 } run;
 
 /* ---- mirror.c ---- */
@@ -91,6 +87,16 @@ int mirror_out_copy(run *R, const char *src, const char *dst, mode_t mode, bool 
 int mirror_out_mkdirs(const char *path);
 /* Removes a file or a folder with all it holds. */
 void mirror_out_remove(const char *path);
+
+/* ---- mirror_sync.c ---- */
+/* Hands fd, written to path, to the thread that fsyncs and closes it; -1
+ * when it cannot take it (no thread, out of memory): the caller fsyncs. */
+int mirror_sync_add(run *R, int fd, const char *path);
+/* Waits until every file handed over is fsync'd and closed; -1 (printed:
+ * the first failure) when one failed. */
+int mirror_sync_wait(run *R);
+/* Closes the files not yet fsync'd (the run failed). */
+void mirror_sync_drop(run *R);
 
 /* ---- mirror_classpath.c ---- */
 

@@ -561,7 +561,8 @@ def case_determinism(C):
 def case_synced(C):
     """Every output file is fsync'd, through the descriptor that wrote it,
     before the rename that puts it (or the folder holding it) in place:
-    strace's record of one input (a file output) and of two (a folder)."""
+    strace's record (every thread's) of one input (a file output) and of
+    two (a folder)."""
     if not shutil.which("strace"):
         print("SKIP synced: no strace")
         return
@@ -578,8 +579,17 @@ def case_synced(C):
         if not check(r.returncode == 0, case, "exit %d: %s" % (r.returncode, r.stderr[-600:])):
             continue
         made, open_fds, synced, renamed = [], {}, set(), False
+        unfinished = {}  # pid: the start of a call another thread's call interrupted in the log
         for line in open(log):
-            call = line.split(None, 1)[1] if line[:1].isdigit() else line
+            pid, call = line.split(None, 1) if line[:1].isdigit() else ("", line)
+            # The writer fsyncs on a thread of its own: strace -f splits a
+            # call that another thread's interleaves into "CALL(ARGS
+            # <unfinished ...>" and "<... NAME resumed>REST".
+            if call.rstrip().endswith("<unfinished ...>"):
+                unfinished[pid] = call.rstrip()[:-len("<unfinished ...>")].rstrip()
+                continue
+            if call.startswith("<... ") and pid in unfinished:
+                call = unfinished.pop(pid) + call.split("resumed>", 1)[1]
             ret = call.rsplit("=", 1)[-1].split()[0] if "=" in call else ""
             if call.startswith("openat(") and "O_CREAT" in call and ".jinst-tmp." in call and ret.isdigit():
                 path = call.split('"')[1]
