@@ -566,28 +566,6 @@ static int hook_code(jinst_class *c, const hook_at *h, const uint16_t *refs, jin
 	return rc;
 }
 
-/* seq's bytes for the patcher (the opcodes hook_code uses); their length. */
-static uint32_t encode(const jinst_insn *seq, uint32_t count, uint8_t *b)
-{
-	uint32_t k = 0;
-	for (uint32_t i = 0; i < count; i++) {
-		uint8_t op = seq[i].opcode;
-		uint32_t v = (uint32_t)seq[i].operand;
-		if (op == JINST_OP_LDC && v > 255)
-			op = JINST_OP_LDC_W;
-		else if (op == JINST_OP_LDC_W && v <= 255)
-			op = JINST_OP_LDC;
-		b[k++] = op;
-		if (op == JINST_OP_BIPUSH || op == JINST_OP_LDC) {
-			b[k++] = (uint8_t)v;
-		} else if (op == JINST_OP_SIPUSH || op == JINST_OP_LDC_W || op == JINST_OP_INVOKESTATIC) {
-			b[k++] = (uint8_t)(v >> 8);
-			b[k++] = (uint8_t)v;
-		}
-	}
-	return k;
-}
-
 /* The hooks through the patcher; JINST_EUNSUPPORTED (nothing changed)
  * when it declines. */
 static int apply_patch(aflow *f, jinst_member *m, const hook_at *h, uint32_t n, const uint16_t *refs,
@@ -602,7 +580,7 @@ static int apply_patch(aflow *f, jinst_member *m, const hook_at *h, uint32_t n, 
 		if ((rc = hook_code(f->c, &h[i], refs, seq, &count)))
 			break;
 		uint8_t b[16];
-		uint32_t k = encode(seq, count, b);
+		uint32_t k = jinst_ins_encode(seq, count, b);
 		/* A dropped reference: the dup goes after the `new` instead. */
 		bool moved = h[i].dup_after != NO_DUP;
 		if (moved && (rc = jinst_patch_insert(p, f->in[h[i].dup_after + 1].offset, JINST_BEFORE_OUTSIDE, b, 1, 2)))
@@ -619,23 +597,27 @@ static int apply_patch(aflow *f, jinst_member *m, const hook_at *h, uint32_t n, 
 	return rc ? rc : jinst_patch_commit(p, diag);
 }
 
-static int apply_edit(aflow *f, jinst_member *m, const hook_at *h, uint32_t n, const uint16_t *refs,
-                      jinst_diag *diag)
+/* What apply_patch inserts, through the editor. */
+typedef struct alloc_edit {
+	aflow *f;
+	const hook_at *h;
+	uint32_t n;
+	const uint16_t *refs;
+} alloc_edit;
+
+static int edit_hooks(jinst_edit *ed, const void *ctx)
 {
-	jinst_edit_options eo = JINST_EDIT_OPTIONS_INIT;
-	if (jinst_class_major_version(f->c) < 50)
-		eo.frames = JINST_EDIT_FRAMES_NONE; /* the verifier infers (JVMS 4.10.2) */
-	jinst_edit *ed;
-	int rc = jinst_edit_open(&ed, f->c, m, &eo, diag);
-	if (rc)
-		return rc;
-	for (uint32_t i = 0; !rc && i < n; i++) {
+	const alloc_edit *ae = ctx;
+	aflow *f = ae->f;
+	const hook_at *h = ae->h;
+	int rc = 0;
+	for (uint32_t i = 0; !rc && i < ae->n; i++) {
 		jinst_insn seq[4];
 		uint32_t count = 0;
 		jinst_node *at = jinst_edit_at(ed, f->in[h[i].after].offset);
 		bool moved = h[i].dup_after != NO_DUP;
 		jinst_node *nw = moved ? jinst_edit_at(ed, f->in[h[i].dup_after].offset) : NULL;
-		rc = at && (nw || !moved) ? hook_code(f->c, &h[i], refs, seq, &count) : JINST_EMALFORMED;
+		rc = at && (nw || !moved) ? hook_code(f->c, &h[i], ae->refs, seq, &count) : JINST_EMALFORMED;
 		if (!rc && moved)
 			rc = jinst_edit_insert(ed, nw, JINST_AFTER, seq, 1, NULL);
 		if (!rc && h[i].hook == JINST_HOOK_ALLOC_CLONE) /* the receiver, as apply_patch keeps it */
@@ -643,11 +625,6 @@ static int apply_edit(aflow *f, jinst_member *m, const hook_at *h, uint32_t n, c
 		if (!rc)
 			rc = jinst_edit_insert(ed, at, JINST_AFTER, seq + moved, count - moved, NULL);
 	}
-	if (rc)
-		jinst_ins_fail(diag, rc, "editing: %s", jinst_strerror(rc));
-	else
-		rc = jinst_edit_commit(ed, diag);
-	jinst_edit_free(ed);
 	return rc;
 }
 
@@ -679,7 +656,8 @@ static int alloc_method(void *state, jinst_pass_class *pc, jinst_pass_method *pm
 	rc = apply_patch(&f, m, h, n, refs, diag);
 	if (rc == 0 || rc == JINST_ENOMEM)
 		return rc;
-	return apply_edit(&f, m, h, n, refs, diag);
+	alloc_edit ae = {&f, h, n, refs};
+	return jinst_ins_edit(c, m, edit_hooks, &ae, "editing", diag);
 }
 
 /* The classes the VM generates for reflection (a constructor called
@@ -712,13 +690,8 @@ int jinst_alloc_pass(jinst_pass *out, jinst_alloc_sites **sites)
 		free(st);
 		return JINST_ENOMEM;
 	}
-	memset(out, 0, sizeof(*out));
-	out->version = JINST_PASS_VERSION;
-	out->name = "alloc";
-	out->state = st;
-	out->begin = alloc_begin;
-	out->method = alloc_method;
-	out->free = alloc_free;
+	*out = (jinst_pass){.version = JINST_PASS_VERSION, .name = "alloc", .state = st, .begin = alloc_begin,
+	                    .method = alloc_method, .free = alloc_free};
 	*sites = st->sites;
 	return 0;
 }

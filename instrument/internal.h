@@ -13,6 +13,7 @@
  *   monitor.c, monitor_sites.c  the monitor pass and its lock sites (monitor_internal.h)
  *   rules.c       the retransformation rules
  *   natives.c     the natives pass: native methods wrapped (SetNativeMethodPrefix)
+ *   emit.c        what the passes insert: instructions built, encoded for the patcher, the editor's frame
  */
 #ifndef JINST_INSTRUMENT_INTERNAL_H
 #define JINST_INSTRUMENT_INTERNAL_H
@@ -122,9 +123,25 @@ int jinst_marker_add(jinst_pass_class *cls, jinst_diag *diag);
 
 /* trace.c: the built-in trace pass for these JINST_PASS_* bits. */
 void jinst_trace_pass(jinst_pass *out, uint32_t passes);
+
+/* emit.c: what the passes insert, built and encoded. */
+/* An instruction: opcode and its one operand (0 for none). */
+jinst_insn jinst_ins_op(uint8_t opcode, int32_t operand);
 /* Pushes the int constant v: iconst_<n>, bipush, sipush, or ldc of an
  * Integer added to the pool. */
 int jinst_ins_push_int(jinst_class *c, uint32_t v, jinst_insn *in);
+/* The bytes of seq[0..n) for the code patcher, 3 at most per instruction;
+ * their length. Takes instructions without an operand, bipush, sipush,
+ * ldc and ldc_w (either: ldc when the index fits in a byte, else ldc_w)
+ * and those of a two-byte pool index (getstatic, invokestatic...). */
+uint32_t jinst_ins_encode(const jinst_insn *seq, uint32_t n, uint8_t *b);
+/* A pass's insertions into m through the code editor: fn(ed, ctx) on the
+ * open editor (no frames derived before version 50), then the commit; a
+ * failure of fn is reported as "WHAT: error". The method is unchanged on
+ * error. */
+typedef int (*jinst_ins_edit_fn)(jinst_edit *ed, const void *ctx);
+int jinst_ins_edit(jinst_class *c, jinst_member *m, jinst_ins_edit_fn fn, const void *ctx, const char *what,
+                   jinst_diag *diag);
 
 /* coverage.c: the built-in coverage pass for these JINST_PASS_* bits. */
 void jinst_coverage_pass(jinst_pass *out, uint32_t passes);

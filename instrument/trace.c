@@ -462,15 +462,6 @@ static bool is_leaf(jinst_class *c, const jinst_member *m, const jinst_code *cod
 
 /* ---- the pass ---- */
 
-static jinst_insn op_cp(uint8_t opcode, uint16_t index)
-{
-	jinst_insn in;
-	memset(&in, 0, sizeof(in));
-	in.opcode = opcode;
-	in.operand = index;
-	return in;
-}
-
 /* How a method's id is pushed: its constant, or under a run class (ids
  * relative to the run) the run's base, read from the run class of the
  * method's own package, plus the id within the run. depth: the stack words
@@ -504,12 +495,12 @@ static int id_code_make(jinst_pass_class *pc, uint32_t id, id_code *ic)
 	int rc = jinst_cp_add_fieldref(c, owner, JINST_RUN_BASE_FIELD, "I", &ref);
 	if (rc)
 		return rc;
-	ic->seq[0] = op_cp(JINST_OP_GETSTATIC, ref);
+	ic->seq[0] = jinst_ins_op(JINST_OP_GETSTATIC, ref);
 	if (id == 0)
 		return 0;
 	if ((rc = jinst_ins_push_int(c, id, &ic->seq[1])))
 		return rc;
-	ic->seq[2] = op_cp(JINST_OP_IADD, 0);
+	ic->seq[2] = jinst_ins_op(JINST_OP_IADD, 0);
 	ic->n = 3;
 	ic->depth = 2;
 	return 0;
@@ -537,13 +528,13 @@ static int edit(jinst_class *c, jinst_edit *ed, const id_code *ic, const uint16_
 		if ((rc = jinst_edit_label_at(ed, rs[i].start, &ls[2 * i])) ||
 		    (rc = jinst_edit_label_at(ed, rs[i].end, &ls[2 * i + 1])))
 			return rc;
-	seq[k] = op_cp(JINST_OP_INVOKESTATIC, refs[entry_only ? JINST_HOOK_CALLED : JINST_HOOK_ENTER]);
+	seq[k] = jinst_ins_op(JINST_OP_INVOKESTATIC, refs[entry_only ? JINST_HOOK_CALLED : JINST_HOOK_ENTER]);
 	if ((rc = jinst_edit_insert(ed, first, JINST_BEFORE_OUTSIDE, seq, k + 1, NULL)))
 		return rc;
 	if (entry_only)
 		return 0;
 
-	seq[k] = op_cp(JINST_OP_INVOKESTATIC, refs[JINST_HOOK_EXIT]);
+	seq[k] = jinst_ins_op(JINST_OP_INVOKESTATIC, refs[JINST_HOOK_EXIT]);
 	for (jinst_node *n = first; n; n = jinst_node_next(n)) {
 		const jinst_insn *in = jinst_node_insn(n);
 		if (in && in->opcode >= JINST_OP_IRETURN && in->opcode <= JINST_OP_RETURN &&
@@ -562,8 +553,8 @@ static int edit(jinst_class *c, jinst_edit *ed, const id_code *ic, const uint16_
 	hs[0].opcode = JINST_OP_LABEL;
 	hs[0].operand = (int32_t)h;
 	memcpy(&hs[1], ic->seq, k * sizeof(*hs));
-	hs[k + 1] = op_cp(JINST_OP_INVOKESTATIC, refs[JINST_HOOK_EXIT_THROW]);
-	hs[k + 2] = op_cp(JINST_OP_ATHROW, 0);
+	hs[k + 1] = jinst_ins_op(JINST_OP_INVOKESTATIC, refs[JINST_HOOK_EXIT_THROW]);
+	hs[k + 2] = jinst_ins_op(JINST_OP_ATHROW, 0);
 	if ((rc = jinst_edit_insert(ed, NULL, JINST_AFTER, hs, k + 3, NULL)))
 		return rc;
 	static const char throwable[] = "java/lang/Throwable";
@@ -579,26 +570,6 @@ static int edit(jinst_class *c, jinst_edit *ed, const id_code *ic, const uint16_
 	return 0;
 }
 
-/* The id's code as bytes; their length (7 at most). */
-static uint32_t id_code_bytes(const id_code *ic, uint8_t *b)
-{
-	uint32_t k = 0;
-	for (uint32_t i = 0; i < ic->n; i++) {
-		const jinst_insn *in = &ic->seq[i];
-		uint8_t op = in->opcode;
-		if (op == JINST_OP_LDC && in->operand > 255)
-			op = JINST_OP_LDC_W;
-		b[k++] = op;
-		if (op == JINST_OP_BIPUSH || op == JINST_OP_LDC) {
-			b[k++] = (uint8_t)in->operand;
-		} else if (op == JINST_OP_SIPUSH || op == JINST_OP_LDC_W || op == JINST_OP_GETSTATIC) {
-			b[k++] = (uint8_t)(in->operand >> 8);
-			b[k++] = (uint8_t)in->operand;
-		} /* iconst_<n>, iadd: the opcode alone */
-	}
-	return k;
-}
-
 /* The same edit through the code patcher (include/jinst/patch.h), which
  * streams over the code instead of building the editor's nodes: the same
  * code at the same places, the same handler, range and frame. It declines
@@ -612,7 +583,7 @@ static int patch(jinst_class *c, jinst_member *m, const id_code *ic, const uint1
 	if (rc)
 		return rc;
 	uint8_t seq[12];
-	uint32_t n = id_code_bytes(ic, seq);
+	uint32_t n = jinst_ins_encode(ic->seq, ic->n, seq);
 	uint16_t enter = refs[entry_only ? JINST_HOOK_CALLED : JINST_HOOK_ENTER];
 	seq[n] = JINST_OP_INVOKESTATIC;
 	seq[n + 1] = (uint8_t)(enter >> 8);
@@ -649,6 +620,22 @@ static int patch(jinst_class *c, jinst_member *m, const id_code *ic, const uint1
 	return jinst_patch_commit(p, diag);
 }
 
+/* edit's arguments, for jinst_ins_edit. */
+typedef struct trace_edit {
+	jinst_class *c;
+	const id_code *ic;
+	const uint16_t *refs;
+	const range *rs;
+	uint32_t nr;
+	bool whole, entry_only;
+} trace_edit;
+
+static int edit_method(jinst_edit *ed, const void *ctx)
+{
+	const trace_edit *te = ctx;
+	return edit(te->c, ed, te->ic, te->refs, te->rs, te->nr, te->whole, te->entry_only);
+}
+
 /* One method: the entry hook alone (entry_only), or the whole shape. On
  * failure the method is left as it was. */
 static int trace_method(jinst_class *c, jinst_member *m, bool ctor, const id_code *ic, const uint16_t *refs,
@@ -665,21 +652,8 @@ static int trace_method(jinst_class *c, jinst_member *m, bool ctor, const id_cod
 	rc = patch(c, m, ic, refs, rs, nr, !ctor, entry_only, diag);
 	if (rc == 0 || rc == JINST_ENOMEM)
 		return rc;
-	/* Before 50 the verifier infers types (JVMS 4.10.2) and reads no
-	 * StackMapTable: derive none (such code may hold jsr/ret). */
-	jinst_edit_options eo = JINST_EDIT_OPTIONS_INIT;
-	if (jinst_class_major_version(c) < 50)
-		eo.frames = JINST_EDIT_FRAMES_NONE;
-	jinst_edit *ed;
-	if ((rc = jinst_edit_open(&ed, c, m, &eo, diag)))
-		return rc;
-	rc = edit(c, ed, ic, refs, rs, nr, !ctor, entry_only);
-	if (rc)
-		jinst_ins_fail(diag, rc, "editing: %s", jinst_strerror(rc));
-	else
-		rc = jinst_edit_commit(ed, diag);
-	jinst_edit_free(ed);
-	return rc;
+	trace_edit te = {c, ic, refs, rs, nr, !ctor, entry_only};
+	return jinst_ins_edit(c, m, edit_method, &te, "editing", diag);
 }
 
 /* ---- the pass ---- */
