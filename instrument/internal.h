@@ -13,6 +13,7 @@
  *   monitor.c, monitor_sites.c  the monitor pass and its lock sites (monitor_internal.h)
  *   rules.c       the retransformation rules
  *   natives.c     the natives pass: native methods wrapped (SetNativeMethodPrefix)
+ *   idtable.c     entries by id, found by key: the tables of methods, classes and sites
  *   emit.c        what the passes insert: instructions built, encoded for the patcher, the editor's frame
  */
 #ifndef JINST_INSTRUMENT_INTERNAL_H
@@ -24,31 +25,57 @@
 #include "jinst/edit.h"
 #include "jinst/instrument.h"
 
+/* idtable.c: entries by id (0, 1, ... in the order added), found by key
+ * through an index of the keys' hashes. No lock: the owner's. */
+typedef struct jinst_idslot {
+	uint32_t id1;  /* id + 1, 0 when free */
+	uint32_t hash; /* the low bits of the key's hash */
+} jinst_idslot;
+typedef struct jinst_idtable {
+	void *entries; /* count entries of size bytes */
+	size_t size;
+	uint32_t count, cap;
+	jinst_idslot *slots;
+	uint32_t nslots, keyed; /* 0 or a power of two, at least twice keyed */
+} jinst_idtable;
+/* Whether entry holds key (one the owner passed to jinst_idtable_find). */
+typedef bool (*jinst_idtable_same)(const void *entry, const void *key);
+void jinst_idtable_init(jinst_idtable *t, size_t entry_size);
+/* Frees the arrays (what the entries own is the owner's to free). */
+void jinst_idtable_free(jinst_idtable *t);
+static inline void *jinst_idtable_at(const jinst_idtable *t, uint32_t id)
+{
+	return (char *)t->entries + (size_t)id * t->size;
+}
+/* 0 with *id of the entry of this hash that same() takes for key, or
+ * JINST_ENOTFOUND. */
+int jinst_idtable_find(const jinst_idtable *t, uint32_t *id, uint64_t hash, jinst_idtable_same same,
+                       const void *key);
+/* Room for one more entry: *entry, the next id's, zeroed for the owner to
+ * fill; nothing is added yet. JINST_ENOMEM (also past INT32_MAX ids). */
+int jinst_idtable_reserve(jinst_idtable *t, void **entry);
+/* Adds the entry reserve handed out: its id, found under hash from now on
+ * unless keyed is false (an id without a key). */
+uint32_t jinst_idtable_add(jinst_idtable *t, uint64_t hash, bool keyed);
+
 /* One method in the table: its info's strings in one block starting at
- * info.class_name. */
+ * info.class_name (NULL: an id reserved ahead, without a key). */
 typedef struct jinst_method_entry {
 	jinst_method_info info;
-	uint64_t hash;
 	size_t key_len; /* class, name and descriptor with their NULs */
 } jinst_method_entry;
 
 typedef struct jinst_method_table {
 	pthread_mutex_t lock;       /* guards all below but published */
-	jinst_method_entry *entries;
-	uint32_t count, cap;
-	uint32_t *slots;            /* id + 1, 0 when free */
-	uint32_t nslots;            /* a power of two, at least twice count */
+	jinst_idtable t;            /* of jinst_method_entry */
 	_Atomic uint32_t published; /* count, readable without the lock */
 } jinst_method_table;
 
-/* The coverage pass's classes (probe_classes.c): entries by id, slots by
+/* The coverage pass's classes (probe_classes.c): entries by id, found by
  * (identity, name). */
 typedef struct jinst_probe_classes {
 	pthread_mutex_t lock;
-	jinst_probe_class_info *entries; /* class_name malloc'ed */
-	uint32_t count, cap;
-	uint32_t *slots;                 /* id + 1, 0 when free */
-	uint32_t nslots;
+	jinst_idtable t;                 /* of jinst_probe_class_info, class_name malloc'ed */
 	_Atomic uint32_t published;
 	uint32_t base;                   /* the id of entries[0] (jinst_instrument_probe_class_start) */
 	uint32_t flat_next, flat_end;    /* the flat array's free range (jinst_instrument_probe_flat_range) */
