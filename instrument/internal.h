@@ -13,6 +13,7 @@
  *   monitor.c, monitor_sites.c  the monitor pass and its lock sites (monitor_internal.h)
  *   rules.c       the retransformation rules
  *   natives.c     the natives pass: native methods wrapped (SetNativeMethodPrefix)
+ *   flow.c        the marks of uninitialized references (trace: `this` in constructors; alloc: each `new`)
  *   idtable.c     entries by id, found by key: the tables of methods, classes and sites
  *   emit.c        what the passes insert: instructions built, encoded for the patcher, the editor's frame
  */
@@ -169,6 +170,43 @@ uint32_t jinst_ins_encode(const jinst_insn *seq, uint32_t n, uint8_t *b);
 typedef int (*jinst_ins_edit_fn)(jinst_edit *ed, const void *ctx);
 int jinst_ins_edit(jinst_class *c, jinst_member *m, jinst_ins_edit_fn fn, const void *ctx, const char *what,
                    jinst_diag *diag);
+
+/* flow.c: the marks of uninitialized references, per stack slot and
+ * local (0: none), from the code's entry and every handler. */
+typedef struct jinst_flow_state {
+	uint16_t sp;
+	uint32_t *stack, *locals;
+} jinst_flow_state;
+#define JINST_FLOW_THIS UINT32_MAX /* uninitializedThis, in local 0 at a constructor's entry */
+enum { JINST_FLOW_MARKED = 1, JINST_FLOW_UNMARKED = 2 }; /* seen: reached with marks, without */
+typedef struct jinst_flow jinst_flow;
+struct jinst_flow_pending;
+struct jinst_flow {
+	/* the caller's */
+	jinst_class *c;
+	jinst_arena *A;
+	const jinst_code *code;
+	const jinst_insn *in; /* the code decoded */
+	uint32_t n;
+	uint16_t max_stack, max_locals;
+	bool mark_news;       /* a `new` at index i pushes the mark i + 1 (else 0) */
+	/* At an invokespecial <init> whose receiver, stack[receiver] of s, is
+	 * marked (before its arguments are popped); *unmarked: follow no
+	 * marks on from here. */
+	int (*on_init)(jinst_flow *f, jinst_flow_state *s, uint32_t idx, uint16_t receiver, bool *unmarked);
+	void *ctx;
+	/* jinst_flow_run's */
+	int32_t *at;          /* offset -> instruction index, -1 */
+	uint8_t *seen;        /* per instruction: JINST_FLOW_MARKED | JINST_FLOW_UNMARKED */
+	struct jinst_flow_pending *wl;
+	uint32_t nwl, capwl;
+};
+/* Walks the code, local 0 marked this_mark at entry; what is not reached
+ * before an error keeps seen 0. JINST_EUNSUPPORTED at jsr/ret with marks,
+ * JINST_EMALFORMED for code the flow cannot follow. */
+int jinst_flow_run(jinst_flow *f, uint32_t this_mark);
+/* The marks of one reference become plain values (it is initialized). */
+void jinst_flow_initialized(jinst_flow *f, jinst_flow_state *s, uint32_t mark);
 
 /* coverage.c: the built-in coverage pass for these JINST_PASS_* bits. */
 void jinst_coverage_pass(jinst_pass *out, uint32_t passes);
