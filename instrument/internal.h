@@ -6,7 +6,7 @@
  *   driver.c      one class through every pass: parse, select, passes, marker, write, rules
  *   pass.c        what a pass sees of the class and the method (include/jinst/pass.h)
  *   marker.c      the identity and the JinstInstrumented attribute
- *   trace.c       the trace pass and the constructor flow it needs
+ *   trace.c       the trace pass and the ranges of constructors it covers
  *   coverage.c    the coverage pass: probe arrays at entry, probes at the placement's sites
  *   probe_classes.c  the coverage pass's class ids
  *   hooks.c       the runtime's hook table
