@@ -37,16 +37,11 @@
 
 int jinst_classpath_fail(jinst_diag *diag, int code, const char *fmt, ...)
 {
-	if (!diag)
-		return code;
-	diag->code = code;
-	diag->offset = JINST_NO_OFFSET;
-	diag->where[0] = '\0';
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(diag->message, sizeof(diag->message), fmt, ap);
+	int rc = jinst_diag_vfail(diag, code, "", fmt, ap);
 	va_end(ap);
-	return code;
+	return rc;
 }
 
 typedef enum { ENTRY_ZIP, ENTRY_FOLDER, ENTRY_MODULES, ENTRY_IMAGE } entry_kind;

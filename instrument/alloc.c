@@ -17,8 +17,8 @@
  * Which `new` an invokespecial initializes takes a data flow, since
  * arguments may allocate too (`new A(new B())`, nested news between one
  * `new` and its call), branch (`new A(c ? x : y)`) and be shuffled by the
- * dup family (other compilers' dup_x1/dup_x2 shapes). The flow walks the
- * code from its entry and from every handler, marking each stack slot and
+ * dup family (other compilers' dup_x1/dup_x2 shapes). The flow (flow.c,
+ * which the trace pass's constructors take too) walks the code from its entry and from every handler, marking each stack slot and
  * local with the `new` whose uninitialized reference it holds (0: anything
  * else), moved by aload/astore, dup*, swap; every other instruction pushes
  * unmarked values. At an invokespecial <init> whose receiver carries a
@@ -54,324 +54,42 @@
 #include "jinst/alloc.h"
 #include "jinst/patch.h"
 
-#define MARK_THIS UINT32_MAX /* uninitializedThis: never a site */
-
-typedef struct astate {
-	uint16_t sp;
-	uint32_t *stack, *locals;
-} astate;
-
-typedef struct apending {
-	uint32_t idx;
-	astate *st;
-} apending;
-
 typedef struct aflow {
 	jinst_class *c;
 	jinst_arena *A;
 	const jinst_code *code;
 	const jinst_insn *in;
 	uint32_t n;
-	int32_t *at;       /* offset -> instruction index, -1 */
-	uint8_t *seen;
 	uint32_t *site_of; /* per invokespecial: the new's index + 1 it completes, else 0 */
 	bool *dropped;     /* per such invokespecial: no copy of the reference is left */
-	apending *wl;
-	uint32_t nwl, capwl;
-	uint16_t max_stack, max_locals;
 } aflow;
 
-static astate *astate_dup(aflow *f, const astate *s)
+/* A `new`'s reference reaches its constructor call: the site, the copy
+ * below the receiver or none, and its marks cleared. */
+static int on_init(jinst_flow *fl, jinst_flow_state *s, uint32_t idx, uint16_t receiver, bool *unmarked)
 {
-	astate *t = jinst_arena_alloc(f->A, sizeof(*t));
-	uint32_t *b = jinst_arena_alloc(f->A, ((size_t)f->max_stack + f->max_locals + 1) * sizeof(*b));
-	if (!t || !b)
-		return NULL;
-	t->sp = s->sp;
-	t->stack = b;
-	t->locals = b + f->max_stack;
-	memcpy(b, s->stack, (size_t)f->max_stack * sizeof(*b));
-	memcpy(t->locals, s->locals, (size_t)f->max_locals * sizeof(*b));
-	return t;
-}
-
-static int enqueue(aflow *f, int64_t target, const astate *s)
-{
-	if (target < 0 || target >= f->code->code_length || f->at[target] < 0)
-		return JINST_EMALFORMED;
-	uint32_t idx = (uint32_t)f->at[target];
-	if (f->seen[idx])
-		return 0;
-	if (f->nwl == f->capwl) {
-		uint32_t cap = f->capwl ? 2 * f->capwl : 32;
-		apending *w = jinst_arena_alloc(f->A, (size_t)cap * sizeof(*w));
-		if (!w)
-			return JINST_ENOMEM;
-		if (f->nwl)
-			memcpy(w, f->wl, (size_t)f->nwl * sizeof(*w));
-		f->wl = w;
-		f->capwl = cap;
-	}
-	astate *copy = astate_dup(f, s);
-	if (!copy)
-		return JINST_ENOMEM;
-	f->wl[f->nwl++] = (apending){idx, copy};
-	return 0;
-}
-
-/* Slots of one field type at d (advanced past it); -1 when malformed. */
-static int one_type(const uint8_t **d, const uint8_t *end)
-{
-	const uint8_t *p = *d;
-	bool array = false;
-	while (p < end && *p == '[') {
-		p++;
-		array = true;
-	}
-	if (p >= end)
-		return -1;
-	uint8_t t = *p++;
-	if (t == 'L') {
-		p = memchr(p, ';', (size_t)(end - p));
-		if (!p)
-			return -1;
-		p++;
-	} else if (!strchr("BCDFIJSZV", t) || (t == 'V' && array)) {
-		return -1;
-	}
-	*d = p;
-	return array || t == 'L' ? 1 : t == 'J' || t == 'D' ? 2 : t == 'V' ? 0 : 1;
-}
-
-/* The slots a field or method reference takes (*args, -1 for a field) and
- * gives back (*ret); *init: it names <init>. */
-static int ref_slots(jinst_class *c, uint16_t index, int *args, int *ret, bool *init)
-{
-	jinst_cp_entry e, nt;
-	if (jinst_cp_get(c, index, &e))
-		return JINST_EMALFORMED;
-	uint16_t nti = e.tag == JINST_CP_INVOKE_DYNAMIC ? e.u.dyn.name_and_type_index : e.u.ref.name_and_type_index;
-	uint16_t nl, dl;
-	if (jinst_cp_get(c, nti, &nt) || nt.tag != JINST_CP_NAME_AND_TYPE)
-		return JINST_EMALFORMED;
-	const uint8_t *name = jinst_cp_utf8(c, nt.u.nat.name_index, &nl);
-	const uint8_t *d = jinst_cp_utf8(c, nt.u.nat.descriptor_index, &dl);
-	if (!name || !d || !dl)
-		return JINST_EMALFORMED;
-	const uint8_t *end = d + dl;
-	*init = nl == 6 && !memcmp(name, "<init>", 6);
-	*args = -1;
-	if (*d == '(') {
-		d++;
-		*args = 0;
-		while (d < end && *d != ')') {
-			int k = one_type(&d, end);
-			if (k <= 0)
-				return JINST_EMALFORMED;
-			*args += k;
-		}
-		if (d++ >= end)
-			return JINST_EMALFORMED;
-	}
-	*ret = one_type(&d, end);
-	return *ret < 0 || d != end ? JINST_EMALFORMED : 0;
-}
-
-/* The dup family and swap on the marks: take k slots, put back the pattern
- * (indices into what was taken, 0 the old top), bottom first. */
-static int shuffle(aflow *f, astate *s, uint8_t op)
-{
-	static const struct { uint8_t take, put; uint8_t from[6]; } fam[] = {
-		[JINST_OP_DUP - JINST_OP_DUP] = {1, 2, {0, 0}},
-		[JINST_OP_DUP_X1 - JINST_OP_DUP] = {2, 3, {0, 1, 0}},
-		[JINST_OP_DUP_X2 - JINST_OP_DUP] = {3, 4, {0, 2, 1, 0}},
-		[JINST_OP_DUP2 - JINST_OP_DUP] = {2, 4, {1, 0, 1, 0}},
-		[JINST_OP_DUP2_X1 - JINST_OP_DUP] = {3, 5, {1, 0, 2, 1, 0}},
-		[JINST_OP_DUP2_X2 - JINST_OP_DUP] = {4, 6, {1, 0, 3, 2, 1, 0}},
-		[JINST_OP_SWAP - JINST_OP_DUP] = {2, 2, {0, 1}},
-	};
-	const uint8_t k = fam[op - JINST_OP_DUP].take, put = fam[op - JINST_OP_DUP].put;
-	if (s->sp < k || s->sp - k + put > f->max_stack)
-		return JINST_EMALFORMED;
-	uint32_t v[4];
-	for (uint8_t i = 0; i < k; i++)
-		v[i] = s->stack[s->sp - 1 - i];
-	s->sp = (uint16_t)(s->sp - k);
-	for (uint8_t i = 0; i < put; i++)
-		s->stack[s->sp++] = v[fam[op - JINST_OP_DUP].from[i]];
-	return 0;
-}
-
-/* A `new`'s reference is initialized: its marks become plain values. */
-static void initialized(aflow *f, astate *s, uint32_t mark)
-{
-	for (uint16_t i = 0; i < s->sp; i++)
-		if (s->stack[i] == mark)
-			s->stack[i] = 0;
-	for (uint16_t i = 0; i < f->max_locals; i++)
-		if (s->locals[i] == mark)
-			s->locals[i] = 0;
-}
-
-static int local_of(uint8_t op, const jinst_insn *in, uint8_t base0, uint8_t plain)
-{
-	return op == plain ? in->operand : op - base0;
-}
-
-/* The slots of a call or field access, and the constructor call's site. */
-static int member_effect(aflow *f, astate *s, uint32_t idx, int *pop, int *push)
-{
-	const jinst_insn *in = &f->in[idx];
-	uint8_t op = in->opcode;
-	int args, ret;
-	bool init;
-	if (ref_slots(f->c, (uint16_t)in->operand, &args, &ret, &init))
-		return JINST_EMALFORMED;
-	if ((args < 0) != (op <= JINST_OP_PUTFIELD))
-		return JINST_EMALFORMED;
-	switch (op) {
-	case JINST_OP_GETSTATIC: *pop = 0, *push = ret; return 0;
-	case JINST_OP_PUTSTATIC: *pop = ret, *push = 0; return 0;
-	case JINST_OP_GETFIELD: *pop = 1, *push = ret; return 0;
-	case JINST_OP_PUTFIELD: *pop = 1 + ret, *push = 0; return 0;
-	case JINST_OP_INVOKESTATIC: case JINST_OP_INVOKEDYNAMIC: *pop = args, *push = ret; return 0;
-	default: *pop = args + 1, *push = ret; break;
-	}
-	if (op != JINST_OP_INVOKESPECIAL || !init)
-		return 0;
-	if (s->sp < *pop)
-		return JINST_EMALFORMED;
-	uint16_t below = (uint16_t)(s->sp - *pop);
-	uint32_t mark = s->stack[below];
-	if (mark == 0 || mark == MARK_THIS)
+	(void)unmarked;
+	aflow *f = fl->ctx;
+	uint32_t mark = s->stack[receiver];
+	if (mark == JINST_FLOW_THIS) /* uninitializedThis: never a site */
 		return 0;
 	f->site_of[idx] = mark;
-	f->dropped[idx] = !(below > 0 && s->stack[below - 1] == mark);
-	initialized(f, s, mark);
+	f->dropped[idx] = !(receiver > 0 && s->stack[receiver - 1] == mark);
+	jinst_flow_initialized(fl, s, mark);
 	return 0;
-}
-
-/* One instruction's effect on the marks. */
-static int astep(aflow *f, astate *s, uint32_t idx)
-{
-	const jinst_insn *in = &f->in[idx];
-	uint8_t op = in->opcode;
-	if (op == JINST_OP_ALOAD || (op >= JINST_OP_ALOAD_0 && op <= JINST_OP_ALOAD_3)) {
-		int l = local_of(op, in, JINST_OP_ALOAD_0, JINST_OP_ALOAD);
-		if (l >= f->max_locals || s->sp >= f->max_stack)
-			return JINST_EMALFORMED;
-		s->stack[s->sp++] = s->locals[l];
-		return 0;
-	}
-	if (op == JINST_OP_ASTORE || (op >= JINST_OP_ASTORE_0 && op <= JINST_OP_ASTORE_3)) {
-		int l = local_of(op, in, JINST_OP_ASTORE_0, JINST_OP_ASTORE);
-		if (l >= f->max_locals || !s->sp)
-			return JINST_EMALFORMED;
-		s->locals[l] = s->stack[--s->sp];
-		return 0;
-	}
-	if (op >= JINST_OP_DUP && op <= JINST_OP_SWAP)
-		return shuffle(f, s, op);
-	if (jinst_opcodes[op].flags & JINST_OPF_STORE) { /* the other stores: plain values in their slots */
-		bool two = op == JINST_OP_LSTORE || op == JINST_OP_DSTORE ||
-		           (op >= JINST_OP_LSTORE_0 && op <= JINST_OP_LSTORE_3) ||
-		           (op >= JINST_OP_DSTORE_0 && op <= JINST_OP_DSTORE_3);
-		int l = op <= JINST_OP_DSTORE ? in->operand : (op - JINST_OP_ISTORE_0) % 4;
-		if (l + (two ? 2 : 1) > f->max_locals)
-			return JINST_EMALFORMED;
-		s->locals[l] = 0;
-		if (two)
-			s->locals[l + 1] = 0;
-	}
-	if (!jinst_opcodes[op].name)
-		return JINST_EMALFORMED;
-	int pop = jinst_opcodes[op].pops, push = jinst_opcodes[op].pushes;
-	if (op == JINST_OP_MULTIANEWARRAY) {
-		pop = in->operand2;
-		push = 1;
-	} else if (pop == JINST_OP_VARIES) {
-		int rc = member_effect(f, s, idx, &pop, &push);
-		if (rc)
-			return rc;
-	}
-	if (s->sp < pop || s->sp - pop + push > f->max_stack)
-		return JINST_EMALFORMED;
-	s->sp = (uint16_t)(s->sp - pop);
-	for (int i = 0; i < push; i++)
-		s->stack[s->sp++] = op == JINST_OP_NEW ? idx + 1 : 0;
-	return 0;
-}
-
-/* Straight-line code from w, queueing branch targets and handlers. */
-static int awalk(aflow *f, apending w)
-{
-	astate *s = w.st;
-	for (uint32_t idx = w.idx;; idx++) {
-		if (idx >= f->n)
-			return JINST_EMALFORMED; /* fell off the end */
-		if (f->seen[idx])
-			return 0;
-		f->seen[idx] = 1;
-		const jinst_insn *in = &f->in[idx];
-		int rc;
-		for (uint16_t i = 0; i < f->code->exception_count; i++) {
-			const jinst_exception_entry *e = &f->code->exceptions[i];
-			if (in->offset < e->start_pc || in->offset >= e->end_pc)
-				continue;
-			astate h = {1, s->stack, s->locals};
-			uint32_t top = s->stack[0];
-			s->stack[0] = 0;
-			rc = enqueue(f, e->handler_pc, &h);
-			s->stack[0] = top;
-			if (rc)
-				return rc;
-		}
-		uint8_t op = in->opcode;
-		unsigned flags = jinst_opcodes[op].flags;
-		if (flags & JINST_OPF_SUBROUTINE)
-			return JINST_EUNSUPPORTED;
-		if ((rc = astep(f, s, idx)))
-			return rc;
-		if (flags & JINST_OPF_BRANCH) {
-			if ((rc = enqueue(f, in->operand, s)))
-				return rc;
-			if (op == JINST_OP_GOTO || op == JINST_OP_GOTO_W)
-				return 0;
-		} else if (flags & JINST_OPF_SWITCH) {
-			if ((rc = enqueue(f, in->sw->default_target, s)))
-				return rc;
-			for (uint32_t i = 0; i < in->sw->count; i++)
-				if ((rc = enqueue(f, in->sw->targets[i], s)))
-					return rc;
-			return 0;
-		} else if (flags & JINST_OPF_UNCONDITIONAL) {
-			return 0;
-		}
-	}
 }
 
 /* site_of for every invokespecial that completes a `new` of the code. */
 static int constructor_sites(aflow *f, bool ctor)
 {
-	f->at = jinst_arena_alloc(f->A, ((size_t)f->code->code_length + 1) * sizeof(*f->at));
-	f->seen = jinst_arena_zalloc(f->A, (size_t)f->n + 1);
 	f->site_of = jinst_arena_zalloc(f->A, ((size_t)f->n + 1) * sizeof(*f->site_of));
 	f->dropped = jinst_arena_zalloc(f->A, (size_t)f->n + 1);
-	uint32_t *b = jinst_arena_zalloc(f->A, ((size_t)f->max_stack + f->max_locals + 1) * sizeof(*b));
-	if (!f->at || !f->seen || !f->site_of || !f->dropped || !b)
+	if (!f->site_of || !f->dropped)
 		return JINST_ENOMEM;
-	memset(f->at, 0xff, ((size_t)f->code->code_length + 1) * sizeof(*f->at));
-	for (uint32_t i = 0; i < f->n; i++)
-		f->at[f->in[i].offset] = (int32_t)i;
-	astate s0 = {0, b, b + f->max_stack};
-	if (ctor && f->max_locals)
-		s0.locals[0] = MARK_THIS;
-	int rc = enqueue(f, 0, &s0);
-	while (!rc && f->nwl) {
-		apending w = f->wl[--f->nwl];
-		rc = awalk(f, w);
-	}
-	return rc;
+	jinst_flow fl = {.c = f->c, .A = f->A, .code = f->code, .in = f->in, .n = f->n,
+	                 .max_stack = f->code->max_stack, .max_locals = f->code->max_locals,
+	                 .mark_news = true, .on_init = on_init, .ctx = f};
+	return jinst_flow_run(&fl, ctor ? JINST_FLOW_THIS : 0);
 }
 
 /* ---- sites ---- */
@@ -566,28 +284,6 @@ static int hook_code(jinst_class *c, const hook_at *h, const uint16_t *refs, jin
 	return rc;
 }
 
-/* seq's bytes for the patcher (the opcodes hook_code uses); their length. */
-static uint32_t encode(const jinst_insn *seq, uint32_t count, uint8_t *b)
-{
-	uint32_t k = 0;
-	for (uint32_t i = 0; i < count; i++) {
-		uint8_t op = seq[i].opcode;
-		uint32_t v = (uint32_t)seq[i].operand;
-		if (op == JINST_OP_LDC && v > 255)
-			op = JINST_OP_LDC_W;
-		else if (op == JINST_OP_LDC_W && v <= 255)
-			op = JINST_OP_LDC;
-		b[k++] = op;
-		if (op == JINST_OP_BIPUSH || op == JINST_OP_LDC) {
-			b[k++] = (uint8_t)v;
-		} else if (op == JINST_OP_SIPUSH || op == JINST_OP_LDC_W || op == JINST_OP_INVOKESTATIC) {
-			b[k++] = (uint8_t)(v >> 8);
-			b[k++] = (uint8_t)v;
-		}
-	}
-	return k;
-}
-
 /* The hooks through the patcher; JINST_EUNSUPPORTED (nothing changed)
  * when it declines. */
 static int apply_patch(aflow *f, jinst_member *m, const hook_at *h, uint32_t n, const uint16_t *refs,
@@ -602,7 +298,7 @@ static int apply_patch(aflow *f, jinst_member *m, const hook_at *h, uint32_t n, 
 		if ((rc = hook_code(f->c, &h[i], refs, seq, &count)))
 			break;
 		uint8_t b[16];
-		uint32_t k = encode(seq, count, b);
+		uint32_t k = jinst_ins_encode(seq, count, b);
 		/* A dropped reference: the dup goes after the `new` instead. */
 		bool moved = h[i].dup_after != NO_DUP;
 		if (moved && (rc = jinst_patch_insert(p, f->in[h[i].dup_after + 1].offset, JINST_BEFORE_OUTSIDE, b, 1, 2)))
@@ -619,23 +315,27 @@ static int apply_patch(aflow *f, jinst_member *m, const hook_at *h, uint32_t n, 
 	return rc ? rc : jinst_patch_commit(p, diag);
 }
 
-static int apply_edit(aflow *f, jinst_member *m, const hook_at *h, uint32_t n, const uint16_t *refs,
-                      jinst_diag *diag)
+/* What apply_patch inserts, through the editor. */
+typedef struct alloc_edit {
+	aflow *f;
+	const hook_at *h;
+	uint32_t n;
+	const uint16_t *refs;
+} alloc_edit;
+
+static int edit_hooks(jinst_edit *ed, const void *ctx)
 {
-	jinst_edit_options eo = JINST_EDIT_OPTIONS_INIT;
-	if (jinst_class_major_version(f->c) < 50)
-		eo.frames = JINST_EDIT_FRAMES_NONE; /* the verifier infers (JVMS 4.10.2) */
-	jinst_edit *ed;
-	int rc = jinst_edit_open(&ed, f->c, m, &eo, diag);
-	if (rc)
-		return rc;
-	for (uint32_t i = 0; !rc && i < n; i++) {
+	const alloc_edit *ae = ctx;
+	aflow *f = ae->f;
+	const hook_at *h = ae->h;
+	int rc = 0;
+	for (uint32_t i = 0; !rc && i < ae->n; i++) {
 		jinst_insn seq[4];
 		uint32_t count = 0;
 		jinst_node *at = jinst_edit_at(ed, f->in[h[i].after].offset);
 		bool moved = h[i].dup_after != NO_DUP;
 		jinst_node *nw = moved ? jinst_edit_at(ed, f->in[h[i].dup_after].offset) : NULL;
-		rc = at && (nw || !moved) ? hook_code(f->c, &h[i], refs, seq, &count) : JINST_EMALFORMED;
+		rc = at && (nw || !moved) ? hook_code(f->c, &h[i], ae->refs, seq, &count) : JINST_EMALFORMED;
 		if (!rc && moved)
 			rc = jinst_edit_insert(ed, nw, JINST_AFTER, seq, 1, NULL);
 		if (!rc && h[i].hook == JINST_HOOK_ALLOC_CLONE) /* the receiver, as apply_patch keeps it */
@@ -643,11 +343,6 @@ static int apply_edit(aflow *f, jinst_member *m, const hook_at *h, uint32_t n, c
 		if (!rc)
 			rc = jinst_edit_insert(ed, at, JINST_AFTER, seq + moved, count - moved, NULL);
 	}
-	if (rc)
-		jinst_ins_fail(diag, rc, "editing: %s", jinst_strerror(rc));
-	else
-		rc = jinst_edit_commit(ed, diag);
-	jinst_edit_free(ed);
 	return rc;
 }
 
@@ -664,8 +359,6 @@ static int alloc_method(void *state, jinst_pass_class *pc, jinst_pass_method *pm
 	if (rc)
 		return rc;
 	f.in = in;
-	f.max_stack = code->max_stack;
-	f.max_locals = code->max_locals;
 	hook_at *h;
 	uint32_t n;
 	if ((rc = find_sites(state, pc, pm, &f, &h, &n)))
@@ -679,7 +372,8 @@ static int alloc_method(void *state, jinst_pass_class *pc, jinst_pass_method *pm
 	rc = apply_patch(&f, m, h, n, refs, diag);
 	if (rc == 0 || rc == JINST_ENOMEM)
 		return rc;
-	return apply_edit(&f, m, h, n, refs, diag);
+	alloc_edit ae = {&f, h, n, refs};
+	return jinst_ins_edit(c, m, edit_hooks, &ae, "editing", diag);
 }
 
 /* The classes the VM generates for reflection (a constructor called
@@ -712,13 +406,8 @@ int jinst_alloc_pass(jinst_pass *out, jinst_alloc_sites **sites)
 		free(st);
 		return JINST_ENOMEM;
 	}
-	memset(out, 0, sizeof(*out));
-	out->version = JINST_PASS_VERSION;
-	out->name = "alloc";
-	out->state = st;
-	out->begin = alloc_begin;
-	out->method = alloc_method;
-	out->free = alloc_free;
+	*out = (jinst_pass){.version = JINST_PASS_VERSION, .name = "alloc", .state = st, .begin = alloc_begin,
+	                    .method = alloc_method, .free = alloc_free};
 	*sites = st->sites;
 	return 0;
 }

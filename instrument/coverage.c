@@ -100,15 +100,6 @@ static bool counts_mode(void *state)
 	return ((uint32_t)(uintptr_t)state & JINST_PASS_COVERAGE_COUNTS) != 0;
 }
 
-static jinst_insn op(uint8_t opcode, int32_t operand)
-{
-	jinst_insn in;
-	memset(&in, 0, sizeof(in));
-	in.opcode = opcode;
-	in.operand = operand;
-	return in;
-}
-
 /* The probe's instructions into seq (room for 7), the array pushed by
  * load (aload L, or getstatic of the flat array) and probe the index in it;
  * their count, 0 on error. */
@@ -118,15 +109,15 @@ static uint32_t probe_code(jinst_class *c, bool counts, jinst_insn load, uint32_
 	if ((*rc = jinst_ins_push_int(c, probe, &seq[1])))
 		return 0;
 	if (!counts) {
-		seq[2] = op(JINST_OP_ICONST_1, 0);
-		seq[3] = op(JINST_OP_BASTORE, 0);
+		seq[2] = jinst_ins_op(JINST_OP_ICONST_1, 0);
+		seq[3] = jinst_ins_op(JINST_OP_BASTORE, 0);
 		return 4;
 	}
-	seq[2] = op(JINST_OP_DUP2, 0);
-	seq[3] = op(JINST_OP_LALOAD, 0);
-	seq[4] = op(JINST_OP_LCONST_1, 0);
-	seq[5] = op(JINST_OP_LADD, 0);
-	seq[6] = op(JINST_OP_LASTORE, 0);
+	seq[2] = jinst_ins_op(JINST_OP_DUP2, 0);
+	seq[3] = jinst_ins_op(JINST_OP_LALOAD, 0);
+	seq[4] = jinst_ins_op(JINST_OP_LCONST_1, 0);
+	seq[5] = jinst_ins_op(JINST_OP_LADD, 0);
+	seq[6] = jinst_ins_op(JINST_OP_LASTORE, 0);
 	return 7;
 }
 
@@ -185,10 +176,10 @@ static int jump_site(method_edit *e, const jinst_probe_site *s, uint32_t left, c
 	if ((rc = jinst_edit_new_label(e->ed, &skip)))
 		return rc;
 	jinst_insn seq[17];
-	seq[0] = op(inverse(in->opcode), (int32_t)skip);
+	seq[0] = jinst_ins_op(inverse(in->opcode), (int32_t)skip);
 	memcpy(&seq[1], probes[0], np * sizeof(seq[0]));
-	seq[np + 1] = op(JINST_OP_GOTO, in->operand);
-	seq[np + 2] = op(JINST_OP_LABEL, (int32_t)skip);
+	seq[np + 1] = jinst_ins_op(JINST_OP_GOTO, in->operand);
+	seq[np + 2] = jinst_ins_op(JINST_OP_LABEL, (int32_t)skip);
 	uint32_t count = np + 3;
 	if (left > 1 && s[1].kind == JINST_PROBE_FALLTHROUGH && next_original(n, jinst_edit_at(e->ed, s[1].offset))) {
 		memcpy(&seq[count], probes[1], np * sizeof(seq[0]));
@@ -234,9 +225,9 @@ static int switch_sites(method_edit *e, const jinst_probe_site *sites, uint32_t 
 		if (sw->default_target == (int32_t)to)
 			sw->default_target = (int32_t)tramp;
 		jinst_insn seq[9];
-		seq[0] = op(JINST_OP_LABEL, (int32_t)tramp);
+		seq[0] = jinst_ins_op(JINST_OP_LABEL, (int32_t)tramp);
 		memcpy(&seq[1], probes[&sites[k] - first_probe_of], np * sizeof(seq[0]));
-		seq[np + 1] = op(JINST_OP_GOTO, (int32_t)to);
+		seq[np + 1] = jinst_ins_op(JINST_OP_GOTO, (int32_t)to);
 		if ((rc = jinst_edit_insert(e->ed, NULL, JINST_AFTER, seq, np + 2, NULL)) ||
 		    (e->frames && (rc = jinst_edit_set_frame(e->ed, tramp, &fr))))
 			return rc;
@@ -261,19 +252,19 @@ static int entry(method_edit *e, const jinst_coverage_entry *en)
 	jinst_insn seq[5];
 	uint32_t n = 0;
 	if (en->flat != JINST_NO_FLAT)
-		seq[n++] = op(JINST_OP_GETSTATIC, en->field);
+		seq[n++] = jinst_ins_op(JINST_OP_GETSTATIC, en->field);
 	else if (en->identity)
-		seq[n++] = op(JINST_OP_LDC2_W, en->identity);
+		seq[n++] = jinst_ins_op(JINST_OP_LDC2_W, en->identity);
 	else if ((rc = jinst_ins_push_int(e->c, en->class_id, &seq[n++])))
 		return rc;
 	if (en->flat == JINST_NO_FLAT) {
 		if ((rc = jinst_ins_push_int(e->c, en->probe_count, &seq[n++])))
 			return rc;
 		if (en->identity)
-			seq[n++] = op(JINST_OP_LDC, en->name); /* the editor widens it to ldc_w past 255 */
-		seq[n++] = op(JINST_OP_INVOKESTATIC, en->hook);
+			seq[n++] = jinst_ins_op(JINST_OP_LDC, en->name); /* the editor widens it to ldc_w past 255 */
+		seq[n++] = jinst_ins_op(JINST_OP_INVOKESTATIC, en->hook);
 	}
-	seq[n++] = op(JINST_OP_ASTORE, local);
+	seq[n++] = jinst_ins_op(JINST_OP_ASTORE, local);
 	jinst_node *first = jinst_edit_first_insn(e->ed);
 	return first ? jinst_edit_insert(e->ed, first, JINST_BEFORE_OUTSIDE, seq, n, NULL) : JINST_EMALFORMED;
 }
@@ -288,7 +279,7 @@ static int place_one(method_edit *e, const jinst_probe_site *s, const jinst_cove
 	    (rc = jinst_ins_push_int(e->c, en->probe_count, &seq[1])) || (rc = jinst_ins_push_int(e->c, s->id, &seq[2])) ||
 	    (rc = at_node(e, s->offset, &n)))
 		return rc;
-	seq[3] = op(JINST_OP_INVOKESTATIC, en->hit);
+	seq[3] = jinst_ins_op(JINST_OP_INVOKESTATIC, en->hit);
 	return jinst_edit_insert(e->ed, n, s->kind == JINST_PROBE_BEFORE ? JINST_BEFORE_INSIDE : JINST_BEFORE_OUTSIDE,
 	                         seq, 4, NULL);
 }
@@ -303,7 +294,8 @@ static int place(method_edit *e, const jinst_coverage_method *pm, const jinst_co
 {
 	bool flat = en->flat != JINST_NO_FLAT;
 	int rc = flat && pm->site_count <= FLAT_NO_ENTRY ? 0 : entry(e, en);
-	jinst_insn load = e->local == NO_LOCAL ? op(JINST_OP_GETSTATIC, en->field) : op(JINST_OP_ALOAD, (int32_t)e->local);
+	jinst_insn load = e->local == NO_LOCAL ? jinst_ins_op(JINST_OP_GETSTATIC, en->field)
+	                                       : jinst_ins_op(JINST_OP_ALOAD, (int32_t)e->local);
 	jinst_insn(*probes)[7] = pm->site_count ? jinst_arena_alloc(jinst_class_arena(e->c),
 	                                                            pm->site_count * sizeof(*probes)) : NULL;
 	if (rc || (pm->site_count && !probes))
@@ -342,27 +334,30 @@ bool jinst_coverage_one_probe(const jinst_coverage_method *pm)
 	       (pm->sites[0].kind == JINST_PROBE_BEFORE || pm->sites[0].kind == JINST_PROBE_FALLTHROUGH);
 }
 
+/* jinst_coverage_insert's arguments, for jinst_ins_edit. */
+typedef struct probes_edit {
+	jinst_class *c;
+	const jinst_coverage_method *pm;
+	const jinst_coverage_entry *en;
+	bool counts;
+} probes_edit;
+
+static int place_method(jinst_edit *ed, const void *ctx)
+{
+	const probes_edit *pe = ctx;
+	/* Before 50 the editor derives no frames (jinst_ins_edit): none to declare in. */
+	bool frames = jinst_class_major_version(pe->c) >= 50 && jinst_edit_writes_frames(ed);
+	method_edit e = {pe->c, ed, pe->counts, frames, NO_LOCAL};
+	const jinst_coverage_entry *en = pe->en;
+	bool one = !en->identity && en->flat == JINST_NO_FLAT && jinst_coverage_one_probe(pe->pm);
+	return one ? place_one(&e, &pe->pm->sites[0], en) : place(&e, pe->pm, en);
+}
+
 int jinst_coverage_insert(jinst_class *c, jinst_member *m, const jinst_coverage_method *pm,
                           const jinst_coverage_entry *en, bool counts, jinst_diag *diag)
 {
-	/* Before 50 the verifier infers types (JVMS 4.10.2): no frames. */
-	jinst_edit_options eo = JINST_EDIT_OPTIONS_INIT;
-	bool frames = jinst_class_major_version(c) >= 50;
-	if (!frames)
-		eo.frames = JINST_EDIT_FRAMES_NONE;
-	jinst_edit *ed;
-	int rc = jinst_edit_open(&ed, c, m, &eo, diag);
-	if (rc)
-		return rc;
-	method_edit e = {c, ed, counts, frames && jinst_edit_writes_frames(ed), NO_LOCAL};
-	bool one = !en->identity && en->flat == JINST_NO_FLAT && jinst_coverage_one_probe(pm);
-	rc = one ? place_one(&e, &pm->sites[0], en) : place(&e, pm, en);
-	if (rc)
-		jinst_pass_fail(diag, rc, "placing probes: %s", jinst_strerror(rc));
-	else
-		rc = jinst_edit_commit(ed, diag);
-	jinst_edit_free(ed);
-	return rc;
+	probes_edit pe = {c, pm, en, counts};
+	return jinst_ins_edit(c, m, place_method, &pe, "placing probes", diag);
 }
 
 /* ---- the pass ---- */
@@ -457,11 +452,6 @@ static void cov_end(void *state, jinst_pass_class *pc, bool written)
 
 void jinst_coverage_pass(jinst_pass *out, uint32_t passes)
 {
-	memset(out, 0, sizeof(*out));
-	out->version = JINST_PASS_VERSION;
-	out->name = "coverage";
-	out->state = (void *)(uintptr_t)passes;
-	out->begin = cov_begin;
-	out->method = cov_method;
-	out->end = cov_end;
+	*out = (jinst_pass){.version = JINST_PASS_VERSION, .name = "coverage", .state = (void *)(uintptr_t)passes,
+	                    .begin = cov_begin, .method = cov_method, .end = cov_end};
 }

@@ -6,13 +6,16 @@
  *   driver.c      one class through every pass: parse, select, passes, marker, write, rules
  *   pass.c        what a pass sees of the class and the method (include/jinst/pass.h)
  *   marker.c      the identity and the JinstInstrumented attribute
- *   trace.c       the trace pass and the constructor flow it needs
+ *   trace.c       the trace pass and the ranges of constructors it covers
  *   coverage.c    the coverage pass: probe arrays at entry, probes at the placement's sites
  *   probe_classes.c  the coverage pass's class ids
  *   hooks.c       the runtime's hook table
  *   monitor.c, monitor_sites.c  the monitor pass and its lock sites (monitor_internal.h)
  *   rules.c       the retransformation rules
  *   natives.c     the natives pass: native methods wrapped (SetNativeMethodPrefix)
+ *   flow.c        the marks of uninitialized references (trace: `this` in constructors; alloc: each `new`)
+ *   idtable.c     entries by id, found by key: the tables of methods, classes and sites
+ *   emit.c        what the passes insert: instructions built, encoded for the patcher, the editor's frame
  */
 #ifndef JINST_INSTRUMENT_INTERNAL_H
 #define JINST_INSTRUMENT_INTERNAL_H
@@ -23,31 +26,57 @@
 #include "jinst/edit.h"
 #include "jinst/instrument.h"
 
+/* idtable.c: entries by id (0, 1, ... in the order added), found by key
+ * through an index of the keys' hashes. No lock: the owner's. */
+typedef struct jinst_idslot {
+	uint32_t id1;  /* id + 1, 0 when free */
+	uint32_t hash; /* the low bits of the key's hash */
+} jinst_idslot;
+typedef struct jinst_idtable {
+	void *entries; /* count entries of size bytes */
+	size_t size;
+	uint32_t count, cap;
+	jinst_idslot *slots;
+	uint32_t nslots, keyed; /* 0 or a power of two, at least twice keyed */
+} jinst_idtable;
+/* Whether entry holds key (one the owner passed to jinst_idtable_find). */
+typedef bool (*jinst_idtable_same)(const void *entry, const void *key);
+void jinst_idtable_init(jinst_idtable *t, size_t entry_size);
+/* Frees the arrays (what the entries own is the owner's to free). */
+void jinst_idtable_free(jinst_idtable *t);
+static inline void *jinst_idtable_at(const jinst_idtable *t, uint32_t id)
+{
+	return (char *)t->entries + (size_t)id * t->size;
+}
+/* 0 with *id of the entry of this hash that same() takes for key, or
+ * JINST_ENOTFOUND. */
+int jinst_idtable_find(const jinst_idtable *t, uint32_t *id, uint64_t hash, jinst_idtable_same same,
+                       const void *key);
+/* Room for one more entry: *entry, the next id's, zeroed for the owner to
+ * fill; nothing is added yet. JINST_ENOMEM (also past INT32_MAX ids). */
+int jinst_idtable_reserve(jinst_idtable *t, void **entry);
+/* Adds the entry reserve handed out: its id, found under hash from now on
+ * unless keyed is false (an id without a key). */
+uint32_t jinst_idtable_add(jinst_idtable *t, uint64_t hash, bool keyed);
+
 /* One method in the table: its info's strings in one block starting at
- * info.class_name. */
+ * info.class_name (NULL: an id reserved ahead, without a key). */
 typedef struct jinst_method_entry {
 	jinst_method_info info;
-	uint64_t hash;
 	size_t key_len; /* class, name and descriptor with their NULs */
 } jinst_method_entry;
 
 typedef struct jinst_method_table {
 	pthread_mutex_t lock;       /* guards all below but published */
-	jinst_method_entry *entries;
-	uint32_t count, cap;
-	uint32_t *slots;            /* id + 1, 0 when free */
-	uint32_t nslots;            /* a power of two, at least twice count */
+	jinst_idtable t;            /* of jinst_method_entry */
 	_Atomic uint32_t published; /* count, readable without the lock */
 } jinst_method_table;
 
-/* The coverage pass's classes (probe_classes.c): entries by id, slots by
+/* The coverage pass's classes (probe_classes.c): entries by id, found by
  * (identity, name). */
 typedef struct jinst_probe_classes {
 	pthread_mutex_t lock;
-	jinst_probe_class_info *entries; /* class_name malloc'ed */
-	uint32_t count, cap;
-	uint32_t *slots;                 /* id + 1, 0 when free */
-	uint32_t nslots;
+	jinst_idtable t;                 /* of jinst_probe_class_info, class_name malloc'ed */
 	_Atomic uint32_t published;
 	uint32_t base;                   /* the id of entries[0] (jinst_instrument_probe_class_start) */
 	uint32_t flat_next, flat_end;    /* the flat array's free range (jinst_instrument_probe_flat_range) */
@@ -122,9 +151,62 @@ int jinst_marker_add(jinst_pass_class *cls, jinst_diag *diag);
 
 /* trace.c: the built-in trace pass for these JINST_PASS_* bits. */
 void jinst_trace_pass(jinst_pass *out, uint32_t passes);
+
+/* emit.c: what the passes insert, built and encoded. */
+/* An instruction: opcode and its one operand (0 for none). */
+jinst_insn jinst_ins_op(uint8_t opcode, int32_t operand);
 /* Pushes the int constant v: iconst_<n>, bipush, sipush, or ldc of an
  * Integer added to the pool. */
 int jinst_ins_push_int(jinst_class *c, uint32_t v, jinst_insn *in);
+/* The bytes of seq[0..n) for the code patcher, 3 at most per instruction;
+ * their length. Takes instructions without an operand, bipush, sipush,
+ * ldc and ldc_w (either: ldc when the index fits in a byte, else ldc_w)
+ * and those of a two-byte pool index (getstatic, invokestatic...). */
+uint32_t jinst_ins_encode(const jinst_insn *seq, uint32_t n, uint8_t *b);
+/* A pass's insertions into m through the code editor: fn(ed, ctx) on the
+ * open editor (no frames derived before version 50), then the commit; a
+ * failure of fn is reported as "WHAT: error". The method is unchanged on
+ * error. */
+typedef int (*jinst_ins_edit_fn)(jinst_edit *ed, const void *ctx);
+int jinst_ins_edit(jinst_class *c, jinst_member *m, jinst_ins_edit_fn fn, const void *ctx, const char *what,
+                   jinst_diag *diag);
+
+/* flow.c: the marks of uninitialized references, per stack slot and
+ * local (0: none), from the code's entry and every handler. */
+typedef struct jinst_flow_state {
+	uint16_t sp;
+	uint32_t *stack, *locals;
+} jinst_flow_state;
+#define JINST_FLOW_THIS UINT32_MAX /* uninitializedThis, in local 0 at a constructor's entry */
+enum { JINST_FLOW_MARKED = 1, JINST_FLOW_UNMARKED = 2 }; /* seen: reached with marks, without */
+typedef struct jinst_flow jinst_flow;
+struct jinst_flow_pending;
+struct jinst_flow {
+	/* the caller's */
+	jinst_class *c;
+	jinst_arena *A;
+	const jinst_code *code;
+	const jinst_insn *in; /* the code decoded */
+	uint32_t n;
+	uint16_t max_stack, max_locals;
+	bool mark_news;       /* a `new` at index i pushes the mark i + 1 (else 0) */
+	/* At an invokespecial <init> whose receiver, stack[receiver] of s, is
+	 * marked (before its arguments are popped); *unmarked: follow no
+	 * marks on from here. */
+	int (*on_init)(jinst_flow *f, jinst_flow_state *s, uint32_t idx, uint16_t receiver, bool *unmarked);
+	void *ctx;
+	/* jinst_flow_run's */
+	int32_t *at;          /* offset -> instruction index, -1 */
+	uint8_t *seen;        /* per instruction: JINST_FLOW_MARKED | JINST_FLOW_UNMARKED */
+	struct jinst_flow_pending *wl;
+	uint32_t nwl, capwl;
+};
+/* Walks the code, local 0 marked this_mark at entry; what is not reached
+ * before an error keeps seen 0. JINST_EUNSUPPORTED at jsr/ret with marks,
+ * JINST_EMALFORMED for code the flow cannot follow. */
+int jinst_flow_run(jinst_flow *f, uint32_t this_mark);
+/* The marks of one reference become plain values (it is initialized). */
+void jinst_flow_initialized(jinst_flow *f, jinst_flow_state *s, uint32_t mark);
 
 /* coverage.c: the built-in coverage pass for these JINST_PASS_* bits. */
 void jinst_coverage_pass(jinst_pass *out, uint32_t passes);

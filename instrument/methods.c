@@ -6,8 +6,9 @@
  * instrumented and is keyed by (class name, method name, descriptor): a
  * class retransformed, or a class of the same name defined by another
  * loader, gets the same ids, which is what the reports want since they
- * aggregate by name. The table is one open-addressing hash (xxhash of the
- * key) over an array of entries, guarded by one mutex; an uncontended lock
+ * aggregate by name. The table is an id table (idtable.c: an array of
+ * entries, an open-addressing hash of their keys, xxhash here), guarded by
+ * one mutex; an uncontended lock
  * per method costs tens of nanoseconds against the microseconds a method's
  * instrumentation takes. Readers of the metadata take the lock too, since
  * the array moves when it grows; the count alone is published atomically.
@@ -19,26 +20,23 @@
 
 #include "internal.h"
 
+static jinst_method_entry *entry(const jinst_method_table *t, uint32_t id)
+{
+	return jinst_idtable_at(&t->t, id);
+}
+
 int jinst_methods_init(jinst_method_table *t)
 {
 	memset(t, 0, sizeof(*t));
-	t->nslots = 1024;
-	t->slots = calloc(t->nslots, sizeof(*t->slots));
-	if (!t->slots)
-		return JINST_ENOMEM;
-	if (pthread_mutex_init(&t->lock, NULL)) {
-		free(t->slots);
-		return JINST_ENOMEM;
-	}
-	return 0;
+	jinst_idtable_init(&t->t, sizeof(jinst_method_entry));
+	return pthread_mutex_init(&t->lock, NULL) ? JINST_ENOMEM : 0;
 }
 
 void jinst_methods_free(jinst_method_table *t)
 {
-	for (uint32_t i = 0; i < t->count; i++)
-		free((char *)t->entries[i].info.class_name);
-	free(t->entries);
-	free(t->slots);
+	for (uint32_t i = 0; i < t->t.count; i++)
+		free((char *)entry(t, i)->info.class_name);
+	jinst_idtable_free(&t->t);
 	pthread_mutex_destroy(&t->lock);
 }
 
@@ -52,8 +50,16 @@ static uint64_t key_hash(const jinst_pass_class *c, const jinst_pass_method *k)
 	return XXH3_64bits_digest(&st);
 }
 
-static bool key_equal(const jinst_method_entry *e, const jinst_pass_class *c, const jinst_pass_method *k)
+typedef struct method_key {
+	const jinst_pass_class *c;
+	const jinst_pass_method *k;
+} method_key;
+
+static bool key_equal(const void *entry, const void *key)
 {
+	const jinst_method_entry *e = entry;
+	const jinst_pass_class *c = ((const method_key *)key)->c;
+	const jinst_pass_method *k = ((const method_key *)key)->k;
 	const char *p = e->info.class_name;
 	size_t clen = c->name_len;
 	return e->key_len == clen + k->name_len + k->desc_len + 3 && !memcmp(p, c->name, clen + 1) &&
@@ -61,46 +67,18 @@ static bool key_equal(const jinst_method_entry *e, const jinst_pass_class *c, co
 	       !memcmp(p + clen + k->name_len + 2, k->descriptor, k->desc_len + 1);
 }
 
-static bool grow(jinst_method_table *t)
-{
-	if (t->count == t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 256;
-		jinst_method_entry *e = realloc(t->entries, (size_t)cap * sizeof(*e));
-		if (!e)
-			return false;
-		t->entries = e;
-		t->cap = cap;
-	}
-	if ((uint64_t)(t->count + 1) * 2 > t->nslots) {
-		uint32_t n = t->nslots * 2;
-		uint32_t *s = calloc(n, sizeof(*s));
-		if (!s)
-			return false;
-		for (uint32_t i = 0; i < t->count; i++) {
-			if (!t->entries[i].info.class_name)
-				continue; /* reserved: no key */
-			uint32_t j = (uint32_t)t->entries[i].hash & (n - 1);
-			while (s[j])
-				j = (j + 1) & (n - 1);
-			s[j] = i + 1;
-		}
-		free(t->slots);
-		t->slots = s;
-		t->nslots = n;
-	}
-	return true;
-}
-
-/* A new entry for k (the lock held, room made by grow). */
+/* A new entry for k (the lock held). */
 static int add(jinst_method_table *t, const jinst_pass_class *c, const jinst_pass_method *k, uint64_t h,
-               uint32_t flags)
+               uint32_t flags, uint32_t *id)
 {
 	size_t clen = c->name_len, slen = c->source ? strlen(c->source) : 0;
 	size_t key_len = clen + k->name_len + k->desc_len + 3;
+	jinst_method_entry *e;
+	if (jinst_idtable_reserve(&t->t, (void **)&e))
+		return JINST_ENOMEM;
 	char *block = malloc(key_len + (c->source ? slen + 1 : 0));
 	if (!block)
 		return JINST_ENOMEM;
-	jinst_method_entry *e = &t->entries[t->count];
 	memcpy(block, c->name, clen + 1);
 	memcpy(block + clen + 1, k->name, k->name_len + 1);
 	memcpy(block + clen + k->name_len + 2, k->descriptor, k->desc_len + 1);
@@ -112,13 +90,8 @@ static int add(jinst_method_table *t, const jinst_pass_class *c, const jinst_pas
 	e->info.source_file = c->source ? block + key_len : NULL;
 	e->info.first_line = k->first_line;
 	e->info.timed = flags & JINST_METHOD_TIMED;
-	e->hash = h;
 	e->key_len = key_len;
-	uint32_t j = (uint32_t)h & (t->nslots - 1);
-	while (t->slots[j])
-		j = (j + 1) & (t->nslots - 1);
-	t->slots[j] = t->count + 1;
-	t->count++;
+	*id = jinst_idtable_add(&t->t, h, true);
 	return 0;
 }
 
@@ -126,19 +99,15 @@ int jinst_methods_assign(jinst_method_table *t, const jinst_pass_class *c, const
                          uint32_t flags, uint32_t *id, jinst_diag *diag)
 {
 	uint64_t h = key_hash(c, k);
+	method_key key = {c, k};
 	int rc = 0;
 	pthread_mutex_lock(&t->lock);
-	uint32_t j = (uint32_t)h & (t->nslots - 1), s;
-	while ((s = t->slots[j]) && !(t->entries[s - 1].hash == h && key_equal(&t->entries[s - 1], c, k)))
-		j = (j + 1) & (t->nslots - 1);
-	if (s) {
-		*id = s - 1;
-		t->entries[s - 1].info.timed = flags & JINST_METHOD_TIMED;
-	} else if (t->count == INT32_MAX || !grow(t) || (rc = add(t, c, k, h, flags))) {
+	if (!jinst_idtable_find(&t->t, id, h, key_equal, &key)) {
+		entry(t, *id)->info.timed = flags & JINST_METHOD_TIMED;
+	} else if (add(t, c, k, h, flags, id)) {
 		rc = jinst_ins_fail(diag, JINST_ENOMEM, "out of memory for the method table");
 	} else {
-		*id = t->count - 1;
-		atomic_store(&t->published, t->count);
+		atomic_store(&t->published, t->t.count);
 	}
 	pthread_mutex_unlock(&t->lock);
 	return rc;
@@ -149,20 +118,19 @@ int jinst_instrument_reserve_method_range(jinst_instrument *ins, uint32_t count,
 	jinst_method_table *t = &ins->methods;
 	int rc = 0;
 	pthread_mutex_lock(&t->lock);
-	*first = t->count;
-	if (count > (uint32_t)INT32_MAX - t->count)
+	*first = t->t.count;
+	if (count > (uint32_t)INT32_MAX - t->t.count)
 		rc = JINST_ETOOLARGE;
 	/* Entries without a key: no slot finds them, and info says unknown. */
 	for (uint32_t i = 0; !rc && i < count; i++) {
-		if (!grow(t)) {
-			rc = JINST_ENOMEM;
+		void *e;
+		if ((rc = jinst_idtable_reserve(&t->t, &e)))
 			break;
-		}
-		memset(&t->entries[t->count++], 0, sizeof(*t->entries));
+		jinst_idtable_add(&t->t, 0, false);
 	}
 	if (rc)
-		t->count = *first;
-	atomic_store(&t->published, t->count);
+		t->t.count = *first;
+	atomic_store(&t->published, t->t.count);
 	pthread_mutex_unlock(&t->lock);
 	return rc;
 }
@@ -177,8 +145,8 @@ int jinst_instrument_method_info(const jinst_instrument *ins, uint32_t id, jinst
 	jinst_method_table *t = &((jinst_instrument *)ins)->methods; /* the lock is taken through non-const */
 	int rc = JINST_EINVAL;
 	pthread_mutex_lock(&t->lock);
-	if (id < t->count && t->entries[id].info.class_name) {
-		*info = t->entries[id].info;
+	if (id < t->t.count && entry(t, id)->info.class_name) {
+		*info = entry(t, id)->info;
 		rc = 0;
 	}
 	pthread_mutex_unlock(&t->lock);

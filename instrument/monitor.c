@@ -40,36 +40,6 @@ typedef struct lock_code {
 	uint32_t n;
 } lock_code;
 
-static jinst_insn insn(uint8_t opcode, int32_t operand)
-{
-	jinst_insn in;
-	memset(&in, 0, sizeof(in));
-	in.opcode = opcode;
-	in.operand = operand;
-	return in;
-}
-
-/* The bytes of seq (iconst, bipush, sipush, ldc, ldc_w, dup, aload_0,
- * invokestatic); their length. */
-static uint32_t encode(const jinst_insn *seq, uint32_t n, uint8_t *b)
-{
-	uint32_t k = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		uint8_t op = seq[i].opcode;
-		int32_t v = seq[i].operand;
-		if (op == JINST_OP_LDC && v > 255)
-			op = JINST_OP_LDC_W;
-		b[k++] = op;
-		if (op == JINST_OP_BIPUSH || op == JINST_OP_LDC) {
-			b[k++] = (uint8_t)v;
-		} else if (op == JINST_OP_SIPUSH || op == JINST_OP_LDC_W || op == JINST_OP_INVOKESTATIC) {
-			b[k++] = (uint8_t)(v >> 8);
-			b[k++] = (uint8_t)v;
-		}
-	}
-	return k;
-}
-
 /* The line of the instruction at offset: the entry of the
  * LineNumberTable(s) with the greatest start_pc not past it (JVMS 4.7.12;
  * what JVMTI GetLineNumberTable gives the agent for a location), 0 when
@@ -112,22 +82,23 @@ static int patch(jinst_class *c, jinst_member *m, const plan *p, jinst_diag *dia
 	if (rc)
 		return rc;
 	if (p->entry.n) {
-		uint32_t k = encode(&p->entry_obj, 1, b);
-		k += encode(p->entry.seq, p->entry.n, b + k);
+		uint32_t k = jinst_ins_encode(&p->entry_obj, 1, b);
+		k += jinst_ins_encode(p->entry.seq, p->entry.n, b + k);
 		if ((rc = jinst_patch_insert(pt, 0, JINST_BEFORE_OUTSIDE, b, k, 2)))
 			return rc;
 	}
 	for (uint32_t i = 0; i < p->n; i++) {
 		b[0] = JINST_OP_DUP;
-		uint32_t k = 1 + encode(p->block[i].seq, p->block[i].n, b + 1);
+		uint32_t k = 1 + jinst_ins_encode(p->block[i].seq, p->block[i].n, b + 1);
 		if ((rc = jinst_patch_insert(pt, p->at[i], JINST_BEFORE_INSIDE, b, k, 2)))
 			return rc;
 	}
 	return jinst_patch_commit(pt, diag);
 }
 
-static int edit(jinst_edit *ed, const plan *p)
+static int edit(jinst_edit *ed, const void *ctx)
 {
+	const plan *p = ctx;
 	jinst_insn seq[4];
 	int rc;
 	if (p->entry.n) {
@@ -143,7 +114,7 @@ static int edit(jinst_edit *ed, const plan *p)
 		jinst_node *at = jinst_edit_at(ed, p->at[i]);
 		if (!at)
 			return JINST_EMALFORMED;
-		seq[0] = insn(JINST_OP_DUP, 0);
+		seq[0] = jinst_ins_op(JINST_OP_DUP, 0);
 		memcpy(&seq[1], p->block[i].seq, p->block[i].n * sizeof(*seq));
 		if ((rc = jinst_edit_insert(ed, at, JINST_BEFORE_INSIDE, seq, p->block[i].n + 1, NULL)))
 			return rc;
@@ -156,18 +127,7 @@ static int apply(jinst_class *c, jinst_member *m, const plan *p, jinst_diag *dia
 	int rc = patch(c, m, p, diag);
 	if (rc == 0 || rc == JINST_ENOMEM)
 		return rc;
-	jinst_edit_options eo = JINST_EDIT_OPTIONS_INIT;
-	if (jinst_class_major_version(c) < 50)
-		eo.frames = JINST_EDIT_FRAMES_NONE;
-	jinst_edit *ed;
-	if ((rc = jinst_edit_open(&ed, c, m, &eo, diag)))
-		return rc;
-	if ((rc = edit(ed, p)))
-		jinst_pass_fail(diag, rc, "editing: %s", jinst_strerror(rc));
-	else
-		rc = jinst_edit_commit(ed, diag);
-	jinst_edit_free(ed);
-	return rc;
+	return jinst_ins_edit(c, m, edit, p, "editing", diag);
 }
 
 /* The call of the hook with site id. */
@@ -181,7 +141,7 @@ static int lock_code_make(jinst_pass_class *pc, jinst_monitor_sites *sites, cons
 		rc = jinst_ins_push_int(jinst_pass_class_model(pc), id, &out->seq[0]);
 	if (!rc)
 		rc = jinst_pass_hook_ref(pc, JINST_HOOK_MONITOR_ENTER, &ref);
-	out->seq[1] = insn(JINST_OP_INVOKESTATIC, ref);
+	out->seq[1] = jinst_ins_op(JINST_OP_INVOKESTATIC, ref);
 	out->n = 2;
 	return rc;
 }
@@ -191,12 +151,12 @@ static int lock_code_make(jinst_pass_class *pc, jinst_monitor_sites *sites, cons
 static bool entry_object(jinst_class *c, jinst_member *m, jinst_insn *out)
 {
 	if (!(jinst_member_access_flags(m) & JINST_ACC_STATIC)) {
-		*out = insn(JINST_OP_ALOAD_0, 0);
+		*out = jinst_ins_op(JINST_OP_ALOAD_0, 0);
 		return true;
 	}
 	if (jinst_class_major_version(c) < 49)
 		return false;
-	*out = insn(JINST_OP_LDC_W, jinst_class_this_class(c));
+	*out = jinst_ins_op(JINST_OP_LDC_W, jinst_class_this_class(c));
 	return true;
 }
 
@@ -256,12 +216,8 @@ int jinst_monitor_pass(jinst_pass *out, jinst_monitor_sites **sites)
 	int rc = jinst_monitor_sites_new(&t);
 	if (rc)
 		return rc;
-	memset(out, 0, sizeof(*out));
-	out->version = JINST_PASS_VERSION;
-	out->name = "monitor";
-	out->state = t;
-	out->method = monitor_method;
-	out->free = monitor_free;
+	*out = (jinst_pass){.version = JINST_PASS_VERSION, .name = "monitor", .state = t, .method = monitor_method,
+	                    .free = monitor_free};
 	*sites = t;
 	return 0;
 }

@@ -4,8 +4,9 @@
  * and kept for the instrumenter's life, so a retransformed class gets the
  * ids it had.
  *
- * As the method table (methods.c): entries in an array that grows, one
- * open-addressing hash of the key (xxhash) over their ids, one mutex.
+ * As the method table (methods.c): an id table (idtable.c: entries in an
+ * array that grows, an open-addressing hash of their keys, xxhash here)
+ * under one mutex.
  * The agent finds sites again from a JVMTI frame (class, method, line), on
  * the slow path of a contended enter only, so readers take the lock too.
  * Each entry's strings are one block (class, method, descriptor, source,
@@ -18,31 +19,24 @@
 
 #include "monitor_internal.h"
 
-typedef struct site {
-	jinst_monitor_site_info info;
-	uint64_t hash;
-} site;
-
 struct jinst_monitor_sites {
 	pthread_mutex_t lock;
-	site *entries;
-	uint32_t count, cap;
-	uint32_t *slots;  /* id + 1, 0 when free */
-	uint32_t nslots;  /* a power of two, at least twice count */
+	jinst_idtable t; /* of jinst_monitor_site_info */
 };
+
+static jinst_monitor_site_info *entry(const jinst_monitor_sites *t, uint32_t id)
+{
+	return jinst_idtable_at(&t->t, id);
+}
 
 int jinst_monitor_sites_new(jinst_monitor_sites **out)
 {
 	jinst_monitor_sites *t = calloc(1, sizeof(*t));
-	if (!t)
-		return JINST_ENOMEM;
-	t->nslots = 256;
-	t->slots = calloc(t->nslots, sizeof(*t->slots));
-	if (!t->slots || pthread_mutex_init(&t->lock, NULL)) {
-		free(t->slots);
+	if (!t || pthread_mutex_init(&t->lock, NULL)) {
 		free(t);
 		return JINST_ENOMEM;
 	}
+	jinst_idtable_init(&t->t, sizeof(jinst_monitor_site_info));
 	*out = t;
 	return 0;
 }
@@ -51,10 +45,9 @@ void jinst_monitor_sites_free(jinst_monitor_sites *t)
 {
 	if (!t)
 		return;
-	for (uint32_t i = 0; i < t->count; i++)
-		free((char *)t->entries[i].info.class_name);
-	free(t->entries);
-	free(t->slots);
+	for (uint32_t i = 0; i < t->t.count; i++)
+		free((char *)entry(t, i)->class_name);
+	jinst_idtable_free(&t->t);
 	pthread_mutex_destroy(&t->lock);
 	free(t);
 }
@@ -65,61 +58,24 @@ static uint32_t key_line(uint32_t line, enum jinst_monitor_site_kind kind)
 	return kind == JINST_MONITOR_SITE_METHOD ? 0 : line;
 }
 
-static uint64_t key_hash(const char *cls, const char *method, const char *desc, uint32_t line,
-                         enum jinst_monitor_site_kind kind)
+static uint64_t key_hash(const jinst_monitor_site_info *k)
 {
 	XXH3_state_t st;
-	uint32_t tail[2] = {key_line(line, kind), (uint32_t)kind};
+	uint32_t tail[2] = {key_line(k->line, k->kind), (uint32_t)k->kind};
 	XXH3_64bits_reset(&st);
-	XXH3_64bits_update(&st, cls, strlen(cls) + 1);
-	XXH3_64bits_update(&st, method, strlen(method) + 1);
-	XXH3_64bits_update(&st, desc, strlen(desc) + 1);
+	XXH3_64bits_update(&st, k->class_name, strlen(k->class_name) + 1);
+	XXH3_64bits_update(&st, k->method, strlen(k->method) + 1);
+	XXH3_64bits_update(&st, k->descriptor, strlen(k->descriptor) + 1);
 	XXH3_64bits_update(&st, tail, sizeof tail);
 	return XXH3_64bits_digest(&st);
 }
 
-static bool key_equal(const site *e, uint64_t h, const char *cls, const char *method, const char *desc,
-                      uint32_t line, enum jinst_monitor_site_kind kind)
+static bool key_equal(const void *entry, const void *key)
 {
-	return e->hash == h && e->info.kind == kind && key_line(e->info.line, kind) == key_line(line, kind) &&
-	       !strcmp(e->info.class_name, cls) && !strcmp(e->info.method, method) && !strcmp(e->info.descriptor, desc);
-}
-
-/* The slot of the key, or of the free slot where it would go. Under lock. */
-static uint32_t *slot_of(const jinst_monitor_sites *t, uint64_t h, const char *cls, const char *method,
-                         const char *desc, uint32_t line, enum jinst_monitor_site_kind kind)
-{
-	uint32_t mask = t->nslots - 1;
-	for (uint32_t i = (uint32_t)h & mask;; i = (i + 1) & mask)
-		if (!t->slots[i] || key_equal(&t->entries[t->slots[i] - 1], h, cls, method, desc, line, kind))
-			return &t->slots[i];
-}
-
-static bool grow(jinst_monitor_sites *t)
-{
-	if (t->count == t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 64;
-		site *e = realloc(t->entries, (size_t)cap * sizeof(*e));
-		if (!e)
-			return false;
-		t->entries = e;
-		t->cap = cap;
-	}
-	if ((uint64_t)(t->count + 1) * 2 <= t->nslots)
-		return true;
-	uint32_t n = t->nslots * 2, *s = calloc(n, sizeof(*s));
-	if (!s)
-		return false;
-	for (uint32_t i = 0; i < t->count; i++) {
-		uint32_t j = (uint32_t)t->entries[i].hash & (n - 1);
-		while (s[j])
-			j = (j + 1) & (n - 1);
-		s[j] = i + 1;
-	}
-	free(t->slots);
-	t->slots = s;
-	t->nslots = n;
-	return true;
+	const jinst_monitor_site_info *e = entry, *k = key;
+	return e->kind == k->kind && key_line(e->line, k->kind) == key_line(k->line, k->kind) &&
+	       !strcmp(e->class_name, k->class_name) && !strcmp(e->method, k->method) &&
+	       !strcmp(e->descriptor, k->descriptor);
 }
 
 /* One block with the four strings (source may be NULL). */
@@ -141,27 +97,26 @@ static char *strings(const jinst_monitor_site_info *k, const char **method, cons
 	return p;
 }
 
+/* A new entry for k (under the lock). */
+static int add(jinst_monitor_sites *t, const jinst_monitor_site_info *k, uint64_t h, uint32_t *id)
+{
+	jinst_monitor_site_info *e;
+	if (jinst_idtable_reserve(&t->t, (void **)&e))
+		return JINST_ENOMEM;
+	*e = *k;
+	if (!(e->class_name = strings(k, &e->method, &e->descriptor, &e->source_file)))
+		return JINST_ENOMEM;
+	*id = jinst_idtable_add(&t->t, h, true);
+	return 0;
+}
+
 int jinst_monitor_sites_assign(jinst_monitor_sites *t, const jinst_monitor_site_info *k, uint32_t *id)
 {
-	uint64_t h = key_hash(k->class_name, k->method, k->descriptor, k->line, k->kind);
-	int rc = 0;
+	uint64_t h = key_hash(k);
 	pthread_mutex_lock(&t->lock);
-	uint32_t *s = slot_of(t, h, k->class_name, k->method, k->descriptor, k->line, k->kind);
-	if (*s) {
-		*id = *s - 1;
-	} else if (t->count >= INT32_MAX || !grow(t)) {
-		rc = JINST_ENOMEM;
-	} else {
-		site *e = &t->entries[t->count];
-		e->info = *k;
-		e->hash = h;
-		if (!(e->info.class_name = strings(k, &e->info.method, &e->info.descriptor, &e->info.source_file))) {
-			rc = JINST_ENOMEM;
-		} else {
-			*slot_of(t, h, k->class_name, k->method, k->descriptor, k->line, k->kind) = t->count + 1;
-			*id = t->count++;
-		}
-	}
+	int rc = jinst_idtable_find(&t->t, id, h, key_equal, k);
+	if (rc == JINST_ENOTFOUND)
+		rc = add(t, k, h, id);
 	pthread_mutex_unlock(&t->lock);
 	return rc;
 }
@@ -170,7 +125,7 @@ uint32_t jinst_monitor_sites_count(const jinst_monitor_sites *t)
 {
 	jinst_monitor_sites *w = (jinst_monitor_sites *)t;
 	pthread_mutex_lock(&w->lock);
-	uint32_t n = t->count;
+	uint32_t n = t->t.count;
 	pthread_mutex_unlock(&w->lock);
 	return n;
 }
@@ -180,8 +135,8 @@ int jinst_monitor_sites_info(const jinst_monitor_sites *t, uint32_t id, jinst_mo
 	jinst_monitor_sites *w = (jinst_monitor_sites *)t;
 	int rc = JINST_EINVAL;
 	pthread_mutex_lock(&w->lock);
-	if (id < t->count) {
-		*info = t->entries[id].info;
+	if (id < t->t.count) {
+		*info = *entry(t, id);
 		rc = 0;
 	}
 	pthread_mutex_unlock(&w->lock);
@@ -192,12 +147,10 @@ int jinst_monitor_sites_find(const jinst_monitor_sites *t, uint32_t *id, const c
                              const char *descriptor, uint32_t line, enum jinst_monitor_site_kind kind)
 {
 	jinst_monitor_sites *w = (jinst_monitor_sites *)t;
-	uint64_t h = key_hash(class_name, method, descriptor, line, kind);
+	jinst_monitor_site_info k = {class_name, method, descriptor, NULL, line, kind};
+	uint64_t h = key_hash(&k);
 	pthread_mutex_lock(&w->lock);
-	uint32_t s = *slot_of(t, h, class_name, method, descriptor, line, kind);
+	int rc = jinst_idtable_find(&t->t, id, h, key_equal, &k);
 	pthread_mutex_unlock(&w->lock);
-	if (!s)
-		return JINST_ENOTFOUND;
-	*id = s - 1;
-	return 0;
+	return rc;
 }

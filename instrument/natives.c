@@ -162,15 +162,6 @@ static bool has_method(jinst_class *c, const char *name, const char *desc)
 	return false;
 }
 
-static jinst_insn insn(uint8_t opcode, int32_t operand)
-{
-	jinst_insn in;
-	memset(&in, 0, sizeof(in));
-	in.opcode = opcode;
-	in.operand = operand;
-	return in;
-}
-
 /* The load of a local of descriptor type t (its first character), the
  * short form below 4. */
 static jinst_insn load(char t, uint32_t local)
@@ -178,8 +169,8 @@ static jinst_insn load(char t, uint32_t local)
 	uint8_t base = t == 'J' ? JINST_OP_LLOAD : t == 'F' ? JINST_OP_FLOAD : t == 'D' ? JINST_OP_DLOAD
 	             : t == 'L' || t == '[' ? JINST_OP_ALOAD : JINST_OP_ILOAD;
 	if (local > 3)
-		return insn(base, (int32_t)local);
-	return insn((uint8_t)(JINST_OP_ILOAD_0 + (base - JINST_OP_ILOAD) * 4 + local), 0);
+		return jinst_ins_op(base, (int32_t)local);
+	return jinst_ins_op((uint8_t)(JINST_OP_ILOAD_0 + (base - JINST_OP_ILOAD) * 4 + local), 0);
 }
 
 static uint8_t return_of(char t)
@@ -211,8 +202,8 @@ static uint32_t wrapper_code(const char *desc, bool is_static, uint16_t ref, jin
 	}
 	if (*p != ')')
 		return 0;
-	v[n++] = insn(is_static ? JINST_OP_INVOKESTATIC : JINST_OP_INVOKESPECIAL, ref);
-	v[n++] = insn(return_of(p[1]), 0);
+	v[n++] = jinst_ins_op(is_static ? JINST_OP_INVOKESTATIC : JINST_OP_INVOKESPECIAL, ref);
+	v[n++] = jinst_ins_op(return_of(p[1]), 0);
 	return n;
 }
 
@@ -324,11 +315,7 @@ int jinst_natives_pass(jinst_pass *out, const jinst_natives_options *opts)
 	if (!o)
 		return JINST_ENOMEM;
 	*o = *opts;
-	memset(out, 0, sizeof(*out));
-	out->version = JINST_PASS_VERSION;
-	out->name = "natives";
-	out->state = o;
-	out->begin = natives_begin;
-	out->free = free;
+	*out = (jinst_pass){.version = JINST_PASS_VERSION, .name = "natives", .state = o, .begin = natives_begin,
+	                    .free = free};
 	return 0;
 }

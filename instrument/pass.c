@@ -64,25 +64,3 @@ int jinst_pass_method_id(jinst_pass_method *m, uint32_t flags, uint32_t *id)
 {
 	return jinst_methods_assign(&m->cls->ins->methods, m->cls, m, flags, id, NULL);
 }
-
-int jinst_ins_push_int(jinst_class *c, uint32_t v, jinst_insn *in)
-{
-	memset(in, 0, sizeof(*in));
-	if (v <= 5) {
-		in->opcode = (uint8_t)(JINST_OP_ICONST_0 + v);
-	} else if (v <= 127) {
-		in->opcode = JINST_OP_BIPUSH;
-		in->operand = (int32_t)v;
-	} else if (v <= 32767) {
-		in->opcode = JINST_OP_SIPUSH;
-		in->operand = (int32_t)v;
-	} else {
-		uint16_t k;
-		int rc = jinst_cp_add_integer(c, (int32_t)v, &k);
-		if (rc)
-			return rc;
-		in->opcode = JINST_OP_LDC;
-		in->operand = k;
-	}
-	return 0;
-}

@@ -9,8 +9,9 @@
  * version of a class (other bytes, other identity) gets an id of its own.
  * Ids are dense from 0 (or from the start an agent's new session sets, past
  * the ids of the sessions before it), in the order classes are first
- * instrumented. A mutex guards the table; `published` lets readers see the
- * count without it, after the entry is complete.
+ * instrumented. The table is an id table (idtable.c) under a mutex;
+ * `published` lets readers see the count without it, after the entry is
+ * complete.
  *
  * The flat array: while the agent has set a range, a new class also takes
  * the next probe count indices of it, if they fit; it keeps them as it
@@ -22,18 +23,23 @@
 
 #include "internal.h"
 
+static jinst_probe_class_info *entry(const jinst_probe_classes *t, uint32_t index)
+{
+	return jinst_idtable_at(&t->t, index);
+}
+
 int jinst_probe_classes_init(jinst_probe_classes *t)
 {
 	memset(t, 0, sizeof(*t));
+	jinst_idtable_init(&t->t, sizeof(jinst_probe_class_info));
 	return pthread_mutex_init(&t->lock, NULL) ? JINST_ENOMEM : 0;
 }
 
 void jinst_probe_classes_free(jinst_probe_classes *t)
 {
-	for (uint32_t i = 0; i < t->count; i++)
-		free((char *)t->entries[i].class_name);
-	free(t->entries);
-	free(t->slots);
+	for (uint32_t i = 0; i < t->t.count; i++)
+		free((char *)entry(t, i)->class_name);
+	jinst_idtable_free(&t->t);
 	pthread_mutex_destroy(&t->lock);
 }
 
@@ -45,36 +51,18 @@ static uint64_t slot_hash(uint64_t identity, const char *name)
 	return h;
 }
 
-/* Doubles the slot array (a power of two, at least twice count). */
-static int rehash(jinst_probe_classes *t)
+static bool same_class(const void *entry, const void *key)
 {
-	uint32_t n = t->nslots ? t->nslots * 2 : 64;
-	uint32_t *s = calloc(n, sizeof(*s));
-	if (!s)
-		return JINST_ENOMEM;
-	for (uint32_t i = 0; i < t->count; i++) {
-		uint32_t j = (uint32_t)slot_hash(t->entries[i].identity, t->entries[i].class_name) & (n - 1);
-		while (s[j])
-			j = (j + 1) & (n - 1);
-		s[j] = i + 1;
-	}
-	free(t->slots);
-	t->slots = s;
-	t->nslots = n;
-	return 0;
+	const jinst_probe_class_info *e = entry, *k = key;
+	return e->identity == k->identity && !strcmp(e->class_name, k->class_name);
 }
 
 static int add(jinst_probe_classes *t, uint64_t identity, const char *name, uint32_t probes, bool flat_ok,
-               uint32_t slot, uint32_t *id)
+               uint64_t h, uint32_t *id)
 {
-	if (t->count == t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 64;
-		jinst_probe_class_info *e = realloc(t->entries, cap * sizeof(*e));
-		if (!e)
-			return JINST_ENOMEM;
-		t->entries = e;
-		t->cap = cap;
-	}
+	jinst_probe_class_info *e;
+	if (jinst_idtable_reserve(&t->t, (void **)&e))
+		return JINST_ENOMEM;
 	size_t n = strlen(name) + 1;
 	char *copy = malloc(n);
 	if (!copy)
@@ -85,38 +73,36 @@ static int add(jinst_probe_classes *t, uint64_t identity, const char *name, uint
 		flat = t->flat_next;
 		t->flat_next += probes;
 	}
-	t->entries[t->count] = (jinst_probe_class_info){identity, copy, probes, flat};
-	t->slots[slot] = t->count + 1;
-	*id = t->base + t->count++;
-	atomic_store(&t->published, t->count);
+	*e = (jinst_probe_class_info){identity, copy, probes, flat};
+	*id = t->base + jinst_idtable_add(&t->t, h, true);
+	atomic_store(&t->published, t->t.count);
 	return 0;
 }
 
 int jinst_probe_classes_assign(jinst_probe_classes *t, uint64_t identity, const char *name, uint32_t probes,
                                bool flat_ok, uint32_t *id, uint32_t *flat)
 {
-	pthread_mutex_lock(&t->lock);
+	uint64_t h = slot_hash(identity, name);
+	jinst_probe_class_info key = {identity, name, 0, 0};
+	uint32_t index;
 	int rc = 0;
-	if (t->count * 2 >= t->nslots)
-		rc = rehash(t);
-	uint32_t j = rc ? 0 : (uint32_t)slot_hash(identity, name) & (t->nslots - 1);
-	for (; !rc && t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
-		const jinst_probe_class_info *e = &t->entries[t->slots[j] - 1];
-		if (e->identity == identity && !strcmp(e->class_name, name)) {
-			*id = t->base + t->slots[j] - 1;
-			*flat = e->flat;
-			/* One identity, one placement: a count that differs would
-			 * make the runtime's array and the report disagree. */
-			rc = e->probe_count == probes ? 1 : JINST_EINVAL;
-		}
+	pthread_mutex_lock(&t->lock);
+	if (!jinst_idtable_find(&t->t, &index, h, same_class, &key)) {
+		*id = t->base + index;
+		*flat = entry(t, index)->flat;
+		/* One identity, one placement: a count that differs would make
+		 * the runtime's array and the report disagree. */
+		if (entry(t, index)->probe_count != probes)
+			rc = JINST_EINVAL;
+	} else {
+		/* Past 2^24 ids the runtime hands out its sink (Coverage.MAX_ID). */
+		rc = t->base + t->t.count < (UINT32_C(1) << 24) ? add(t, identity, name, probes, flat_ok, h, id)
+		                                                 : JINST_EINVAL;
+		if (!rc)
+			*flat = entry(t, *id - t->base)->flat;
 	}
-	/* Past 2^24 ids the runtime hands out its sink (Coverage.MAX_ID). */
-	if (!rc)
-		rc = t->base + t->count < (UINT32_C(1) << 24) ? add(t, identity, name, probes, flat_ok, j, id) : JINST_EINVAL;
-	if (!rc)
-		*flat = t->entries[*id - t->base].flat;
 	pthread_mutex_unlock(&t->lock);
-	return rc < 0 ? rc : 0;
+	return rc;
 }
 
 uint32_t jinst_instrument_probe_class_count(const jinst_instrument *ins)
@@ -129,7 +115,7 @@ int jinst_instrument_probe_class_start(jinst_instrument *ins, uint32_t first)
 {
 	jinst_probe_classes *t = &ins->probe_classes;
 	pthread_mutex_lock(&t->lock);
-	int rc = t->count || first > (UINT32_C(1) << 24) ? JINST_EINVAL : 0;
+	int rc = t->t.count || first > (UINT32_C(1) << 24) ? JINST_EINVAL : 0;
 	if (!rc)
 		t->base = first;
 	pthread_mutex_unlock(&t->lock);
@@ -163,7 +149,7 @@ int jinst_instrument_probe_class_info(const jinst_instrument *ins, uint32_t id, 
 	if (id < t->base || id >= jinst_instrument_probe_class_count(ins))
 		return JINST_EINVAL;
 	pthread_mutex_lock(&t->lock);
-	*info = t->entries[id - t->base];
+	*info = *entry(t, id - t->base);
 	pthread_mutex_unlock(&t->lock);
 	return 0;
 }

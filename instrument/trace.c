@@ -27,7 +27,7 @@
  * initializes `this`. Which invokespecial that is takes a data flow: javac
  * evaluates the arguments first, and they can hold `new X(...)` (another
  * invokespecial <init>, on an Uninitialized(new) receiver) and conditionals
- * (branches before the call). The flow below walks the code from its entry
+ * (branches before the call). The flow (flow.c) walks the code from its entry
  * and from handlers, tracking for each stack slot and local whether it
  * holds uninitializedThis (aload/astore, the dup family and swap move the
  * mark; everything else pushes unmarked values), until an invokespecial
@@ -55,39 +55,6 @@
 #include "internal.h"
 #include "jinst/patch.h"
 
-static int type_slots(uint8_t c)
-{
-	return c == 'J' || c == 'D' ? 2 : c == 'V' ? 0 : 1;
-}
-
-/* Argument and return slots of a method descriptor, or of a field's type
- * (args -1). */
-static int desc_slots(const uint8_t *d, uint16_t len, int *args, int *ret)
-{
-	uint16_t i = 0;
-	if (!len)
-		return JINST_EMALFORMED;
-	if (d[0] != '(') {
-		*args = -1;
-		*ret = type_slots(d[0]);
-		return 0;
-	}
-	int n = 0;
-	for (i = 1; i < len && d[i] != ')'; i++) {
-		n += type_slots(d[i]);
-		while (i < len && d[i] == '[')
-			i++;
-		if (i < len && d[i] == 'L')
-			while (i < len && d[i] != ';')
-				i++;
-	}
-	if (i + 1 >= len)
-		return JINST_EMALFORMED;
-	*args = n;
-	*ret = type_slots(d[i + 1]);
-	return 0;
-}
-
 /* The name and descriptor of the member or call site a cp2 operand names. */
 static int member_ref(jinst_class *c, uint16_t index, const uint8_t **name, uint16_t *nlen, const uint8_t **desc,
                       uint16_t *dlen)
@@ -106,270 +73,52 @@ static int member_ref(jinst_class *c, uint16_t index, const uint8_t **name, uint
 
 /* ---- the constructor flow ---- */
 
-enum { SEEN_UNINIT = 1, SEEN_INIT = 2 };
-
-typedef struct fstate {
-	uint16_t sp;
-	uint8_t *stack;  /* 1: uninitializedThis */
-	uint8_t *locals;
-} fstate;
-
-typedef struct work {
-	uint32_t idx;
-	fstate *st; /* NULL: `this` is initialized */
-} work;
-
-typedef struct flow {
-	jinst_class *c;
-	jinst_arena *A;
-	const jinst_code *code;
-	jinst_insn *in;
-	uint32_t n;
-	int32_t *at;      /* offset -> instruction index, -1 */
-	uint8_t *seen;
-	work *wl;
-	uint32_t nwl, capwl;
-	uint16_t max_stack, max_locals;
-} flow;
-
-static fstate *state_copy(flow *f, const fstate *s)
-{
-	fstate *t = jinst_arena_alloc(f->A, sizeof(*t));
-	uint8_t *b = jinst_arena_alloc(f->A, (size_t)f->max_stack + f->max_locals + 1);
-	if (!t || !b)
-		return NULL;
-	t->sp = s->sp;
-	t->stack = b;
-	t->locals = b + f->max_stack;
-	memcpy(t->stack, s->stack, f->max_stack);
-	memcpy(t->locals, s->locals, f->max_locals);
-	return t;
-}
-
-static int push_work(flow *f, int64_t target, const fstate *s)
-{
-	if (target < 0 || target >= f->code->code_length || f->at[target] < 0)
-		return JINST_EMALFORMED;
-	uint32_t idx = (uint32_t)f->at[target];
-	if (f->seen[idx] & (s ? SEEN_UNINIT : SEEN_INIT))
-		return 0;
-	if (f->nwl == f->capwl) {
-		uint32_t cap = f->capwl ? f->capwl * 2 : 64;
-		work *w = jinst_arena_alloc(f->A, (size_t)cap * sizeof(*w));
-		if (!w)
-			return JINST_ENOMEM;
-		if (f->nwl)
-			memcpy(w, f->wl, (size_t)f->nwl * sizeof(*w));
-		f->wl = w;
-		f->capwl = cap;
-	}
-	fstate *copy = NULL;
-	if (s && !(copy = state_copy(f, s)))
-		return JINST_ENOMEM;
-	f->wl[f->nwl++] = (work){idx, copy};
-	return 0;
-}
-
-/* One instruction's effect on the marks. *init: it initializes `this`. */
-static int step(flow *f, fstate *s, const jinst_insn *in, bool *init)
-{
-	uint8_t op = in->opcode;
-	uint8_t *st = s->stack;
-	int pop, push;
-	*init = false;
-	if (op == JINST_OP_ALOAD || (op >= JINST_OP_ALOAD_0 && op < JINST_OP_ALOAD_0 + 4)) {
-		uint32_t l = op == JINST_OP_ALOAD ? (uint32_t)in->operand : (uint32_t)(op - JINST_OP_ALOAD_0);
-		if (l >= f->max_locals || s->sp >= f->max_stack)
-			return JINST_EMALFORMED;
-		st[s->sp++] = s->locals[l];
-		return 0;
-	}
-	if (op == JINST_OP_ASTORE || (op >= JINST_OP_ASTORE_0 && op < JINST_OP_ASTORE_0 + 4)) {
-		uint32_t l = op == JINST_OP_ASTORE ? (uint32_t)in->operand : (uint32_t)(op - JINST_OP_ASTORE_0);
-		if (l >= f->max_locals || !s->sp)
-			return JINST_EMALFORMED;
-		s->locals[l] = st[--s->sp];
-		return 0;
-	}
-	/* Other stores overwrite their slots with unmarked values. */
-	if (jinst_opcodes[op].flags & JINST_OPF_STORE) {
-		static const uint8_t wide_store[] = {1, 2, 1, 2};
-		uint32_t l, w;
-		if (op <= JINST_OP_DSTORE) {
-			l = (uint32_t)in->operand;
-			w = wide_store[op - JINST_OP_ISTORE];
-		} else {
-			l = (uint32_t)(op - JINST_OP_ISTORE_0) % 4;
-			w = wide_store[(op - JINST_OP_ISTORE_0) / 4];
-		}
-		if (l + w > f->max_locals)
-			return JINST_EMALFORMED;
-		memset(s->locals + l, 0, w);
-	}
-	if (op >= JINST_OP_POP && op <= JINST_OP_SWAP) {
-		/* pop .. swap: how many slots each takes, and what it pushes back */
-		static const uint8_t take[] = {1, 2, 1, 2, 3, 2, 3, 4, 2};
-		/* the new top slots, bottom first: 'a' the old top, 'b' below it... */
-		static const char *const out[] = {"", "", "aa", "aba", "acba", "baba", "bacba", "badcba", "ab"};
-		uint8_t k = take[op - JINST_OP_POP];
-		if (s->sp < k)
-			return JINST_EMALFORMED;
-		uint8_t v[4]; /* v[0] = top ('a'), v[1] = 'b'... */
-		for (uint8_t i = 0; i < k; i++)
-			v[i] = st[s->sp - 1 - i];
-		s->sp -= k;
-		const char *o = out[op - JINST_OP_POP];
-		size_t n = strlen(o);
-		if (s->sp + n > f->max_stack)
-			return JINST_EMALFORMED;
-		for (size_t i = 0; i < n; i++)
-			st[s->sp++] = v[o[i] - 'a'];
-		return 0;
-	}
-	if (!jinst_opcodes[op].name)
-		return JINST_EMALFORMED;
-	pop = jinst_opcodes[op].pops;
-	push = jinst_opcodes[op].pushes;
-	if (pop == JINST_OP_VARIES) {
-		const uint8_t *name, *desc;
-		uint16_t nl, dl;
-		int args, ret;
-		if (op == JINST_OP_MULTIANEWARRAY) {
-			pop = in->operand2;
-			push = 1;
-		} else {
-			if (member_ref(f->c, (uint16_t)in->operand, &name, &nl, &desc, &dl) || desc_slots(desc, dl, &args, &ret))
-				return JINST_EMALFORMED;
-			switch (op) {
-			case JINST_OP_GETSTATIC: pop = 0; push = ret; break;
-			case JINST_OP_PUTSTATIC: pop = ret; push = 0; break;
-			case JINST_OP_GETFIELD: pop = 1; push = ret; break;
-			case JINST_OP_PUTFIELD: pop = 1 + ret; push = 0; break;
-			case JINST_OP_INVOKESTATIC: case JINST_OP_INVOKEDYNAMIC: pop = args; push = ret; break;
-			default: pop = args + 1; push = ret; break;       /* invokevirtual, special, interface */
-			}
-			if (args < 0 && op >= JINST_OP_INVOKEVIRTUAL)
-				return JINST_EMALFORMED;
-			if (op == JINST_OP_INVOKESPECIAL && nl == 6 && !memcmp(name, "<init>", 6)) {
-				if (s->sp < pop)
-					return JINST_EMALFORMED;
-				*init = st[s->sp - pop] == 1;
-			}
-		}
-	}
-	if (s->sp < pop || s->sp - pop + push > f->max_stack)
-		return JINST_EMALFORMED;
-	s->sp = (uint16_t)(s->sp - pop);
-	for (int i = 0; i < push; i++)
-		st[s->sp++] = 0;
-	return 0;
-}
-
-/* Walks straight-line code from w, queueing branch targets and handlers. */
-static int walk(flow *f, work w)
-{
-	uint32_t idx = w.idx;
-	fstate *s = w.st;
-	for (;;) {
-		uint8_t mode = s ? SEEN_UNINIT : SEEN_INIT;
-		if (idx >= f->n)
-			return JINST_EMALFORMED; /* fell off the end */
-		if (f->seen[idx] & mode)
-			return 0;
-		f->seen[idx] |= mode;
-		const jinst_insn *in = &f->in[idx];
-		int rc;
-		for (uint16_t i = 0; i < f->code->exception_count; i++) {
-			const jinst_exception_entry *e = &f->code->exceptions[i];
-			if (in->offset < e->start_pc || in->offset >= e->end_pc)
-				continue;
-			fstate *h = NULL;
-			if (s) {
-				if (!(h = state_copy(f, s)))
-					return JINST_ENOMEM;
-				h->sp = 1;
-				h->stack[0] = 0;
-			}
-			if ((rc = push_work(f, e->handler_pc, h)))
-				return rc;
-		}
-		uint8_t op = in->opcode;
-		bool init = false;
-		if (s) {
-			if (jinst_opcodes[op].flags & JINST_OPF_SUBROUTINE) /* jsr, ret, jsr_w before super(): not handled */
-				return JINST_EUNSUPPORTED;
-			if ((rc = step(f, s, in, &init)))
-				return rc;
-		}
-		fstate *next = init ? NULL : s;
-		if (jinst_opcodes[op].flags & JINST_OPF_BRANCH) {
-			if ((rc = push_work(f, in->operand, next)))
-				return rc;
-			if (op == JINST_OP_GOTO || op == JINST_OP_GOTO_W)
-				return 0;
-		} else if (jinst_opcodes[op].flags & JINST_OPF_SWITCH) {
-			if ((rc = push_work(f, in->sw->default_target, next)))
-				return rc;
-			for (uint32_t i = 0; i < in->sw->count; i++)
-				if ((rc = push_work(f, in->sw->targets[i], next)))
-					return rc;
-			return 0;
-		} else if (jinst_opcodes[op].flags & JINST_OPF_UNCONDITIONAL) { /* *return, athrow, ret */
-			return 0;
-		}
-		s = next;
-		idx++;
-	}
-}
-
 typedef struct range {
 	uint32_t start, end; /* original offsets, end exclusive (may be code_length) */
 } range;
 
 /* The ranges a constructor's catch-all may cover. */
+/* At the call that initializes `this` (flow.c): no marks from there on. */
+static int this_initialized(jinst_flow *f, jinst_flow_state *s, uint32_t idx, uint16_t receiver, bool *unmarked)
+{
+	(void)f, (void)idx;
+	*unmarked = s->stack[receiver] == JINST_FLOW_THIS;
+	return 0;
+}
+
 static int ctor_ranges(jinst_class *c, jinst_member *m, range **out, uint32_t *nout, jinst_diag *diag)
 {
-	flow f = {.c = c, .A = jinst_class_arena(c)};
+	jinst_flow f = {.c = c, .A = jinst_class_arena(c), .on_init = this_initialized};
 	jinst_attr *a = jinst_attr_find(jinst_member_attrs(m), JINST_ATTR_CODE);
 	jinst_code *code;
+	jinst_insn *in;
 	int rc = a ? jinst_attr_decode(c, a, (void **)&code, diag) : JINST_EINVAL;
 	if (rc)
 		return rc;
-	if ((rc = jinst_code_decode(c, code, &f.in, &f.n, diag)))
+	if ((rc = jinst_code_decode(c, code, &in, &f.n, diag)))
 		return rc;
+	f.in = in;
 	f.code = code;
 	f.max_stack = code->max_stack;
 	f.max_locals = code->max_locals;
-	f.at = jinst_arena_alloc(f.A, ((size_t)code->code_length + 1) * sizeof(*f.at));
-	f.seen = jinst_arena_zalloc(f.A, (size_t)f.n + 1);
 	*out = jinst_arena_alloc(f.A, ((size_t)f.n / 2 + 1) * sizeof(**out));
-	if (!f.at || !f.seen || !*out)
+	if (!*out)
 		return JINST_ENOMEM;
-	memset(f.at, 0xff, ((size_t)code->code_length + 1) * sizeof(*f.at));
-	for (uint32_t i = 0; i < f.n; i++)
-		f.at[f.in[i].offset] = (int32_t)i;
-
 	/* The initial frame: local 0 is uninitializedThis (JVMS 4.10.1.6). */
-	uint8_t *b = jinst_arena_zalloc(f.A, (size_t)f.max_stack + f.max_locals + 1);
-	if (!b || !f.max_locals)
-		return b ? jinst_ins_fail(diag, JINST_EMALFORMED, "constructor with max_locals 0") : JINST_ENOMEM;
-	fstate s0 = {0, b, b + f.max_stack};
-	s0.locals[0] = 1;
-	if ((rc = push_work(&f, 0, &s0)))
-		return rc;
-	while (f.nwl) {
-		work w = f.wl[--f.nwl];
-		if ((rc = walk(&f, w)))
-			return jinst_ins_fail(diag, rc, "constructor: cannot follow `this` (%s)", jinst_strerror(rc));
-	}
+	if (!f.max_locals)
+		return jinst_ins_fail(diag, JINST_EMALFORMED, "constructor with max_locals 0");
+	if ((rc = jinst_flow_run(&f, JINST_FLOW_THIS)))
+		return rc == JINST_ENOMEM ? rc
+		                          : jinst_ins_fail(diag, rc, "constructor: cannot follow `this` (%s)", jinst_strerror(rc));
+	/* Every instruction reached only with `this` initialized. */
 	uint32_t n = 0;
 	for (uint32_t i = 0; i < f.n;) {
-		if (f.seen[i] != SEEN_INIT) {
+		if (f.seen[i] != JINST_FLOW_UNMARKED) {
 			i++;
 			continue;
 		}
 		uint32_t j = i;
-		while (j < f.n && f.seen[j] == SEEN_INIT)
+		while (j < f.n && f.seen[j] == JINST_FLOW_UNMARKED)
 			j++;
 		(*out)[n++] = (range){f.in[i].offset, j < f.n ? f.in[j].offset : code->code_length};
 		i = j;
@@ -462,15 +211,6 @@ static bool is_leaf(jinst_class *c, const jinst_member *m, const jinst_code *cod
 
 /* ---- the pass ---- */
 
-static jinst_insn op_cp(uint8_t opcode, uint16_t index)
-{
-	jinst_insn in;
-	memset(&in, 0, sizeof(in));
-	in.opcode = opcode;
-	in.operand = index;
-	return in;
-}
-
 /* How a method's id is pushed: its constant, or under a run class (ids
  * relative to the run) the run's base, read from the run class of the
  * method's own package, plus the id within the run. depth: the stack words
@@ -504,12 +244,12 @@ static int id_code_make(jinst_pass_class *pc, uint32_t id, id_code *ic)
 	int rc = jinst_cp_add_fieldref(c, owner, JINST_RUN_BASE_FIELD, "I", &ref);
 	if (rc)
 		return rc;
-	ic->seq[0] = op_cp(JINST_OP_GETSTATIC, ref);
+	ic->seq[0] = jinst_ins_op(JINST_OP_GETSTATIC, ref);
 	if (id == 0)
 		return 0;
 	if ((rc = jinst_ins_push_int(c, id, &ic->seq[1])))
 		return rc;
-	ic->seq[2] = op_cp(JINST_OP_IADD, 0);
+	ic->seq[2] = jinst_ins_op(JINST_OP_IADD, 0);
 	ic->n = 3;
 	ic->depth = 2;
 	return 0;
@@ -537,13 +277,13 @@ static int edit(jinst_class *c, jinst_edit *ed, const id_code *ic, const uint16_
 		if ((rc = jinst_edit_label_at(ed, rs[i].start, &ls[2 * i])) ||
 		    (rc = jinst_edit_label_at(ed, rs[i].end, &ls[2 * i + 1])))
 			return rc;
-	seq[k] = op_cp(JINST_OP_INVOKESTATIC, refs[entry_only ? JINST_HOOK_CALLED : JINST_HOOK_ENTER]);
+	seq[k] = jinst_ins_op(JINST_OP_INVOKESTATIC, refs[entry_only ? JINST_HOOK_CALLED : JINST_HOOK_ENTER]);
 	if ((rc = jinst_edit_insert(ed, first, JINST_BEFORE_OUTSIDE, seq, k + 1, NULL)))
 		return rc;
 	if (entry_only)
 		return 0;
 
-	seq[k] = op_cp(JINST_OP_INVOKESTATIC, refs[JINST_HOOK_EXIT]);
+	seq[k] = jinst_ins_op(JINST_OP_INVOKESTATIC, refs[JINST_HOOK_EXIT]);
 	for (jinst_node *n = first; n; n = jinst_node_next(n)) {
 		const jinst_insn *in = jinst_node_insn(n);
 		if (in && in->opcode >= JINST_OP_IRETURN && in->opcode <= JINST_OP_RETURN &&
@@ -562,8 +302,8 @@ static int edit(jinst_class *c, jinst_edit *ed, const id_code *ic, const uint16_
 	hs[0].opcode = JINST_OP_LABEL;
 	hs[0].operand = (int32_t)h;
 	memcpy(&hs[1], ic->seq, k * sizeof(*hs));
-	hs[k + 1] = op_cp(JINST_OP_INVOKESTATIC, refs[JINST_HOOK_EXIT_THROW]);
-	hs[k + 2] = op_cp(JINST_OP_ATHROW, 0);
+	hs[k + 1] = jinst_ins_op(JINST_OP_INVOKESTATIC, refs[JINST_HOOK_EXIT_THROW]);
+	hs[k + 2] = jinst_ins_op(JINST_OP_ATHROW, 0);
 	if ((rc = jinst_edit_insert(ed, NULL, JINST_AFTER, hs, k + 3, NULL)))
 		return rc;
 	static const char throwable[] = "java/lang/Throwable";
@@ -579,26 +319,6 @@ static int edit(jinst_class *c, jinst_edit *ed, const id_code *ic, const uint16_
 	return 0;
 }
 
-/* The id's code as bytes; their length (7 at most). */
-static uint32_t id_code_bytes(const id_code *ic, uint8_t *b)
-{
-	uint32_t k = 0;
-	for (uint32_t i = 0; i < ic->n; i++) {
-		const jinst_insn *in = &ic->seq[i];
-		uint8_t op = in->opcode;
-		if (op == JINST_OP_LDC && in->operand > 255)
-			op = JINST_OP_LDC_W;
-		b[k++] = op;
-		if (op == JINST_OP_BIPUSH || op == JINST_OP_LDC) {
-			b[k++] = (uint8_t)in->operand;
-		} else if (op == JINST_OP_SIPUSH || op == JINST_OP_LDC_W || op == JINST_OP_GETSTATIC) {
-			b[k++] = (uint8_t)(in->operand >> 8);
-			b[k++] = (uint8_t)in->operand;
-		} /* iconst_<n>, iadd: the opcode alone */
-	}
-	return k;
-}
-
 /* The same edit through the code patcher (include/jinst/patch.h), which
  * streams over the code instead of building the editor's nodes: the same
  * code at the same places, the same handler, range and frame. It declines
@@ -612,7 +332,7 @@ static int patch(jinst_class *c, jinst_member *m, const id_code *ic, const uint1
 	if (rc)
 		return rc;
 	uint8_t seq[12];
-	uint32_t n = id_code_bytes(ic, seq);
+	uint32_t n = jinst_ins_encode(ic->seq, ic->n, seq);
 	uint16_t enter = refs[entry_only ? JINST_HOOK_CALLED : JINST_HOOK_ENTER];
 	seq[n] = JINST_OP_INVOKESTATIC;
 	seq[n + 1] = (uint8_t)(enter >> 8);
@@ -649,6 +369,22 @@ static int patch(jinst_class *c, jinst_member *m, const id_code *ic, const uint1
 	return jinst_patch_commit(p, diag);
 }
 
+/* edit's arguments, for jinst_ins_edit. */
+typedef struct trace_edit {
+	jinst_class *c;
+	const id_code *ic;
+	const uint16_t *refs;
+	const range *rs;
+	uint32_t nr;
+	bool whole, entry_only;
+} trace_edit;
+
+static int edit_method(jinst_edit *ed, const void *ctx)
+{
+	const trace_edit *te = ctx;
+	return edit(te->c, ed, te->ic, te->refs, te->rs, te->nr, te->whole, te->entry_only);
+}
+
 /* One method: the entry hook alone (entry_only), or the whole shape. On
  * failure the method is left as it was. */
 static int trace_method(jinst_class *c, jinst_member *m, bool ctor, const id_code *ic, const uint16_t *refs,
@@ -665,21 +401,8 @@ static int trace_method(jinst_class *c, jinst_member *m, bool ctor, const id_cod
 	rc = patch(c, m, ic, refs, rs, nr, !ctor, entry_only, diag);
 	if (rc == 0 || rc == JINST_ENOMEM)
 		return rc;
-	/* Before 50 the verifier infers types (JVMS 4.10.2) and reads no
-	 * StackMapTable: derive none (such code may hold jsr/ret). */
-	jinst_edit_options eo = JINST_EDIT_OPTIONS_INIT;
-	if (jinst_class_major_version(c) < 50)
-		eo.frames = JINST_EDIT_FRAMES_NONE;
-	jinst_edit *ed;
-	if ((rc = jinst_edit_open(&ed, c, m, &eo, diag)))
-		return rc;
-	rc = edit(c, ed, ic, refs, rs, nr, !ctor, entry_only);
-	if (rc)
-		jinst_ins_fail(diag, rc, "editing: %s", jinst_strerror(rc));
-	else
-		rc = jinst_edit_commit(ed, diag);
-	jinst_edit_free(ed);
-	return rc;
+	trace_edit te = {c, ic, refs, rs, nr, !ctor, entry_only};
+	return jinst_ins_edit(c, m, edit_method, &te, "editing", diag);
 }
 
 /* ---- the pass ---- */

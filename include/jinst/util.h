@@ -6,6 +6,7 @@
 #ifndef JINST_UTIL_H
 #define JINST_UTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,6 +51,10 @@ void jinst_pool_finish(jinst_pool *pool);
  * one line: return jinst_diag_fail(diag, JINST_EIO, path, "...", ...). */
 int jinst_diag_fail(jinst_diag *diag, int code, const char *where, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+/* jinst_diag_fail with the arguments as a va_list, for a module's own
+ * failure function. */
+int jinst_diag_vfail(jinst_diag *diag, int code, const char *where, const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
 
 /* ---- files and folders --------------------------------------------------------- */
 
