@@ -22,15 +22,6 @@
 
 #include "internal.h"
 
-jinst_insn jinst_ins_op(uint8_t opcode, int32_t operand)
-{
-	jinst_insn in;
-	memset(&in, 0, sizeof(in));
-	in.opcode = opcode;
-	in.operand = operand;
-	return in;
-}
-
 int jinst_ins_push_int(jinst_class *c, uint32_t v, jinst_insn *in)
 {
 	memset(in, 0, sizeof(*in));

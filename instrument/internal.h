@@ -22,6 +22,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <string.h>
 
 #include "jinst/edit.h"
 #include "jinst/instrument.h"
@@ -153,8 +154,17 @@ int jinst_marker_add(jinst_pass_class *cls, jinst_diag *diag);
 void jinst_trace_pass(jinst_pass *out, uint32_t passes);
 
 /* emit.c: what the passes insert, built and encoded. */
-/* An instruction: opcode and its one operand (0 for none). */
-jinst_insn jinst_ins_op(uint8_t opcode, int32_t operand);
+/* An instruction: opcode and its one operand (0 for none). Inline: the
+ * passes build one per instruction they insert (a call per one was 1% of
+ * `jinst instrument --coverage`). */
+static inline jinst_insn jinst_ins_op(uint8_t opcode, int32_t operand)
+{
+	jinst_insn in;
+	memset(&in, 0, sizeof(in));
+	in.opcode = opcode;
+	in.operand = operand;
+	return in;
+}
 /* Pushes the int constant v: iconst_<n>, bipush, sipush, or ldc of an
  * Integer added to the pool. */
 int jinst_ins_push_int(jinst_class *c, uint32_t v, jinst_insn *in);
