@@ -223,8 +223,6 @@ static void count_reason(run *R, const char *why)
 		s->skipped[s->nskipped++] = (mirror_reason){copy, 1};
 }
 
-/* The input's classes handed to the pool: its other threads start on them
- * while this one goes on (writing the input before). */
 typedef struct sized {
 	uint64_t size;
 	size_t job;
@@ -254,6 +252,8 @@ static void order_jobs(in_flight *I)
 	free(v);
 }
 
+/* The input's classes handed to the pool: its other threads start on them
+ * while this one goes on (writing the input before). */
 static void transform_start(run *R, in_flight *I)
 {
 	order_jobs(I);
