@@ -22,6 +22,8 @@
  * insertion at a position without labels makes one, so the boundary exists
  * and outside code always comes first, whatever the order of the calls.
  */
+#include <stddef.h>
+
 #include "edit_internal.h"
 
 static int new_label(jinst_edit *ed, jinst_label *out)
@@ -480,12 +482,21 @@ int jinst_edit_open(jinst_edit **out, jinst_class *c, jinst_member *m, const jin
 	ed->code_attr = ca;
 	ed->code = code;
 	ed->A = c->arena;
-	ed->opts = opts ? *opts : (jinst_edit_options)JINST_EDIT_OPTIONS_INIT;
+	ed->opts = (jinst_edit_options)JINST_EDIT_OPTIONS_INIT;
+	if (opts) /* a version 1 caller's struct ends before the decoded instructions */
+		memcpy(&ed->opts, opts, opts->version >= 2 ? sizeof(*opts) : offsetof(jinst_edit_options, decoded));
 	ed->max_locals = code->max_locals;
 	ed->orig_code = code->code;
-	jinst_insn *insns;
-	uint32_t n;
-	if ((rc = jinst_code_decode(c, code, &insns, &n, diag)) || (rc = open_nodes(ed, insns, n, diag)) ||
+	const jinst_insn *insns = ed->opts.decoded;
+	uint32_t n = ed->opts.decoded_count;
+	if (!insns || !n || ed->opts.decoded_code != code->code) {
+		jinst_insn *fresh;
+		if ((rc = jinst_code_decode(c, code, &fresh, &n, diag)))
+			goto fail;
+		insns = fresh;
+	}
+	ed->opts.decoded = NULL; /* not kept past the open */
+	if ((rc = open_nodes(ed, insns, n, diag)) ||
 	    (rc = label_jumps(ed, diag)) || (rc = ref(ed, code->code_length, &ed->end_label, diag, "end")) ||
 	    (rc = open_exception_table(ed, diag)) || (rc = open_code_attrs(ed, diag)) || (rc = link_nodes(ed, diag)))
 		goto fail;

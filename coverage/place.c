@@ -100,6 +100,9 @@ int jinst_coverage_place(jinst_coverage_plan **out, jinst_class *cls, jinst_diag
 		cm->method_index = k;
 		cm->first_probe = id - f.probe_count;
 		cm->site_count = count_sites(&f);
+		cm->insns = f.insns;
+		cm->insn_count = f.n;
+		cm->code = f.code ? f.code->code : NULL;
 		cm->sites = jinst_arena_alloc(arena, (size_t)(cm->site_count ? cm->site_count : 1) * sizeof *cm->sites);
 		if (!cm->sites)
 			return JINST_ENOMEM;

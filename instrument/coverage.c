@@ -357,7 +357,8 @@ int jinst_coverage_insert(jinst_class *c, jinst_member *m, const jinst_coverage_
                           const jinst_coverage_entry *en, bool counts, jinst_diag *diag)
 {
 	probes_edit pe = {c, pm, en, counts};
-	return jinst_ins_edit(c, m, place_method, &pe, "placing probes", diag);
+	return jinst_ins_edit_decoded(c, m, pm->insns, pm->insn_count, pm->code, place_method, &pe, "placing probes",
+	                              diag);
 }
 
 /* ---- the pass ---- */

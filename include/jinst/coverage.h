@@ -82,6 +82,12 @@ typedef struct jinst_coverage_method {
 	uint32_t first_probe;  /* id of its first probe (sites[0].id when it has any) */
 	uint32_t site_count;   /* = its number of probes */
 	jinst_probe_site *sites; /* in id order, which is code order */
+	/* Its instructions as the placement decoded them, from the code bytes
+	 * at code: for the code editor (jinst_edit_options.decoded), so that
+	 * a method is decoded once to be placed and edited. */
+	const jinst_insn *insns;
+	uint32_t insn_count;
+	const uint8_t *code;
 } jinst_coverage_method;
 
 /* Class-level facts an instrumenter needs to choose how the probe array is

@@ -176,9 +176,18 @@ typedef struct jinst_edit_options {
 	uint32_t frames;                  /* enum jinst_edit_frames */
 	const jinst_hierarchy *hierarchy; /* for JINST_EDIT_FRAMES_ALL */
 	uint32_t flags;                   /* JINST_EDIT_* */
+	/* Version 2. The method's instructions as jinst_code_decode gave them
+	 * for the code at decoded_code (its jinst_code.code), so that a caller
+	 * that decoded the code already (the coverage placement) does not pay
+	 * for it twice. The editor copies them, and uses them only while the
+	 * method's code is still those bytes; otherwise (NULL, or the code
+	 * edited since) it decodes. */
+	const jinst_insn *decoded;
+	uint32_t decoded_count;
+	const uint8_t *decoded_code;
 } jinst_edit_options;
-#define JINST_EDIT_OPTIONS_VERSION 1
-#define JINST_EDIT_OPTIONS_INIT {JINST_EDIT_OPTIONS_VERSION, JINST_EDIT_FRAMES_KEEP, NULL, 0}
+#define JINST_EDIT_OPTIONS_VERSION 2
+#define JINST_EDIT_OPTIONS_INIT {JINST_EDIT_OPTIONS_VERSION, JINST_EDIT_FRAMES_KEEP, NULL, 0, NULL, 0, NULL}
 /* Commit even when nothing was edited: the code is laid out, its tables
  * remapped and its frames encoded anew (jinst rewrite --frames=keep). */
 #define JINST_EDIT_REENCODE 0x1
