@@ -399,6 +399,7 @@ typedef struct jinst_sim {
 	uint16_t sp;
 	jinst_ftype (*new_class)(void *ctx, uint16_t value);
 	void *ctx;
+	void *run; /* the interpreter's state, made on the first step (NULL before) */
 } jinst_sim;
 int jinst_sim_step(jinst_class *cls, jinst_sim *s, const jinst_insn *in, jinst_diag *diag);
 
