@@ -205,8 +205,9 @@ int jinst_ed_depth_flow(jinst_edit *ed, uint32_t *max_stack, jinst_diag *diag)
 			if (n->kind == NODE_LABEL)
 				continue;
 			const jinst_insn *in = &n->insn;
-			int pops, pushes;
-			if (jinst_insn_effect(ed->c, in, &pops, &pushes))
+			const jinst_opcode_info *info = &jinst_opcodes[in->opcode];
+			int pops = info->pops, pushes = info->pushes; /* most opcodes: the table's, without the call */
+			if (info->pops == JINST_OP_VARIES && jinst_insn_effect(ed->c, in, &pops, &pushes))
 				return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "%s: bad constant #%d",
 				                  jinst_opcode_name(in->opcode), in->operand);
 			if (d < pops)
