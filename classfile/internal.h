@@ -510,9 +510,10 @@ static inline bool jinst_ftype_same(const jinst_ftype *a, const jinst_ftype *b)
 }
 
 /* The first Class constant of the original pool whose name is name[0..len),
- * or 0. Frame compression names most object types by their descriptor
- * text, and this finds their constant without building the pool builder's
- * table over every entry; a miss goes to jinst_cp_add as before. */
+ * else the first appended one, or 0. Frame compression names most object
+ * types by their descriptor text, and this finds their constant without
+ * building the pool builder's table over every entry; a miss goes to
+ * jinst_cp_add as before. */
 uint16_t jinst_cp_find_class(jinst_class *c, const uint8_t *name, uint16_t len);
 
 /* Constant-pool entries as bytes: one entry; all appended entries in index order. */
