@@ -1123,6 +1123,75 @@ static void test_two_passes(void)
 	unload(&l);
 }
 
+/* ---- instructions decoded already (jinst_edit_options.decoded) ---- */
+
+/* One nop before every original instruction of m, opened with opts; the
+ * class's bytes after the commit. */
+static uint8_t *nops_everywhere(jinst_class *c, jinst_member *m, const jinst_edit_options *opts, size_t *len)
+{
+	jinst_diag d;
+	jinst_edit *ed;
+	CHECK(jinst_edit_open(&ed, c, m, opts, &d) == 0, "open: %s", d.message);
+	for (jinst_node *n = jinst_edit_first(ed); n; n = jinst_node_next(n))
+		if (jinst_node_insn(n) && jinst_node_original_offset(n) != JINST_NO_OFFSET)
+			CHECK(insert_nops(ed, n, JINST_BEFORE_INSIDE, 1) == 0, "insert");
+	CHECK(jinst_edit_commit(ed, &d) == 0, "commit: %s", d.message);
+	jinst_edit_free(ed);
+	uint8_t *out = NULL;
+	CHECK(jinst_class_write(c, NULL, &out, len, &d) == 0, "write: %s", d.message);
+	return out;
+}
+
+/* The editor takes the instructions it is given while the code is still
+ * the bytes they came from, decodes again once the code changed, and reads
+ * a version 1 caller's options only up to their end. */
+static void test_decoded(void)
+{
+	loaded a = load(), b = load();
+	jinst_member *ma = test_method(a.c, "loop", "(I)I"), *mb = test_method(b.c, "loop", "(I)I");
+	jinst_insn *insns;
+	uint32_t n = decode(a.c, ma, &insns, NULL, NULL);
+	const uint8_t *code = code_of(a.c, ma)->code;
+	jinst_edit_options given = JINST_EDIT_OPTIONS_INIT;
+	given.decoded = insns, given.decoded_count = n, given.decoded_code = code;
+	size_t la, lb;
+	uint8_t *oa = nops_everywhere(a.c, ma, &given, &la), *ob = nops_everywhere(b.c, mb, NULL, &lb);
+	CHECK(la == lb && memcmp(oa, ob, la) == 0, "decoded instructions: the bytes of a decoding editor");
+	free(oa), free(ob);
+	/* The code changed: the stale instructions are not used. */
+	oa = nops_everywhere(a.c, ma, &given, &la), ob = nops_everywhere(b.c, mb, NULL, &lb);
+	CHECK(la == lb && memcmp(oa, ob, la) == 0, "stale instructions: decoded again");
+	free(oa), free(ob);
+	unload(&a), unload(&b);
+
+	/* The list the editor builds is the one it was given: all but the
+	 * last instruction given, all but the last found (not committed). */
+	a = load();
+	ma = test_method(a.c, "loop", "(I)I");
+	n = decode(a.c, ma, &insns, NULL, NULL);
+	given.decoded = insns, given.decoded_count = n - 1, given.decoded_code = code_of(a.c, ma)->code;
+	jinst_diag d;
+	jinst_edit *ed;
+	CHECK(jinst_edit_open(&ed, a.c, ma, &given, &d) == 0, "open: %s", d.message);
+	uint32_t found = 0;
+	for (jinst_node *k = jinst_edit_first(ed); k; k = jinst_node_next(k))
+		found += jinst_node_insn(k) != NULL;
+	CHECK(found == n - 1, "%u instructions in the editor, %u given", found, n - 1);
+	jinst_edit_free(ed);
+	unload(&a);
+
+	/* Version 1: the fields past its end are not read. */
+	a = load(), b = load();
+	ma = test_method(a.c, "loop", "(I)I"), mb = test_method(b.c, "loop", "(I)I");
+	jinst_edit_options v1 = JINST_EDIT_OPTIONS_INIT;
+	v1.version = 1;
+	v1.decoded = (const jinst_insn *)&v1, v1.decoded_count = 7, v1.decoded_code = code_of(a.c, ma)->code;
+	oa = nops_everywhere(a.c, ma, &v1, &la), ob = nops_everywhere(b.c, mb, NULL, &lb);
+	CHECK(la == lb && memcmp(oa, ob, la) == 0, "version 1 options: decoded by the editor");
+	free(oa), free(ob);
+	unload(&a), unload(&b);
+}
+
 /* ---- JINST_EDIT_FRAMES_ALL: the same edit, frames recomputed ---- */
 
 static int no_hierarchy(void *ctx, const char *name, const char **super_name, bool *is_interface)
@@ -1198,5 +1267,6 @@ int main(int argc, char **argv)
 	test_sides();
 	test_untouched();
 	test_frame_before();
+	test_decoded();
 	return check_report();
 }
