@@ -273,19 +273,21 @@ static char *concat(const char *a, size_t n, const char *b, const char *c)
 	return r;
 }
 
-/* The run's class beside the class s, whose job is prefix + rest: entry
- * "DIR/$JinstRunKEY.class" (DIR: rest's folder, BOOT-INF/classes/pkg/ or
- * META-INF/versions/11/pkg/ as well as pkg/), named after s's package. */
-static int run_class_for(offline *O, const seen *s, const char *rest, mirror_extra *x)
+/* The entry of the run's class beside the class whose job is prefix +
+ * rest: "DIR/$JinstRunKEY.class" (DIR: rest's folder, BOOT-INF/classes/pkg/
+ * or META-INF/versions/11/pkg/ as well as pkg/). Malloc'd. */
+static char *run_entry(const offline *O, const char *rest)
 {
-	const char *slash = strrchr(rest, '/'), *pslash = strrchr(s->name, '/');
-	size_t dlen = slash ? (size_t)(slash - rest) + 1 : 0, plen = pslash ? (size_t)(pslash - s->name) + 1 : 0;
-	x->bytes = NULL;
-	x->name = concat(rest, dlen, O->run_class, ".class");
-	char *cls = concat(s->name, plen, O->run_class, "");
-	int rc = x->name && cls ? 0 : -1;
-	if (!rc)
-		rc = jinst_instrument_run_class(&x->bytes, &x->len, cls, O->key, O->count);
+	const char *slash = strrchr(rest, '/');
+	return concat(rest, slash ? (size_t)(slash - rest) + 1 : 0, O->run_class, ".class");
+}
+
+/* That class's bytes into x, named after s's package. */
+static int run_class_for(offline *O, const seen *s, mirror_extra *x)
+{
+	const char *pslash = strrchr(s->name, '/');
+	char *cls = concat(s->name, pslash ? (size_t)(pslash - s->name) + 1 : 0, O->run_class, "");
+	int rc = cls ? jinst_instrument_run_class(&x->bytes, &x->len, cls, O->key, O->count) : -1;
 	free(cls);
 	return rc;
 }
@@ -293,8 +295,9 @@ static int run_class_for(offline *O, const seen *s, const char *rest, mirror_ext
 /* Appends to x the run's classes an output needs: one in every folder
  * holding a class it instrumented (prefix: the start of their jobs' names,
  * "JAR!", "OUTER!INNER.jar!" or "DIR/", followed by the entry's path), in
- * name order. A class reads its run's BASE from its own package, where a
- * package-private class is visible to it in any loader and on any VM. */
+ * name order, the first class of a folder naming its package. A class
+ * reads its run's BASE from its own package, where a package-private class
+ * is visible to it in any loader and on any VM. */
 static int run_classes(offline *O, const char *prefix, mirror_extra **x, size_t *n)
 {
 	size_t k = strlen(prefix), first = *n;
@@ -305,23 +308,20 @@ static int run_classes(offline *O, const char *prefix, mirror_extra **x, size_t 
 		const seen *s = &O->seen[i];
 		if (strncmp(s->job, prefix, k) || strchr(s->job + k, '!'))
 			continue;
-		mirror_extra *p = realloc(*x, (*n + 1) * sizeof(*p));
+		char *name = run_entry(O, s->job + k);
+		bool known = false;
+		for (size_t j = first; name && j < *n && !known; j++)
+			known = !strcmp((*x)[j].name, name);
+		mirror_extra *p = name && !known ? realloc(*x, (*n + 1) * sizeof(*p)) : NULL;
 		if (!p) {
-			rc = -1;
-			break;
+			free(name);
+			rc = known ? 0 : -1;
+			continue;
 		}
 		*x = p;
 		mirror_extra *e = &p[(*n)++];
-		if ((rc = run_class_for(O, s, s->job + k, e)))
-			break;
-		/* one per folder: the first of a name is kept */
-		for (size_t j = first; j + 1 < *n; j++)
-			if (!strcmp(p[j].name, e->name)) {
-				free(e->name);
-				free(e->bytes);
-				(*n)--;
-				break;
-			}
+		*e = (mirror_extra){.name = name};
+		rc = run_class_for(O, s, e);
 	}
 	pthread_mutex_unlock(&O->lock);
 	if (!rc && *n > first)
