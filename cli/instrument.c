@@ -502,6 +502,22 @@ static int parse_pass(args *A, const char *a)
 		A->passes = (A->passes & ~(uint32_t)(JINST_PASS_COVERAGE | JINST_PASS_COVERAGE_COUNTS)) | p;
 		return 0;
 	}
+	/* The agent's other passes record what only JVMTI gives at run time. */
+	static const struct {
+		const char *flag, *option, *why;
+	} agent_only[] = {
+		{"--alloc", "alloc", "an object's bytes come from JVMTI's GetObjectSize"},
+		{"--monitor", "monitor", "contention comes from JVMTI's monitor events"},
+		{"--natives", "natives", "native methods are wrapped through JVMTI's SetNativeMethodPrefix"},
+	};
+	for (size_t i = 0; i < sizeof agent_only / sizeof agent_only[0]; i++)
+		if (k == strlen(agent_only[i].flag) && strncmp(a, agent_only[i].flag, k) == 0) {
+			fprintf(stderr,
+			        "jinst instrument: %s is not available ahead of time: %s. Run the program with the agent:\n"
+			        "  java -agentpath:/PATH/libjinst.so=%s ...\n",
+			        agent_only[i].flag, agent_only[i].why, agent_only[i].option);
+			return 2;
+		}
 	return 1;
 }
 
