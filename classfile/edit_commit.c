@@ -193,6 +193,30 @@ static int check_placed(jinst_edit *ed, jinst_diag *diag)
 	return 0;
 }
 
+/* JINST_EDIT_BALANCED: the original max_stack plus the highest any run of
+ * inserted instructions climbs. A run starts at an original instruction's
+ * position or at a label, where the caller vouches the stack is no deeper
+ * than the original code's somewhere, so counting from 0 there bounds it. */
+static int inserted_depth(jinst_edit *ed, uint32_t *max_stack, jinst_diag *diag)
+{
+	int32_t run = 0, most = 0;
+	for (const jinst_node *n = ed->head; n; n = n->next) {
+		if (n->kind == NODE_LABEL || n->orig != JINST_NO_OFFSET) {
+			run = 0;
+			continue;
+		}
+		int pops, pushes;
+		if (jinst_insn_effect(ed->c, &n->insn, &pops, &pushes))
+			return jinst_fail(diag, JINST_EMALFORMED, JINST_NO_OFFSET, "%s: bad constant #%d",
+			                  jinst_opcode_name(n->insn.opcode), n->insn.operand);
+		run += pushes - pops;
+		if (run > most)
+			most = run;
+	}
+	*max_stack = (uint32_t)ed->code->max_stack + (uint32_t)most;
+	return 0;
+}
+
 static int commit(jinst_edit *ed, jinst_diag *diag)
 {
 	jinst_code *code = ed->code;
@@ -202,7 +226,7 @@ static int commit(jinst_edit *ed, jinst_diag *diag)
 	if (!ed->head || ed->head == ed->labels[ed->end_label].node)
 		return jinst_fail(diag, JINST_EINVAL, JINST_NO_OFFSET, "no instruction left");
 	uint32_t depth = 0;
-	rc = jinst_ed_depth_flow(ed, &depth, diag);
+	rc = ed->opts.flags & JINST_EDIT_BALANCED ? inserted_depth(ed, &depth, diag) : jinst_ed_depth_flow(ed, &depth, diag);
 	if (rc)
 		return rc;
 	uint32_t max_stack = depth > code->max_stack ? depth : code->max_stack;

@@ -357,8 +357,11 @@ int jinst_coverage_insert(jinst_class *c, jinst_member *m, const jinst_coverage_
                           const jinst_coverage_entry *en, bool counts, jinst_diag *diag)
 {
 	probes_edit pe = {c, pm, en, counts};
-	return jinst_ins_edit_decoded(c, m, pm->insns, pm->insn_count, pm->code, place_method, &pe, "placing probes",
-	                              diag);
+	/* Every probe, entry, inverted jump and trampoline keeps the stack
+	 * balanced (see above), so the editor need not walk the method's
+	 * depths to find max_stack. */
+	return jinst_ins_edit_decoded(c, m, pm->insns, pm->insn_count, pm->code, JINST_EDIT_BALANCED, place_method, &pe,
+	                              "placing probes", diag);
 }
 
 /* ---- the pass ---- */

@@ -73,14 +73,15 @@ uint32_t jinst_ins_encode(const jinst_insn *seq, uint32_t n, uint8_t *b)
 int jinst_ins_edit(jinst_class *c, jinst_member *m, jinst_ins_edit_fn fn, const void *ctx, const char *what,
                    jinst_diag *diag)
 {
-	return jinst_ins_edit_decoded(c, m, NULL, 0, NULL, fn, ctx, what, diag);
+	return jinst_ins_edit_decoded(c, m, NULL, 0, NULL, 0, fn, ctx, what, diag);
 }
 
 int jinst_ins_edit_decoded(jinst_class *c, jinst_member *m, const jinst_insn *insns, uint32_t count,
-                           const uint8_t *code, jinst_ins_edit_fn fn, const void *ctx, const char *what,
-                           jinst_diag *diag)
+                           const uint8_t *code, uint32_t flags, jinst_ins_edit_fn fn, const void *ctx,
+                           const char *what, jinst_diag *diag)
 {
 	jinst_edit_options eo = JINST_EDIT_OPTIONS_INIT;
+	eo.flags = flags;
 	eo.decoded = insns;
 	eo.decoded_count = count;
 	eo.decoded_code = code;

@@ -181,10 +181,11 @@ typedef int (*jinst_ins_edit_fn)(jinst_edit *ed, const void *ctx);
 int jinst_ins_edit(jinst_class *c, jinst_member *m, jinst_ins_edit_fn fn, const void *ctx, const char *what,
                    jinst_diag *diag);
 /* The same, given the method's instructions decoded already from the code
- * bytes at code (jinst_edit_options.decoded). */
+ * bytes at code (jinst_edit_options.decoded), and the editor's flags
+ * (JINST_EDIT_BALANCED for code that keeps the stack balanced). */
 int jinst_ins_edit_decoded(jinst_class *c, jinst_member *m, const jinst_insn *insns, uint32_t count,
-                           const uint8_t *code, jinst_ins_edit_fn fn, const void *ctx, const char *what,
-                           jinst_diag *diag);
+                           const uint8_t *code, uint32_t flags, jinst_ins_edit_fn fn, const void *ctx,
+                           const char *what, jinst_diag *diag);
 
 /* flow.c: the marks of uninitialized references, per stack slot and
  * local (0: none), from the code's entry and every handler. */

@@ -90,10 +90,11 @@
  * and its class are used by one thread at a time (the arena is not shared).
  *
  * Commit. jinst_edit_commit() checks the stack depths of the new code (an
- * insertion that leaves the stack unbalanced is refused), computes
- * max_stack and max_locals, lays the branches out to a fixpoint, remaps
- * every table, builds the frames, and installs the result into the
- * method's Code model, marking what the writer must re-encode. Any error
+ * insertion that leaves the stack unbalanced is refused; not under
+ * JINST_EDIT_BALANCED, below), computes max_stack and max_locals, lays the
+ * branches out to a fixpoint, remaps every table, builds the frames, and
+ * installs the result into the method's Code model, marking what the
+ * writer must re-encode. Any error
  * (JINST_ETOOLARGE for a JVMS 4.11 limit: code over 65,535 bytes, max_stack
  * or max_locals over 65,535 (255 for class files before 45.3), a table over
  * 65,535 entries; JINST_EINVAL for a branch to an unplaced label;
@@ -191,6 +192,15 @@ typedef struct jinst_edit_options {
 /* Commit even when nothing was edited: the code is laid out, its tables
  * remapped and its frames encoded anew (jinst rewrite --frames=keep). */
 #define JINST_EDIT_REENCODE 0x1
+/* The caller vouches that its code keeps the stack balanced: each run of
+ * inserted instructions leaves the stack as deep as it found it, and at
+ * every label and jump of its own the stack is as deep as at some position
+ * of the original code (coverage's probes, jumps and trampolines). The
+ * commit then checks no depths: max_stack is the original's plus the most
+ * any inserted run pushes above where it starts, an upper bound as
+ * JaCoCo's, where the depth flow over the whole method (a tenth of an
+ * edit's time) gives the exact figure. */
+#define JINST_EDIT_BALANCED 0x2
 
 enum jinst_where {
 	JINST_BEFORE_INSIDE = 0,

@@ -1192,6 +1192,40 @@ static void test_decoded(void)
 	unload(&a), unload(&b);
 }
 
+/* ---- JINST_EDIT_BALANCED: max_stack without the depth flow ---- */
+
+/* iconst_1; iconst_1; pop2 (two words up, then back) before every
+ * original instruction of loop(I)I; its max_stack after the commit. */
+static uint32_t two_up_everywhere(uint32_t flags, uint32_t *before)
+{
+	loaded l = load();
+	jinst_member *m = test_method(l.c, "loop", "(I)I");
+	*before = code_of(l.c, m)->max_stack;
+	jinst_edit_options o = JINST_EDIT_OPTIONS_INIT;
+	o.flags = flags;
+	jinst_diag d;
+	jinst_edit *ed;
+	CHECK(jinst_edit_open(&ed, l.c, m, &o, &d) == 0, "open: %s", d.message);
+	jinst_insn seq[3] = {{.opcode = JINST_OP_ICONST_1}, {.opcode = JINST_OP_ICONST_1}, {.opcode = JINST_OP_POP2}};
+	for (jinst_node *n = jinst_edit_first(ed); n; n = jinst_node_next(n))
+		if (jinst_node_insn(n) && jinst_node_original_offset(n) != JINST_NO_OFFSET)
+			CHECK(jinst_edit_insert(ed, n, JINST_BEFORE_INSIDE, seq, 3, NULL) == 0, "insert");
+	CHECK(jinst_edit_commit(ed, &d) == 0, "commit: %s", d.message);
+	jinst_edit_free(ed);
+	uint32_t after = code_of(l.c, m)->max_stack;
+	unload(&l);
+	return after;
+}
+
+/* The bound is the original's plus two, never below the exact figure the
+ * depth flow gives (loop's deepest point has no room for two more). */
+static void test_balanced(void)
+{
+	uint32_t before, exact = two_up_everywhere(0, &before), bound = two_up_everywhere(JINST_EDIT_BALANCED, &before);
+	CHECK(bound == before + 2, "balanced: max_stack %u, the original's %u plus 2", bound, before);
+	CHECK(exact <= bound && exact > before, "exact max_stack %u between %u and %u", exact, before, bound);
+}
+
 /* ---- JINST_EDIT_FRAMES_ALL: the same edit, frames recomputed ---- */
 
 static int no_hierarchy(void *ctx, const char *name, const char **super_name, bool *is_interface)
@@ -1268,5 +1302,6 @@ int main(int argc, char **argv)
 	test_untouched();
 	test_frame_before();
 	test_decoded();
+	test_balanced();
 	return check_report();
 }
