@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The monitor module started again after `stop`, on one running program.
 
-    monitor_restart.py JAVA_HOME LIBJINST SOURCE CLASSES WITNESS WORK
+    monitor_restart.py JAVA_HOME LIBJINST SOURCE CLASSES WITNESS WORK [CYCLES]
 
 jinstmon.Main rounds (CLASSES, compiled from SOURCE) runs, with no agent,
 one round per number K on its standard input: K enters of SITE:round, one
@@ -23,6 +23,10 @@ its round made (s3.alloc.tsv). The VM's own word on the code it runs
 (the witness agent, GetBytecodes): Main's methods are instrumented while a
 session runs and their original bytecode again after each stop. The
 program's answers must be those computed here, its end clean. About 8 s.
+With CYCLES, as many `monitor` sessions more, each exactly its round, and
+the program's resident set (VmRSS) and threads after the tenth session and
+the last are printed: they may grow by RSS_SLACK_KIB and no thread (about
+1.3 s a cycle; by hand, not in the default set).
 Exit 0 passed, 1 failed, 77 skipped (no such JDK; a sanitized libjinst.so
 without its runtimes).
 """
@@ -35,8 +39,12 @@ import sys
 TOLERANCE = 0.10
 N = 3
 CLS = "jinstmon/Main"
+# As reattach.py's: HotSpot's own memory grows with each retransformation
+# until it warms up.
+RSS_SLACK_KIB = 12288
 
 home, lib, source, classes, witness, work = sys.argv[1:7]
+cycles = int(sys.argv[7]) if len(sys.argv) > 7 else 0
 java, jcmd = os.path.join(home, "bin", "java"), os.path.join(home, "bin", "jcmd")
 if not os.access(java, os.X_OK) or not os.access(jcmd, os.X_OK):
     print(f"SKIP: no JDK at {home}")
@@ -162,6 +170,32 @@ def allocated(tag, path):
     equal(f"{tag}: threads made in contend", threads, N + 1)
 
 
+def figures():
+    """The program's resident set (KiB) and threads."""
+    st = dict(line.split(":", 1) for line in open(f"/proc/{p.pid}/status"))
+    return int(st["VmRSS"].split()[0]), int(st["Threads"])
+
+
+def more_cycles():
+    seen = {}
+    for n in range(5, 5 + cycles):
+        out = os.path.join(work, "cycle")
+        if not load(f"session {n}", f"monitor,include=jinstmon.**,out={out}"):
+            return
+        waited = round_trip(n)
+        if not load(f"session {n}", "stop"):
+            return
+        monitors(f"session {n}", out + ".monitors.tsv", n, waited)
+        if n in (10, 4 + cycles):
+            seen[n] = figures()
+            print(f"after session {n}: VmRSS {seen[n][0]} KiB, {seen[n][1]} threads", flush=True)
+    if len(seen) == 2:
+        (r0, t0), (r1, t1) = seen[10], seen[4 + cycles]
+        print(f"sessions 10 to {4 + cycles}: VmRSS {r1 - r0:+d} KiB, threads {t1 - t0:+d}")
+        if r1 - r0 > RSS_SLACK_KIB or t1 > t0:
+            fail(f"grew from session 10 to {4 + cycles}: {r1 - r0:+d} KiB, {t1 - t0:+d} threads")
+
+
 sessions = [("monitor", 1000), ("monitor", 77), ("trace=counts,monitor,alloc", 300), ("monitor", 5)]
 try:
     round_trip(11)  # Main's classes loaded: the attach retransforms them
@@ -188,6 +222,7 @@ try:
         round_trip(13)  # stopped: no session counts it
     else:
         print(f"{len(sessions)} sessions: each its own round exactly; Main's original code after each stop")
+        more_cycles()
     p.stdin.close()
     equal("the program's exit", p.wait(timeout=60), 0)
     equal("the program's last words", p.stdout.read(), "")
