@@ -45,7 +45,8 @@
  * enters and the sites' first classes. The JVMTI environment, its
  * capabilities and callbacks, and the global reference to the runtime
  * are made once and kept for the VM's life: a session only turns the
- * events on, and its stop off, so a hundred sessions cost what one does.
+ * events on, and its stop off: a session adds no environment (one more
+ * for the VM to post every event to) and no reference.
  * A start mark older than the session's start (a thread blocked when the
  * last session stopped) is a start of that session, not of this one: it
  * is ignored (start_take).
