@@ -16,7 +16,7 @@
  * stop, at VMDeath and on `stop`; `stop` then hands every class its original
  * bytes back. `reset` makes the running modules forget what they recorded.
  * A load after `stop` starts a new session when every module it asks for
- * is restartable (trace and coverage are) or never ran in this VM: the
+ * is restartable (every module is today) or never ran in this VM: the
  * same classes instrumented again by a new instrumenter, the modules'
  * records from zero, out='s %n the session's number. A session's state
  * changes and its outputs are written under one lock (session_lock), so

@@ -37,8 +37,25 @@
  * module's mutex; that is paid only by a thread that is about to block,
  * or has just blocked.
  *
+ * A session after `stop` (the core's restart) starts from nothing: the
+ * pass's sites are the new instrumenter's (the old table goes with the
+ * old instrumenter, so stop forgets it), the places, lock classes, stats
+ * and cached locations are freed at start (the last session's rows were
+ * written at its stop), and the runtime's engage drops every thread's
+ * enters and the sites' first classes. The JVMTI environment, its
+ * capabilities and callbacks, and the global reference to the runtime
+ * are made once and kept for the VM's life: a session only turns the
+ * events on, and its stop off: a session adds no environment (one more
+ * for the VM to post every event to) and no reference.
+ * A start mark older than the session's start (a thread blocked when the
+ * last session stopped) is a start of that session, not of this one: it
+ * is ignored (start_take).
+ *
  * Limit: an enter that was blocked when the module started has no start:
- * it counts as contended, with no time.
+ * it counts as contended, with no time. A frame entered before `stop`
+ * runs its old code to its end (JVMTI RetransformClasses), calling the
+ * hook with the last session's site ids: such a frame still looping after
+ * a restart counts its enters at whatever site has that id now.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -95,6 +112,7 @@ static struct {
 	loc *locs;
 	uint32_t nlocs, caplocs;
 	atomic_int on;
+	_Atomic int64_t since;           /* the session's start (now_ns) */
 	jclass monitors;                 /* jinst.rt.Monitors, a global reference */
 	jmethodID engage, disengage, snapshot, reset;
 } mon = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -222,6 +240,28 @@ static uint32_t place_for_site(uint32_t site)
 	}
 	int kind = info.kind == JINST_MONITOR_SITE_METHOD ? KIND_METHOD : KIND_BLOCK;
 	return mon.site_place[site] = place_add(info.class_name, info.method, info.descriptor, info.line, kind, site);
+}
+
+/* Every table emptied and freed: a new session's start (under lock). */
+static void tables_clear(void)
+{
+	for (uint32_t i = 0; i < mon.nplaces; i++)
+		free(mon.places[i].class_name); /* the place's one block */
+	for (uint32_t i = 0; i < mon.nclasses; i++)
+		free(mon.classes[i]);
+	free(mon.places);
+	free(mon.classes);
+	free(mon.stats);
+	free(mon.slots);
+	free(mon.site_place);
+	free(mon.locs);
+	mon.places = NULL;
+	mon.classes = NULL;
+	mon.stats = NULL;
+	mon.slots = mon.site_place = NULL;
+	mon.locs = NULL;
+	mon.nplaces = mon.capplaces = mon.nclasses = mon.capclasses = mon.nstats = mon.capstats = 0;
+	mon.nslots = mon.nsite_place = mon.nlocs = mon.caplocs = 0;
 }
 
 /* ---- names from JVMTI --------------------------------------------------- */
@@ -363,6 +403,10 @@ static void record(JNIEnv *jni, jthread thread, jobject object, bool wait, int64
 	if (k)
 		(*jni)->DeleteLocalRef(jni, k);
 	pthread_mutex_lock(&mon.lock);
+	if (!atomic_load(&mon.on)) { /* stopped meanwhile: the tables may be the next session's */
+		pthread_mutex_unlock(&mon.lock);
+		return;
+	}
 	uint32_t p = place_of(jni, frames[d].method, frames[d].location, wait);
 	uint32_t c = p == IGNORED || !lock[0] ? IGNORED : class_id(lock);
 	stats *s = c == IGNORED ? NULL : stats_of(p, c);
@@ -392,7 +436,8 @@ static void start_mark(jthread thread)
 	(*mon.jvmti)->SetThreadLocalStorage(mon.jvmti, thread, (const void *)(intptr_t)(t ? t : 1));
 }
 
-/* The time since start_mark, 0 when there is none. */
+/* The time since start_mark, 0 when there is none, or when it is from
+ * before this session began (the thread blocked under the last one). */
 static int64_t start_take(jthread thread)
 {
 	int64_t t = now_ns();
@@ -400,7 +445,8 @@ static int64_t start_take(jthread thread)
 	if ((*mon.jvmti)->GetThreadLocalStorage(mon.jvmti, thread, &p) != JVMTI_ERROR_NONE || !p)
 		return 0;
 	(*mon.jvmti)->SetThreadLocalStorage(mon.jvmti, thread, NULL);
-	return t - (int64_t)(intptr_t)p;
+	int64_t start = (int64_t)(intptr_t)p;
+	return start < atomic_load(&mon.since) ? 0 : t - start;
 }
 
 static void JNICALL on_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object)
@@ -434,10 +480,16 @@ static void JNICALL on_waited(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobj
 static const jvmtiEvent events[] = {JVMTI_EVENT_MONITOR_CONTENDED_ENTER, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED,
                                     JVMTI_EVENT_MONITOR_WAIT, JVMTI_EVENT_MONITOR_WAITED};
 
-static bool events_on(JNIEnv *jni)
+/* The module's environment, its capabilities and callbacks: made by the
+ * first session, kept by the next ones (a new environment per session
+ * would be one more for the VM to post every event to, for its life). */
+static bool env_setup(JNIEnv *jni)
 {
 	JavaVM *vm;
-	if ((*jni)->GetJavaVM(jni, &vm) != 0 || (*vm)->GetEnv(vm, (void **)&mon.jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
+	jvmtiEnv *e = NULL;
+	if (mon.jvmti)
+		return true;
+	if ((*jni)->GetJavaVM(jni, &vm) != 0 || (*vm)->GetEnv(vm, (void **)&e, JVMTI_VERSION_1_2) != JNI_OK || !e) {
 		jinst_agent_log("monitor: no JVMTI environment of its own");
 		return false;
 	}
@@ -446,17 +498,25 @@ static bool events_on(JNIEnv *jni)
 	caps.can_generate_monitor_events = 1;
 	caps.can_get_line_numbers = 1;
 	caps.can_get_bytecodes = 1;
-	if (jinst_agent_jvmti_failed((*mon.jvmti)->AddCapabilities(mon.jvmti, &caps),
-	                             "AddCapabilities(can_generate_monitor_events, can_get_line_numbers, can_get_bytecodes)"))
-		return false;
 	jvmtiEventCallbacks cb;
 	memset(&cb, 0, sizeof cb);
 	cb.MonitorContendedEnter = on_contended_enter;
 	cb.MonitorContendedEntered = on_contended_entered;
 	cb.MonitorWait = on_wait;
 	cb.MonitorWaited = on_waited;
-	if (jinst_agent_jvmti_failed((*mon.jvmti)->SetEventCallbacks(mon.jvmti, &cb, (jint)sizeof cb),
-	                             "SetEventCallbacks (monitor)"))
+	if (jinst_agent_jvmti_failed((*e)->AddCapabilities(e, &caps),
+	                             "AddCapabilities(can_generate_monitor_events, can_get_line_numbers, can_get_bytecodes)") ||
+	    jinst_agent_jvmti_failed((*e)->SetEventCallbacks(e, &cb, (jint)sizeof cb), "SetEventCallbacks (monitor)")) {
+		(*e)->DisposeEnvironment(e);
+		return false;
+	}
+	mon.jvmti = e;
+	return true;
+}
+
+static bool events_on(JNIEnv *jni)
+{
+	if (!env_setup(jni))
 		return false;
 	for (size_t i = 0; i < sizeof events / sizeof events[0]; i++)
 		if (jinst_agent_jvmti_failed((*mon.jvmti)->SetEventNotificationMode(mon.jvmti, JVMTI_ENABLE, events[i], NULL),
@@ -473,38 +533,59 @@ static void events_off(void)
 
 /* ---- the module --------------------------------------------------------- */
 
+/* The pass and its table of sites, which lives as long as the
+ * instrumenter (a new one each session). */
 static int monitor_add_passes(const void *c, jinst_instrument *ins, jinst_diag *diag)
 {
 	(void)c;
 	jinst_pass p;
-	int rc = jinst_monitor_pass(&p, &mon.sites);
+	jinst_monitor_sites *sites = NULL;
+	int rc = jinst_monitor_pass(&p, &sites);
 	if (rc)
 		return rc;
-	return jinst_instrument_add_pass(ins, &p, diag);
+	if ((rc = jinst_instrument_add_pass(ins, &p, diag)))
+		return rc;
+	pthread_mutex_lock(&mon.lock);
+	mon.sites = sites;
+	pthread_mutex_unlock(&mon.lock);
+	return 0;
 }
 
+/* jinst.rt.Monitors and its methods, found once: the runtime is defined
+ * once for the VM's life. */
 static bool find_runtime(JNIEnv *jni)
 {
+	if (mon.monitors)
+		return true;
 	jclass k = (*jni)->FindClass(jni, "jinst/rt/Monitors");
 	if (jinst_agent_java_failed(jni, "FindClass(jinst/rt/Monitors)") || !k)
 		return false;
-	mon.monitors = (*jni)->NewGlobalRef(jni, k);
-	(*jni)->DeleteLocalRef(jni, k);
 	struct { jmethodID *id; const char *name, *sig; } ms[] = {
 		{&mon.engage, "engage", "()V"}, {&mon.disengage, "disengage", "()V"},
 		{&mon.snapshot, "snapshot", "()[Ljava/lang/Object;"}, {&mon.reset, "reset", "()V"}};
-	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
-		*ms[i].id = (*jni)->GetStaticMethodID(jni, mon.monitors, ms[i].name, ms[i].sig);
-		if (jinst_agent_java_failed(jni, ms[i].name) || !*ms[i].id)
-			return false;
+	bool ok = true;
+	for (size_t i = 0; ok && i < sizeof ms / sizeof ms[0]; i++) {
+		*ms[i].id = (*jni)->GetStaticMethodID(jni, k, ms[i].name, ms[i].sig);
+		ok = !jinst_agent_java_failed(jni, ms[i].name) && *ms[i].id;
 	}
-	return true;
+	mon.monitors = ok ? (*jni)->NewGlobalRef(jni, k) : NULL;
+	(*jni)->DeleteLocalRef(jni, k);
+	return mon.monitors != NULL;
 }
 
+/* A session's start: the tables from nothing (an earlier session's rows
+ * were written at its stop), then the events, then the runtime's counts
+ * from zero. */
 static bool monitor_start(const void *c, JNIEnv *jni)
 {
 	(void)c;
-	if (!find_runtime(jni) || !events_on(jni))
+	if (!find_runtime(jni))
+		return false;
+	pthread_mutex_lock(&mon.lock);
+	tables_clear();
+	atomic_store(&mon.since, now_ns());
+	pthread_mutex_unlock(&mon.lock);
+	if (!events_on(jni))
 		return false;
 	atomic_store(&mon.on, 1);
 	(*jni)->CallStaticVoidMethod(jni, mon.monitors, mon.engage);
@@ -555,8 +636,8 @@ static bool read_enters(JNIEnv *jni)
 	return ok;
 }
 
-/* Every stats as a row, strings borrowed (places' and classes' strings are
- * never freed while the VM lives). */
+/* Every stats as a row, strings borrowed (places' and classes' strings
+ * live until the next session's start; a dump never runs meanwhile). */
 static bool snapshot(JNIEnv *jni, jinst_monitor_row **out, size_t *n)
 {
 	if (!read_enters(jni))
@@ -603,8 +684,14 @@ static void monitor_stop(const void *c, JNIEnv *jni)
 	monitor_dump(c, jni);
 	atomic_store(&mon.on, 0);
 	events_off();
-	(*jni)->CallStaticVoidMethod(jni, mon.monitors, mon.disengage);
-	jinst_agent_java_failed(jni, "Monitors.disengage");
+	if (mon.monitors) {
+		(*jni)->CallStaticVoidMethod(jni, mon.monitors, mon.disengage);
+		jinst_agent_java_failed(jni, "Monitors.disengage");
+	}
+	/* The sites go with their instrumenter at the next session's start. */
+	pthread_mutex_lock(&mon.lock);
+	mon.sites = NULL;
+	pthread_mutex_unlock(&mon.lock);
 }
 
 /* `reset`: what the events measured and the runtime's enters back to 0;
@@ -629,6 +716,5 @@ const jinst_agent_module jinst_monitor_module = {
 	.dump = monitor_dump,
 	.stop = monitor_stop,
 	.reset = monitor_reset,
-	/* The sites' ids live in the instrumenter a new session replaces. */
-	.restartable = false,
+	.restartable = true,
 };

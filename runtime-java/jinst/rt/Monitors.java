@@ -157,7 +157,17 @@ final class Monitors {
 
 	/* ---- the agent's: engage, disengage, snapshot ---- */
 
+	/**
+	 * A session's start. The first one finds nothing recorded; one after
+	 * a stop (the agent attached again) must not count what the last one
+	 * did: its site ids were another instrumenter's, so the sites' first
+	 * classes are dropped with every thread's enters (RETIRED's too).
+	 */
 	static void engage() {
+		synchronized (LOCK) {
+			first = new Class<?>[0];
+		}
+		reset();
 		on = true;
 	}
 

@@ -22,6 +22,12 @@ import java.util.concurrent.CountDownLatch;
  *            the JIT compiles them
  *   lines    (argument "lines") for each number K read from the standard
  *            input, K enters of SITE:lines, then "done K"
+ *   rounds   (argument "rounds") for each number K read from the standard
+ *            input, a round: K enters of SITE:round, then N threads
+ *            blocked at SITE:blocked as in block; then "round K SINK" and
+ *            "REF block_wait_ns W". Each round is a call of its own, so
+ *            that it runs the class's code as it is then (a frame runs its
+ *            method's code as it was when the frame began)
  */
 public final class Main {
 	static final int N = 3, HOLD_MS = 400, LOOPS = 1000, WAIT_MS = 150;
@@ -156,7 +162,33 @@ public final class Main {
 		}
 	}
 
+	static void round(int k) {
+		for (int i = 0; i < k; i++)
+			synchronized (LOCK) { // SITE:round
+				sink++;
+			}
+	}
+
+	static void rounds() throws Exception {
+		java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in));
+		for (String l; (l = in.readLine()) != null;) {
+			int k = Integer.parseInt(l.trim());
+			round(k);
+			CountDownLatch held = new CountDownLatch(1);
+			long w = contend(() -> {
+				holdBlock(held);
+				return 0;
+			}, Main::enterBlock, held);
+			System.out.println("round " + k + " " + sink);
+			System.out.println("REF block_wait_ns " + w);
+		}
+	}
+
 	public static void main(String[] args) throws Exception {
+		if (args.length > 0 && args[0].equals("rounds")) {
+			rounds();
+			return;
+		}
 		if (args.length > 0 && args[0].equals("lines")) {
 			lines();
 			return;
