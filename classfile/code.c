@@ -336,6 +336,9 @@ int jinst_code_decode_at(jinst_class *c, const jinst_code *code, jinst_insn **in
 		if (form != X) {
 			decode_form(&d, in, pc, l, form);
 			njumps += form == B2;
+			if (op == JINST_OP_NEWARRAY && (in->operand < 4 || in->operand > 11)) /* JVMS 4.9.1 */
+				return jinst_fail(diag, JINST_EMALFORMED, d.base + pc, "newarray of type %d at pc %u (4 to 11)",
+				                  in->operand, (unsigned)pc);
 		} else {
 			int rc = decode_other(&d, in, pc);
 			if (rc)

@@ -509,6 +509,15 @@ def decode_level(g, cf, tag):
     mutate("code_bad_opcode", lambda b: put_u1(b, at, 0xCB), at, "opcode",
            "classify: opcode 0xCB (undefined) at pc %d (offset %d)" % (ipc, at))
 
+    # newarray of an undefined type (JVMS 4.9.1: atype 4 to 11): arrays'
+    # anewarray (3 bytes) becomes newarray 18; nop.
+    c = cf.code("arrays")
+    code = b0[c["code_off"]:c["code_off"] + c["code_length"]]
+    apc = next(pc for pc in insns(code) if code[pc] == 0xBD)  # anewarray
+    at2 = c["code_off"] + apc
+    mutate("code_newarray_bad_type", lambda b: b.__setitem__(slice(at2, at2 + 3), bytes([0xBC, 18, 0x00])), at2, "-",
+           "arrays: newarray of type 18 at pc %d (offset %d)" % (apc, at2))
+
 
 def main():
     outdir = sys.argv[1] if len(sys.argv) > 1 else HERE
