@@ -32,6 +32,9 @@ import re
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # (no __pycache__ in the source tree)
+from monitor_common import fresh_workdir, java_env, lock_sites  # noqa: E402
+
 TOLERANCE = 0.10
 N, LOOPS, HOT = 3, 1000, 300000
 
@@ -40,10 +43,7 @@ java = os.path.join(home, "bin", "java")
 if not os.access(java, os.X_OK):
     print(f"SKIP: no JDK at {home}")
     sys.exit(77)
-os.makedirs(work, exist_ok=True)
-for f in os.listdir(work):
-    if os.path.isfile(os.path.join(work, f)):
-        os.remove(os.path.join(work, f))
+fresh_workdir(work)
 fails = []
 
 
@@ -52,20 +52,8 @@ def fail(what):
     fails.append(what)
 
 
-env = dict(os.environ)
-if os.environ.get("JINST_SANITIZED") == "ON":
-    if not os.environ.get("JINST_PRELOAD"):
-        print("SKIP: a sanitized libjinst.so without its runtimes")
-        sys.exit(77)
-    env["LD_PRELOAD"] = os.environ["JINST_PRELOAD"]
-    env["ASAN_OPTIONS"] = "detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:use_sigaltstack=0"
-    env["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
-
-sites = {}
-for i, line in enumerate(open(source), 1):
-    m = re.search(r"SITE:(\w+)", line)
-    if m:
-        sites[m[1]] = i
+env = java_env()
+sites = lock_sites(source)
 
 
 def run(name, opts, args=()):

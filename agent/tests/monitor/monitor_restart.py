@@ -36,6 +36,9 @@ import re
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # (no __pycache__ in the source tree)
+from monitor_common import fresh_workdir, java_env, lock_sites  # noqa: E402
+
 TOLERANCE = 0.10
 N = 3
 CLS = "jinstmon/Main"
@@ -49,10 +52,7 @@ java, jcmd = os.path.join(home, "bin", "java"), os.path.join(home, "bin", "jcmd"
 if not os.access(java, os.X_OK) or not os.access(jcmd, os.X_OK):
     print(f"SKIP: no JDK at {home}")
     sys.exit(77)
-os.makedirs(work, exist_ok=True)
-for f in os.listdir(work):
-    if os.path.isfile(os.path.join(work, f)):
-        os.remove(os.path.join(work, f))
+fresh_workdir(work)
 fails = []
 
 
@@ -66,20 +66,8 @@ def equal(tag, got, want):
         fail(f"{tag}: {got}, expected {want}")
 
 
-env = dict(os.environ)
-if os.environ.get("JINST_SANITIZED") == "ON":
-    if not os.environ.get("JINST_PRELOAD"):
-        print("SKIP: a sanitized libjinst.so without its runtimes")
-        sys.exit(77)
-    env["LD_PRELOAD"] = os.environ["JINST_PRELOAD"]
-    env["ASAN_OPTIONS"] = "detect_leaks=0:handle_segv=0:allow_user_segv_handler=1:use_sigaltstack=0"
-    env["UBSAN_OPTIONS"] = "print_stacktrace=1:halt_on_error=1"
-
-sites = {}
-for i, line in enumerate(open(source), 1):
-    m = re.search(r"SITE:(\w+)", line)
-    if m:
-        sites[m[1]] = i
+env = java_env()
+sites = lock_sites(source)
 
 print(subprocess.run([java, "-version"], capture_output=True, text=True).stderr.splitlines()[0])
 err = open(os.path.join(work, "program.err"), "w")
