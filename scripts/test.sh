@@ -7,7 +7,7 @@
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-fuzz_seconds=${JINST_FUZZ_SECONDS:-45}
+fuzz_seconds=${JINST_FUZZ_SECONDS:-30}
 sample=${JINST_CORPUS_SAMPLE:-4} sample_sanitized=${JINST_CORPUS_SAMPLE:-8}
 passed=0 failed=0
 
