@@ -24,12 +24,15 @@ import javax.xml.transform.stream.StreamSource;
  * TransformerFactory, not the JDK's XSLTC), each request a task submitted to
  * an ExecutorService, as an application server's pool runs them:
  *
- *   ServerWork main|pool|virtual THREADS REQUESTS
+ *   ServerWork main|pool|virtual THREADS REQUESTS [WARMUP]
  *
  * main runs the requests one after another on the main thread; pool on a
  * fixed pool of THREADS platform threads; virtual one virtual thread each
  * (JDK 21 on, by reflection). Prints a checksum of every request's result,
- * the same whoever runs them (bench/trace compares it).
+ * the same whoever runs them (bench/trace compares it). With WARMUP, that
+ * many requests run first, by the same threads, and the REQUESTS after them
+ * are timed: "ServerWork steady: N ns" (a server's rate once the JIT has
+ * compiled its code, where the whole run is mostly start-up and warm-up).
  */
 public class ServerWork {
 	static final String URL = "jdbc:h2:mem:bench;DB_CLOSE_DELAY=-1";
@@ -100,23 +103,36 @@ public class ServerWork {
 	public static void main(String[] args) throws Exception {
 		String how = args[0];
 		int threads = Integer.parseInt(args[1]), requests = Integer.parseInt(args[2]);
+		int warmup = args.length > 3 ? Integer.parseInt(args[3]) : 0;
 		setUp();
-		long sum = 0;
-		if (how.equals("main")) {
-			for (int i = 0; i < requests; i++)
-				sum += request(i);
-		} else {
-			ExecutorService ex = how.equals("pool") ? Executors.newFixedThreadPool(threads) : virtual();
-			List<Future<Long>> fs = new ArrayList<>();
-			for (int i = 0; i < requests; i++) {
-				final int j = i;
-				fs.add(ex.submit((Callable<Long>) () -> request(j)));
-			}
-			for (Future<Long> f : fs)
-				sum += f.get();
+		ExecutorService ex = how.equals("main") ? null : how.equals("pool") ? Executors.newFixedThreadPool(threads) : virtual();
+		long sum = run(ex, 0, warmup);
+		long start = System.nanoTime();
+		sum += run(ex, warmup, warmup + requests);
+		long steady = System.nanoTime() - start;
+		if (ex != null)
 			ex.shutdown();
+		System.out.println("ServerWork " + (warmup + requests) + " requests, checksum " + sum);
+		if (warmup > 0)
+			System.out.println("ServerWork steady: " + steady + " ns for " + requests + " requests after " + warmup);
+	}
+
+	/* Requests from to end on the main thread (ex null) or by ex: the sum of their results. */
+	static long run(ExecutorService ex, int from, int end) throws Exception {
+		long sum = 0;
+		if (ex == null) {
+			for (int i = from; i < end; i++)
+				sum += request(i);
+			return sum;
 		}
-		System.out.println("ServerWork " + requests + " requests, checksum " + sum);
+		List<Future<Long>> fs = new ArrayList<>();
+		for (int i = from; i < end; i++) {
+			final int j = i;
+			fs.add(ex.submit((Callable<Long>) () -> request(j)));
+		}
+		for (Future<Long> f : fs)
+			sum += f.get();
+		return sum;
 	}
 
 	static ExecutorService virtual() throws Exception {
