@@ -21,11 +21,13 @@ package jinst.rt;
  *
  * Loaded by the first counted call (the bridge names it), so a program
  * traced without counts, or not traced, never allocates it: 64 rows of
- * 2^14 ids, 8 MB. In a heap without 8 MB to spare, CELLS is empty and no
- * row is ever given (OK false): every thread counts through its context.
+ * 2^15 ids, 16 MB (javac with every class traced has 25,000 method ids; a
+ * call of an id past the row takes the slot path). In a heap without 16 MB
+ * to spare, CELLS is empty and no row is ever given (OK false): every
+ * thread counts through its context.
  */
 public final class Grid {
-	public static final int ROWS = 64, ROW_SHIFT = 14, WIDTH = 1 << ROW_SHIFT;
+	public static final int ROWS = 64, ROW_SHIFT = 15, WIDTH = 1 << ROW_SHIFT;
 	/* Public for the bridge's called (java.lang.$JinstHooks); not an API. */
 	public static final long[] CELLS = cells();
 	public static final Thread[] OWNER = new Thread[ROWS];
