@@ -7,7 +7,7 @@
  *     no other; each one's code is the one line `jinst.rt.Hooks.NAME(args)`
  *     (its arguments loaded, invokestatic, return or areturn), so the
  *     JIT inlines it whole, or (coverage's) Hooks' own body, instruction by
- *     instruction, naming the same members, within C1's 35 bytes (called's
+ *     instruction, naming the same members and numbers, within C1's 35 bytes (called's
  *     within 64: C1 refuses its long increment anyway, by its stack limit,
  *     and the body is there for the interpreter's call it saves);
  *   - jinst/rt/Hooks (ARGV[1]) has the same public static methods, no other.
@@ -125,6 +125,13 @@ static bool same_body(jinst_class *cls, jinst_member *m, jinst_class *c2, jinst_
 			member_at(cls, (uint16_t)x[i].operand, mx, sizeof mx);
 			member_at(c2, (uint16_t)y[i].operand, my, sizeof my);
 			if (!mx[0] || strcmp(mx, my))
+				return false;
+		} else if (x[i].opcode == JINST_OP_LDC || x[i].opcode == JINST_OP_LDC_W || x[i].opcode == JINST_OP_LDC2_W) {
+			/* a number past sipush's (Grid.WIDTH): the same value */
+			jinst_cp_entry ex, ey;
+			if (jinst_cp_get(cls, (uint16_t)x[i].operand, &ex) || jinst_cp_get(c2, (uint16_t)y[i].operand, &ey) ||
+			    ex.tag != ey.tag || (ex.tag != JINST_CP_INTEGER && ex.tag != JINST_CP_LONG) ||
+			    !jinst_cp_entry_equal(&ex, &ey))
 				return false;
 		} else if (x[i].operand != y[i].operand || x[i].operand2 != y[i].operand2) {
 			return false;

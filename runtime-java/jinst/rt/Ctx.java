@@ -118,9 +118,17 @@ public final class Ctx {
 
 	/* ---- counts --------------------------------------------------------- */
 
-	/* The bridge's called when the thread's slot does not serve it. */
+	/* The bridge's called when the thread has no row of Grid, or id is
+	 * past its width: the thread's context, found in its BY_TID slot, or
+	 * else the slow path. */
 	public static void calledSlow(int id) {
-		Hooks.calledSlow(id);
+		Thread t = Thread.currentThread();
+		Ctx c = Hooks.BY_TID[(int) t.getId() & Hooks.TID_MASK];
+		long[] v;
+		if (c != null && c.owner == t && id < (v = c.dense).length)
+			v[id]++;
+		else
+			Hooks.calledSlow(id);
 	}
 
 	/* (No busy check: nothing here runs code a hook may be in, and a

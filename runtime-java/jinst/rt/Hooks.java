@@ -150,26 +150,29 @@ public final class Hooks {
 	 * keep their small tables (Counts): one per task, thousands of them. */
 	static final int SMALL_POOL = 64;
 	static final Class<?> VIRTUAL = virtualThreadClass();
+	/* Grid is loaded (its rows may hold counts): set by its initializer. */
+	static volatile boolean grid;
 
 	private Hooks() {
 	}
 
 	/**
 	 * Entry of a method that is counted, never timed: no exit hook follows.
-	 * Every thread, the owner too, counts into its own context's array by
-	 * id, found in its BY_TID slot: one path, so that the profile the JIT
-	 * reads for this method (one for every instrumented method that calls
-	 * it) never shows a second path taken. With the owner's static array
+	 * Every platform thread, the owner too, counts into its row of Grid
+	 * (the essay there), else (no row, a virtual thread, an id past the
+	 * row) into its own context's array by id, found in its BY_TID slot
+	 * (Ctx.calledSlow): one path, so that the profile the JIT reads for
+	 * this method (one for every instrumented method that calls it) never
+	 * shows a second path taken. With the owner's static array
 	 * first and the slot second, any other thread (the Finalizer thread
 	 * running a finalize(), a pool) made C2 inline both paths into every
 	 * instrumented method (docs/tracing-threads.md, "The interpreter").
 	 */
 	public static void called(int id) {
 		Thread t = Thread.currentThread();
-		Ctx c = BY_TID[(int) t.getId() & TID_MASK];
-		long[] v;
-		if (c != null && c.owner == t && id < (v = c.dense).length)
-			v[id]++;
+		int r = (int) t.getId() & (Grid.ROWS - 1);
+		if (Grid.OWNER[r] == t && id < Grid.WIDTH)
+			Grid.CELLS[(r << Grid.ROW_SHIFT) + id]++;
 		else
 			Ctx.calledSlow(id);
 	}
@@ -319,6 +322,8 @@ public final class Hooks {
 				c.densify();
 			BY_TID[i] = c;
 		}
+		if ((m & (COUNTS | TIMES)) != 0 && (m & EVENTS) == 0 && t.getClass() != VIRTUAL && !c.busy)
+			Grid.claim(t);
 		return c;
 	}
 
@@ -335,6 +340,8 @@ public final class Hooks {
 		int i = (int) c.tid & TID_MASK;
 		if (BY_TID[i] == c)
 			BY_TID[i] = null;
+		if (grid && c.owner != null)
+			Grid.release(c.owner);
 	}
 
 
@@ -499,6 +506,8 @@ public final class Hooks {
 			DEPTH[AT] = 0;
 			for (int i = 0; i < FAST_METHODS; i++)
 				FAST_COUNTS[i] = 0;
+			if (grid)
+				Grid.clear();
 			Registry.newSession();
 			Sampler.newSession();
 		}
@@ -510,6 +519,8 @@ public final class Hooks {
 			owner = null;
 			for (int i = 0; i < TID_SLOTS; i++)
 				BY_TID[i] = null;
+			if (grid)
+				Grid.releaseAll();
 		}
 	}
 

@@ -27,10 +27,13 @@ final class TraceData {
 			int fast = Hooks.FAST_METHODS;
 			while (fast > 0 && Hooks.FAST_COUNTS[fast - 1] == 0)
 				fast--;
-			long[] r = new long[Hooks.max(len, fast)];
+			boolean grid = Hooks.grid;
+			long[] r = new long[Hooks.max(Hooks.max(len, fast), grid ? Grid.limit() : 0)];
 			System.arraycopy(Hooks.FAST_COUNTS, 0, r, 0, fast);
 			for (int i = 0; i < t.length; i++)
 				t[i].counts.addTo(r);
+			if (grid)
+				Grid.addTo(r);
 			return r;
 		}
 	}

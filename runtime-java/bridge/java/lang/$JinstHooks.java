@@ -47,10 +47,9 @@ public final class $JinstHooks {
 	 * (docs/tracing-threads.md, "The interpreter"). */
 	public static void called(int id) {
 		Thread t = Thread.currentThread();
-		jinst.rt.Ctx c = jinst.rt.Hooks.BY_TID[(int) t.getId() & jinst.rt.Hooks.TID_MASK];
-		long[] v;
-		if (c != null && c.owner == t && id < (v = c.dense).length)
-			v[id]++;
+		int r = (int) t.getId() & (jinst.rt.Grid.ROWS - 1);
+		if (jinst.rt.Grid.OWNER[r] == t && id < jinst.rt.Grid.WIDTH)
+			jinst.rt.Grid.CELLS[(r << jinst.rt.Grid.ROW_SHIFT) + id]++;
 		else
 			jinst.rt.Ctx.calledSlow(id);
 	}
