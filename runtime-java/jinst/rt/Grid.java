@@ -19,8 +19,9 @@ package jinst.rt;
  * row is taken, virtual threads (thousands, each for a task), ids from WIDTH
  * on and events mode count through their contexts, as before.
  *
- * Loaded by the first counted call (the bridge names it), so a program
- * traced without counts, or not traced, never allocates it: 64 rows of
+ * Made when the hooks are engaged with counts or times (Hooks.engage, on
+ * the engaging thread; else the first counted call would), so a program
+ * traced without them, or not traced, never allocates it: 64 rows of
  * 2^15 ids, 16 MB (javac with every class traced has 25,000 method ids; a
  * call of an id past the row takes the slot path). In a heap without 16 MB
  * to spare, CELLS is empty and no row is ever given (OK false): every
@@ -38,6 +39,10 @@ public final class Grid {
 	}
 
 	private Grid() {
+	}
+
+	/* Loads the class, which makes the grid. */
+	static void make() {
 	}
 
 	private static long[] cells() {

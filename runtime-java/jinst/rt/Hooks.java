@@ -483,6 +483,10 @@ public final class Hooks {
 		if (capacity > 0)
 			eventCapacity = capacity;
 		sampled = now;
+		/* Grid made here, on the engaging thread, not by the first
+		 * counted call of a program's thread (16 MB to allocate). */
+		if ((newMode & (COUNTS | TIMES)) != 0 && (newMode & EVENTS) == 0)
+			Grid.make();
 		mode = newMode;
 	}
 
