@@ -153,6 +153,13 @@ public final class Hooks {
 	/* Grid is loaded (its rows may hold counts): set by its initializer. */
 	static volatile boolean grid;
 
+	/* Whether mode m counts platform threads' calls in Grid: counts or
+	 * times (whose leaves are counted), not events (every call recorded
+	 * on its thread's timeline). */
+	static boolean gridded(int m) {
+		return (m & (COUNTS | TIMES)) != 0 && (m & EVENTS) == 0;
+	}
+
 	private Hooks() {
 	}
 
@@ -322,7 +329,7 @@ public final class Hooks {
 				c.densify();
 			BY_TID[i] = c;
 		}
-		if ((m & (COUNTS | TIMES)) != 0 && (m & EVENTS) == 0 && t.getClass() != VIRTUAL && !c.busy)
+		if (gridded(m) && t.getClass() != VIRTUAL && !c.busy)
 			Grid.claim(t);
 		return c;
 	}
@@ -485,7 +492,7 @@ public final class Hooks {
 		sampled = now;
 		/* Grid made here, on the engaging thread, not by the first
 		 * counted call of a program's thread (16 MB to allocate). */
-		if ((newMode & (COUNTS | TIMES)) != 0 && (newMode & EVENTS) == 0)
+		if (gridded(newMode))
 			Grid.make();
 		mode = newMode;
 	}
