@@ -131,13 +131,6 @@ public final class Ctx {
 			Hooks.calledSlow(id);
 	}
 
-	/* The bridge's called when the count of id in the thread's row of
-	 * Grid went round (2^32 calls): they go to its context, which the
-	 * snapshots add to the grid's. */
-	public static void carry(int id) {
-		Hooks.calledSlow(id, 1L << 32);
-	}
-
 	/* (No busy check: nothing here runs code a hook may be in, and a
 	 * count added while the thread grows its arrays is as good as any.) */
 	void count(int id) {

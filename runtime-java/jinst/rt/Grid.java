@@ -19,30 +19,23 @@ package jinst.rt;
  * row is taken, virtual threads (thousands, each for a task), ids from WIDTH
  * on and events mode count through their contexts, as before.
  *
- * The cells are ints, read as unsigned: when a cell goes round (2^32
- * calls of one method on one row), the hook adds the 2^32 to the thread's
- * context (Ctx.carry), which the snapshots add to the grid's; a compare
- * and a branch never taken, where longs took twice the memory to allocate
- * and zero at the start of every traced VM (16 MB: 23 ms of one core
- * here, half of the agent's start-up).
- *
  * Made when the hooks are engaged with counts or times (Hooks.engage, on
  * the engaging thread; else the first counted call would), so a program
  * traced without them, or not traced, never allocates it: 64 rows of
- * 2^15 ids, 8 MB (javac with every class traced has 25,000 method ids; a
- * call of an id past the row takes the slot path). In a heap without 8 MB
+ * 2^15 ids, 16 MB (javac with every class traced has 25,000 method ids; a
+ * call of an id past the row takes the slot path). In a heap without 16 MB
  * to spare, CELLS is empty and no row is ever given (OK false): every
  * thread counts through its context.
  */
 public final class Grid {
 	public static final int ROWS = 64, ROW_SHIFT = 15, WIDTH = 1 << ROW_SHIFT;
 	/* Public for the bridge's called (java.lang.$JinstHooks); not an API. */
-	public static final int[] CELLS = cells();
+	public static final long[] CELLS = cells();
 	public static final Thread[] OWNER = new Thread[ROWS];
 	static final boolean OK = CELLS.length == ROWS << ROW_SHIFT;
 	/* The rows given since the last clear, a bit each: the only ones that
-	 * may hold counts, and the only ones a snapshot reads (the whole grid,
-	 * read at a short program's exit, took 13 ms of interpreted loops).
+	 * may hold counts, and the only ones a snapshot reads (the 16 MB, read
+	 * whole, took a short program's exit 13 ms of interpreted loops).
 	 * Under Registry.LOCK. */
 	private static long used;
 
@@ -57,11 +50,11 @@ public final class Grid {
 	static void make() {
 	}
 
-	private static int[] cells() {
+	private static long[] cells() {
 		try {
-			return new int[ROWS << ROW_SHIFT];
+			return new long[ROWS << ROW_SHIFT];
 		} catch (OutOfMemoryError e) {
-			return new int[0];
+			return new long[0];
 		}
 	}
 
@@ -128,7 +121,7 @@ public final class Grid {
 		for (int row = 0; row < ROWS; row++) {
 			int base = row << ROW_SHIFT;
 			for (int id = 0, end = given(row) ? n : 0; id < end; id++)
-				r[id] += CELLS[base + id] & 0xffffffffL;
+				r[id] += CELLS[base + id];
 		}
 	}
 }

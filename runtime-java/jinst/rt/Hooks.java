@@ -178,12 +178,10 @@ public final class Hooks {
 	public static void called(int id) {
 		Thread t = Thread.currentThread();
 		int r = (int) t.getId() & (Grid.ROWS - 1);
-		if (Grid.OWNER[r] == t && id < Grid.WIDTH) {
-			if (++Grid.CELLS[(r << Grid.ROW_SHIFT) + id] == 0)
-				Ctx.carry(id);
-		} else {
+		if (Grid.OWNER[r] == t && id < Grid.WIDTH)
+			Grid.CELLS[(r << Grid.ROW_SHIFT) + id]++;
+		else
 			Ctx.calledSlow(id);
-		}
 	}
 
 	public static void enter(int id) {
@@ -243,16 +241,11 @@ public final class Hooks {
 	 * after the output was written, into its own context.) */
 
 	static void calledSlow(int id) {
-		calledSlow(id, 1);
-	}
-
-	/* n calls of id (n: 1, or 2^32 from Ctx.carry). */
-	static void calledSlow(int id, long n) {
 		int m = mode;
 		Ctx c;
-		if (m == 0 || (c = ctxOf(Thread.currentThread(), m)) == null || id < 0)
+		if (m == 0 || (c = ctxOf(Thread.currentThread(), m)) == null)
 			return;
-		c.count(id, n);
+		c.count(id);
 	}
 
 	private static void enterSlow(int id) {
@@ -498,7 +491,7 @@ public final class Hooks {
 			eventCapacity = capacity;
 		sampled = now;
 		/* Grid made here, on the engaging thread, not by the first
-		 * counted call of a program's thread (8 MB to allocate). */
+		 * counted call of a program's thread (16 MB to allocate). */
 		if (gridded(newMode))
 			Grid.make();
 		mode = newMode;

@@ -3,7 +3,6 @@ package jinstcheck;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 
-import jinst.rt.Grid;
 import jinst.rt.Hooks;
 
 /**
@@ -119,25 +118,6 @@ public class RuntimeCheck {
 			Hooks.enter(big);
 			Hooks.called(big + 1);
 			Hooks.exit(big);
-		}
-
-		/* A count that passes 2^32 calls in a thread's row of Grid, whose
-		 * cells are ints: the cell goes round and its carry keeps the sum
-		 * exact (the cell set by hand 2 calls short of 2^32). */
-		Hooks.called(90);
-		int row = (int) Thread.currentThread().getId() & (Grid.ROWS - 1);
-		if (Grid.OWNER[row] == Thread.currentThread()) {
-			int cell = (row << Grid.ROW_SHIFT) + 90;
-			long others = snapshot("snapshotCounts")[90] - Grid.CELLS[cell];
-			Grid.CELLS[cell] = -2;
-			long set = snapshot("snapshotCounts")[90];
-			check(set == others + (1L << 32) - 2, "a cell of Grid at 2^32 - 2 read as " + (set - others));
-			for (int i = 0; i < 5; i++)
-				Hooks.called(90);
-			long after = snapshot("snapshotCounts")[90];
-			check(after == set + 5, "5 calls across 2^32 in a row of Grid: " + after + ", not " + (set + 5));
-		} else {
-			check(Grid.CELLS.length == 0, "main has no row of Grid to count in, and there is a grid");
 		}
 
 		/* Time goes to the stack where the clock moves: 30 ms under three

@@ -48,12 +48,10 @@ public final class $JinstHooks {
 	public static void called(int id) {
 		Thread t = Thread.currentThread();
 		int r = (int) t.getId() & (jinst.rt.Grid.ROWS - 1);
-		if (jinst.rt.Grid.OWNER[r] == t && id < jinst.rt.Grid.WIDTH) {
-			if (++jinst.rt.Grid.CELLS[(r << jinst.rt.Grid.ROW_SHIFT) + id] == 0)
-				jinst.rt.Ctx.carry(id);
-		} else {
+		if (jinst.rt.Grid.OWNER[r] == t && id < jinst.rt.Grid.WIDTH)
+			jinst.rt.Grid.CELLS[(r << jinst.rt.Grid.ROW_SHIFT) + id]++;
+		else
 			jinst.rt.Ctx.calledSlow(id);
-		}
 	}
 
 	/* Coverage's hooks are jinst.rt.Hooks' bodies, not calls of them: a
