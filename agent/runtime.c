@@ -10,8 +10,11 @@
  */
 #include "core.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+#include "jinst/classfile.h"
+#include "jinst/opcodes.h"
 #include "runtime_classes.h"
 
 static jclass hooks;  /* global reference to jinst/rt/Hooks */
@@ -64,6 +67,70 @@ static bool bridge_reads_runtime(JNIEnv *jni)
  * would otherwise find it a moment before and get UnsatisfiedLinkError. */
 #define CONTROL "jinst/rt/Control"
 
+/*
+ * Virtual threads count in their carrier's row of Grid (JDK 19 on, where
+ * Thread has the intrinsic currentCarrierThread, package-private: the
+ * bridge is in java.lang). The bridge's called reads the current thread
+ * once, to find and check its row; in the bridge defined on such a VM it
+ * reads the carrier instead, which for a platform thread is the thread
+ * itself. Exact: a virtual thread leaves its carrier only where it blocks,
+ * never inside the hook's increment, and the counts are per method, all
+ * threads together. Each new virtual thread (one per task, thousands) had
+ * its own context, its counts a table and its first calls the slow path:
+ * 2.9x the plain rate after warm-up, where a pool's thread took 1.3x
+ * (docs/tracing-threads.md, "Virtual threads in their carrier's row").
+ * Hooks.carrier0 gives the slow path the carrier to claim a row for.
+ */
+static jclass thread_class;       /* global reference, once the bridge reads carriers */
+static jmethodID carrier_method;  /* Thread.currentCarrierThread, or NULL */
+
+/* The bridge's bytes with called's Thread.currentThread() made
+ * currentCarrierThread() (same descriptor, one constant-pool index): in
+ * *out (malloc'd), true; false, with nothing to free, if anything fails. */
+static bool carrier_bridge(const jinst_embedded_class *c, uint8_t **out, size_t *len)
+{
+	jinst_class *cls = NULL;
+	bool ok = false;
+	uint16_t from, to;
+	if (jinst_class_parse(&cls, c->bytes, c->len, NULL, NULL, NULL) ||
+	    jinst_cp_add_methodref(cls, "java/lang/Thread", "currentThread", "()Ljava/lang/Thread;", &from) ||
+	    jinst_cp_add_methodref(cls, "java/lang/Thread", "currentCarrierThread", "()Ljava/lang/Thread;", &to))
+		goto done;
+	for (uint16_t i = 0; i < jinst_class_method_count(cls); i++) {
+		jinst_member *m = jinst_class_method(cls, i);
+		uint16_t n;
+		const uint8_t *name = jinst_cp_utf8(cls, jinst_member_name_index(m), &n);
+		jinst_attr *a = jinst_attr_find(jinst_member_attrs(m), JINST_ATTR_CODE);
+		jinst_code *code = NULL;
+		jinst_insn *insns;
+		uint32_t count, patched = 0;
+		if (!name || n != 6 || memcmp(name, "called", 6))
+			continue;
+		if (!a || jinst_attr_decode(cls, a, (void **)&code, NULL) || !code ||
+		    jinst_code_decode(cls, code, &insns, &count, NULL))
+			goto done;
+		uint8_t *bytes = jinst_arena_alloc(jinst_class_arena(cls), code->code_length);
+		if (!bytes)
+			goto done;
+		memcpy(bytes, code->code, code->code_length);
+		for (uint32_t k = 0; k < count; k++)
+			if (insns[k].opcode == JINST_OP_INVOKESTATIC && insns[k].operand == from) {
+				bytes[insns[k].offset + 1] = (uint8_t)(to >> 8);
+				bytes[insns[k].offset + 2] = (uint8_t)to;
+				patched++;
+			}
+		if (patched != 1)
+			goto done;
+		code->code = bytes;
+		a->modified = true;
+		ok = !jinst_class_write(cls, NULL, out, len, NULL);
+		break;
+	}
+done:
+	jinst_class_free(cls);
+	return ok;
+}
+
 /* The embedded classes, Control alone or every other one. */
 static bool define_classes(JNIEnv *jni, bool control)
 {
@@ -73,7 +140,17 @@ static bool define_classes(JNIEnv *jni, bool control)
 			continue;
 		/* Bootstrap loader (NULL): every loader delegates to it, so the
 		 * injected calls resolve from any class that has one as ancestor. */
-		jclass k = (*jni)->DefineClass(jni, c->name, NULL, (const jbyte *)c->bytes, (jsize)c->len);
+		const uint8_t *bytes = c->bytes;
+		uint8_t *patched = NULL;
+		size_t len = c->len;
+		if (carrier_method && !strcmp(c->name, jinst_hooks()[JINST_HOOK_CALLED].owner)) {
+			if (carrier_bridge(c, &patched, &len))
+				bytes = patched;
+			else
+				carrier_method = NULL, len = c->len;
+		}
+		jclass k = (*jni)->DefineClass(jni, c->name, NULL, (const jbyte *)bytes, (jsize)len);
+		free(patched);
 		if ((*jni)->ExceptionCheck(jni)) {
 			/* Defined already (the agent attached a second time). */
 			(*jni)->ExceptionClear(jni);
@@ -109,12 +186,55 @@ static jint JNICALL native_method_base(JNIEnv *jni, jclass cls, jint count)
 	return (jint)first;
 }
 
+/* jinst.rt.Hooks.carrier0(): the current thread's carrier, or null. */
+static jobject JNICALL native_carrier(JNIEnv *jni, jclass cls)
+{
+	(void)cls;
+	if (!carrier_method)
+		return NULL;
+	jobject t = (*jni)->CallStaticObjectMethod(jni, thread_class, carrier_method);
+	if ((*jni)->ExceptionCheck(jni)) {
+		(*jni)->ExceptionClear(jni);
+		return NULL;
+	}
+	return t;
+}
+
+/* Whether the VM has Thread.currentCarrierThread (carrier_method). A
+ * second attach finds the bridge defined already, as the first made it. */
+static void find_carrier(JNIEnv *jni)
+{
+	if (thread_class)
+		return;
+	jclass t = (*jni)->FindClass(jni, "java/lang/Thread");
+	if (jinst_agent_java_failed(jni, "FindClass(java/lang/Thread)") || !t)
+		return;
+	carrier_method = (*jni)->GetStaticMethodID(jni, t, "currentCarrierThread", "()Ljava/lang/Thread;");
+	if ((*jni)->ExceptionCheck(jni))
+		(*jni)->ExceptionClear(jni); /* before JDK 19 */
+	if (carrier_method)
+		thread_class = (jclass)(*jni)->NewGlobalRef(jni, t);
+	if (!thread_class)
+		carrier_method = NULL;
+	(*jni)->DeleteLocalRef(jni, t);
+}
+
 bool jinst_runtime_define(JNIEnv *jni)
 {
+	find_carrier(jni);
 	if (!define_classes(jni, false) || !bridge_reads_runtime(jni))
 		return false;
 	JNINativeMethod natives[] = {{(char *)"dump0", (char *)"()V", (void *)native_dump},
-	                             {(char *)"methodBase0", (char *)"(I)I", (void *)native_method_base}};
-	jint r = (*jni)->RegisterNatives(jni, hooks, natives, 2);
-	return !jinst_agent_java_failed(jni, "RegisterNatives") && r == 0 && define_classes(jni, true);
+	                             {(char *)"methodBase0", (char *)"(I)I", (void *)native_method_base},
+	                             {(char *)"carrier0", (char *)"()Ljava/lang/Thread;", (void *)native_carrier}};
+	jint r = (*jni)->RegisterNatives(jni, hooks, natives, 3);
+	if (jinst_agent_java_failed(jni, "RegisterNatives") || r != 0)
+		return false;
+	if (carrier_method) {
+		jfieldID f = (*jni)->GetStaticFieldID(jni, hooks, "carriers", "Z");
+		if (jinst_agent_java_failed(jni, "Hooks.carriers") || !f)
+			return false;
+		(*jni)->SetStaticBooleanField(jni, hooks, f, JNI_TRUE);
+	}
+	return define_classes(jni, true);
 }

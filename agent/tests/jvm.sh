@@ -137,6 +137,18 @@ vthreads)
 			fail "$run: mid and work not counted $n and $((10 * n)) times: $(grep VThreads $c)"
 		echo "$1 $2, $n threads (-Xmx$3): exact counts, $(wc -l <$c) methods"
 	done
+	# On JDK 19 on, the bridge counts a virtual thread in its carrier's
+	# row (agent/runtime.c, carrier_bridge): rows owned by carrier threads,
+	# and the counts exact across their parks (-Xcheck:jni: carrier0).
+	"$home/bin/javac" -d vt "$src/agent/tests/java21/jinsttest/Carriers.java" 2>javac.txt || fail "Carriers: $(cat javac.txt)"
+	n=2000
+	timeout -k 10 120 "$java" -Xcheck:jni -agentpath:"$lib"=trace=counts,include=jinsttest.Carriers*,out="$work/carriers",log="$work/carriers.log" \
+		-cp vt jinsttest.Carriers $n >out.txt 2>&1 || fail "Carriers: the program failed: $(tail -3 out.txt)"
+	grep -q "^rows of carriers: [1-9]" out.txt || fail "Carriers: no carrier thread owns a row: $(tail -3 out.txt)"
+	[[ $(awk -F'\t' '$1 == "jinsttest/Carriers" && $2 == "step" { print $4 }' carriers.tsv) == "$((1000 * n))" ]] ||
+		fail "Carriers: step not counted $((1000 * n)) times: $(grep step carriers.tsv)"
+	grep -q "WARNING" out.txt && fail "Carriers: -Xcheck:jni: $(grep -m 3 WARNING out.txt)"
+	echo "Carriers, $n virtual threads: $(grep '^rows of carriers' out.txt), exact counts"
 	! ls hs_err_pid*.log 2>/dev/null | grep . || fail "the VM crashed"
 	;;
 outputs)

@@ -15,9 +15,14 @@ package jinst.rt;
  * thread takes a free row (never owned, or its owner is no longer alive)
  * under the registry's lock on its slow path, so two threads never both
  * own it; a row whose thread ended keeps its counts, and the next owner adds
- * to them (the output is per method, all threads together). Threads whose
- * row is taken, virtual threads (thousands, each for a task), ids from WIDTH
- * on and events mode count through their contexts, as before.
+ * to them (the output is per method, all threads together). Under the
+ * agent on JDK 19 and later, the bridge's called finds the row of the
+ * current carrier thread, and a virtual thread's slow path claims its
+ * carrier's row (Hooks.claimCarrier): virtual threads count there, exact
+ * because one leaves its carrier only where it blocks, never inside the
+ * increment. Threads whose row is taken, virtual threads before that
+ * (and under jinst-runtime.jar alone), ids from WIDTH on and events mode
+ * count through their contexts, as before.
  *
  * Made when the hooks are engaged with counts or times (Hooks.engage, on
  * the engaging thread; else the first counted call would), so a program

@@ -329,9 +329,21 @@ public final class Hooks {
 				c.densify();
 			BY_TID[i] = c;
 		}
-		if (gridded(m) && t.getClass() != VIRTUAL && !c.busy)
-			Grid.claim(t);
+		if (gridded(m) && !c.busy) {
+			if (t.getClass() != VIRTUAL)
+				Grid.claim(t);
+			else if (carriers)
+				claimCarrier();
+		}
 		return c;
+	}
+
+	/* A virtual thread's slow path: a row for its carrier, which the
+	 * bridge's called counts it in (agent/runtime.c, carriers). */
+	private static void claimCarrier() {
+		Thread k = carrier0();
+		if (k != null && k.getClass() != VIRTUAL)
+			Grid.claim(k);
 	}
 
 	private static Class<?> virtualThreadClass() {
@@ -571,6 +583,15 @@ public final class Hooks {
 
 	/** Writes the output now (registered by the agent with RegisterNatives). */
 	static native void dump0();
+
+	/** The current thread's carrier (Thread.currentCarrierThread; the
+	 * thread itself for a platform thread), or null (registered by the
+	 * agent). */
+	static native Thread carrier0();
+
+	/** The bridge's called counts each thread in its carrier's row of
+	 * Grid (set by the agent before any hook runs, on JDK 19 and later). */
+	static boolean carriers;
 
 	/** The first of count ids the agent's instrumenter reserves for a run
 	 * instrumented ahead of time (Runs; registered by the agent), or -1. */

@@ -44,7 +44,10 @@ public final class $JinstHooks {
 	 * trace=counts runs it at each invocation, and an interpreted call
 	 * less is a third of an interpreted hook's cost; compiled, an
 	 * inlining level and 5 bytes less at every site the JIT inlines
-	 * (docs/tracing-threads.md, "The interpreter"). */
+	 * (docs/tracing-threads.md, "The interpreter"). On JDK 19 and later
+	 * the agent defines this class with Thread.currentCarrierThread() in
+	 * place of currentThread() here (agent/runtime.c, carrier_bridge): a
+	 * virtual thread counts in its carrier's row. */
 	public static void called(int id) {
 		Thread t = Thread.currentThread();
 		int r = (int) t.getId() & (jinst.rt.Grid.ROWS - 1);
