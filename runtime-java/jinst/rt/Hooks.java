@@ -339,7 +339,7 @@ public final class Hooks {
 	}
 
 	/* A virtual thread's slow path: a row for its carrier, which the
-	 * bridge's called counts it in (agent/runtime.c, carriers). */
+	 * bridge's called counts it in (agent/runtime.c, carrier_bridge). */
 	private static void claimCarrier() {
 		Thread k = carrier0();
 		if (k != null && k.getClass() != VIRTUAL)

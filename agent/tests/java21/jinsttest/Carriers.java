@@ -2,8 +2,8 @@ package jinsttest;
 
 /*
  * Virtual threads (Java 21) counted in their carriers' rows: N threads,
- * each calling step() 1000 times and parking once half-way, so that it may
- * come back on another carrier. Then prints how many rows of the agent's
+ * each calling step() 1000 times and yielding its carrier once half-way,
+ * so that it may come back on another. Then prints how many rows of the agent's
  * count grid (jinst.rt.Grid.OWNER, in the bootstrap loader) a carrier
  * thread owns, or that there is no grid (untraced).
  */
