@@ -33,7 +33,7 @@ package jinst.rt;
  * thread counts through its context.
  */
 public final class Grid {
-	public static final int ROWS = 64, ROW_SHIFT = 15, WIDTH = 1 << ROW_SHIFT, CELL_MASK = (ROWS << ROW_SHIFT) - 1;
+	public static final int ROWS = 64, ROW_SHIFT = 15, WIDTH = 1 << ROW_SHIFT;
 	/* Public for the bridge's called (java.lang.$JinstHooks); not an API. */
 	public static final long[] CELLS = cells();
 	public static final Thread[] OWNER = new Thread[ROWS];

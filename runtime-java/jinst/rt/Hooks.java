@@ -169,12 +169,12 @@ public final class Hooks {
 	 */
 	public static void enter(int id) {
 		Thread t = Thread.currentThread();
-		int i = (int) t.getId(), at = i << Stacks.PAD & Stacks.AT_MASK;
-		int d = Stacks.DEPTH[at];
-		if (Grid.OWNER[i & (Grid.ROWS - 1)] == t && d < Stacks.MASK && id < Grid.WIDTH) {
-			Grid.CELLS[(i << Grid.ROW_SHIFT | id) & Grid.CELL_MASK]++;
-			Stacks.STACK[(i << Stacks.SHIFT | d) & Stacks.STACK_MASK] = id;
-			Stacks.DEPTH[at] = d + 1;
+		int r = (int) t.getId() & (Grid.ROWS - 1);
+		int d = Stacks.DEPTH[r << Stacks.PAD];
+		if (Grid.OWNER[r] == t && d < Stacks.MASK && id < Grid.WIDTH) {
+			Grid.CELLS[(r << Grid.ROW_SHIFT) + id]++;
+			Stacks.STACK[(r << Stacks.SHIFT) + d] = id;
+			Stacks.DEPTH[r << Stacks.PAD] = d + 1;
 		} else {
 			enterOther(t, id);
 		}
@@ -184,11 +184,10 @@ public final class Hooks {
 	 * stack (at depth 0 or NONE, the row's last int, -1, is read). */
 	public static void exit(int id) {
 		Thread t = Thread.currentThread();
-		int i = (int) t.getId(), at = i << Stacks.PAD & Stacks.AT_MASK;
-		int d = Stacks.DEPTH[at] - 1;
-		if (Grid.OWNER[i & (Grid.ROWS - 1)] == t
-				&& Stacks.STACK[(i << Stacks.SHIFT | d & Stacks.MASK) & Stacks.STACK_MASK] == id)
-			Stacks.DEPTH[at] = d;
+		int r = (int) t.getId() & (Grid.ROWS - 1);
+		int d = Stacks.DEPTH[r << Stacks.PAD] - 1;
+		if (Grid.OWNER[r] == t && Stacks.STACK[(r << Stacks.SHIFT) + (d & Stacks.MASK)] == id)
+			Stacks.DEPTH[r << Stacks.PAD] = d;
 		else
 			exitOther(t, id);
 	}

@@ -36,9 +36,6 @@ final class Stacks {
 	static final int NONE = SIZE;
 	/* Ints between two rows' depths: 64 bytes. */
 	static final int PAD = 4;
-	/* Masks of the indexes the hooks compute from the thread's id: the
-	 * JIT then knows them within the arrays, and checks no bound. */
-	static final int STACK_MASK = (Grid.ROWS << SHIFT) - 1, AT_MASK = (Grid.ROWS << PAD) - 1;
 	static final int[] STACK = stack();
 	static final int[] DEPTH = new int[Grid.ROWS << PAD];
 	static final boolean OK = STACK.length == Grid.ROWS << SHIFT;

@@ -201,6 +201,25 @@ public class RuntimeCheck {
 		tick(11);
 		Hooks.enter(62);
 		Hooks.exit(62);
+		/* The same on another thread, in its row: 5 to 81, then 7 to 80. */
+		Thread deep = new Thread(new Runnable() {
+			public void run() {
+				try {
+					Hooks.enter(80);
+					for (int i = 0; i < 20000; i++)
+						Hooks.enter(81);
+					tick(5);
+					for (int i = 0; i < 20000; i++)
+						Hooks.exit(81);
+					tick(7);
+					Hooks.exit(80);
+				} catch (Exception e) {
+					throw new RuntimeException(e);
+				}
+			}
+		}, "deep");
+		deep.start();
+		deep.join();
 
 		/* Thread after thread: what each leaves is folded in when it ends,
 		 * so counts stay exact and the registry small. */
@@ -285,6 +304,9 @@ public class RuntimeCheck {
 		check(self(times, 70) == 600 && total(times, 70) == 600, "a waiting thread: " + self(times, 70) + "/" + total(times, 70));
 		check(self(times, 61) == 5 && total(times, 61) == 5 && self(times, 60) == 7 && total(times, 60) == 12,
 		      "deep stack: 60 " + self(times, 60) + "/" + total(times, 60) + ", 61 " + self(times, 61) + "/" + total(times, 61));
+		check(times[3 * 81] == 20000 && self(times, 81) == 5 && total(times, 81) == 5 && self(times, 80) == 7
+		      && total(times, 80) == 12, "deep stack on another thread: 80 " + self(times, 80) + "/" + total(times, 80)
+		      + ", 81 " + self(times, 81) + "/" + total(times, 81) + ", " + times[3 * 81] + " calls");
 
 		long[] tree = snapshot("snapshotTree");
 		/* node j: tree[base + 3 * (j - 1)]: parent, method, self */
