@@ -15,8 +15,7 @@ import java.lang.reflect.Array;
  * A thread's counts are two per site (objects, bytes) in its context's
  * {@code allocCounts} ({@link Counts}: a table, then an array by id, which
  * is {@code Ctx.allocs}, the one the fast paths write), found as the trace's hooks
- * find it: the owner of the fast path through {@code Hooks.ownerCtx}, every
- * other thread through {@code Hooks.BY_TID} (docs/tracing-threads.md), the
+ * find it: every thread through {@code Hooks.BY_TID} (docs/tracing-threads.md), the
  * rest on the slow path (the ThreadLocal, a new context). Only its thread
  * writes an array, so counts are exact; the snapshot adds up the live
  * contexts and what ended threads left ({@link #retire}).
@@ -88,7 +87,7 @@ final class Alloc {
 
 	static void object(Object o, int site) {
 		Thread t = Thread.currentThread();
-		Ctx c = t == Hooks.owner ? Hooks.ownerCtx : Hooks.BY_TID[(int) t.getId() & Hooks.TID_MASK];
+		Ctx c = Hooks.BY_TID[(int) t.getId() & Hooks.TID_MASK];
 		long[] a, z = objectBytes;
 		int i = 2 * site;
 		if (c != null && c.owner == t && site < z.length && z[site] != 0 && i + 1 < (a = c.allocs).length) {
@@ -101,7 +100,7 @@ final class Alloc {
 
 	static void array(Object o, int site) {
 		Thread t = Thread.currentThread();
-		Ctx c = t == Hooks.owner ? Hooks.ownerCtx : Hooks.BY_TID[(int) t.getId() & Hooks.TID_MASK];
+		Ctx c = Hooks.BY_TID[(int) t.getId() & Hooks.TID_MASK];
 		long[] a, f = arrayShape;
 		int i = 2 * site, j = 3 * site;
 		if (c != null && c.owner == t && j + 2 < f.length && f[j + 1] != 0 && i + 1 < (a = c.allocs).length) {
@@ -182,7 +181,7 @@ final class Alloc {
 			add(t, c, 2 * site, objects);
 			add(t, c, 2 * site + 1, bytes);
 			if (depth > 0)
-				traced(t, c, site, objects, bytes);
+				traced(c, site, objects, bytes);
 		} finally {
 			c.busy = false;
 		}
@@ -215,15 +214,13 @@ final class Alloc {
 	}
 
 	/* depth=N: the allocation under its site and the top of the thread's
-	 * shadow stack (trace=times; the owner's depth is Hooks.DEPTH's while
-	 * its frames fit Hooks.FAST_STACK, which its context's sId then is). */
-	private static void traced(Thread t, Ctx c, int site, long objects, long bytes) {
+	 * shadow stack (trace=times; a row's owner's depth is Stacks' while
+	 * its frames fit the row, which its context's sId then is). */
+	private static void traced(Ctx c, int site, long objects, long bytes) {
 		AllocTraces tr = c.allocTraces;
 		if (tr == null || tr.depth != depth)
 			tr = c.allocTraces = new AllocTraces(depth);
-		int d = Hooks.DEPTH[Hooks.AT];
-		int top = t == Hooks.owner && c == Hooks.ownerCtx && d != Hooks.FAST_DEPTH ? d : c.depth;
-		tr.add(site, c.sId, top, objects, bytes);
+		tr.add(site, c.sId, c.base, c.row >= 0 ? Stacks.depthOf(c) : c.depth, objects, bytes);
 	}
 
 	/* Every array multianewarray made, from its outermost one: objects and

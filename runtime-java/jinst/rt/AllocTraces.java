@@ -23,14 +23,15 @@ final class AllocTraces {
 		slots = new int[32];
 	}
 
-	/* Adds to the key (site, frames[0..n) of stack read from the top at
-	 * top - 1 down). */
-	void add(int site, int[] stack, int top, long objects, long bytes) {
+	/* Adds to the key (site, frames[0..n) of the stack at stack[base..],
+	 * read from the top at top - 1 down). */
+	void add(int site, int[] stack, int base, int top, long objects, long bytes) {
 		int w = depth + 1, h = site * 31;
 		int[] k = new int[w];
 		k[0] = site;
 		for (int i = 0; i < depth; i++) {
-			int f = stack != null && top - 1 - i >= 0 && top - 1 - i < stack.length ? stack[top - 1 - i] : -1;
+			int j = base + top - 1 - i;
+			int f = stack != null && top - 1 - i >= 0 && j < stack.length ? stack[j] : -1;
 			k[i + 1] = f;
 			h = h * 31 + f;
 		}

@@ -36,7 +36,7 @@ import java.lang.management.ThreadMXBean;
  * A thread that waits costs a reading all the same, a system call, so a
  * server's idle pool would cost more than its work. A thread that used no
  * CPU time since its last reading, whose stack has not moved since (Ctx.mods,
- * not the owner's, whose fast path does not move it), is asked its state
+ * and Ctx.moved for a row of Stacks, Sampler.look), is asked its state
  * first (JVMTI GetThreadState, no system call): while it waits (sleeping,
  * parked, blocked on a monitor) its reading is left for a later sample, at
  * most SKIPS in a row. What it used meanwhile is then read as a whole and
@@ -82,11 +82,10 @@ final class CpuClock {
 		Thread[] ts = threads;
 		long[] ns = times;
 		boolean[] may = idle;
-		Ctx o = Hooks.ownerCtx;
 		for (int i = 0; i < n; i++) {
 			Ctx c = cs[i];
 			ts[i] = c.owner;
-			may[i] = !fresh && c.cpuIdle && c.cpuSkips < SKIPS && c.mods == c.cpuMods && c != o;
+			may[i] = !fresh && c.cpuIdle && c.cpuSkips < SKIPS && c.mods + c.moved == c.cpuMods;
 		}
 		try {
 			if (bean)
@@ -120,7 +119,7 @@ final class CpuClock {
 			c.cpuDt = d > 0 ? d : 0;
 			c.cpuSeen = t;
 			c.cpuIdle = d <= 0;
-			c.cpuMods = c.mods;
+			c.cpuMods = c.mods + c.moved;
 			c.cpuSkips = 0;
 		}
 	}

@@ -6,9 +6,9 @@ package jinst.rt;
  * thread writes its counts, stack and mods; the sampler writes the rest,
  * under Hooks' registry lock; the agent's snapshots read it (a snapshot
  * taken while the thread runs may miss its latest calls, never count one
- * twice). The thread that owns the fast path (Hooks) keeps its stack in
- * Hooks' static array instead of its own (adopt), and counts most calls
- * there.
+ * twice). A thread that owns a row of Grid counts most calls there, and
+ * under trace=times keeps its stack in the row's of Stacks instead of its
+ * own (adopt).
  *
  * Counts are kept in a table of the ids the thread called (Counts) until it
  * is a busy thread: a thread that calls a few methods a few times (a
@@ -57,12 +57,16 @@ public final class Ctx {
 	long[] locks = NO_COUNTS;
 	Monitors.Others lockOthers;
 
-	/* The shadow stack: sId[0, depth). At most limit frames; the entries
-	 * past them are counted in overflow and their exits pop nothing. mods
-	 * moves at each push and pop (not on the owner's fast path). */
+	/* The shadow stack: sId[base, base + depth). At most limit frames;
+	 * the entries past them are counted in overflow and their exits pop
+	 * nothing. mods moves at each push and pop (not on the fast path of a
+	 * row's owner, whose stack the sampler compares instead: moved). row
+	 * is the row of Stacks the context adopted (sId is Stacks.STACK, base
+	 * the row's first int, the depth Stacks' while it is not NONE), or -1. */
 	int[] sId;
-	int depth, overflow, mods;
+	int base, depth, overflow, mods, moved;
 	int limit = Integer.MAX_VALUE;
+	int row = -1;
 	/* trace=events: whether each frame's entry event was recorded. */
 	boolean[] sRec;
 
@@ -70,10 +74,10 @@ public final class Ctx {
 	 * (frames), the call-tree node of each of its frames (sNode), its
 	 * distinct methods (held[0, heldCount)), the one on top (-1: none) and
 	 * its node (0: none), the time waiting to be given to it (pending),
-	 * and mods when it was read. */
+	 * the depth read, and mods + moved when it was read. */
 	int[] frames = NONE, sNode, held = NONE;
 	private static final int[] NONE = new int[0];
-	int heldCount, heldTop = -1, heldNode, sampledMods;
+	int heldCount, heldTop = -1, heldNode, framesDepth, sampledMods;
 	long pending;
 	/* clock=cpu (CpuClock): the thread's CPU time at its last reading, and
 	 * what it used since the one before, which this sample gives; whether
@@ -102,18 +106,31 @@ public final class Ctx {
 		sId = NONE;
 	}
 
-	/* Takes stack (of which cap entries may be used) as the shadow stack,
-	 * with the frames it has now: the thread becomes the fast path's owner. */
-	void adopt(int[] stack, int cap) {
+	/* Takes stack[at, at + cap) as the shadow stack, with the frames it has
+	 * now (Stacks.adopt: the thread owns a row). */
+	void adopt(int[] stack, int at, int cap) {
 		int d = depth;
 		if (d > cap) {
 			overflow += d - cap;
 			d = cap;
 		}
-		System.arraycopy(sId, 0, stack, 0, d);
+		System.arraycopy(sId, base, stack, at, d);
 		sId = stack;
+		base = at;
 		limit = cap;
 		depth = d;
+	}
+
+	/* The row of Stacks is another context's now (Stacks.adopt): this
+	 * one's thread ended, and its stack is empty. */
+	void leave() {
+		sId = NONE;
+		base = 0;
+		row = -1;
+		depth = 0;
+		overflow = 0;
+		limit = Integer.MAX_VALUE;
+		mods++;
 	}
 
 	/* ---- counts --------------------------------------------------------- */
@@ -182,14 +199,13 @@ public final class Ctx {
 
 	/* Hooks.enterOther's entry: counts and pushes when nothing needs the
 	 * slow path (dense counts with room for id, room on the stack, times
-	 * without events, not the owner's context, whose stack is Hooks'
-	 * FAST_STACK and its depth Hooks.DEPTH); false otherwise, having
-	 * changed nothing. */
+	 * without events, a stack of its own: not a row of Stacks, whose depth
+	 * is Stacks'); false otherwise, having changed nothing. */
 	boolean push(int id) {
 		long[] v = dense;
 		int[] s = sId;
 		int d = depth;
-		if (id < 0 || id >= v.length || d >= s.length || d >= limit || busy || s == Hooks.FAST_STACK
+		if (id < 0 || id >= v.length || d >= s.length || d >= limit || busy || row >= 0
 				|| (Hooks.mode & (Hooks.TIMES | Hooks.EVENTS)) != Hooks.TIMES)
 			return false;
 		v[id]++;
@@ -204,7 +220,7 @@ public final class Ctx {
 	boolean pop(int id) {
 		int[] s = sId;
 		int d = depth - 1;
-		if (d < 0 || d >= s.length || s[d] != id || overflow != 0 || busy || s == Hooks.FAST_STACK
+		if (d < 0 || d >= s.length || s[d] != id || overflow != 0 || busy || row >= 0
 				|| (Hooks.mode & (Hooks.TIMES | Hooks.EVENTS)) != Hooks.TIMES)
 			return false;
 		depth = d;
@@ -227,7 +243,7 @@ public final class Ctx {
 			overflow++;
 			return;
 		}
-		sId[d] = id;
+		sId[base + d] = id;
 		depth = d + 1;
 		mods++;
 	}
@@ -257,7 +273,7 @@ public final class Ctx {
 			return -1;
 		}
 		int k = depth - 1;
-		while (k >= 0 && sId[k] != id)
+		while (k >= 0 && sId[base + k] != id)
 			k--;
 		return k;
 	}

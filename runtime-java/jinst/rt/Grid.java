@@ -55,7 +55,12 @@ public final class Grid {
 	static void make() {
 	}
 
+	/* Empty (no row ever given) when made by a hook of a mode that does
+	 * not count in the grid (trace=events, or a runtime not engaged): the
+	 * hooks name Grid, so their first run would make it. */
 	private static long[] cells() {
+		if (!Hooks.gridded(Hooks.engaging))
+			return new long[0];
 		try {
 			return new long[ROWS << ROW_SHIFT];
 		} catch (OutOfMemoryError e) {
@@ -63,15 +68,20 @@ public final class Grid {
 		}
 	}
 
-	/* t's row, if it is free (Hooks.ctx, on t's slow path). */
+	/* t's row, if it is free (Hooks.ctx, on t's slow path). Under times,
+	 * only with Stacks to go with it: the timed hooks of a row's owner
+	 * read its row of Stacks. */
 	static void claim(Thread t) {
 		int r = (int) t.getId() & (ROWS - 1);
 		Thread o = OWNER[r];
-		if (!OK || o == t || (o != null && o.isAlive()))
+		if (!OK || o == t || (o != null && o.isAlive())
+				|| ((Hooks.mode & Hooks.TIMES) != 0 && !(Hooks.stacks && Stacks.OK)))
 			return;
 		synchronized (Registry.LOCK) {
 			o = OWNER[r];
 			if (o == null || (o != t && !o.isAlive())) {
+				if (Hooks.stacks)
+					Stacks.free(r);
 				OWNER[r] = t;
 				used |= 1L << r;
 			}
@@ -81,12 +91,17 @@ public final class Grid {
 	/* t ended (under Registry.LOCK): its row is free, its counts stay. */
 	static void release(Thread t) {
 		int r = (int) t.getId() & (ROWS - 1);
-		if (OWNER[r] == t)
+		if (OWNER[r] == t) {
+			if (Hooks.stacks)
+				Stacks.free(r);
 			OWNER[r] = null;
+		}
 	}
 
 	/* No thread owns a row (disengaged, or a new session). */
 	static void releaseAll() {
+		if (Hooks.stacks)
+			Stacks.freeAll();
 		for (int r = 0; r < ROWS; r++)
 			OWNER[r] = null;
 	}

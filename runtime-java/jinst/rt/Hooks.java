@@ -19,7 +19,7 @@ package jinst.rt;
  * itself in this class's initializer when the program asks for output
  * ({@link Standalone}), and stays disengaged otherwise.
  *
- * <h2>The fast path: one thread, static arrays</h2>
+ * <h2>The fast path: a row of static arrays per thread</h2>
  *
  * Every instrumented method runs a hook, often inlined into its callers'
  * compiled code, so what a hook costs is paid hundreds of millions of times
@@ -30,22 +30,22 @@ package jinst.rt;
  * design here, which found the thread's own context and its arrays on
  * every call, 1.83x.
  *
- * So one thread, the {@link #owner}, keeps its shadow stack and the counts
- * of its timed calls in static final arrays: the JIT knows their addresses
- * and lengths, a constant id needs no bounds check, and an entry is a
- * compare of {@code Thread.currentThread()} with {@code owner}, one
- * increment and a push. Only the owner ever writes those arrays, so its
- * counts are exact; every other thread counts into its own context
- * ({@link Ctx}), found by its thread id in {@link #BY_TID} (a slot and a
- * compare: a pool's threads and virtual threads pay about what the owner
- * pays), and into it on the slow path as the owner does for ids past
- * {@link #FAST_METHODS}; a snapshot adds them all up. A counted call
- * ({@link #called}) takes the slot for every thread, the owner too: one
- * path, the same for all (its essay). The first thread to reach a hook becomes the owner (main,
- * in most programs) and stays the owner until it ends: ownership cannot
- * move from a live thread, which may be between the compare and the
- * increment. A thread that ends gives it up in its ThreadEnd event, on
- * itself, and the next thread to take the slow path claims it.
+ * So a platform thread counts and keeps its shadow stack in its row of
+ * static final arrays (Grid for the counts, Stacks for the stacks under
+ * times), the row its thread id modulo 64: the JIT knows their addresses,
+ * and an entry is a compare of {@code Thread.currentThread()} with the
+ * row's owner, one increment and a push, at addresses that depend on the
+ * thread's id alone. Only a row's owner writes it, so counts are exact.
+ * A thread takes its row on its first slow path if no live thread has it,
+ * and keeps it until it ends: ownership cannot move from a live thread,
+ * which may be between the compare and the increment. Every other thread
+ * (its row taken, a virtual thread, ids past Grid.WIDTH, a stack deeper
+ * than its row) counts and pushes in its own context ({@link Ctx}), found
+ * by its thread id in {@link #BY_TID} (a slot, a compare and the
+ * context's arrays), and on the slow path; a snapshot adds them all up.
+ * (Before the rows, one thread, the first to call a hook, had static arrays and
+ * every other thread its context: a server's pool paid 1.1 to 1.9 times
+ * what its main thread paid for times, docs/tracing-threads.md.)
  *
  * <h2>Time: the clock samples the stacks</h2>
  *
@@ -98,32 +98,8 @@ public final class Hooks {
 	/** Events a thread keeps at most (set when engaged). */
 	static int eventCapacity = 100000;
 
-	/* ---- the owner's fast path (the essay above) ----------------------- */
-
-	/** Ids the owner counts in FAST_COUNTS; larger ones go to its context. */
-	static final int FAST_METHODS = 1 << 17;
-	/** The owner's stack holds FAST_DEPTH - 1 frames; the last slot is a
-	 * sentinel (-1, no id), which an exit on an empty stack reads. */
-	static final int FAST_DEPTH = 1 << 16, FAST_MASK = FAST_DEPTH - 1;
-	static final long[] FAST_COUNTS = new long[FAST_METHODS];
-	static final int[] FAST_STACK = new int[FAST_DEPTH];
-	/** The thread that uses the arrays above, or null; set and cleared
-	 * under Registry.LOCK, ownerCtx first. */
-	static Thread owner;
-	static Ctx ownerCtx;
-	/** The owner's stack depth (its context's, which syncs it on the slow
-	 * path), or FAST_DEPTH (ownerSync), in DEPTH[AT]: an array of its own,
-	 * away from the fields every thread reads (owner), which a field of
-	 * this class would share a cache line with: the owner writes it at
-	 * every timed call. */
-	static final int[] DEPTH = new int[32];
-	static final int AT = 16;
 	/** The time of the last sample (sample). */
 	private static long sampled;
-
-	static {
-		FAST_STACK[FAST_MASK] = -1;
-	}
 
 	static final Local LOCAL = new Local();
 
@@ -150,8 +126,9 @@ public final class Hooks {
 	 * keep their small tables (Counts): one per task, thousands of them. */
 	static final int SMALL_POOL = 64;
 	static final Class<?> VIRTUAL = virtualThreadClass();
-	/* Grid is loaded (its rows may hold counts): set by its initializer. */
-	static volatile boolean grid;
+	/* Grid is loaded (its rows may hold counts), Stacks is (its rows may
+	 * be adopted): set by their initializers. */
+	static volatile boolean grid, stacks;
 
 	/* Whether mode m counts platform threads' calls in Grid: counts or
 	 * times (whose leaves are counted), not events (every call recorded
@@ -165,12 +142,12 @@ public final class Hooks {
 
 	/**
 	 * Entry of a method that is counted, never timed: no exit hook follows.
-	 * Every platform thread, the owner too, counts into its row of Grid
-	 * (the essay there), else (no row, a virtual thread, an id past the
-	 * row) into its own context's array by id, found in its BY_TID slot
-	 * (Ctx.calledSlow): one path, so that the profile the JIT reads for
-	 * this method (one for every instrumented method that calls it) never
-	 * shows a second path taken. With the owner's static array
+	 * Every platform thread counts into its row of Grid (the essay
+	 * there), else (no row, a virtual thread, an id past the row) into
+	 * its own context's array by id, found in its BY_TID slot
+	 * (Ctx.calledSlow): one path for all, so that the profile the JIT
+	 * reads for this method (one for every instrumented method that calls
+	 * it) never shows a second path taken. With one thread's static array
 	 * first and the slot second, any other thread (the Finalizer thread
 	 * running a finalize(), a pool) made C2 inline both paths into every
 	 * instrumented method (docs/tracing-threads.md, "The interpreter").
@@ -184,23 +161,33 @@ public final class Hooks {
 			Ctx.calledSlow(id);
 	}
 
+	/**
+	 * Entry of a timed method: the thread that owns its row of Grid counts
+	 * there and pushes on the row's stack (Stacks: the essay there); every
+	 * other thread, and an owner whose row's depth is NONE, in its
+	 * context.
+	 */
 	public static void enter(int id) {
-		int d = DEPTH[AT];
 		Thread t = Thread.currentThread();
-		if (t == owner && id < FAST_METHODS && d < FAST_MASK) {
-			FAST_COUNTS[id]++;
-			FAST_STACK[d & FAST_MASK] = id;
-			DEPTH[AT] = d + 1;
+		int r = (int) t.getId() & (Grid.ROWS - 1);
+		int d = Stacks.DEPTH[r << Stacks.PAD];
+		if (Grid.OWNER[r] == t && d < Stacks.MASK && id < Grid.WIDTH) {
+			Grid.CELLS[(r << Grid.ROW_SHIFT) + id]++;
+			Stacks.STACK[(r << Stacks.SHIFT) + d] = id;
+			Stacks.DEPTH[r << Stacks.PAD] = d + 1;
 		} else {
 			enterOther(t, id);
 		}
 	}
 
+	/** Exit of a timed method: pops id when it is on top of the row's
+	 * stack (at depth 0 or NONE, the row's last int, -1, is read). */
 	public static void exit(int id) {
-		int d = DEPTH[AT] - 1;
 		Thread t = Thread.currentThread();
-		if (t == owner && FAST_STACK[d & FAST_MASK] == id)
-			DEPTH[AT] = d;
+		int r = (int) t.getId() & (Grid.ROWS - 1);
+		int d = Stacks.DEPTH[r << Stacks.PAD] - 1;
+		if (Grid.OWNER[r] == t && Stacks.STACK[(r << Stacks.SHIFT) + (d & Stacks.MASK)] == id)
+			Stacks.DEPTH[r << Stacks.PAD] = d;
 		else
 			exitOther(t, id);
 	}
@@ -215,10 +202,9 @@ public final class Hooks {
 	/* ---- every other thread: its context by thread id (BY_TID) --------- */
 
 	/* Small enough for the JIT to inline into the hook (a slot, a compare
-	 * of a final field, an array of the thread's own): what a pool's
-	 * thread pays is what the owner pays, but for three loads. The owner's
-	 * context is in its slot too (for called), and its push and pop
-	 * refuse (its stack is FAST_STACK, its depth DEPTH[AT]). */
+	 * of a final field, an array of the thread's own). A context that
+	 * adopted a row is in its slot too (for called), and its push and pop
+	 * refuse (its depth is Stacks'). */
 
 	private static void enterOther(Thread t, int id) {
 		Ctx c = BY_TID[(int) t.getId() & TID_MASK];
@@ -234,16 +220,16 @@ public final class Hooks {
 
 	/* ---- the slow paths ------------------------------------------------- */
 
-	/* A thread's first calls, ids past FAST_METHODS, a table of counts not
-	 * yet dense, a stack to grow, events; while there is no owner, the
-	 * first thread here claims the fast path. (After a disengage a thread
-	 * found in BY_TID before it was cleared may count on for a while:
-	 * after the output was written, into its own context.) */
+	/* A thread's first calls, ids past Grid.WIDTH, a table of counts not
+	 * yet dense, a stack to grow or past its row's, events. (After a
+	 * disengage a thread found in BY_TID before it was cleared may count
+	 * on for a while: after the output was written, into its own
+	 * context.) */
 
 	static void calledSlow(int id) {
 		int m = mode;
 		Ctx c;
-		if (m == 0 || (c = ctxOf(Thread.currentThread(), m)) == null)
+		if (m == 0 || (c = ctx(Thread.currentThread(), m)) == null)
 			return;
 		c.count(id);
 	}
@@ -256,21 +242,22 @@ public final class Hooks {
 		moveSlow(id, false);
 	}
 
-	/* An entry (push) or an exit (pop) on the slow path. */
+	/* An entry (push) or an exit (pop) on the slow path: a context that
+	 * adopted its row takes the row's depth first and gives it back
+	 * after. */
 	private static void moveSlow(int id, boolean entry) {
 		Thread t = Thread.currentThread();
 		int m = mode;
 		Ctx c;
-		if (m == 0 || (c = ctxOf(t, m)) == null)
+		if (m == 0 || (c = ctx(t, m)) == null)
 			return;
-		if (c != ownerCtx || t != owner) {
+		if (c.row < 0) {
 			move(c, id, m, entry);
 			return;
 		}
-		if (DEPTH[AT] != FAST_DEPTH)
-			c.depth = DEPTH[AT];
+		c.depth = Stacks.depthOf(c);
 		move(c, id, m, entry);
-		ownerSync(c);
+		Stacks.sync(c);
 	}
 
 	private static void move(Ctx c, int id, int m, boolean entry) {
@@ -280,41 +267,13 @@ public final class Hooks {
 			c.exit(id, m);
 	}
 
-	/* After the owner's context moved its stack: the fast path's view, or
-	 * FAST_DEPTH, which sends every hook to the slow path, while frames
-	 * that did not fit are on it (their exits pop nothing). */
-	private static void ownerSync(Ctx c) {
-		DEPTH[AT] = c.overflow == 0 ? c.depth : FAST_DEPTH;
-	}
-
-	/* The context of thread t, which becomes the owner if there is none
-	 * (not in events mode, which records every thread alike). */
-	private static Ctx ctxOf(Thread t, int m) {
-		Ctx o = ownerCtx;
-		if (t == owner && o != null)
-			return o;
-		Ctx c = ctx(t, m);
-		if (owner == null && (m & EVENTS) == 0 && c != null && !c.busy)
-			claim(t, c);
-		return c;
-	}
-
-	private static void claim(Thread t, Ctx c) {
-		synchronized (Registry.LOCK) {
-			if (owner != null || mode == 0 || c.ended)
-				return;
-			c.adopt(FAST_STACK, FAST_MASK);
-			ownerCtx = c;
-			ownerSync(c);
-			owner = t;
-		}
-	}
-
 	/* The current thread's context, through the ThreadLocal (a new one
 	 * when it holds an earlier session's: newSession); put in its BY_TID
-	 * slot if that is free (the essay at BY_TID), before it may claim the
-	 * fast path (the owner keeps its slot, for called). Not in events
-	 * mode, whose every call takes the slow path. */
+	 * slot if that is free (the essay at BY_TID). A platform thread claims
+	 * its row of Grid if it is free, and under times its context adopts
+	 * the row's stack (as a carrier's does once a virtual thread claimed
+	 * the row for it). Not in events mode, whose every call takes the slow
+	 * path. */
 	static Ctx ctx(Thread t, int m) {
 		Ctx c = LOCAL.get();
 		if (c.session != session) {
@@ -323,19 +282,33 @@ public final class Hooks {
 		}
 		int i = (int) t.getId() & TID_MASK;
 		Ctx s = BY_TID[i];
-		if (s != c && c != ownerCtx && !c.busy && (m & EVENTS) == 0
+		if (s != c && !c.busy && (m & EVENTS) == 0
 				&& (s == null || s.ended || !s.owner.isAlive())) {
 			if (Registry.count <= SMALL_POOL && t.getClass() != VIRTUAL)
 				c.densify();
 			BY_TID[i] = c;
 		}
 		if (gridded(m) && !c.busy) {
-			if (t.getClass() != VIRTUAL)
+			if (t.getClass() != VIRTUAL) {
 				Grid.claim(t);
-			else if (carriers)
+				if ((m & TIMES) != 0 && c.row < 0)
+					adopt(t, c);
+			} else if (carriers) {
 				claimCarrier();
+			}
 		}
 		return c;
+	}
+
+	/* c, t's, adopts its row of Stacks if t owns the row of Grid. */
+	private static void adopt(Thread t, Ctx c) {
+		int r = (int) t.getId() & (Grid.ROWS - 1);
+		if (!stacks || !Stacks.OK || Grid.OWNER[r] != t)
+			return;
+		synchronized (Registry.LOCK) {
+			if (Grid.OWNER[r] == t && c.row < 0 && !c.ended && c.session == session && mode != 0)
+				Stacks.adopt(c, r);
+		}
 	}
 
 	/* A virtual thread's slow path: a row for its carrier, which the
@@ -363,16 +336,10 @@ public final class Hooks {
 			Grid.release(c.owner);
 	}
 
-
 	/* c's thread ended (Registry.retire, under its lock). It runs no more
-	 * hooks: the next thread may own the arrays (its counts in FAST_COUNTS
-	 * stay there); and BY_TID neither finds it again nor keeps it alive. */
+	 * hooks: the next thread may own its row (its counts in Grid stay
+	 * there); and BY_TID neither finds it again nor keeps it alive. */
 	static void released(Ctx c) {
-		if (c == ownerCtx) {
-			owner = null;
-			ownerCtx = null;
-			DEPTH[AT] = 0;
-		}
 		forget(c);
 	}
 
@@ -448,7 +415,7 @@ public final class Hooks {
 	 */
 	public static void monitorEnter(Object lock, int site) {
 		Thread t = Thread.currentThread();
-		Ctx c = t == owner ? ownerCtx : BY_TID[(int) t.getId() & TID_MASK];
+		Ctx c = BY_TID[(int) t.getId() & TID_MASK];
 		if (c == null || c.owner != t || !Monitors.count(c, lock, site))
 			Monitors.enterSlow(t, lock, site);
 	}
@@ -482,7 +449,7 @@ public final class Hooks {
 	 * the trace's (Alloc), or null while disengaged. */
 	static Ctx context(Thread t) {
 		int m = mode;
-		return m == 0 ? null : ctxOf(t, m);
+		return m == 0 ? null : ctx(t, m);
 	}
 
 	/* ---- engagement: the agent (through JNI) or Standalone --------------- */
@@ -495,6 +462,9 @@ public final class Hooks {
 	 * still holds an earlier session's. Published as mode is.
 	 */
 	static int session;
+	/* The mode being engaged (engage), for the initializers of Grid and
+	 * Stacks. */
+	static int engaging;
 
 	static void engage(int newMode, int capacity, long now) {
 		if (session++ > 0)
@@ -502,10 +472,15 @@ public final class Hooks {
 		if (capacity > 0)
 			eventCapacity = capacity;
 		sampled = now;
-		/* Grid made here, on the engaging thread, not by the first
-		 * counted call of a program's thread (16 MB to allocate). */
+		/* Grid (and Stacks, for times) made here, on the engaging thread,
+		 * not by the first hook of a program's thread (16 MB and 4 MB to
+		 * allocate); made by a hook while no mode asks for them, they are
+		 * empty (Grid.cells). */
+		engaging = newMode;
 		if (gridded(newMode))
 			Grid.make();
+		if (gridded(newMode) && (newMode & TIMES) != 0)
+			Stacks.make();
 		mode = newMode;
 	}
 
@@ -522,13 +497,8 @@ public final class Hooks {
 	 */
 	private static void newSession() {
 		synchronized (Registry.LOCK) {
-			owner = null;
-			ownerCtx = null;
 			for (int i = 0; i < TID_SLOTS; i++)
 				BY_TID[i] = null;
-			DEPTH[AT] = 0;
-			for (int i = 0; i < FAST_METHODS; i++)
-				FAST_COUNTS[i] = 0;
 			if (grid)
 				Grid.clear();
 			Registry.newSession();
@@ -539,7 +509,6 @@ public final class Hooks {
 	static void disengage() {
 		mode = 0;
 		synchronized (Registry.LOCK) {
-			owner = null;
 			for (int i = 0; i < TID_SLOTS; i++)
 				BY_TID[i] = null;
 			if (grid)
@@ -561,17 +530,16 @@ public final class Hooks {
 			return;
 		boolean tree = (m & TREE) != 0, cpu = (m & CPU) != 0;
 		synchronized (Registry.LOCK) {
-			if (cpu)
-				CpuClock.read(Registry.threads, Registry.count, now, dt);
-			Ctx o = ownerCtx;
-			int d = DEPTH[AT];
 			for (int i = 0; i < Registry.count; i++) {
 				Ctx c = Registry.threads[i];
-				long t = cpu ? c.cpuDt : dt;
-				if (c == o && owner != null && d != FAST_DEPTH)
-					Sampler.sample(c, t, d, true, tree);
-				else
-					Sampler.sample(c, t, c.depth, c == o, tree);
+				if (c.row >= 0)
+					Sampler.look(c, Stacks.depthOf(c));
+			}
+			if (cpu)
+				CpuClock.read(Registry.threads, Registry.count, now, dt);
+			for (int i = 0; i < Registry.count; i++) {
+				Ctx c = Registry.threads[i];
+				Sampler.sample(c, cpu ? c.cpuDt : dt, c.row >= 0 ? Stacks.depthOf(c) : c.depth, tree);
 			}
 		}
 	}
@@ -653,9 +621,12 @@ public final class Hooks {
 		}
 	}
 
-	/** The thread that owns the fast path, or null (for tests). */
+	/** The thread that owns the current thread's row of Grid and has its
+	 * stack in the row's of Stacks, or null (for tests). */
 	static Thread owner() {
-		return owner;
+		int r = (int) Thread.currentThread().getId() & (Grid.ROWS - 1);
+		Thread o = Grid.OWNER[r];
+		return stacks && Stacks.DEPTH[r << Stacks.PAD] != Stacks.NONE ? o : null;
 	}
 
 	/* Not Math.min/max: the dump may run while the hooks are engaged, and

@@ -9,7 +9,7 @@ package jinst.rt;
  *
  * {@link Hooks#monitorEnter} runs before every monitorenter and at the
  * entry of every synchronized method. It finds the thread's context as
- * the trace hooks do (the owner's, or {@link Hooks#BY_TID}'s slot checked
+ * the trace hooks' other paths do ({@link Hooks#BY_TID}'s slot checked
  * against {@code Ctx.owner}; docs/tracing-threads.md) and adds one to
  * {@code Ctx.locks[site]}, an array only its thread writes: no lock, no
  * shared line written, exact. A site's enters are kept by the class of the
@@ -86,9 +86,7 @@ final class Monitors {
 	static void enterSlow(Thread t, Object lock, int site) {
 		if (!on || lock == null || site < 0)
 			return;
-		Ctx c = t == Hooks.owner ? Hooks.ownerCtx : null;
-		if (c == null)
-			c = Hooks.ctx(t, Hooks.mode);
+		Ctx c = Hooks.ctx(t, Hooks.mode);
 		if (c == null || c.busy)
 			return;
 		Class<?> k = lock.getClass();

@@ -10,9 +10,10 @@ package jinst.rt;
  * stands: self time to the method on top and to the stack's node of the
  * call tree, inclusive time once to each distinct method on the stack. A
  * thread's stack is taken again only when it changed since the last sample
- * (Ctx.mods); until then the time waits in Ctx.pending, and is added when
- * the stack changes, the thread ends or a snapshot is taken (flush): a
- * thread that waits costs a sample nothing.
+ * (Ctx.mods, and Ctx.moved for a stack of Stacks, whose fast path moves
+ * no field of the context: look); until then the time waits in
+ * Ctx.pending, and is added when the stack changes, the thread ends or a
+ * snapshot is taken (flush): a thread that waits costs a sample nothing.
  */
 final class Sampler {
 	private Sampler() {
@@ -56,13 +57,26 @@ final class Sampler {
 		nSlot = null;
 	}
 
+	/* c's stack is a row of Stacks, of depth d now: moved moves if it is
+	 * not the stack the last sample read (the same frames would give the
+	 * same times and path). A read of d ints, where the fast path would
+	 * have had to write a field of the context at every call. */
+	static void look(Ctx c, int d) {
+		int[] s = c.sId, f = c.frames;
+		int b = c.base;
+		boolean same = d == c.framesDepth && d <= f.length && b + d <= s.length;
+		for (int i = 0; same && i < d; i++)
+			same = f[i] == s[b + i];
+		if (!same)
+			c.moved++;
+	}
+
 	/* dt nanoseconds passed with the first d frames of c's stack as they
-	 * are (read as the thread changes them: d is bounded by what is read).
-	 * The owner's stack is taken every time; another thread's only when it
-	 * changed since the last sample. */
-	static void sample(Ctx c, long dt, int d, boolean owned, boolean tree) {
-		int m = c.mods;
-		if (!owned && m == c.sampledMods) {
+	 * are (read as the thread changes them: d is bounded by what is read),
+	 * taken again only when it changed since the last sample. */
+	static void sample(Ctx c, long dt, int d, boolean tree) {
+		int m = c.mods + c.moved;
+		if (m == c.sampledMods) {
 			c.pending += dt;
 			return;
 		}
@@ -72,9 +86,11 @@ final class Sampler {
 		c.heldCount = 0;
 		c.heldTop = -1;
 		c.heldNode = 0;
+		c.framesDepth = 0;
 		int[] s = c.sId;
-		if (d > s.length)
-			d = s.length;
+		int b = c.base;
+		if (d > s.length - b)
+			d = s.length - b;
 		if (d <= 0)
 			return;
 		/* Each frame read once: the stack may change under the reads. */
@@ -82,7 +98,8 @@ final class Sampler {
 			return;
 		int[] ids = c.frames;
 		for (int i = 0; i < d; i++)
-			ids[i] = s[i];
+			ids[i] = s[b + i];
+		c.framesDepth = d;
 		int e = epoch + 1;
 		if (e == 0) {
 			for (int i = 0; i < mark.length; i++)

@@ -23,13 +23,8 @@ final class TraceData {
 			int len = 0;
 			for (int i = 0; i < t.length; i++)
 				len = Hooks.max(len, t[i].counts.limit());
-			/* FAST_COUNTS: only up to its last nonzero count */
-			int fast = Hooks.FAST_METHODS;
-			while (fast > 0 && Hooks.FAST_COUNTS[fast - 1] == 0)
-				fast--;
 			boolean grid = Hooks.grid;
-			long[] r = new long[Hooks.max(Hooks.max(len, fast), grid ? Grid.limit() : 0)];
-			System.arraycopy(Hooks.FAST_COUNTS, 0, r, 0, fast);
+			long[] r = new long[Hooks.max(len, grid ? Grid.limit() : 0)];
 			for (int i = 0; i < t.length; i++)
 				t[i].counts.addTo(r);
 			if (grid)

@@ -10,11 +10,11 @@ import jinst.rt.Hooks;
  * agent runs (it defines jinst.rt in the bootstrap loader and engages the
  * hooks), then reads the runtime's snapshots. "times" runs with the clock
  * stopped (tick=0) and samples by hand, so every time is exact: counts from
- * many threads, the fast path passed from a thread that ends to the next,
- * growth past the first arrays and past the fast path's ids, time given to
- * the stacks as the clock finds them (self to the top, inclusive once per
- * method), to a thread that waits, exits that skip frames, a stack deeper
- * than the fast path holds, the call tree and its bound; "events" the
+ * many threads, each in its row of the grid, growth past the first arrays
+ * and past a row's ids, time given to the stacks as the clock finds them
+ * (self to the top, inclusive once per method), to a thread that waits,
+ * exits that skip frames, a stack deeper than a row holds, rows given
+ * again as threads end, the call tree and its bound; "events" the
  * bounded, balanced timelines.
  * Compiled against runtime-java; run without it on the class path. Prints
  * FAIL lines and exits 1 on any failure.
@@ -74,8 +74,8 @@ public class RuntimeCheck {
 	}
 
 	static void times() throws Exception {
-		/* Eight threads at once: one of them owns the fast path, the
-		 * others count in their own contexts; the sum is exact. */
+		/* Eight threads at once, each in its row of the grid (their ids
+		 * are consecutive: eight rows); the sum is exact. */
 		final int threads = 8, calls = 200000;
 		final Thread[] t = new Thread[threads];
 		final Thread[] owners = new Thread[threads];
@@ -99,21 +99,19 @@ public class RuntimeCheck {
 		}
 		for (int i = 0; i < threads; i++)
 			t[i].join();
-		boolean owned = false;
+		int owned = 0;
 		for (int i = 0; i < threads; i++)
-			for (int j = 0; j < threads; j++)
-				owned |= owners[i] == t[j];
-		check(owned, "none of the eight threads owned the fast path");
+			owned += owners[i] == t[i] ? 1 : 0;
+		check(owned == threads, owned + " of the eight threads had their row's stack");
 
-		/* The owner ended: the next thread to call a hook owns it. */
 		Hooks.enter(5000); /* past the first arrays */
 		Hooks.exit(5000);
-		check(call("owner") == Thread.currentThread(), "main does not own the fast path after the workers ended");
+		check(call("owner") == Thread.currentThread(), "main does not have its row's stack");
 		for (int i = 0; i < 2; i++) {
 			Hooks.enter(5000);
 			Hooks.exit(5000);
 		}
-		final int big = (1 << 17) + 5; /* past the fast path's ids */
+		final int big = (1 << 17) + 5; /* past a row's ids */
 		for (int i = 0; i < 3; i++) {
 			Hooks.enter(big);
 			Hooks.called(big + 1);
@@ -143,9 +141,15 @@ public class RuntimeCheck {
 		 * stack does not change, and the time waits to be added once. */
 		final Object lock = new Object();
 		final boolean[] state = new boolean[2];
+		final Object[] waiterOwner = new Object[1];
 		Thread waiter = new Thread(new Runnable() {
 			public void run() {
 				Hooks.enter(70);
+				try {
+					waiterOwner[0] = call("owner");
+				} catch (Exception e) {
+					throw new RuntimeException(e);
+				}
 				synchronized (lock) {
 					state[0] = true;
 					lock.notifyAll();
@@ -172,6 +176,7 @@ public class RuntimeCheck {
 			lock.notifyAll();
 		}
 		waiter.join();
+		check(waiterOwner[0] == waiter, "the waiter's stack is not its row's");
 		/* 43 had no exit: popped with 42; 44 was never entered: its exit
 		 * is ignored. The stack is empty after: the 1000 ns go nowhere. */
 		Hooks.enter(42);
@@ -182,7 +187,7 @@ public class RuntimeCheck {
 		tick(1000);
 		Hooks.enter(47);
 		Hooks.exit(47);
-		/* Deeper than the fast path's stack (2^16 - 1 frames): the frames
+		/* Deeper than a row's stack (2^14 - 1 frames): the frames
 		 * past it are counted and their exits pop nothing, so 60 stays
 		 * under them: 5 to the top frame kept (61), then 7 to 60. */
 		Hooks.enter(60);
@@ -196,6 +201,25 @@ public class RuntimeCheck {
 		tick(11);
 		Hooks.enter(62);
 		Hooks.exit(62);
+		/* The same on another thread, in its row: 5 to 81, then 7 to 80. */
+		Thread deep = new Thread(new Runnable() {
+			public void run() {
+				try {
+					Hooks.enter(80);
+					for (int i = 0; i < 20000; i++)
+						Hooks.enter(81);
+					tick(5);
+					for (int i = 0; i < 20000; i++)
+						Hooks.exit(81);
+					tick(7);
+					Hooks.exit(80);
+				} catch (Exception e) {
+					throw new RuntimeException(e);
+				}
+			}
+		}, "deep");
+		deep.start();
+		deep.join();
 
 		/* Thread after thread: what each leaves is folded in when it ends,
 		 * so counts stay exact and the registry small. */
@@ -280,6 +304,9 @@ public class RuntimeCheck {
 		check(self(times, 70) == 600 && total(times, 70) == 600, "a waiting thread: " + self(times, 70) + "/" + total(times, 70));
 		check(self(times, 61) == 5 && total(times, 61) == 5 && self(times, 60) == 7 && total(times, 60) == 12,
 		      "deep stack: 60 " + self(times, 60) + "/" + total(times, 60) + ", 61 " + self(times, 61) + "/" + total(times, 61));
+		check(times[3 * 81] == 20000 && self(times, 81) == 5 && total(times, 81) == 5 && self(times, 80) == 7
+		      && total(times, 80) == 12, "deep stack on another thread: 80 " + self(times, 80) + "/" + total(times, 80)
+		      + ", 81 " + self(times, 81) + "/" + total(times, 81) + ", " + times[3 * 81] + " calls");
 
 		long[] tree = snapshot("snapshotTree");
 		/* node j: tree[base + 3 * (j - 1)]: parent, method, self */
