@@ -68,14 +68,11 @@ public final class Grid {
 		}
 	}
 
-	/* t's row, if it is free (Hooks.ctx, on t's slow path). Under times,
-	 * only with Stacks to go with it: the timed hooks of a row's owner
-	 * read its row of Stacks. */
+	/* t's row, if it is free (Hooks.ctx, on t's slow path). */
 	static void claim(Thread t) {
 		int r = (int) t.getId() & (ROWS - 1);
 		Thread o = OWNER[r];
-		if (!OK || o == t || (o != null && o.isAlive())
-				|| ((Hooks.mode & Hooks.TIMES) != 0 && !(Hooks.stacks && Stacks.OK)))
+		if (!OK || o == t || (o != null && o.isAlive()))
 			return;
 		synchronized (Registry.LOCK) {
 			o = OWNER[r];

@@ -162,16 +162,16 @@ public final class Hooks {
 	}
 
 	/**
-	 * Entry of a timed method: the thread that owns its row of Grid counts
-	 * there and pushes on the row's stack (Stacks: the essay there); every
-	 * other thread, and an owner whose row's depth is NONE, in its
-	 * context.
+	 * Entry of a timed method: the thread whose context adopted its row of
+	 * Stacks counts in its row of Grid and pushes on the row's stack (the
+	 * essay there); every other thread, and one whose row's depth is NONE,
+	 * in its context.
 	 */
 	public static void enter(int id) {
 		Thread t = Thread.currentThread();
 		int r = (int) t.getId() & (Grid.ROWS - 1);
 		int d = Stacks.DEPTH[r << Stacks.PAD];
-		if (Grid.OWNER[r] == t && d < Stacks.MASK && id < Grid.WIDTH) {
+		if (Stacks.OWNER[r] == t && d < Stacks.MASK && id < Grid.WIDTH) {
 			Grid.CELLS[(r << Grid.ROW_SHIFT) + id]++;
 			Stacks.STACK[(r << Stacks.SHIFT) + d] = id;
 			Stacks.DEPTH[r << Stacks.PAD] = d + 1;
@@ -186,7 +186,7 @@ public final class Hooks {
 		Thread t = Thread.currentThread();
 		int r = (int) t.getId() & (Grid.ROWS - 1);
 		int d = Stacks.DEPTH[r << Stacks.PAD] - 1;
-		if (Grid.OWNER[r] == t && Stacks.STACK[(r << Stacks.SHIFT) + (d & Stacks.MASK)] == id)
+		if (Stacks.OWNER[r] == t && Stacks.STACK[(r << Stacks.SHIFT) + (d & Stacks.MASK)] == id)
 			Stacks.DEPTH[r << Stacks.PAD] = d;
 		else
 			exitOther(t, id);
@@ -621,12 +621,11 @@ public final class Hooks {
 		}
 	}
 
-	/** The thread that owns the current thread's row of Grid and has its
-	 * stack in the row's of Stacks, or null (for tests). */
+	/** The thread whose context adopted the current thread's row of
+	 * Stacks, or null (for tests). */
 	static Thread owner() {
 		int r = (int) Thread.currentThread().getId() & (Grid.ROWS - 1);
-		Thread o = Grid.OWNER[r];
-		return stacks && Stacks.DEPTH[r << Stacks.PAD] != Stacks.NONE ? o : null;
+		return stacks ? Stacks.OWNER[r] : null;
 	}
 
 	/* Not Math.min/max: the dump may run while the hooks are engaged, and

@@ -13,22 +13,24 @@ package jinst.rt;
  *
  * A row's stack is its owner's context's (Ctx.adopt, with its offset in
  * Ctx.base): the sampler reads it there, and the context's slow paths move
- * it. Its depth here is the owner's while the frames fit, and NONE
- * otherwise: NONE sends every hook of the row to the slow path, whose
- * context then keeps the depth (Ctx.depth), with the frames that did not
- * fit counted in Ctx.overflow (their exits pop nothing). A row is NONE too
- * while no context has adopted it (free, or claimed for a carrier thread
- * that has not reached a slow path since): its owner's hooks then take its
- * context's stack, through BY_TID. The last int of each row is never
- * written (-1): an exit on an empty stack reads it, and an exit at depth
- * NONE too, and finds no frame to pop.
+ * it. OWNER[row] is the thread whose context adopted the row, which owns
+ * the row of Grid too; null until then (a row of Grid claimed for a
+ * carrier thread that has not reached a slow path since, or a times hook
+ * run under another mode: code instrumented ahead of time, or in an
+ * earlier session), and the hooks of the row's owner in Grid take its
+ * context's stack, through BY_TID. The row's depth is its owner's while
+ * the frames fit, and NONE otherwise: NONE sends every hook of the row to
+ * the slow path, whose context then keeps the depth (Ctx.depth), with the
+ * frames that did not fit counted in Ctx.overflow (their exits pop
+ * nothing). The last int of each row is never written (-1): an exit on an
+ * empty stack reads it, and an exit at depth NONE too, and finds no frame
+ * to pop.
  *
  * Made when the hooks are engaged with times (Hooks.engage), so counts and
  * coverage never pay for it: 64 rows of 2^14 ints, 4 MB. In a heap without
- * it to spare, or made by a hook of another mode (a session of
- * trace=events before), STACK is empty (OK false), and under times no
- * thread takes a row of Grid (Grid.claim): every thread counts and pushes
- * in its context.
+ * it to spare, or made by a hook of another mode (trace=events, or counts
+ * with code instrumented for times), STACK is empty (OK false) and no
+ * context adopts a row: every thread pushes in its context.
  */
 final class Stacks {
 	static final int SHIFT = 14, SIZE = 1 << SHIFT, MASK = SIZE - 1;
@@ -38,6 +40,7 @@ final class Stacks {
 	static final int PAD = 4;
 	static final int[] STACK = stack();
 	static final int[] DEPTH = new int[Grid.ROWS << PAD];
+	static final Thread[] OWNER = new Thread[Grid.ROWS];
 	static final boolean OK = STACK.length == Grid.ROWS << SHIFT;
 
 	static {
@@ -82,6 +85,7 @@ final class Stacks {
 		c.adopt(STACK, r << SHIFT, MASK);
 		c.row = r;
 		sync(c);
+		OWNER[r] = c.owner;
 	}
 
 	/* After c, which adopted its row, moved its stack on the slow path:
@@ -103,12 +107,13 @@ final class Stacks {
 
 	/* Row r has no owner's stack (the owner left, or is about to change). */
 	static void free(int r) {
+		OWNER[r] = null;
 		DEPTH[r << PAD] = NONE;
 	}
 
 	/* No row has one (disengaged, or a new session). */
 	static void freeAll() {
 		for (int r = 0; r < Grid.ROWS; r++)
-			DEPTH[r << PAD] = NONE;
+			free(r);
 	}
 }
