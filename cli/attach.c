@@ -18,7 +18,8 @@
  * SIGQUIT, which the VM's signal thread reads as "start the listener"
  * when that file is there (and as "print a thread dump" when not). Paths
  * go through /proc/PID/root and pids are the VM's own namespace's (NSpid),
- * so a VM in a container is reached from the host. The tool connects,
+ * so a VM in a container is reached from the host (tools that attach at
+ * once take turns: lock_attach). The tool connects,
  * sends "1" (the protocol), "load", the library's absolute path, "true"
  * (the path is absolute), the options, each NUL-terminated, and reads the
  * status and Agent_OnAttach's return value, to the end of the reply within
@@ -41,6 +42,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -215,6 +217,43 @@ static int start_listener(const target *t)
 	}
 	unlink(file);
 	return r;
+}
+
+/* Two tools that attach at once (a dump and a stop together) both found
+ * no socket and both signalled: the VM started its listener on the first
+ * SIGQUIT and took the second, once the listener was up, for a request to
+ * print a thread dump, on the program's output. So the tools take turns
+ * through a lock file in the VM's /tmp, and one that finds the socket
+ * ready once it has the lock sends nothing. The holder removes the file;
+ * a waiter that then gets the lock of a file no longer there tries again.
+ * -1 when there is no lock to take (the tool goes on, as without it). */
+static int lock_attach(const target *t, char *path, size_t n)
+{
+	snprintf(path, n, "%s/tmp/.jinst_attach%ld", t->root, t->nspid);
+	for (double end = now_s() + t->timeout;;) {
+		int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		if (fd < 0)
+			return -1;
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			struct stat a, b;
+			if (fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_ino == b.st_ino && a.st_dev == b.st_dev)
+				return fd;
+		} else if (errno != EWOULDBLOCK || now_s() > end) {
+			close(fd);
+			return -1;
+		} else {
+			nanosleep(&(struct timespec){0, 5000000}, NULL);
+		}
+		close(fd);
+	}
+}
+
+static void unlock_attach(int fd, const char *path)
+{
+	if (fd < 0)
+		return;
+	unlink(path);
+	close(fd);
 }
 
 static int connect_socket(const target *t)
@@ -401,8 +440,14 @@ int attach_run(const char *what, long pid, const char *options, const char *agen
 	if (!socket_ready(&t) && rs)
 		return fail(&t, "process %ld runs with -Xrs and has no attach listener: the signal that starts one "
 		                "would end it", t.pid);
-	if (!socket_ready(&t) && (r = start_listener(&t)))
-		return r;
+	if (!socket_ready(&t)) {
+		char lock[PATH_MAX];
+		int fd = lock_attach(&t, lock, sizeof lock);
+		r = socket_ready(&t) ? 0 : start_listener(&t);
+		unlock_attach(fd, lock);
+		if (r)
+			return r;
+	}
 	char here[PATH_MAX], there[256], opts[ARG_MAX_LEN + 1];
 	if ((r = reply_file(&t, here, sizeof here, there, sizeof there)))
 		return r;
