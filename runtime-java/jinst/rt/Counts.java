@@ -1,8 +1,8 @@
 package jinst.rt;
 
 /**
- * A thread's entry counts (every thread's but the fast path's owner's, whose
- * counts are Hooks' static array). Ids run to the tens of thousands in a
+ * A thread's entry counts, those it does not keep in its row of Grid (no
+ * row, a virtual thread, ids past the row, events). Ids run to the tens of thousands in a
  * large program, and a thread that calls a few dozen methods (a virtual
  * thread, a pool's task) should not cost an array of all of them: an array
  * of 24,000 longs per thread made 50,000 live virtual threads with the JDK
