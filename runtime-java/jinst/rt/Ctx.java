@@ -197,7 +197,26 @@ public final class Ctx {
 
 	/* ---- the stack ------------------------------------------------------ */
 
-	/* Hooks.enterOther's entry: counts and pushes when nothing needs the
+	/* enter and exit (Hooks' and the bridge's, which has their bodies)
+	 * for every thread but a row's: its context by thread id (BY_TID),
+	 * else the slow path. Small enough for the JIT to inline into the
+	 * hook (a slot, a compare of a final field, an array of the thread's
+	 * own). A context that adopted a row is in its slot too (for called),
+	 * and its push and pop refuse (its depth is Stacks'). Public for the
+	 * bridge; not an API. */
+	public static void enterOther(Thread t, int id) {
+		Ctx c = Hooks.BY_TID[(int) t.getId() & Hooks.TID_MASK];
+		if (c == null || c.owner != t || !c.push(id))
+			Hooks.enterSlow(id);
+	}
+
+	public static void exitOther(Thread t, int id) {
+		Ctx c = Hooks.BY_TID[(int) t.getId() & Hooks.TID_MASK];
+		if (c == null || c.owner != t || !c.pop(id))
+			Hooks.exitSlow(id);
+	}
+
+	/* enterOther's entry: counts and pushes when nothing needs the
 	 * slow path (dense counts with room for id, room on the stack, times
 	 * without events, a stack of its own: not a row of Stacks, whose depth
 	 * is Stacks'); false otherwise, having changed nothing. */
@@ -215,7 +234,7 @@ public final class Ctx {
 		return true;
 	}
 
-	/* Hooks.exitOther's exit: pops id when it is on top and nothing needs
+	/* exitOther's exit: pops id when it is on top and nothing needs
 	 * the slow path; false otherwise, having changed nothing. */
 	boolean pop(int id) {
 		int[] s = sId;

@@ -176,7 +176,7 @@ public final class Hooks {
 			Stacks.STACK[(r << Stacks.SHIFT) + d] = id;
 			Stacks.DEPTH[r << Stacks.PAD] = d + 1;
 		} else {
-			enterOther(t, id);
+			Ctx.enterOther(t, id);
 		}
 	}
 
@@ -189,7 +189,7 @@ public final class Hooks {
 		if (Stacks.OWNER[r] == t && Stacks.STACK[(r << Stacks.SHIFT) + (d & Stacks.MASK)] == id)
 			Stacks.DEPTH[r << Stacks.PAD] = d;
 		else
-			exitOther(t, id);
+			Ctx.exitOther(t, id);
 	}
 
 	/* The exit of a catch-all handler that rethrows: the same as exit, a
@@ -197,25 +197,6 @@ public final class Hooks {
 	 * of the VM. */
 	public static void exitThrow(int id) {
 		exit(id);
-	}
-
-	/* ---- every other thread: its context by thread id (BY_TID) --------- */
-
-	/* Small enough for the JIT to inline into the hook (a slot, a compare
-	 * of a final field, an array of the thread's own). A context that
-	 * adopted a row is in its slot too (for called), and its push and pop
-	 * refuse (its depth is Stacks'). */
-
-	private static void enterOther(Thread t, int id) {
-		Ctx c = BY_TID[(int) t.getId() & TID_MASK];
-		if (c == null || c.owner != t || !c.push(id))
-			enterSlow(id);
-	}
-
-	private static void exitOther(Thread t, int id) {
-		Ctx c = BY_TID[(int) t.getId() & TID_MASK];
-		if (c == null || c.owner != t || !c.pop(id))
-			exitSlow(id);
 	}
 
 	/* ---- the slow paths ------------------------------------------------- */
@@ -234,11 +215,11 @@ public final class Hooks {
 		c.count(id);
 	}
 
-	private static void enterSlow(int id) {
+	static void enterSlow(int id) {
 		moveSlow(id, true);
 	}
 
-	private static void exitSlow(int id) {
+	static void exitSlow(int id) {
 		moveSlow(id, false);
 	}
 

@@ -32,15 +32,17 @@ package jinst.rt;
  * with code instrumented for times), STACK is empty (OK false) and no
  * context adopts a row: every thread pushes in its context.
  */
-final class Stacks {
-	static final int SHIFT = 14, SIZE = 1 << SHIFT, MASK = SIZE - 1;
+public final class Stacks {
+	/* Public, as the arrays below, for the bridge's enter and exit
+	 * (java.lang.$JinstHooks); not an API. */
+	public static final int SHIFT = 14, SIZE = 1 << SHIFT, MASK = SIZE - 1;
 	/* A depth no stack reaches: the row's hooks go to the slow path. */
 	static final int NONE = SIZE;
 	/* Ints between two rows' depths: 64 bytes. */
-	static final int PAD = 4;
-	static final int[] STACK = stack();
-	static final int[] DEPTH = new int[Grid.ROWS << PAD];
-	static final Thread[] OWNER = new Thread[Grid.ROWS];
+	public static final int PAD = 4;
+	public static final int[] STACK = stack();
+	public static final int[] DEPTH = new int[Grid.ROWS << PAD];
+	public static final Thread[] OWNER = new Thread[Grid.ROWS];
 	static final boolean OK = STACK.length == Grid.ROWS << SHIFT;
 
 	static {

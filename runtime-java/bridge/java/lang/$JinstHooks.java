@@ -28,12 +28,33 @@ public final class $JinstHooks {
 	private $JinstHooks() {
 	}
 
+	/* Hooks.enter's and Hooks.exit's bodies, for the reason called has
+	 * its own (below): every timed method runs both at each invocation,
+	 * and an interpreted call less each is what the interpreter and the
+	 * inlining levels save. They keep Thread.currentThread(): a virtual
+	 * thread's stack follows it, not its carrier. */
 	public static void enter(int id) {
-		jinst.rt.Hooks.enter(id);
+		Thread t = Thread.currentThread();
+		int r = (int) t.getId() & (jinst.rt.Grid.ROWS - 1);
+		int d = jinst.rt.Stacks.DEPTH[r << jinst.rt.Stacks.PAD];
+		if (jinst.rt.Stacks.OWNER[r] == t && d < jinst.rt.Stacks.MASK && id < jinst.rt.Grid.WIDTH) {
+			jinst.rt.Grid.CELLS[(r << jinst.rt.Grid.ROW_SHIFT) + id]++;
+			jinst.rt.Stacks.STACK[(r << jinst.rt.Stacks.SHIFT) + d] = id;
+			jinst.rt.Stacks.DEPTH[r << jinst.rt.Stacks.PAD] = d + 1;
+		} else {
+			jinst.rt.Ctx.enterOther(t, id);
+		}
 	}
 
 	public static void exit(int id) {
-		jinst.rt.Hooks.exit(id);
+		Thread t = Thread.currentThread();
+		int r = (int) t.getId() & (jinst.rt.Grid.ROWS - 1);
+		int d = jinst.rt.Stacks.DEPTH[r << jinst.rt.Stacks.PAD] - 1;
+		if (jinst.rt.Stacks.OWNER[r] == t
+				&& jinst.rt.Stacks.STACK[(r << jinst.rt.Stacks.SHIFT) + (d & jinst.rt.Stacks.MASK)] == id)
+			jinst.rt.Stacks.DEPTH[r << jinst.rt.Stacks.PAD] = d;
+		else
+			jinst.rt.Ctx.exitOther(t, id);
 	}
 
 	public static void exitThrow(int id) {
