@@ -333,6 +333,16 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *jni)
 	pthread_mutex_unlock(&session_lock);
 }
 
+static void JNICALL on_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
+{
+	(void)jvmti;
+	if (jinst_the_core.dead)
+		return;
+	for (size_t i = 0; module(i); i++)
+		if (on(i) && module(i)->thread_start)
+			module(i)->thread_start(settings(i), jni, thread);
+}
+
 static void JNICALL on_thread_end(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread)
 {
 	(void)jvmti;
@@ -362,8 +372,8 @@ static bool add_capabilities(void)
 	return !jinst_agent_jvmti_failed((*jvmti)->AddCapabilities(jvmti, &caps), "AddCapabilities");
 }
 
-/* The events: VMInit unless attaching (the VM is live already), ThreadEnd
- * when a module that is on asks for it. */
+/* The events: VMInit unless attaching (the VM is live already), ThreadStart
+ * and ThreadEnd when a module that is on asks for them. */
 static bool enable_events(bool attach)
 {
 	jvmtiEnv *jvmti = jinst_the_core.jvmti;
@@ -372,13 +382,18 @@ static bool enable_events(bool attach)
 	cb.ClassFileLoadHook = jinst_load_hook;
 	cb.VMInit = on_vm_init;
 	cb.VMDeath = on_vm_death;
-	for (size_t i = 0; module(i); i++)
+	for (size_t i = 0; module(i); i++) {
+		if (on(i) && module(i)->thread_start)
+			cb.ThreadStart = on_thread_start;
 		if (on(i) && module(i)->thread_end)
 			cb.ThreadEnd = on_thread_end;
+	}
 	if (jinst_agent_jvmti_failed((*jvmti)->SetEventCallbacks(jvmti, &cb, (jint)sizeof cb), "SetEventCallbacks"))
 		return false;
-	jvmtiEvent events[4] = {JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, JVMTI_EVENT_VM_DEATH};
+	jvmtiEvent events[5] = {JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, JVMTI_EVENT_VM_DEATH};
 	size_t n = 2;
+	if (cb.ThreadStart)
+		events[n++] = JVMTI_EVENT_THREAD_START;
 	if (cb.ThreadEnd)
 		events[n++] = JVMTI_EVENT_THREAD_END;
 	if (!attach)

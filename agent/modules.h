@@ -80,6 +80,10 @@ typedef struct jinst_agent_module {
 	/* The end of recording (stop, VM death): the last outputs written, the
 	 * hooks disengaged, threads stopped. Under the dump lock. */
 	void (*stop)(const void *config, JNIEnv *jni);
+	/* A thread starts, on the thread itself before it runs any code of its
+	 * own (JVMTI ThreadStart; enabled only when an enabled module has this
+	 * callback). */
+	void (*thread_start)(const void *config, JNIEnv *jni, jthread thread);
 	/* A thread ends (JVMTI ThreadEnd; the event is only enabled when an
 	 * enabled module has this callback). */
 	void (*thread_end)(const void *config, JNIEnv *jni, jthread thread);

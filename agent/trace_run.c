@@ -39,7 +39,7 @@
  * new session.
  */
 static struct {
-	jmethodID engage, disengage, thread_end, sample;
+	jmethodID engage, disengage, thread_start, thread_end, sample;
 	atomic_int ready;         /* the methods above are set */
 	atomic_uint clock_gen;    /* the current clock's generation (moved on at stop) */
 	atomic_int clocks;        /* clock threads that have not ended */
@@ -216,7 +216,8 @@ static bool find_methods(JNIEnv *jni, jclass hooks)
 {
 	struct { jmethodID *id; const char *name, *sig; } ms[] = {
 		{&rt.engage, "engage", "(IIJ)V"}, {&rt.disengage, "disengage", "()V"},
-		{&rt.thread_end, "threadEnd", "(Ljava/lang/Thread;)V"}, {&rt.sample, "sample", "(J)V"}};
+		{&rt.thread_start, "threadStart", "()V"},     {&rt.thread_end, "threadEnd", "(Ljava/lang/Thread;)V"},
+		{&rt.sample, "sample", "(J)V"}};
 	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
 		*ms[i].id = (*jni)->GetStaticMethodID(jni, hooks, ms[i].name, ms[i].sig);
 		if (jinst_agent_java_failed(jni, ms[i].name) || !*ms[i].id)
@@ -241,6 +242,14 @@ static bool trace_start(const void *c, JNIEnv *jni)
 	jthread clock = NULL;
 	if (t->mode == JINST_TRACE_TIMES && t->tick_us > 0 && !(clock = clock_thread(jni)))
 		jinst_agent_log("no clock thread: times will be 0");
+	/* the clock runs no hook: the runtime gives it no row (Hooks.own) */
+	jfieldID own = (*jni)->GetStaticFieldID(jni, hooks, "own", "Ljava/lang/Thread;");
+	if (jinst_agent_java_failed(jni, "Hooks.own") || !own) {
+		if (clock)
+			(*jni)->DeleteLocalRef(jni, clock);
+		return false;
+	}
+	(*jni)->SetStaticObjectField(jni, hooks, own, clock);
 	(*jni)->CallStaticVoidMethod(jni, hooks, rt.engage, (jint)jinst_trace_hooks_mode(t), (jint)t->max_events,
 	                             (jlong)monotonic_ns());
 	if (jinst_agent_java_failed(jni, "Hooks.engage")) {
@@ -271,6 +280,19 @@ static void trace_stop(const void *c, JNIEnv *jni)
 	jinst_agent_java_failed(jni, "Hooks.disengage");
 }
 
+/* A platform thread starts: the runtime gives it its rows before its first
+ * hook (Hooks.threadStart; a hook's slow branch never taken is what keeps
+ * the slow call out of the JIT's code). */
+static void trace_thread_start(const void *c, JNIEnv *jni, jthread thread)
+{
+	(void)c;
+	(void)thread;
+	if (!atomic_load(&rt.ready))
+		return;
+	(*jni)->CallStaticVoidMethod(jni, jinst_agent_hooks_class(), rt.thread_start);
+	jinst_agent_java_failed(jni, "Hooks.threadStart");
+}
+
 /* A thread ends: the runtime folds what it recorded into what ended threads
  * left, so its registry stays as small as the set of live threads. */
 static void trace_thread_end(const void *c, JNIEnv *jni, jthread thread)
@@ -288,6 +310,7 @@ const jinst_agent_module jinst_trace_module = {
 	.start = trace_start,
 	.dump = jinst_trace_dump,
 	.stop = trace_stop,
+	.thread_start = trace_thread_start,
 	.thread_end = trace_thread_end,
 	/* A new session: the runtime drops what the one before recorded
 	 * (Hooks.engage), the core hands out method ids from 0 again. */

@@ -106,6 +106,24 @@ threads)
 			echo "$run, $mode: $want"
 		done
 	done
+	# Rows before the first hook (Hooks.prepareAll, Hooks.threadStart): the
+	# main thread, alive when the hooks are engaged, and a thread started
+	# after own their rows before they run any traced method. A thread that
+	# got its row from its first hook took the hooks' slow branch, and one
+	# taking in the hook's profile has C2 compile the slow call into every
+	# site (docs/tracing-threads.md, "Rows before the first hook").
+	for mode in counts times; do
+		timeout -k 10 120 "$java" -agentpath:"$lib"=trace=$mode,include=jinstcheck.RowsWork,format=counts,out="$work/rows-$mode",log="$work/rows-$mode.log" \
+			-cp "$checks" jinstcheck.Rows $mode 1000 >out.txt 2>&1 || fail "rows, $mode: the program failed: $(tail -3 out.txt)"
+		want="grid yes"
+		[[ $mode == counts ]] || want="grid yes, stacks yes"
+		for who in main started; do
+			grep -qx "$who: $want" out.txt || fail "rows, $mode: $(grep "^$who:" out.txt || tail -3 out.txt), not \"$who: $want\""
+		done
+		steps=$(awk -F'\t' '$1 == "jinstcheck/RowsWork" && $2 == "step" { print $4 }' rows-$mode.tsv)
+		[[ $steps == 2000 ]] || fail "rows, $mode: step counted ${steps:-no} times, not 2000"
+		echo "rows, $mode: main and a started thread own their rows before their first hook; step 2000"
+	done
 	;;
 vthreads)
 	# Virtual threads (JDK 21 on): the VM posts no ThreadEnd for them, and

@@ -273,7 +273,7 @@ public final class Hooks {
 			if (t.getClass() != VIRTUAL) {
 				Grid.claim(t);
 				if ((m & TIMES) != 0 && c.row < 0)
-					adopt(t, c);
+					adopt(t, c, false);
 			} else if (carriers) {
 				claimCarrier();
 			}
@@ -281,13 +281,14 @@ public final class Hooks {
 		return c;
 	}
 
-	/* c, t's, adopts its row of Stacks if t owns the row of Grid. */
-	private static void adopt(Thread t, Ctx c) {
+	/* c, t's, adopts its row of Stacks if t owns the row of Grid: while
+	 * the hooks are engaged, or while they are being engaged (prepareAll). */
+	private static void adopt(Thread t, Ctx c, boolean engaging) {
 		int r = (int) t.getId() & (Grid.ROWS - 1);
 		if (!stacks || !Stacks.OK || Grid.OWNER[r] != t)
 			return;
 		synchronized (Registry.LOCK) {
-			if (Grid.OWNER[r] == t && c.row < 0 && !c.ended && c.session == session && mode != 0)
+			if (Grid.OWNER[r] == t && c.row < 0 && !c.ended && c.session == session && (engaging || mode != 0))
 				Stacks.adopt(c, r);
 		}
 	}
@@ -462,7 +463,64 @@ public final class Hooks {
 			Grid.make();
 		if (gridded(newMode) && (newMode & TIMES) != 0)
 			Stacks.make();
+		if (gridded(newMode))
+			prepareAll(newMode);
 		mode = newMode;
+	}
+
+	/*
+	 * Rows before a thread's first hook. The JIT compiles the bridge's
+	 * hooks with one branch profile for all their sites, the hook's own,
+	 * and one taking of the slow branch in it has C2 compile the slow call
+	 * (its JVM state, its exception edges) into every method it inlines
+	 * the hook into. A thread whose first hook found no row took that
+	 * branch: under times, Jython's Finalizer thread running its first
+	 * finalize() was enough (docs/tracing-threads.md, "Rows before the
+	 * first hook"). So every live platform thread gets its row here, and
+	 * each new one at its start (threadStart, from the agent's ThreadStart
+	 * event). Done before mode is published: until then a thread's slow
+	 * path returns at once and touches no context, and its fast path waits
+	 * for the row's owner, written last (Grid.claim, Stacks.adopt), so a
+	 * context adopts its row here while its thread cannot be moving its
+	 * stack.
+	 */
+	private static void prepareAll(int m) {
+		ThreadGroup g = Thread.currentThread().getThreadGroup();
+		for (ThreadGroup p; g != null && (p = g.getParent()) != null;)
+			g = p;
+		if (g == null)
+			return;
+		Thread[] all = new Thread[g.activeCount() + 16];
+		int n = g.enumerate(all, true);
+		for (int i = 0; i < n; i++) {
+			Thread t = all[i];
+			if (t.getClass() == VIRTUAL || !t.isAlive() || t == own)
+				continue;
+			Ctx c = Registry.contextOf(t);
+			Grid.claim(t);
+			if ((m & TIMES) != 0 && c.row < 0)
+				adopt(t, c, true);
+		}
+	}
+
+	/* The agent's own thread (the clock), which runs no hook: no row for
+	 * it (set by the agent before it engages and starts it). */
+	static volatile Thread own;
+
+	/**
+	 * A platform thread starts (the agent's ThreadStart event, on the
+	 * thread itself, before its first hook): its row now (prepareAll).
+	 */
+	static void threadStart() {
+		Thread t = Thread.currentThread();
+		int m = mode;
+		if (m == 0 || !gridded(m) || t == own || t.getClass() == VIRTUAL)
+			return;
+		try {
+			ctx(t, m);
+		} catch (Throwable e) {
+			/* its first hook claims it, as without the event */
+		}
 	}
 
 	/*
