@@ -492,15 +492,23 @@ public final class Hooks {
 			return;
 		Thread[] all = new Thread[g.activeCount() + 16];
 		int n = g.enumerate(all, true);
-		for (int i = 0; i < n; i++) {
-			Thread t = all[i];
-			if (t.getClass() == VIRTUAL || !t.isAlive() || t == own)
-				continue;
-			Ctx c = Registry.contextOf(t);
-			Grid.claim(t);
-			if ((m & TIMES) != 0 && c.row < 0)
-				adopt(t, c, true);
-		}
+		for (int i = 0; i < n; i++)
+			if (all[i].isAlive())
+				prepare(all[i], m, true);
+	}
+
+	/* t's row of Grid and, under times, its context's of Stacks: all a
+	 * thread with a row needs (its counts and stack are the rows'; the
+	 * slow path makes the rest if it is ever taken). */
+	private static void prepare(Thread t, int m, boolean engaging) {
+		if (t.getClass() == VIRTUAL || t == own)
+			return;
+		Grid.claim(t);
+		if ((m & TIMES) == 0)
+			return;
+		Ctx c = Registry.contextOf(t);
+		if (c.row < 0)
+			adopt(t, c, engaging);
 	}
 
 	/* The agent's own thread (the clock), which runs no hook: no row for
@@ -512,12 +520,11 @@ public final class Hooks {
 	 * thread itself, before its first hook): its row now (prepareAll).
 	 */
 	static void threadStart() {
-		Thread t = Thread.currentThread();
 		int m = mode;
-		if (m == 0 || !gridded(m) || t == own || t.getClass() == VIRTUAL)
+		if (m == 0 || !gridded(m))
 			return;
 		try {
-			ctx(t, m);
+			prepare(Thread.currentThread(), m, false);
 		} catch (Throwable e) {
 			/* its first hook claims it, as without the event */
 		}
