@@ -69,11 +69,18 @@ fuzz_one() { # bin scratch: exit status 0 passed
 }
 
 echo "== fuzzers (${fuzz_seconds}s each, $(nproc) at a time)"
-if bash scripts/build.sh build-fuzz -DCMAKE_C_COMPILER=clang -DJINST_BUILD_FUZZERS=ON -DJINST_BUILD_TESTS=ON; then
+# The fuzzers alone (tests/fuzz/fuzz_NAME.c): the rest of a clang build
+# would be a third build of every test binary, which nothing here runs.
+fuzzers=()
+for f in tests/fuzz/fuzz_*.c; do
+	[[ $f == */fuzz_replay.c ]] || fuzzers+=("$(basename "$f" .c)")
+done
+if cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang -DJINST_BUILD_FUZZERS=ON >/dev/null &&
+	cmake --build build-fuzz -j "$(nproc)" --target "${fuzzers[@]}" >/dev/null; then
 	fuzz_out=$(mktemp -d)
 	running=0 i=0
-	for bin in build-fuzz/bin/fuzz_*; do
-		[[ $(basename "$bin") == *_replay ]] && continue
+	for name in "${fuzzers[@]}"; do
+		bin=build-fuzz/bin/$name
 		i=$((i + 1))
 		scratch=$(mktemp -d)
 		(fuzz_one "$bin" "$scratch" >"$fuzz_out/$i.out" 2>&1; echo $? >"$fuzz_out/$i.rc"; rm -rf "$scratch" "$scratch.log") &
