@@ -53,6 +53,16 @@ static const char **option_slot(report_args *a, const char *flag)
 	return NULL;
 }
 
+/* "DIR/" names DIR: the HTML report's temporary and aside folders are
+ * named after it (DIR.tmp.XXXXXX), which with the slash would be inside
+ * it, and a source root's slash would double in the paths joined to it. */
+static void strip_slashes(char *path)
+{
+	size_t n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		path[--n] = '\0';
+}
+
 static int parse_args(report_args *a, int argc, char **argv)
 {
 	for (int i = 0; i < argc; i++) {
@@ -68,7 +78,9 @@ static int parse_args(report_args *a, int argc, char **argv)
 			return usage_error("unknown option %s", arg);
 		if (i + 1 >= argc)
 			return usage_error("%s needs a value", arg);
-		const char *v = argv[++i];
+		char *v = argv[++i];
+		if (strcmp(arg, "--html") == 0 || strcmp(arg, "--sourcefiles") == 0)
+			strip_slashes(v);
 		if (slot)
 			*slot = v;
 		else if (strcmp(arg, "--classfiles") == 0 ? list_add(&a->classfiles, &a->classfile_count, v)

@@ -66,12 +66,28 @@ static bool html_replaceable(const char *dir)
 	return ok;
 }
 
+/* A file output names a file: "F/" or a folder would only fail later, at
+ * the rename, after all the work. */
+static int check_file(const char *flag, const char *path)
+{
+	struct stat st;
+	size_t n = strlen(path);
+	if ((n && path[n - 1] == '/') || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
+		fprintf(stderr, "jinst report: %s: names a folder: %s takes a file\n", path, flag);
+		return -1;
+	}
+	return check_parent(path);
+}
+
 int report_check_outputs(const report_args *a)
 {
-	const char *files[] = {a->xml, a->csv, a->lcov, a->html};
+	const char *flags[] = {"--xml", "--csv", "--lcov"};
+	const char *files[] = {a->xml, a->csv, a->lcov};
 	for (size_t i = 0; i < sizeof files / sizeof *files; i++)
-		if (files[i] && check_parent(files[i]))
+		if (files[i] && check_file(flags[i], files[i]))
 			return -1;
+	if (a->html && check_parent(a->html))
+		return -1;
 	if (a->html && !html_replaceable(a->html))
 		return -1;
 	if (!utf8_encoding(a->encoding)) {
@@ -91,7 +107,10 @@ static bool locate(void *ctx, const char *pkg, const char *name, char *buf, size
 {
 	const report_args *a = ctx;
 	for (size_t i = 0; i < a->sourcefile_count; i++) {
-		snprintf(buf, size, "%s/%s%s%s", a->sourcefiles[i], pkg, *pkg ? "/" : "", name);
+		const char *root = a->sourcefiles[i];
+		size_t n = strlen(root);
+		snprintf(buf, size, "%s%s%s%s%s", root, n && root[n - 1] == '/' ? "" : "/", pkg, *pkg ? "/" : "",
+		         name);
 		struct stat st;
 		if (stat(buf, &st) == 0 && S_ISREG(st.st_mode))
 			return true;

@@ -190,6 +190,12 @@ def check_lcov(jinst, work, cov, src, classes):
     r = run(["genhtml", "-q", "-o", os.path.join(work, "genhtml"), info])
     check(r.returncode == 0 and os.path.isfile(os.path.join(work, "genhtml", "index.html")),
           "genhtml builds a site from the LCOV tracefile " + r.stderr.strip()[:300])
+    slash = os.path.join(work, "fixture-slash.info")
+    run([jinst, "report", cov, "--classfiles", classes, "--sourcefiles", src + "/", "--lcov", slash])
+    with open(info) as f, open(slash) as g:
+        sf = [l for l in f if l.startswith("SF:")]
+        check(sf and sf == [l for l in g if l.startswith("SF:")] and not any("//" in l for l in sf),
+              f"--sourcefiles DIR/ gives the SF paths of DIR {sf[:1]}")
     return info
 
 
@@ -303,6 +309,8 @@ def check_errors(jinst, work, cov, classes):
         ([cov, "--classfiles", classes, "--bogus"], 2, "unknown option --bogus"),
         ([cov], 2, "no --classfiles"),
         ([cov, "--classfiles", classes, "--xml", "/nonexistent/dir/r.xml"], 1, "cannot be written"),
+        ([cov, "--classfiles", classes, "--xml", os.path.join(work, "r.xml") + "/"], 1, "names a folder"),
+        ([cov, "--classfiles", classes, "--csv", work], 1, "names a folder"),
         ([cov, "--classfiles", classes, "--encoding", "NO-SUCH-ENC"], 1, "unknown encoding"),
         ([cov, "--classfiles", classes, "--html", HERE], 1, "not a jinst report"),
     ]
@@ -325,6 +333,13 @@ def check_errors(jinst, work, cov, classes):
     html = os.path.join(work, "html")
     r = run([jinst, "report", cov, "--classfiles", classes, "--html", html])
     check(r.returncode == 0, "an earlier jinst HTML report is replaced " + r.stderr)
+    os.makedirs(os.path.join(work, "html-empty"))
+    for name in ("html", "html-new", "html-empty"):
+        r = run([jinst, "report", cov, "--classfiles", classes, "--html", os.path.join(work, name) + "//"])
+        check(r.returncode == 0 and os.path.isfile(os.path.join(work, name, "index.html")),
+              f"--html {name}/ written as without the slash " + r.stderr)
+    left = [f for f in os.listdir(work) + os.listdir(html) if ".tmp." in f or ".old." in f]
+    check(not left, f"no temporary or aside folder left behind {left}")
 
 
 def main():
