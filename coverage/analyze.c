@@ -28,7 +28,9 @@
  *
  * Hit counts (an extension): the count of an instruction is the sum of the
  * counts of the probes reached from it along the chain of edges it heads,
- * which is exact for the straight-line code between probes.
+ * which is exact for the straight-line code between probes. A method's
+ * executions are the hits of its first instruction less the counts of the
+ * edges that jump back to it.
  */
 #include <stdlib.h>
 
@@ -194,6 +196,25 @@ static void sum_hits(cov_insn *insns, uint32_t n)
 			k = insns[k].pred;
 		}
 	}
+}
+
+/* The counts of the probes on jumps and switch edges back to the method's
+ * first instruction: they are in its hits (summed up the chain through a
+ * loop that starts the method) but are not entries. Such an edge always
+ * has a probe, as the method's entry is another way into offset 0. */
+static uint64_t reentries(const cov_flow *f, const cov_probes *p)
+{
+	uint64_t n = 0;
+	for (uint32_t i = 0; p->counts && i < f->n; i++) {
+		const jinst_insn *in = &f->insns[i];
+		if (cov_is_jump(in->opcode) && f->insn_probe[i] >= 0 && in->operand == 0)
+			n += p->counts[f->insn_probe[i]];
+		else if (cov_is_switch(in->opcode))
+			for (uint32_t k = 0; k <= in->sw->count; k++)
+				if (f->sw_probe[i][k] >= 0 && (k == 0 ? in->sw->default_target : in->sw->targets[k - 1]) == 0)
+					n += p->counts[f->sw_probe[i][k]];
+	}
+	return n;
 }
 
 /* ---- counters ---------------------------------------------------------------- */
@@ -378,6 +399,8 @@ static int analyze_method(jinst_coverage_result *r, jinst_class *cls, uint16_t i
 	if (rc)
 		return rc;
 	sum_hits(insns, f.n);
+	/* Before the filters, which may merge the first instruction away. */
+	uint64_t entries = insns[0].hits, again = reentries(&f, p);
 	if (!(opts->flags & JINST_COVERAGE_NO_FILTERS)) {
 		rc = apply_filters(insns, cls, m, &f);
 		if (rc)
@@ -385,6 +408,7 @@ static int analyze_method(jinst_coverage_result *r, jinst_class *cls, uint16_t i
 	}
 	jinst_coverage_method_result *mr = &r->methods[r->method_count];
 	mr->method_index = index;
+	mr->entry_hits = entries > again ? entries - again : 0;
 	rc = method_node(&mr->node, insns, f.n, arena);
 	if (rc)
 		return rc;

@@ -52,14 +52,6 @@ static void counters_of(jinst_counter *dst, const jinst_coverage_node *n)
 	dst[JINST_CR_CLASS] = n->classes;
 }
 
-static uint64_t highest_hits(const jinst_coverage_node *n)
-{
-	uint64_t h = 0;
-	for (uint32_t l = n->first_line; n->first_line && l <= n->last_line; l++)
-		h = n->by_line[l - n->first_line].hits > h ? n->by_line[l - n->first_line].hits : h;
-	return h;
-}
-
 static int lines_of(jinst_covreport_class *cls, const jinst_coverage_node *n)
 {
 	size_t span = n->first_line ? n->last_line - n->first_line + 1 : 0;
@@ -97,7 +89,7 @@ static int methods_of(jinst_covreport_class *cls, jinst_class *cf, const jinst_c
 			return JINST_ENOMEM;
 		out->line = mr->node.first_line;
 		counters_of(out->counters, &mr->node);
-		out->hits = highest_hits(&mr->node);
+		out->hits = mr->entry_hits;
 	}
 	return 0;
 }

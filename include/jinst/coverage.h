@@ -141,6 +141,11 @@ typedef struct jinst_coverage_node {
 typedef struct jinst_coverage_method_result {
 	uint16_t method_index; /* in the class's method table */
 	jinst_coverage_node node;
+	/* With hit counts: the times the method was entered (the counts of the
+	 * probes that cover its first instruction, less those of jumps back to
+	 * it); entries that ended in an exception before any probe are not
+	 * counted. 0 without counts. */
+	uint64_t entry_hits;
 } jinst_coverage_method_result;
 
 typedef struct jinst_coverage_result jinst_coverage_result;

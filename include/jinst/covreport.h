@@ -59,7 +59,7 @@ typedef struct jinst_covreport_method {
 	char *name, *desc; /* UTF-8 */
 	uint32_t line;     /* first line, 0 when unknown */
 	jinst_counter counters[JINST_CR_COUNT];
-	uint64_t hits;     /* with hit counts: the highest of its lines' */
+	uint64_t hits;     /* with hit counts: its executions (jinst_coverage_method_result.entry_hits) */
 } jinst_covreport_method;
 
 typedef struct jinst_covreport_class {

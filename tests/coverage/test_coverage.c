@@ -2,7 +2,7 @@
  * Unit test of the coverage core on tests/data/classes/coverage/Cov.class
  * (source: tests/data/src/coverage/Cov.java): the probe sites of a loop and
  * of a line with a method invocation, counters and line status for chosen
- * probes, hit counts, the filters of a private empty constructor and a
+ * probes, hit counts, a method's entries, the filters of a private empty constructor and a
  * bridge method, and the refusal of jsr/ret code.
  */
 #include <string.h>
@@ -104,6 +104,8 @@ static void test_loop_counts(jinst_class *cls, const jinst_coverage_plan *plan)
 			      "line %u: hits %llu, want %llu", line, l ? (unsigned long long)l->hits : 0ULL,
 			      (unsigned long long)want[line - 8]);
 		}
+		CHECK(mr->entry_hits == 1, "loop entered once, not as often as its head ran: %llu",
+		      (unsigned long long)mr->entry_hits);
 	}
 	jinst_coverage_result_free(r);
 	/* loop(0): the body is missed, the head partly covered. */
@@ -121,13 +123,35 @@ static void test_loop_counts(jinst_class *cls, const jinst_coverage_plan *plan)
 	free(counts);
 }
 
+/* spin(3), twice: the loop head is offset 0, which the goto back (3 times
+ * a call) reaches as the entry does; the method was entered twice. */
+static void test_entry_loop(jinst_class *cls, const jinst_coverage_plan *plan)
+{
+	const jinst_coverage_method *m = find_method(cls, plan, "spin");
+	CHECK(m && m->site_count == 2 && m->sites[0].kind == JINST_PROBE_JUMP && m->sites[0].target == 0,
+	      "spin: the goto back to 0 and the return");
+	if (!m || m->site_count != 2)
+		return;
+	uint64_t *counts = calloc(plan->probe_count, sizeof *counts);
+	counts[m->first_probe] = 6;
+	counts[m->first_probe + 1] = 2;
+	jinst_coverage_result *r = NULL;
+	int rc = jinst_coverage_analyze(&r, cls, NULL, counts, plan->probe_count, NULL, NULL);
+	const jinst_coverage_method_result *mr = rc == 0 ? result_of(cls, r, "spin") : NULL;
+	CHECK(mr && mr->entry_hits == 2, "spin entered twice: %llu", mr ? (unsigned long long)mr->entry_hits : 0ULL);
+	const jinst_coverage_line *head = mr ? line_of(&mr->node, mr->node.first_line) : NULL;
+	CHECK(head && head->hits == 8, "its head ran 8 times: %llu", head ? (unsigned long long)head->hits : 0ULL);
+	jinst_coverage_result_free(r);
+	free(counts);
+}
+
 /* The private empty constructor and the bridge compareTo(Object) are
- * filtered; without filters all six methods are reported. */
+ * filtered; without filters all seven methods are reported. */
 static void test_filters(jinst_class *cls, const jinst_coverage_plan *plan)
 {
 	jinst_coverage_result *r = NULL;
 	CHECK(jinst_coverage_analyze(&r, cls, NULL, NULL, 0, NULL, NULL) == 0, "analyze without data");
-	CHECK(r && r->method_count == 4, "4 methods after filters: %u", r ? r->method_count : 0);
+	CHECK(r && r->method_count == 5, "5 methods after filters: %u", r ? r->method_count : 0);
 	CHECK(r && r->node.classes.missed == 1 && r->node.instructions.covered == 0, "class missed");
 	jinst_coverage_result_free(r);
 	jinst_coverage_options o = JINST_COVERAGE_OPTIONS_INIT;
@@ -135,8 +159,8 @@ static void test_filters(jinst_class *cls, const jinst_coverage_plan *plan)
 	uint8_t *all = malloc(plan->probe_count);
 	memset(all, 1, plan->probe_count);
 	CHECK(jinst_coverage_analyze(&r, cls, all, NULL, plan->probe_count, &o, NULL) == 0, "analyze, all set");
-	CHECK(r && r->method_count == 6 && r->node.instructions.missed == 0 && r->node.classes.covered == 1,
-	      "6 methods, all covered");
+	CHECK(r && r->method_count == 7 && r->node.instructions.missed == 0 && r->node.classes.covered == 1,
+	      "7 methods, all covered");
 	jinst_coverage_result_free(r);
 	CHECK(jinst_coverage_analyze(&r, cls, all, NULL, plan->probe_count + 1, &o, NULL) == JINST_EINVAL,
 	      "a probe count that is not the class's");
@@ -169,10 +193,11 @@ int main(int argc, char **argv)
 	jinst_coverage_plan *plan = NULL;
 	CHECK(cls && jinst_coverage_place(&plan, cls, NULL) == 0, "place");
 	if (plan) {
-		CHECK(plan->method_count == 6 && plan->flags == 0, "6 methods with code, a class");
+		CHECK(plan->method_count == 7 && plan->flags == 0, "7 methods with code, a class");
 		test_loop_sites(cls, plan);
 		test_invoke_line(cls, plan);
 		test_loop_counts(cls, plan);
+		test_entry_loop(cls, plan);
 		test_filters(cls, plan);
 	}
 	jinst_class_free(cls);

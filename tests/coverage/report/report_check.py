@@ -252,6 +252,13 @@ def check_real_run(jinst, work, classes, src):
                                                                          "Shapes.java.html")]).stdout)
     check(rows.get(59, ("", "", ""))[2] == "111×" and rows.get(56, ("", "", ""))[2] == "1×",
           f"a real run: classify(27)'s loop body shows 111 hits: {rows.get(59)}")
+    info = out + ".info"
+    run([jinst, "report", out + ".cov", "--classfiles", classes, "--lcov", info])
+    with open(info) as f:
+        fnda = {l.split(",", 1)[1].strip(): l[5:].split(",")[0] for l in f if l.startswith("FNDA:")}
+    calls = {k: fnda.get("demo/shapes/Shapes::" + k) for k in ("classify(I)I", "main([Ljava/lang/String;)V")}
+    check(calls == {"classify(I)I": "1", "main([Ljava/lang/String;)V": "1"},
+          f"a real run: FNDA is the number of calls, not the highest line count {calls}")
 
 
 def check_mismatch(jinst, cov_make, work, classes):
