@@ -18,12 +18,13 @@
  * lines, methods, classes; a Total row first. Percentages are rounded down,
  * as JaCoCo's; "n/a" when there is nothing to count.
  */
-#define _POSIX_C_SOURCE 200809L /* strdup, strndup, mkdir */
+#define _POSIX_C_SOURCE 200809L /* strdup, strndup, mkdir, localtime_r */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "jinst/covreport.h"
 
@@ -229,17 +230,42 @@ static void mismatch_notes(FILE *f, const jinst_covreport *r)
 	}
 }
 
+/* A time as JaCoCo's sessions page shows it (DateFormat's default date and
+ * time in the en_US locale, the local time zone): "Nov 27, 2026, 3:12:51 PM". */
+static void local_time(FILE *f, int64_t ms)
+{
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	char month[16];
+	if (!localtime_r(&t, &tm) || !strftime(month, sizeof month, "%b", &tm)) {
+		fprintf(f, "%" PRId64, ms);
+		return;
+	}
+	fprintf(f, "%s %d, %d, %d:%02d:%02d %s", month, tm.tm_mday, tm.tm_year + 1900,
+	        tm.tm_hour % 12 ? tm.tm_hour % 12 : 12, tm.tm_min, tm.tm_sec, tm.tm_hour < 12 ? "AM" : "PM");
+}
+
 static void sessions(FILE *f, const jinst_covreport *r)
 {
-	fprintf(f, "<h2>Sessions</h2><table class=\"coverage\"><thead><tr><th>Session</th><th>Start (ms)</th>"
-	           "<th>Dump (ms)</th></tr></thead><tbody>");
+	fprintf(f, "<h2>Sessions</h2><table class=\"coverage\"><thead><tr><th>Session</th><th>Start Time</th>"
+	           "<th>Dump Time</th></tr></thead><tbody>");
 	for (size_t i = 0; i < r->session_count; i++) {
 		fputs("<tr><td>", f);
 		esc_s(f, r->sessions[i].name);
-		fprintf(f, "</td><td>%" PRId64 "</td><td>%" PRId64 "</td></tr>", r->sessions[i].start_ms,
-		        r->sessions[i].dump_ms);
+		fputs("</td><td>", f);
+		local_time(f, r->sessions[i].start_ms);
+		fputs("</td><td>", f);
+		local_time(f, r->sessions[i].dump_ms);
+		fputs("</td></tr>", f);
 	}
 	fputs("</tbody></table>", f);
+}
+
+/* JaCoCo's pages leave out what holds no code (an interface of abstract
+ * methods, and the package or source file of nothing else): no row, no page. */
+static bool has_code(const jinst_counter *c)
+{
+	return c[JINST_CR_INSTRUCTION].missed + c[JINST_CR_INSTRUCTION].covered > 0;
 }
 
 static int index_page(const char *dir, const jinst_covreport *r, jinst_diag *diag)
@@ -257,6 +283,8 @@ static int index_page(const char *dir, const jinst_covreport *r, jinst_diag *dia
 	table_head(p.f, "Package", r->counters);
 	char pkg[1024], href[1100];
 	for (size_t i = 0; i < r->package_count; i++) {
+		if (!has_code(r->packages[i].counters))
+			continue;
 		jinst_covreport_java_package(pkg, sizeof pkg, r->packages[i].name);
 		safe_name(href, sizeof href, pkg, "/index.html");
 		row_link(p.f, href, pkg, r->packages[i].counters);
@@ -295,6 +323,8 @@ static int package_page(const char *dir, const char *sub, const jinst_covreport 
 	table_head(p.f, "Class", pk->counters);
 	char label[1024], href[1100];
 	for (size_t i = 0; i < pk->class_count; i++) {
+		if (!has_code(pk->classes[i].counters))
+			continue;
 		const char *simple = strrchr(pk->classes[i].name, '/');
 		page_name(href, sizeof href, simple ? simple + 1 : pk->classes[i].name);
 		jinst_covreport_java_class(label, sizeof label, &pk->classes[i]);
@@ -303,6 +333,8 @@ static int package_page(const char *dir, const char *sub, const jinst_covreport 
 	fputs("</tbody></table>", p.f);
 	table_head(p.f, "Source file", pk->counters);
 	for (size_t i = 0; i < pk->source_count; i++) {
+		if (!has_code(pk->sources[i].counters))
+			continue;
 		page_name(href, sizeof href, pk->sources[i].name);
 		row_link(p.f, href, pk->sources[i].name, pk->sources[i].counters);
 	}
@@ -462,6 +494,8 @@ static int package_pages(const char *dir, const jinst_covreport *r, const jinst_
                          const jinst_covreport_html_options *o, jinst_diag *diag)
 {
 	char pkg[1024], sub[1100], path[4096];
+	if (!has_code(pk->counters))
+		return 0;
 	jinst_covreport_java_package(pkg, sizeof pkg, pk->name);
 	safe_name(sub, sizeof sub, pkg, "");
 	snprintf(path, sizeof path, "%s/%s", dir, sub);
@@ -471,9 +505,11 @@ static int package_pages(const char *dir, const jinst_covreport *r, const jinst_
 	}
 	int rc = package_page(dir, sub, r, pk, pkg, diag);
 	for (size_t i = 0; !rc && i < pk->class_count; i++)
-		rc = class_page(dir, sub, r, &pk->classes[i], pkg, diag);
+		if (has_code(pk->classes[i].counters))
+			rc = class_page(dir, sub, r, &pk->classes[i], pkg, diag);
 	for (size_t i = 0; !rc && i < pk->source_count; i++)
-		rc = source_page(dir, sub, r, pk, &pk->sources[i], pkg, o, diag);
+		if (has_code(pk->sources[i].counters))
+			rc = source_page(dir, sub, r, pk, &pk->sources[i], pkg, o, diag);
 	return rc;
 }
 

@@ -181,6 +181,14 @@ def check_html(jinst, work, cov, xml, src, classes, screenshot):
     check(os.path.isfile(shot) and os.path.getsize(shot) > 10000, "screenshot of a source page " + shot)
     r = chromium(["--dump-dom", "file://" + os.path.join(html, "demo.shapes", "index.html")])
     check('href="Shapes$Square.html"' in r.stdout and "Shapes.Square" in r.stdout, "package page lists classes")
+    check("Shapes$Shape" not in r.stdout and not os.path.exists(os.path.join(html, "demo.shapes", "Shapes$Shape.html")),
+          "an interface without code has no row and no page (JaCoCo's HTML)")
+    utc = os.path.join(work, "html-utc")
+    run([jinst, "report", cov, "--classfiles", classes, "--html", utc], env=dict(os.environ, TZ="UTC"))
+    with open(os.path.join(utc, "index.html")) as f:
+        index = f.read()
+    check("<td>Jan 1, 1970, 12:00:01 AM</td><td>Jan 1, 1970, 12:00:02 AM</td>" in index,
+          "sessions' start and dump shown as JaCoCo shows them, local date and time")
 
 
 def check_lcov(jinst, work, cov, src, classes):
