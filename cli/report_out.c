@@ -5,7 +5,8 @@
  * only when it is empty or a report jinst wrote (it holds
  * .jinst-report), never a folder of something else. Source files come from
  * --sourcefiles folders (ROOT/PKG/NAME, as JaCoCo's DirectorySourceFileLocator
- * finds them), converted from --encoding to UTF-8 by iconv. */
+ * finds them), converted from --encoding to UTF-8 by iconv, a byte that
+ * does not decode shown as U+FFFD (as Java's decoder does for JaCoCo). */
 #define _XOPEN_SOURCE 700 /* nftw */
 #define _DEFAULT_SOURCE   /* mkdtemp */
 #include <errno.h>
@@ -39,9 +40,29 @@ static int check_parent(const char *path)
 	return ok ? 0 : -1;
 }
 
-static bool utf8_encoding(const char *enc)
+/* A converter from --encoding (UTF-8 when not given) to UTF-8, or -1.
+ * Java's names are accepted as jacococli accepts them: iconv knows most
+ * (Cp1252, UTF8, SJIS), its own spelling of others differs by '_' for
+ * '-' (ISO8859_1, EUC_JP, KOI8_R), and Java's names of UTF-16 are its own. */
+static iconv_t open_decoder(const char *enc)
 {
-	return !enc || strcasecmp(enc, "UTF-8") == 0 || strcasecmp(enc, "UTF8") == 0;
+	static const char *const java[][2] = {{"UnicodeBigUnmarked", "UTF-16BE"},
+	                                      {"UnicodeLittleUnmarked", "UTF-16LE"},
+	                                      {"UnicodeBig", "UTF-16"},
+	                                      {"UnicodeLittle", "UTF-16LE"}};
+	if (!enc)
+		enc = "UTF-8";
+	for (size_t i = 0; i < sizeof java / sizeof *java; i++)
+		if (strcasecmp(enc, java[i][0]) == 0)
+			enc = java[i][1];
+	iconv_t cd = iconv_open("UTF-8", enc);
+	char name[64];
+	if (cd != (iconv_t)-1 || strlen(enc) >= sizeof name || !strchr(enc, '_'))
+		return cd;
+	strcpy(name, enc);
+	for (char *c = name; *c; c++)
+		*c = *c == '_' ? '-' : *c;
+	return iconv_open("UTF-8", name);
 }
 
 /* DIR may be written: it does not exist, is empty, or holds an earlier report. */
@@ -90,14 +111,12 @@ int report_check_outputs(const report_args *a)
 		return -1;
 	if (a->html && !html_replaceable(a->html))
 		return -1;
-	if (!utf8_encoding(a->encoding)) {
-		iconv_t cd = iconv_open("UTF-8", a->encoding);
-		if (cd == (iconv_t)-1) {
-			fprintf(stderr, "jinst report: --encoding %s: unknown encoding\n", a->encoding);
-			return -1;
-		}
-		iconv_close(cd);
+	iconv_t cd = open_decoder(a->encoding);
+	if (cd == (iconv_t)-1) {
+		fprintf(stderr, "jinst report: --encoding %s: unknown encoding\n", a->encoding);
+		return -1;
 	}
+	iconv_close(cd);
 	return 0;
 }
 
@@ -118,20 +137,54 @@ static bool locate(void *ctx, const char *pkg, const char *name, char *buf, size
 	return false;
 }
 
-static char *to_utf8(const char *enc, char *in, size_t len, size_t *out_len)
+/* Makes room for need more bytes at *o in *out (of *cap, *left free). */
+static bool reserve(char **out, char **o, size_t *cap, size_t *left, size_t need)
 {
-	iconv_t cd = iconv_open("UTF-8", enc);
-	size_t cap = len * 4 + 4, left = cap;
-	char *out = cd == (iconv_t)-1 ? NULL : malloc(cap), *o = out, *i = in;
-	size_t ileft = len;
-	if (out && iconv(cd, &i, &ileft, &o, &left) == (size_t)-1) {
-		free(out);
-		out = NULL;
+	if (*left >= need)
+		return true;
+	size_t used = (size_t)(*o - *out), cap2 = *cap * 2 + need;
+	char *grown = realloc(*out, cap2);
+	if (!grown)
+		return false;
+	*out = grown;
+	*o = grown + used;
+	*cap = cap2;
+	*left = cap2 - used;
+	return true;
+}
+
+/* The text decoded as Java's InputStreamReader decodes it for JaCoCo: a
+ * byte that does not decode becomes U+FFFD and the rest is shown. *bad
+ * counts them. NULL when out of memory. */
+static char *to_utf8(iconv_t cd, char *in, size_t len, size_t *out_len, size_t *bad)
+{
+	size_t cap = len + 16, left = cap, ileft = len;
+	char *out = malloc(cap), *o = out, *i = in;
+	*bad = 0;
+	while (out && ileft) {
+		if (iconv(cd, &i, &ileft, &o, &left) != (size_t)-1)
+			break;
+		if (errno == E2BIG) {
+			if (!reserve(&out, &o, &cap, &left, len))
+				break;
+			continue;
+		}
+		/* EILSEQ, or EINVAL: a sequence the file ends inside. */
+		if (!reserve(&out, &o, &cap, &left, 3))
+			break;
+		memcpy(o, "\xEF\xBF\xBD", 3);
+		o += 3;
+		left -= 3;
+		i++;
+		ileft--;
+		++*bad;
+		iconv(cd, NULL, NULL, NULL, NULL); /* a stateful encoding starts over */
 	}
-	if (cd != (iconv_t)-1)
-		iconv_close(cd);
-	if (out)
-		*out_len = cap - left;
+	if (out && ileft) {
+		free(out);
+		return NULL;
+	}
+	*out_len = (size_t)(o - out);
 	return out;
 }
 
@@ -143,11 +196,14 @@ static char *read_source(void *ctx, const char *pkg, const char *name, size_t *l
 	jinst_diag diag;
 	if (!locate(ctx, pkg, name, path, sizeof path) || jinst_file_read(&bytes, len, path, 0, &diag))
 		return NULL;
-	if (utf8_encoding(a->encoding))
-		return (char *)bytes;
-	char *u = to_utf8(a->encoding, (char *)bytes, *len, len);
-	if (!u)
-		fprintf(stderr, "jinst report: %s: not in %s, shown without its text\n", path, a->encoding);
+	iconv_t cd = open_decoder(a->encoding); /* known: report_check_outputs opened it */
+	size_t bad = 0;
+	char *u = cd == (iconv_t)-1 ? NULL : to_utf8(cd, (char *)bytes, *len, len, &bad);
+	if (cd != (iconv_t)-1)
+		iconv_close(cd);
+	if (bad)
+		fprintf(stderr, "jinst report: %s: %zu byte%s that do%s not decode as %s: shown as U+FFFD\n", path, bad,
+		        bad == 1 ? "" : "s", bad == 1 ? "es" : "", a->encoding ? a->encoding : "UTF-8");
 	free(bytes);
 	return u;
 }

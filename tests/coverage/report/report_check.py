@@ -318,6 +318,32 @@ def check_versions(jinst, work, cov, xml, classes):
           "two versions, no data for either: the first reported, the other named " + r.stderr)
 
 
+def check_encoding(jinst, work, cov, classes, src):
+    """A source with bytes that do not decode (Latin-1 in a UTF-8 report, as
+    JaCoCo's InputStreamReader reads it): U+FFFD for each, the text shown;
+    a Java charset name (ISO8859_1) decodes it."""
+    latin = os.path.join(work, "src-latin1")
+    shutil.copytree(src, latin)
+    page = os.path.join(latin, "demo", "shapes", "Shapes.java")
+    with open(page, "rb") as f:
+        text = f.read().replace(b"The report's fixture", b"The report's caf\xe9 fixture", 1)
+    with open(page, "wb") as f:
+        f.write(text)
+    for enc, want in ((None, "caf\ufffd fixture"), ("US-ASCII", "caf\ufffd fixture"), ("ISO8859_1", "café fixture")):
+        html = os.path.join(work, f"html-{enc}")
+        r = run([jinst, "report", cov, "--classfiles", classes, "--sourcefiles", latin, "--html", html]
+                + (["--encoding", enc] if enc else []))
+        try:
+            with open(os.path.join(html, "demo.shapes", "Shapes.java.html"), "rb") as f:
+                shown = f.read().decode("utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            shown = str(e)
+        warned = "1 byte that does not decode" in r.stderr
+        check(r.returncode == 0 and want in shown and "static int classify(int n)" in shown
+              and warned == (enc != "ISO8859_1"),
+              f"--encoding {enc}: a byte that does not decode is U+FFFD, the text shown " + r.stderr)
+
+
 def check_errors(jinst, work, cov, classes):
     cases = [
         ([os.path.join(work, "none.cov"), "--classfiles", classes], 1, "none.cov"),
@@ -375,6 +401,7 @@ def main():
     check_mismatch(jinst, cov_make, work, classes)
     check_jar_and_summary(jinst, work, cov, xml, classes)
     check_versions(jinst, work, cov, xml, classes)
+    check_encoding(jinst, work, cov, classes, src)
     check_errors(jinst, work, cov, classes)
     print(f"{len(failures)} failures")
     return 1 if failures else 0
