@@ -54,4 +54,25 @@ int cmd_report(int argc, char **argv);
  * else the exit status after printing it or a line saying why not. */
 int cli_dump_covdata(const char *path);
 
+/* The coverage data files merge or report has read, so that one given
+ * twice is not added twice. Only an input of the same bytes (the same file
+ * again, or a copy: the same size and XXH64) is known to be the same data;
+ * two files that share a session (a file and a merge that holds it) are
+ * both read, with a line on stderr, since their other sessions differ. */
+typedef struct cov_inputs {
+	size_t count;
+	struct cov_input {
+		const char *path; /* borrowed */
+		size_t size;
+		uint64_t hash;
+	} *items;
+} cov_inputs;
+struct jinst_covdata;
+/* Reads path into *out for cmd ("merge", "report"): 0; 0 and *out NULL
+ * when it is an input already read (a line on stderr: skipped); else the
+ * error, with diag. so_far (may be NULL): the data read until now. */
+int cli_covdata_read_input(cov_inputs *seen, struct jinst_covdata **out, const char *cmd, const char *path,
+                           const struct jinst_covdata *so_far, jinst_diag *diag);
+void cli_cov_inputs_free(cov_inputs *seen);
+
 #endif

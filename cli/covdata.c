@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "jinst/covdata.h"
+#include "jinst/instrument.h"
 #include "jinst/util.h"
 
 static const char merge_usage[] = "usage: jinst merge -o OUT IN...\n";
@@ -40,6 +41,77 @@ static void print_read_error(const char *cmd, const char *path, const jinst_diag
 	fputc('\n', stderr);
 }
 
+/* ---- inputs -------------------------------------------------------------- */
+
+static bool same_session(const jinst_covdata_session *a, const jinst_covdata_session *b)
+{
+	return a->start_ms == b->start_ms && a->dump_ms == b->dump_ms && strcmp(a->name, b->name) == 0;
+}
+
+/* Sessions of in already in so_far: a file and a merge that holds it. */
+static void print_repeated_sessions(const char *cmd, const char *path, const jinst_covdata *in,
+                                    const jinst_covdata *so_far)
+{
+	char buf[NAME_BUF];
+	for (size_t i = 0; so_far && i < jinst_covdata_session_count(in); i++) {
+		const jinst_covdata_session *s = jinst_covdata_session_at(in, i);
+		for (size_t k = 0; k < jinst_covdata_session_count(so_far); k++)
+			if (same_session(s, jinst_covdata_session_at(so_far, k))) {
+				fprintf(stderr,
+				        "jinst %s: %s: session %s (start %" PRId64 " ms) is in an earlier input too: "
+				        "its hits are added again\n",
+				        cmd, path, *s->name ? readable(s->name, buf) : "(unnamed)", s->start_ms);
+				break;
+			}
+	}
+}
+
+int cli_covdata_read_input(cov_inputs *seen, jinst_covdata **out, const char *cmd, const char *path,
+                           const jinst_covdata *so_far, jinst_diag *diag)
+{
+	uint8_t *bytes;
+	size_t len;
+	*out = NULL;
+	int rc = jinst_file_read(&bytes, &len, path, JINST_COVDATA_MAX_SIZE, diag);
+	if (rc)
+		return rc;
+	uint64_t hash = jinst_instrument_identity(bytes, len);
+	for (size_t i = 0; i < seen->count; i++)
+		if (seen->items[i].size == len && seen->items[i].hash == hash) {
+			if (strcmp(path, seen->items[i].path) == 0)
+				fprintf(stderr, "jinst %s: %s: given twice: read once\n", cmd, path);
+			else
+				fprintf(stderr, "jinst %s: %s: the same bytes as %s: read once\n", cmd, path,
+				        seen->items[i].path);
+			free(bytes);
+			return 0;
+		}
+	rc = jinst_covdata_read(out, bytes, len, diag);
+	free(bytes);
+	struct cov_input *items = rc ? NULL : realloc(seen->items, (seen->count + 1) * sizeof *items);
+	if (!rc && !items) {
+		jinst_covdata_free(*out);
+		*out = NULL;
+		rc = JINST_ENOMEM;
+		snprintf(diag->message, sizeof diag->message, "out of memory");
+	}
+	if (rc)
+		return rc;
+	seen->items = items;
+	seen->items[seen->count++] = (struct cov_input){path, len, hash};
+	print_repeated_sessions(cmd, path, *out, so_far);
+	return 0;
+}
+
+void cli_cov_inputs_free(cov_inputs *seen)
+{
+	free(seen->items);
+	seen->items = NULL;
+	seen->count = 0;
+}
+
+/* ---- jinst merge ----------------------------------------------------------- */
+
 typedef struct merge_ctx {
 	const char *input;
 	int conflicts;
@@ -65,30 +137,37 @@ static void print_inner_conflict(void *p, const char *name, uint64_t identity, u
 	m->conflicts++;
 }
 
-/* Reads and merges every input into out: 0, or 1 after a line saying why. */
-static int merge_inputs(jinst_covdata *out, char **inputs, int n, int *conflicts)
+/* Reads and merges every input into out: 0, or 1 after a line saying why.
+ * *merged: the inputs merged (an input given twice is merged once). */
+static int merge_inputs(jinst_covdata *out, char **inputs, int n, int *conflicts, int *merged)
 {
 	merge_ctx m = {0};
+	cov_inputs seen = {0};
 	for (int i = 0; i < n; i++) {
 		jinst_covdata *in;
 		jinst_diag diag = {0};
-		if (jinst_covdata_read_file(&in, inputs[i], &diag)) {
+		if (cli_covdata_read_input(&seen, &in, "merge", inputs[i], out, &diag)) {
 			print_read_error("merge", inputs[i], &diag);
+			cli_cov_inputs_free(&seen);
 			return 1;
 		}
+		if (!in)
+			continue;
+		++*merged;
 		m.input = inputs[i];
 		jinst_covdata_conflicts(in, print_inner_conflict, &m);
 		int rc = jinst_covdata_merge(out, in, print_conflict, &m, &diag);
 		jinst_covdata_free(in);
-		if (rc == JINST_ENOMEM) {
+		if (rc == JINST_ENOMEM)
 			fputs("jinst: out of memory\n", stderr);
-			return 1;
-		}
-		if (rc) {
+		else if (rc)
 			fprintf(stderr, "jinst merge: %s: class %s: %s\n", inputs[i], diag.where, diag.message);
+		if (rc) {
+			cli_cov_inputs_free(&seen);
 			return 1;
 		}
 	}
+	cli_cov_inputs_free(&seen);
 	*conflicts = m.conflicts;
 	return 0;
 }
@@ -123,14 +202,14 @@ int cmd_merge(int argc, char **argv)
 		free(inputs);
 		return 1;
 	}
-	int conflicts = 0, rc = merge_inputs(out, inputs, n, &conflicts);
+	int conflicts = 0, merged = 0, rc = merge_inputs(out, inputs, n, &conflicts, &merged);
 	jinst_diag diag = {0};
 	if (!rc && jinst_covdata_write_file(output, out, &diag)) {
 		fprintf(stderr, "jinst merge: %s: %s\n", output, diag.message);
 		rc = 1;
 	}
 	if (!rc)
-		printf("%s: %d files merged: %zu sessions, %zu classes, %d identity conflicts\n", output, n,
+		printf("%s: %d files merged: %zu sessions, %zu classes, %d identity conflicts\n", output, merged,
 		       jinst_covdata_session_count(out), jinst_covdata_class_count(out), conflicts);
 	jinst_covdata_free(out);
 	free(inputs);

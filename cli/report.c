@@ -109,14 +109,18 @@ static void print_diag(const char *path, const jinst_diag *d)
 static jinst_covdata *read_data(const report_args *a)
 {
 	jinst_covdata *all = NULL;
+	cov_inputs seen = {0};
 	for (size_t i = 0; i < a->data_count; i++) {
 		jinst_covdata *d;
 		jinst_diag diag;
-		if (jinst_covdata_read_file(&d, a->data[i], &diag)) {
+		if (cli_covdata_read_input(&seen, &d, "report", a->data[i], all, &diag)) {
 			print_diag(a->data[i], &diag);
 			jinst_covdata_free(all);
-			return NULL;
+			all = NULL;
+			break;
 		}
+		if (!d)
+			continue;
 		if (!all) {
 			all = d;
 			continue;
@@ -126,9 +130,11 @@ static jinst_covdata *read_data(const report_args *a)
 		if (rc) {
 			print_diag(a->data[i], &diag);
 			jinst_covdata_free(all);
-			return NULL;
+			all = NULL;
+			break;
 		}
 	}
+	cli_cov_inputs_free(&seen);
 	return all;
 }
 

@@ -53,8 +53,15 @@ merge("ba.cov", "b.cov", "a.cov")
 check(read("ba.cov") == read("ab.cov"), "merge b a differs from merge a b")
 merge("a2.cov", "a.cov")
 check(read("a2.cov") == read("a.cov"), "a file merged alone is not written back unchanged")
-merge("ab.cov", "ab.cov", "a.cov")  # the output among the inputs
+shutil.copy(path("a.cov"), path("a-copy.cov"))
+r = merge("aa.cov", "a.cov", "a.cov", "a-copy.cov")  # the same data three times: read once
+check(read("aa.cov") == read("a.cov") and "given twice: read once" in r.stderr
+      and "a-copy.cov: the same bytes as " in r.stderr and "1 files merged" in r.stdout,
+      "an input given twice, or a copy of it, is merged once: %s" % r.stderr)
+r = merge("ab.cov", "ab.cov", "a.cov")  # the output among the inputs; a's session a second time
 check(read("ab.cov") == covfile.encode(*covfile.merge(AB, A)), "merge into an input")
+check("a.cov: session a (start 1000 ms) is in an earlier input too" in r.stderr,
+      "a session merged again is named: %s" % r.stderr)
 
 before = read("ab.cov")
 for bad in ("damaged.cov", "truncated.cov", "newer.cov", "probes.cov", "notcov.cov", "missing.cov"):
