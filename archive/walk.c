@@ -138,10 +138,16 @@ static int walk(const char *path, const char *const *entries, int nentries, int 
 		return 1;
 	}
 	int errors = 0;
-	if (len >= 4 && (memcmp(data, "PK", 2) == 0 || memcmp(data, "JM\x01\x00", 4) == 0))
+	if (len >= 4 && (memcmp(data, "PK", 2) == 0 || memcmp(data, "JM\x01\x00", 4) == 0)) {
 		errors = walk_zip(path, data, len, entries, nentries, nesting, fn, err, ctx);
-	else
+	} else if (ends_with(path, ".jmod") || nested_archive(path)) {
+		/* Named as an archive: its first bytes are no class file's. */
+		err(ctx, path, ends_with(path, ".jmod") ? "not a jmod file (no JM header)"
+		                                        : "not a zip archive (no PK signature)");
+		errors = 1;
+	} else {
 		fn(ctx, path, data, len);
+	}
 	free(data);
 	return errors;
 }

@@ -50,8 +50,9 @@ int cmd_instrument(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 
-/* jinst dump of a coverage data file: -1 when path is not one (no magic),
- * else the exit status after printing it or a line saying why not. */
+/* jinst dump of a coverage data file: -1 when path is not one (no magic,
+ * and a name that does not end in .cov), else the exit status after
+ * printing it or a line saying why not. */
 int cli_dump_covdata(const char *path);
 
 /* The coverage data files merge or report has read, so that one given

@@ -281,7 +281,11 @@ int cli_dump_covdata(const char *path)
 	size_t got = f ? fread(head, 1, sizeof head, f) : 0;
 	if (f)
 		fclose(f);
-	if (!jinst_covdata_is(head, got))
+	/* A .cov is read as one whatever its bytes, so that a damaged or empty
+	 * one is refused as merge and report refuse it, not as a class file. */
+	size_t n = strlen(path);
+	bool named = n > 4 && strcmp(path + n - 4, ".cov") == 0;
+	if (!named && !jinst_covdata_is(head, got))
 		return -1;
 	uint8_t *bytes;
 	size_t len;

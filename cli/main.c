@@ -42,8 +42,9 @@ static const char dump_help[] =
 	"resolved operands, exception tables and StackMapTable frames (expanded to full\n"
 	"frames). ENTRY selects classes inside a jar by entry name (java/lang/String.class),\n"
 	"internal name (java/lang/String) or binary name (java.lang.String).\n"
-	"A coverage data file (recognised by its magic, whatever its name) is listed\n"
-	"instead: its sessions (name, start, dump), then one line per class:\n"
+	"A coverage data file (recognised by its magic, whatever its name; a FILE.cov\n"
+	"is read as one, whatever its bytes) is listed instead: its sessions (name,\n"
+	"start, dump), then one line per class:\n"
 	"  NAME IDENTITY booleans|counts HIT/PROBES hit PROBES\n"
 	"with the probes as 0/1 digits, or as counts after a colon.\n"
 	"Exit status: 0 ok, 1 a class or the file could not be read or decoded, 2 usage error.\n";

@@ -115,6 +115,7 @@ def write_inputs(out):
         "newer.cov": encode(*A, version=2),
         "truncated.cov": a[:-5],
         "notcov.cov": b"p/A 1 1001\n",
+        "empty.cov": b"",
     }
     damaged = bytearray(a)
     damaged[-5] ^= 0x02  # a probe bit of the last class (p/V): only the CRC sees it

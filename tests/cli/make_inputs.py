@@ -46,6 +46,10 @@ open(os.path.join(out, "version70.class"), "wb").write(v)
 import covfile  # noqa: E402
 covfile.write_inputs(out)
 
+# badjar/lib.jar: a folder of classes holding a .jar that is no zip.
+os.makedirs(os.path.join(out, "badjar"), exist_ok=True)
+open(os.path.join(out, "badjar", "lib.jar"), "wb").write(b"not a zip\n")
+
 # cp/app.jar: Features with a manifest whose Class-Path names a jar beside it
 # (cp/lib/dep.jar, a copy of the same class), one that is nowhere, and an
 # absolute path, continued on a second line, and a Main-Class. dup.jar: Features twice under
