@@ -42,6 +42,19 @@ int render_class(jinst_class *cls, enum render_mode mode, text *t, jinst_diag *d
  * JAVA_HOME, else the JDK that `java` on the PATH belongs to. */
 char *cli_default_jdk(void);
 
+/* ---- outputs ---------------------------------------------------------------------- */
+
+/* A folder a command writes as a whole holds a marker at its top, so that a
+ * later run knows it for its own and replaces it, and never replaces a
+ * folder of something else (outdir.c). */
+#define CLI_MARK_REPORT ".jinst-report" /* jinst report --html */
+#define CLI_MARK_OUTPUT ".jinst-output" /* jinst rewrite, jinst instrument */
+
+/* Whether the existing folder dir may be replaced by a command whose
+ * folders hold marker: it is empty, or holds marker at its top. 1 yes, 0
+ * no, -1 it cannot be listed (errno set). */
+int cli_folder_replaceable(const char *dir, const char *marker);
+
 int cmd_dump(int argc, char **argv);
 int cmd_roundtrip(int argc, char **argv);
 int cmd_hierarchy(int argc, char **argv);

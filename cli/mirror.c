@@ -427,6 +427,9 @@ static void gather_dir(run *R, items *L, const char *dir, const char *rel)
 		return;
 	}
 	for (size_t i = 0; i < n && !R->failed; i++) {
+		/* An input that is an earlier output: the run marks its own. */
+		if (!*rel && strcmp(names[i], CLI_MARK_OUTPUT) == 0)
+			continue;
 		char *src = mirror_join(dir, names[i], '/');
 		char *sub = *rel ? mirror_join(rel, names[i], '/') : strdup(names[i]);
 		if (src && sub)
@@ -722,6 +725,8 @@ int mirror_run(const char *const *inputs, int n, const char *output, const mirro
 		R.temp = temp;
 		R.final = final;
 		mirror_all(&R, inputs, n, temp);
+		if (!R.failed)
+			mirror_out_mark(&R, temp);
 		if (R.failed)
 			mirror_out_abandon(&R, temp);
 		else

@@ -89,9 +89,12 @@ typedef struct mirror_stats {
  * output itself (or into it, when output is an existing folder and the
  * input a file); several inputs each under output by their own names.
  * Refuses, before any work, an output that is an input or lies inside an
- * input folder, an input inside the output, and an existing output without
- * opts->force. Each output is written beside its final place and renamed
- * into place, so a failing or killed run leaves it as it was. Per-class
+ * input folder, an input inside the output, an existing output without
+ * opts->force, and even with it one that is not a regular file or a
+ * folder, or a folder that is neither empty nor an earlier output (a folder
+ * output holds CLI_MARK_OUTPUT at its top). Each output is written beside
+ * its final place and renamed into place, so a failing or killed run leaves
+ * it as it was. Per-class
  * failures print "warning: NAME: REASON" on stderr; file problems go to
  * stderr and are counted in errors. Returns 0 when the output was put in
  * place, -1 when it was not (refused, or an error: nothing changed). */

@@ -78,6 +78,11 @@ int mirror_out_prepare(run *R, const char *const *inputs, int n, const char *out
  * the run failed. */
 int mirror_out_commit(run *R, const char *final, const char *temp);
 void mirror_out_abandon(run *R, const char *temp);
+/* When temp is a folder: CLI_MARK_OUTPUT at its top, by which a later run
+ * knows the output for its own (an existing folder is replaced only when
+ * it is empty or holds it). -1 when it could not be written (the run
+ * failed). */
+int mirror_out_mark(run *R, const char *temp);
 /* Writes bytes to path (a new file); fsync'd when sync is set, at the
  * latest by mirror_out_commit, before the rename. */
 int mirror_out_write(run *R, const char *path, const uint8_t *bytes, size_t len, mode_t mode, bool sync);

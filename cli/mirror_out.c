@@ -7,7 +7,9 @@
  * before: never half of it. So everything is refused that can be known
  * before the work (an output that is an input, or inside an input folder,
  * or one that holds an input; two inputs of one name; an existing output
- * without --force), all paths compared after realpath(3), so a symbolic
+ * without --force; even with it, an output that is no regular file or
+ * folder, or a folder that is not empty and not marked as jinst's, see
+ * check_existing), all paths compared after realpath(3), so a symbolic
  * link or "./" does not hide a clash. Then the run writes into a temporary
  * file or folder beside the output, in the same folder so that rename(2)
  * stays within one file system and is atomic, and only a run that met no
@@ -178,6 +180,65 @@ static int check_names(run *R, const char *const *inputs, int n)
 	return 0;
 }
 
+/* What a file that is neither a regular file nor a folder is. */
+static const char *kind_of(mode_t mode)
+{
+	return S_ISLNK(mode) ? "a symbolic link" : S_ISFIFO(mode) ? "a FIFO" : S_ISCHR(mode) ? "a character device"
+	       : S_ISBLK(mode) ? "a block device" : S_ISSOCK(mode) ? "a socket" : "not a file or a folder";
+}
+
+/* An existing output may be replaced (with --force) only when nothing is
+ * lost: a regular file, or a folder that is empty or an earlier output of
+ * jinst (CLI_MARK_OUTPUT at its top, as mirror_out_mark leaves). Never a
+ * device, a FIFO or a socket (a run as root replaced /dev/full by a
+ * file), nor a link (whose target the user may have meant), nor a folder
+ * of something else (--force wiped a folder of notes). Checked before the
+ * work and again before the commit: the folder may have changed since. */
+static int check_existing(run *R, const char *final)
+{
+	struct stat st;
+	if (lstat(final, &st) != 0)
+		return 0;
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		mirror_error(R, final, "is %s; jinst replaces only a file or a folder%s (nothing done)", kind_of(st.st_mode),
+		             S_ISLNK(st.st_mode) ? ": give -o the path it leads to" : "");
+		return -1;
+	}
+	if (!R->o->force) {
+		mirror_error(R, final, "exists; --force replaces it (nothing done)");
+		return -1;
+	}
+	int ours = S_ISDIR(st.st_mode) ? cli_folder_replaceable(final, CLI_MARK_OUTPUT) : 1;
+	if (ours < 0) {
+		mirror_error(R, final, "cannot read the folder: %s (nothing done)", strerror(errno));
+		return -1;
+	}
+	if (!ours) {
+		mirror_error(R, final, "is a folder jinst did not write (it holds no " CLI_MARK_OUTPUT "): not replaced "
+		             "even with --force; remove it or give -o another path (nothing done)");
+		return -1;
+	}
+	return 0;
+}
+
+int mirror_out_mark(run *R, const char *temp)
+{
+	struct stat st;
+	if (lstat(temp, &st) != 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	char *path = mirror_join(temp, CLI_MARK_OUTPUT, '/');
+	char words[160];
+	int n = snprintf(words, sizeof(words), "jinst %s wrote this folder; with --force, jinst replaces a folder that holds "
+	                 "this file.\n", R->o->command ? R->o->command : "-");
+	/* fsync'd as the inputs' outputs beside it are (a folder of several
+	 * inputs): what says the folder is jinst's outlives a crash with it. */
+	int rc = path ? mirror_out_write(R, path, (const uint8_t *)words, (size_t)n, 0644, true) : -1;
+	if (!path)
+		mirror_error(R, temp, "out of memory");
+	free(path);
+	return rc;
+}
+
 /* Removes the temporaries of runs whose process is gone from folder. */
 static void remove_leftovers(const char *folder)
 {
@@ -266,10 +327,8 @@ int mirror_out_prepare(run *R, const char *const *inputs, int n, const char *out
 	for (int i = 0; rc == 0 && i < n; i++)
 		rc = check_input(R, inputs[i], abs_out, *final);
 	free(abs_out);
-	if (rc == 0 && !R->o->force && lstat(*final, &st) == 0) {
-		mirror_error(R, *final, "exists; --force replaces it (nothing done)");
-		rc = -1;
-	}
+	if (rc == 0)
+		rc = check_existing(R, *final);
 	char *folder = parent_of(*final);
 	if (rc == 0 && (!folder || make_parent(R, folder) != 0))
 		rc = -1;
@@ -312,6 +371,10 @@ int mirror_out_commit(run *R, const char *final, const char *temp)
 {
 	struct stat st;
 	if (mirror_sync_wait(R) != 0) {
+		mirror_out_abandon(R, temp);
+		return -1;
+	}
+	if (check_existing(R, final) != 0) {
 		mirror_out_abandon(R, temp);
 		return -1;
 	}

@@ -23,7 +23,7 @@
 #include "jinst/util.h"
 #include "report_cli.h"
 
-#define MARKER ".jinst-report"
+#define MARKER CLI_MARK_REPORT
 
 /* ---- checks ------------------------------------------------------------------ */
 
@@ -68,23 +68,15 @@ static iconv_t open_decoder(const char *enc)
 /* DIR may be written: it does not exist, is empty, or holds an earlier report. */
 static bool html_replaceable(const char *dir)
 {
-	char **names;
-	size_t n;
-	jinst_diag d;
 	struct stat st;
 	if (stat(dir, &st) != 0)
 		return true;
-	if (!S_ISDIR(st.st_mode) || jinst_dir_list(&names, &n, dir, &d) != 0) {
+	int ok = S_ISDIR(st.st_mode) ? cli_folder_replaceable(dir, MARKER) : -1;
+	if (ok < 0)
 		fprintf(stderr, "jinst report: %s: not a folder that can be read\n", dir);
-		return false;
-	}
-	bool ok = n == 0;
-	for (size_t i = 0; i < n; i++)
-		ok |= strcmp(names[i], MARKER) == 0;
-	jinst_dir_list_free(names, n);
-	if (!ok)
+	else if (!ok)
 		fprintf(stderr, "jinst report: %s: exists and is not a jinst report: not replaced\n", dir);
-	return ok;
+	return ok > 0;
 }
 
 /* A file output names a file: "F/" or a folder would only fail later, at

@@ -46,6 +46,9 @@ FEATURES = os.path.join(CLASSES, "jinsttest", "Features.class")
 # run's classes instrument --trace adds beside the classes.
 ADDED = "META-INF/jinst/"
 RUN_CLASS = "$JinstRun"
+# What marks a folder output as jinst's: --force replaces only such a folder
+# (or an empty one).
+MARK = ".jinst-output"
 
 
 def added_name(n):
@@ -412,8 +415,10 @@ def case_folder(C):
     r = run("folder", [src], out)
     if not check(os.path.isdir(out), "folder", "no output folder"):
         return
+    check(os.path.isfile(os.path.join(out, MARK)), "folder", "no %s in the output folder" % MARK)
     listing = lambda d: sorted(os.path.relpath(os.path.join(r_, f), d) for r_, ds, fs in os.walk(d) for f in fs + ds)
-    mine = [p for p in listing(out) if p not in listing(src) and (ADDED.startswith(p + "/") or added_name(p))]
+    mine = [p for p in listing(out) if p not in listing(src) and (ADDED.startswith(p + "/") or added_name(p)
+                                                                  or p == MARK)]
     check(listing(src) == [p for p in listing(out) if p not in mine], "folder", "the layouts differ: %s" % (
         set(listing(src)) ^ set(listing(out))))
     check(open(os.path.join(out, "readme.txt"), "rb").read() == b"read me\n", "folder", "a file changed")
@@ -513,6 +518,37 @@ def case_force(C):
     os.makedirs(os.path.join(d, "stale"))
     run("force a folder over a folder", [os.path.join(WORK, "folder")], d, "--force")
     check(not os.path.exists(os.path.join(d, "stale")), "force", "the old folder's contents survived")
+    # Never a FIFO, a device, a link, nor a folder jinst did not write; an
+    # empty folder, yes.
+    folder = [os.path.join(WORK, "folder")]
+    fifo = os.path.join(WORK, "out", "fifo")
+    os.mkfifo(fifo)
+    refused = [("a FIFO", fifo, [src], lambda: os.stat(fifo).st_mode & 0o170000 == 0o010000)]
+    dev = os.path.join(WORK, "out", "null-device")
+    try:
+        os.mknod(dev, 0o020666, os.makedev(1, 3))
+        refused.append(("a device", dev, [src], lambda: os.stat(dev).st_mode & 0o170000 == 0o020000))
+    except PermissionError:
+        print("SKIP force a device: mknod not permitted")
+    link = os.path.join(WORK, "out", "link.jar")
+    os.symlink(out, link)
+    refused.append(("a link", link, [src], lambda: os.path.islink(link) and os.readlink(link) == out))
+    notes = os.path.join(WORK, "out", "notes")
+    os.makedirs(notes)
+    open(os.path.join(notes, "notes.txt"), "w").write("important")
+    # (One file into a folder goes into it by its name: the folder stays.)
+    refused.append(("a folder of notes", notes, [], lambda: os.listdir(notes) == ["notes.txt"]))
+    for name, path, file_in, same in refused:
+        for ins in (file_in, folder):
+            if not ins:
+                continue
+            r = run("force over " + name, ins, path, "--force", expect_written=None)
+            check(r.returncode != 0 and path in r.stderr and "not written" not in r.stderr and same(), "force",
+                  "%s was not refused, or changed: %s" % (name, r.stderr[-300:]))
+    check("jinst did not write" in r.stderr, "force", "the refusal of a folder does not say why: " + r.stderr[-300:])
+    empty = os.path.join(WORK, "out", "was-empty")
+    os.makedirs(empty)
+    run("force an empty folder", folder, empty, "--force")
     # One file into an existing folder goes in by its own name.
     d = os.path.join(WORK, "out", "a-folder")
     os.makedirs(d)
@@ -603,7 +639,9 @@ def case_synced(C):
                 renamed = True
                 check(made and all(m in synced for m in made), case, "renamed into place before an fsync of %s" % (
                     [m for m in made if m not in synced] or "anything"))
-        check(renamed and len(made) == len(ins), case, "%d files made, %s renamed" % (len(made), renamed))
+        # Each input's output, and in a folder of several the mark that it is jinst's.
+        check(renamed and len(made) == len(ins) + (len(ins) > 1), case, "%d files made, %s renamed" % (len(made),
+                                                                                                     renamed))
 
 
 def case_killed(C):
