@@ -4,11 +4,12 @@
  *
  * An input is a class file, a folder or an archive (jar, war, ear, zip:
  * mirror_jar.c). Its output has the same shape: a folder keeps its layout,
- * its links and every non-class file; an archive its entries as they were
- * (see mirror_jar.c); archives inside folders and archives are mirrored
- * too. Where the output goes and how it comes into place is mirror_out.c:
- * checked before any work, written beside its place, put there whole only
- * when the run met no error.
+ * its links that stay inside it and every non-class file; an archive its
+ * entries as they were (see mirror_jar.c); archives inside folders and
+ * archives are mirrored too. A link in a folder that leads to a file
+ * outside is read through (see gather_link). Where the output goes and how
+ * it comes into place is mirror_out.c: checked before any work, written
+ * beside its place, put there whole only when the run met no error.
  *
  * Per input, every class (those inside archives and nested archives too) is
  * gathered in memory as a job, the jobs are transformed by the worker pool
@@ -374,6 +375,67 @@ static void gather_class(run *R, items *L, const char *path, const char *rel, mo
 	}
 }
 
+/* Whether the link at rel (in its input) to target is one the output can
+ * keep: relative, and never above the input's top however it is read
+ * (rsync's test of a safe link), so that in the output it leads to the
+ * output's copy of what it leads to in the input. */
+static bool link_inside(const char *rel, const char *target)
+{
+	if (target[0] == '/')
+		return false;
+	long depth = 0;
+	for (const char *p = rel; (p = strchr(p, '/')); p++)
+		depth++;
+	for (const char *p = target; *p;) {
+		size_t n = strcspn(p, "/");
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			if (--depth < 0)
+				return false;
+		} else if (n && !(n == 1 && p[0] == '.')) {
+			depth++;
+		}
+		p += n + (p[n] == '/');
+	}
+	return true;
+}
+
+/* A link in a folder input: kept as a link when it stays inside the input
+ * (it leads to what the output made of its target); else read through
+ * when it leads to a file, whose content is then mirrored under the link's
+ * name like any file's (a class path's jars are often links into
+ * /usr/share/java, whose classes would else be missed, silently). A link
+ * that leads nowhere, or to a folder outside, is kept as it is, with a
+ * warning: what it leads to is not in the output. Returns true when it is
+ * done with, false when *st (the target's) is to be mirrored as a file. */
+static bool gather_link(run *R, items *L, const char *path, const char *rel, struct stat *st)
+{
+	char target[4096];
+	ssize_t k = readlink(path, target, sizeof(target) - 1);
+	if (k < 0) {
+		mirror_error(R, path, "%s", strerror(errno));
+		return true;
+	}
+	target[k] = '\0';
+	struct stat to;
+	bool leads = stat(path, &to) == 0;
+	bool inside = link_inside(rel, target);
+	if (leads && !inside && S_ISREG(to.st_mode)) {
+		*st = to;
+		return false;
+	}
+	if (!leads)
+		mirror_warning(R, path, "a link to %s, which does not exist: kept as it is", target);
+	else if (!inside && S_ISDIR(to.st_mode))
+		mirror_warning(R, path, "a link to the folder %s, outside the input: kept as a link, its classes not %s",
+		               target, R->o->changed ? R->o->changed : "changed");
+	else if (!inside)
+		mirror_warning(R, path, "a link to %s, not a file or a folder: kept as it is", target);
+	item *it = add_item(R, L, ITEM_LINK, rel, st->st_mode);
+	if (it && !(it->src = strdup(target)))
+		mirror_error(R, path, "out of memory");
+	return true;
+}
+
 /* The file or folder path (rel in the output) as an item; top marks an
  * input named on the command line. */
 static void gather(run *R, items *L, const char *path, const char *rel, bool top)
@@ -383,20 +445,12 @@ static void gather(run *R, items *L, const char *path, const char *rel, bool top
 		mirror_error(R, path, "%s", strerror(errno));
 		return;
 	}
+	if (S_ISLNK(st.st_mode) && gather_link(R, L, path, rel, &st))
+		return;
 	item *it;
 	if (S_ISDIR(st.st_mode)) {
 		if ((it = add_item(R, L, ITEM_DIR, rel, st.st_mode)))
 			gather_dir(R, L, path, rel);
-	} else if (S_ISLNK(st.st_mode)) {
-		char target[4096];
-		ssize_t k = readlink(path, target, sizeof(target) - 1);
-		if (k < 0) {
-			mirror_error(R, path, "%s", strerror(errno));
-		} else if ((it = add_item(R, L, ITEM_LINK, rel, st.st_mode))) {
-			target[k] = '\0';
-			if (!(it->src = strdup(target)))
-				mirror_error(R, path, "out of memory");
-		}
 	} else if (!S_ISREG(st.st_mode)) {
 		mirror_warning(R, path, "not a file, a folder or a link: left out");
 	} else if ((top || mirror_is_archive_name(path)) && starts_pk(path)) {

@@ -431,6 +431,48 @@ def case_folder(C):
           + r.stdout)
 
 
+def case_links(C):
+    """Links in a folder input: one inside the input stays a link (to the
+    output's copy); one to a file outside is read through, its content
+    mirrored as a file's under the link's name (Debian's class paths link
+    into /usr/share/java); one to a folder outside, or to nothing, stays a
+    link, with a warning that names it."""
+    src = os.path.join(WORK, "links")
+    os.makedirs(os.path.join(src, "app"))
+    shutil.copy(FEATURES, os.path.join(src, "app", "Own.class"))
+    os.symlink("Own.class", os.path.join(src, "app", "Inside.class"))
+    os.symlink(FEATURES, os.path.join(src, "app", "Features.class"))
+    os.symlink(os.path.join("..", "..", "inner.jar"), os.path.join(src, "app", "up.jar"))
+    os.symlink(os.path.join(WORK, "inner.jar"), os.path.join(src, "inner.jar"))
+    os.symlink(CLASSES, os.path.join(src, "outside"))
+    os.symlink("nothing-here", os.path.join(src, "dangling"))
+    out = os.path.join(WORK, "out", "links")
+    r = run("links", [src], out)
+    if not check(os.path.isdir(out), "links", "no output folder"):
+        return
+    check(os.path.islink(os.path.join(out, "app", "Inside.class")) and
+          os.readlink(os.path.join(out, "app", "Inside.class")) == "Own.class", "links",
+          "a link inside the input is not kept as it was")
+    feat = os.path.join(out, "app", "Features.class")
+    check(not os.path.islink(feat) and os.path.isfile(feat), "links", "a link to a class outside is still a link")
+    if os.path.isfile(feat):
+        orig = open(FEATURES, "rb").read()
+        check((open(feat, "rb").read() != orig) == (open(os.path.join(out, "app", "Own.class"), "rb").read() != orig),
+              "links", "the class a link leads to was not transformed as its copy in the folder was")
+    for name in (os.path.join("app", "up.jar"), "inner.jar"):
+        p = os.path.join(out, name)
+        if check(not os.path.islink(p) and os.path.isfile(p), "links", "%s is still a link" % name):
+            same_jar("links", open(os.path.join(WORK, "inner.jar"), "rb").read(), open(p, "rb").read(), name + "!")
+    inner = class_count(open(os.path.join(WORK, "inner.jar"), "rb").read())
+    check(summary_classes(r.stdout) == 2 + 2 * inner, "links", "the classes behind the links not all counted: "
+          + r.stdout)
+    check(os.path.islink(os.path.join(out, "outside")) and os.path.islink(os.path.join(out, "dangling")), "links",
+          "a link to a folder outside or to nothing is not kept as a link")
+    for name in ("outside", "dangling"):
+        check(any("warning" in l and os.path.join(src, name) in l for l in r.stderr.splitlines()), "links",
+              "no warning names the link %s: %s" % (name, r.stderr[-400:]))
+
+
 def case_duplicates(C):
     e = jar_entries(C)
     e.append((zinfo("res/text.txt"), b"the second res/text.txt\n"))
@@ -685,7 +727,7 @@ def main():
     os.makedirs(os.path.join(WORK, "out"))
     C = compile_classes()
     for case in (case_jar, case_nested, case_multi_release, case_signed, case_empty, case_zip64, case_corrupt,
-                 case_folder, case_duplicates, case_unwritable, case_full_disk, case_force, case_refusals,
+                 case_folder, case_links, case_duplicates, case_unwritable, case_full_disk, case_force, case_refusals,
                  case_determinism, case_synced, case_killed):
         before, t = len(failures), time.monotonic()
         case(C)
