@@ -22,6 +22,7 @@
  * error: nothing of the run is put in place.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,6 +115,63 @@ size_t mirror_add_job(run *R, char *name, uint8_t *in, size_t len, int pack)
 	return R->n++;
 }
 
+/* ---- stopping ------------------------------------------------------------------------------ */
+
+/*
+ * A run stopped by SIGINT, SIGTERM or SIGHUP removes its temporary (a
+ * folder output's is as large as the output: 31 MB were left by a run
+ * stopped after 2 s) and the folders it made, then dies of the signal, so
+ * that its parent sees what stopped it. The handler only notes the signal:
+ * removing a folder tree takes opendir and malloc, which a handler may not
+ * call, and the run's thread may be writing into it. The run's thread looks
+ * at the note between files, entries and inputs, the workers between
+ * classes, so a stop waits for one file or class at most, and the run then
+ * fails as on an error. A second signal kills at once, as SIGKILL and a
+ * crash do: the next run beside the output removes what those leave
+ * (mirror_out.c). A signal the caller ignores (nohup) stays ignored.
+ */
+static atomic_int stop_signal;
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+static struct sigaction stop_saved[sizeof(stop_signals) / sizeof(stop_signals[0])];
+
+static void on_stop(int sig)
+{
+	int none = 0;
+	if (!atomic_compare_exchange_strong(&stop_signal, &none, sig)) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
+}
+
+static void catch_stops(void)
+{
+	struct sigaction sa = {.sa_handler = on_stop, .sa_flags = SA_RESTART};
+	sigemptyset(&sa.sa_mask);
+	atomic_store(&stop_signal, 0);
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		if (sigaction(stop_signals[i], NULL, &stop_saved[i]) == 0 && stop_saved[i].sa_handler != SIG_IGN)
+			sigaction(stop_signals[i], &sa, NULL);
+}
+
+/* The caller's handlers back; a signal the run took is raised again. */
+static void release_stops(void)
+{
+	for (size_t i = 0; i < sizeof(stop_signals) / sizeof(stop_signals[0]); i++)
+		if (stop_saved[i].sa_handler != SIG_IGN)
+			sigaction(stop_signals[i], &stop_saved[i], NULL);
+	int sig = atomic_load(&stop_signal);
+	if (sig)
+		raise(sig);
+}
+
+bool mirror_stopped(run *R)
+{
+	if (!atomic_load(&stop_signal))
+		return false;
+	R->failed = true;
+	return true;
+}
+
 /* ---- an input ---------------------------------------------------------------------------- */
 
 enum item_kind { ITEM_DIR, ITEM_CLASS, ITEM_JAR, ITEM_FILE, ITEM_LINK, ITEM_EXTRA };
@@ -174,6 +232,8 @@ static void transform_one(void *arg, int worker, size_t i)
 	run *R = I->R;
 	job *j = &I->jobs[I->order ? I->order[i] : i];
 	jinst_arena *arena = R->arenas[worker];
+	if (atomic_load(&stop_signal))
+		return; /* the run fails: its remaining classes are not looked at */
 	jinst_arena_reset(arena);
 	/* A class of an archive is inflated here too, on the worker. */
 	jinst_diag d;
@@ -480,7 +540,7 @@ static void gather_dir(run *R, items *L, const char *dir, const char *rel)
 		mirror_error(R, dir, "%s", d.message);
 		return;
 	}
-	for (size_t i = 0; i < n && !R->failed; i++) {
+	for (size_t i = 0; i < n && !R->failed && !mirror_stopped(R); i++) {
 		/* An input that is an earlier output: the run marks its own. */
 		if (!*rel && strcmp(names[i], CLI_MARK_OUTPUT) == 0)
 			continue;
@@ -589,7 +649,7 @@ static void write_folder_jar(run *R, const item *it, const char *path)
 
 static void write_dir(run *R, items *L, const char *dest)
 {
-	for (size_t i = 0; i < L->n && !R->failed; i++) {
+	for (size_t i = 0; i < L->n && !R->failed && !mirror_stopped(R); i++) {
 		const item *it = &L->v[i];
 		char *path = *it->rel ? mirror_join(dest, it->rel, '/') : strdup(dest);
 		if (!path) {
@@ -725,7 +785,7 @@ static void mirror_all(run *R, const char *const *inputs, int n, const char *tem
 	in_flight in[2] = {{0}, {0}};
 	in_flight *prev = &in[0], *cur = &in[1];
 	for (int i = 0; i <= n; i++) {
-		if (i < n && !R->failed) {
+		if (i < n && !R->failed && !mirror_stopped(R)) {
 			*cur = (in_flight){.R = R, .path = inputs[i]};
 			if ((cur->dest = dest_of(R, inputs[i], n, temp)))
 				gather_input(R, cur);
@@ -768,6 +828,7 @@ int mirror_run(const char *const *inputs, int n, const char *output, const mirro
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	run R = {.o = o, .stats = stats};
+	catch_stops();
 	char *final = NULL, *temp = NULL;
 	if (n < 1 || !output || !o->transform) {
 		mirror_error(&R, output ? output : "-o", "no input, no output or no transformation");
@@ -779,13 +840,17 @@ int mirror_run(const char *const *inputs, int n, const char *output, const mirro
 		R.temp = temp;
 		R.final = final;
 		mirror_all(&R, inputs, n, temp);
-		if (!R.failed)
+		if (!R.failed && !mirror_stopped(&R))
 			mirror_out_mark(&R, temp);
 		if (R.failed)
 			mirror_out_abandon(&R, temp);
 		else
 			mirror_out_commit(&R, final, temp);
-		if (R.failed)
+		int sig = atomic_load(&stop_signal);
+		if (R.failed && sig)
+			mirror_error(&R, final, "not written: stopped by %s; nothing changed",
+			             sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "SIGHUP");
+		else if (R.failed)
 			mirror_error(&R, final, "not written (the errors above); nothing changed");
 		else
 			mirror_cp_check(&R);
@@ -796,6 +861,7 @@ int mirror_run(const char *const *inputs, int n, const char *output, const mirro
 	free(temp);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	stats->elapsed = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	release_stops();
 	return R.failed ? -1 : 0;
 }
 

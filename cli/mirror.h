@@ -94,7 +94,8 @@ typedef struct mirror_stats {
  * folder, or a folder that is neither empty nor an earlier output (a folder
  * output holds CLI_MARK_OUTPUT at its top). Each output is written beside
  * its final place and renamed into place, so a failing or killed run leaves
- * it as it was. Per-class
+ * it as it was; SIGINT, SIGTERM and SIGHUP are caught while it runs: the
+ * run removes what it wrote, then the signal is raised again. Per-class
  * failures print "warning: NAME: REASON" on stderr; file problems go to
  * stderr and are counted in errors. Returns 0 when the output was put in
  * place, -1 when it was not (refused, or an error: nothing changed). */

@@ -55,6 +55,10 @@ void mirror_error(run *R, const char *where, const char *fmt, ...) __attribute__
 void mirror_warning(run *R, const char *where, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A note: printed, counted nowhere. */
 void mirror_note(run *R, const char *where, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Whether a signal stopped the run (mirror.c's "stopping"): then the run
+ * has failed, and what it was doing is to be left as soon as it may. Only
+ * on the run's thread. */
+bool mirror_stopped(run *R);
 /* Adds a class to transform, taking name and in; its index, or SIZE_MAX
  * (out of memory: the run failed, name and in freed). pack: the method a
  * changed class is packed with on the worker thread (an archive's entry),

@@ -208,7 +208,7 @@ jar *mirror_jar_load(run *R, const char *name, const char *path, uint8_t *data, 
 		return NULL;
 	}
 	for (size_t i = 0; i < j->count; i++) {
-		if (load_entry(R, j, i, depth) != 0) {
+		if (mirror_stopped(R) || load_entry(R, j, i, depth) != 0) {
 			mirror_jar_free(j);
 			return NULL;
 		}
@@ -360,7 +360,7 @@ static int write_jar(run *R, jar *j, const mirror_extra *x, size_t nx, uint8_t *
 	size_t digests = 0;
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < j->count; i++)
-		rc = add_slot(R, j, w, i, x, nx, &manifest, &digests);
+		rc = mirror_stopped(R) ? -1 : add_slot(R, j, w, i, x, nx, &manifest, &digests);
 	if (rc == 0)
 		rc = add_new_extras(R, j, w, x, nx);
 	size_t clen;

@@ -18,7 +18,8 @@
  * for the new one in one step, after which the old one is removed. A run
  * killed before that leaves the output as it was, and a temporary named
  * ".jinst-tmp.PID.NAME"; the next run writing beside it removes those
- * whose process is gone.
+ * whose process is gone. A run stopped by SIGINT, SIGTERM or SIGHUP
+ * removes its own first (mirror.c, "stopping").
  *
  * Single-file outputs (each input's, when there are several) are fsync'd
  * before the rename, so a crash cannot put an empty file in place of a

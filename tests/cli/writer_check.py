@@ -720,6 +720,32 @@ def case_killed(C):
     check(open(out, "rb").read() == reference, "killed", "the next run's output differs from the reference")
 
 
+def case_stopped(C):
+    """A run stopped by SIGINT, SIGTERM or SIGHUP part-way removes its
+    temporary (a folder output's is as large as the output), then dies of
+    the signal; the output is as it was."""
+    src = os.path.join(WORK, "large.jar")
+    ins = [src, os.path.join(WORK, "plain.jar")]
+    out = os.path.join(WORK, "out", "stopped")
+    t = time.monotonic()
+    run("stopped (reference)", ins, out)
+    took = time.monotonic() - t
+    before = sha(out)
+    stopped = 0
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        p = subprocess.Popen([JINST] + COMMAND + ["--force"] + ins + ["-o", out], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
+        time.sleep(took * 0.5)
+        p.send_signal(sig)
+        err = p.communicate()[1]
+        stopped += p.returncode == -sig
+        check(p.returncode in (0, -sig), "stopped", "exit %d after %s: %s" % (p.returncode, sig.name, err[-300:]))
+        left = [n for n in os.listdir(os.path.dirname(out)) if n.startswith(".jinst-tmp.")]
+        check(not left, "stopped", "left after %s: %s" % (sig.name, left))
+        check(sha(out) == before, "stopped", "the output changed after %s" % sig.name)
+    check(stopped > 0, "stopped", "no run was stopped part-way (each ended first); the test proved nothing")
+
+
 def main():
     for mnt in ("full", "read-only"):  # left mounted by a run that was killed
         subprocess.run(["umount", os.path.join(WORK, mnt)], capture_output=True)
@@ -728,7 +754,7 @@ def main():
     C = compile_classes()
     for case in (case_jar, case_nested, case_multi_release, case_signed, case_empty, case_zip64, case_corrupt,
                  case_folder, case_links, case_duplicates, case_unwritable, case_full_disk, case_force, case_refusals,
-                 case_determinism, case_synced, case_killed):
+                 case_determinism, case_synced, case_killed, case_stopped):
         before, t = len(failures), time.monotonic()
         case(C)
         print("%s %s (%.1f s)" % ("ok  " if len(failures) == before else "FAIL", case.__name__[5:],
