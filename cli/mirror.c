@@ -4,12 +4,13 @@
  *
  * An input is a class file, a folder or an archive (jar, war, ear, zip:
  * mirror_jar.c). Its output has the same shape: a folder keeps its layout,
- * its links that stay inside it and every non-class file; an archive its
- * entries as they were (see mirror_jar.c); archives inside folders and
- * archives are mirrored too. A link in a folder that leads to a file
- * outside is read through (see gather_link). Where the output goes and how
- * it comes into place is mirror_out.c: checked before any work, written
- * beside its place, put there whole only when the run met no error.
+ * its links that stay inside it, every non-class file and the times of its
+ * files and folders (see keep_time); an archive its entries as they were
+ * (see mirror_jar.c); archives inside folders and archives are mirrored
+ * too. A link in a folder that leads to a file outside is read through
+ * (see gather_link). Where the output goes and how it comes into place is
+ * mirror_out.c: checked before any work, written beside its place, put
+ * there whole only when the run met no error.
  *
  * Per input, every class (those inside archives and nested archives too) is
  * gathered in memory as a job, the jobs are transformed by the worker pool
@@ -22,6 +23,7 @@
  * error: nothing of the run is put in place.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -182,6 +184,7 @@ typedef struct item {
 	char *rel;      /* "" for the input itself */
 	char *src;      /* the input file (ITEM_JAR, ITEM_FILE), the link's target (ITEM_LINK) */
 	mode_t mode;
+	struct timespec mtime; /* the input's, but for ITEM_LINK and ITEM_EXTRA */
 	size_t job;     /* ITEM_CLASS */
 	jar *jar;       /* ITEM_JAR */
 	uint8_t *bytes; /* ITEM_EXTRA */
@@ -416,7 +419,7 @@ static bool has_suffix(const char *s, const char *suffix)
 
 static void gather_dir(run *R, items *L, const char *dir, const char *rel);
 
-static void gather_class(run *R, items *L, const char *path, const char *rel, mode_t mode)
+static void gather_class(run *R, items *L, const char *path, const char *rel, const struct stat *st)
 {
 	uint8_t *data;
 	size_t len;
@@ -426,7 +429,8 @@ static void gather_class(run *R, items *L, const char *path, const char *rel, mo
 	if (!name || jinst_file_read(&data, &len, path, 0, &d) != 0) {
 		mirror_error(R, path, "%s", name ? d.message : "out of memory");
 		free(name);
-	} else if ((it = add_item(R, L, ITEM_CLASS, rel, mode))) {
+	} else if ((it = add_item(R, L, ITEM_CLASS, rel, st->st_mode))) {
+		it->mtime = st->st_mtim;
 		if ((it->job = mirror_add_job(R, name, data, len, -1)) == SIZE_MAX)
 			mirror_error(R, path, "out of memory");
 	} else {
@@ -509,17 +513,21 @@ static void gather(run *R, items *L, const char *path, const char *rel, bool top
 		return;
 	item *it;
 	if (S_ISDIR(st.st_mode)) {
-		if ((it = add_item(R, L, ITEM_DIR, rel, st.st_mode)))
+		if ((it = add_item(R, L, ITEM_DIR, rel, st.st_mode))) {
+			it->mtime = st.st_mtim;
 			gather_dir(R, L, path, rel);
+		}
 	} else if (!S_ISREG(st.st_mode)) {
 		mirror_warning(R, path, "not a file, a folder or a link: left out");
 	} else if ((top || mirror_is_archive_name(path)) && starts_pk(path)) {
 		if ((it = add_item(R, L, ITEM_JAR, rel, st.st_mode)) && !(it->src = strdup(path)))
 			mirror_error(R, path, "out of memory");
+		if (it)
+			it->mtime = st.st_mtim;
 		if (it && it->src)
 			it->jar = mirror_jar_load(R, path, path, NULL, 0, 0);
 	} else if (has_suffix(path, ".class")) {
-		gather_class(R, L, path, rel, st.st_mode);
+		gather_class(R, L, path, rel, &st);
 	} else if (top) {
 		mirror_error(R, path, "not a class file, an archive or a folder");
 	} else {
@@ -527,6 +535,8 @@ static void gather(run *R, items *L, const char *path, const char *rel, bool top
 			mirror_warning(R, path, "named like an archive, but not one: copied as it is");
 		if ((it = add_item(R, L, ITEM_FILE, rel, st.st_mode)) && !(it->src = strdup(path)))
 			mirror_error(R, path, "out of memory");
+		if (it)
+			it->mtime = st.st_mtim;
 		R->stats->files++;
 	}
 }
@@ -647,6 +657,19 @@ static void write_folder_jar(run *R, const item *it, const char *path)
 	mirror_free_extras(x, nx);
 }
 
+/* A file or folder inside a folder output keeps the time of what it was
+ * made from, as an entry in an archive keeps its record: a copied
+ * resource, a class changed or not, an archive. The output's top is new,
+ * as an archive output is; the entries the command adds are new too. */
+static void keep_time(run *R, const item *it, const char *path)
+{
+	if (!*it->rel || it->kind == ITEM_LINK || it->kind == ITEM_EXTRA)
+		return;
+	const struct timespec t[2] = {{.tv_nsec = UTIME_OMIT}, it->mtime};
+	if (utimensat(AT_FDCWD, path, t, AT_SYMLINK_NOFOLLOW) != 0)
+		mirror_warning(R, path, "cannot keep its time: %s", strerror(errno));
+}
+
 static void write_dir(run *R, items *L, const char *dest)
 {
 	for (size_t i = 0; i < L->n && !R->failed && !mirror_stopped(R); i++) {
@@ -668,6 +691,16 @@ static void write_dir(run *R, items *L, const char *dest)
 			write_folder_jar(R, it, path);
 		else if (!R->failed)
 			write_item(R, it, path, false);
+		if (!R->failed && it->kind != ITEM_DIR)
+			keep_time(R, it, path);
+		free(path);
+	}
+	/* A folder's time once nothing more is written into it. */
+	for (size_t i = 0; i < L->n && !R->failed; i++) {
+		const item *it = &L->v[i];
+		char *path = it->kind == ITEM_DIR && *it->rel ? mirror_join(dest, it->rel, '/') : NULL;
+		if (path)
+			keep_time(R, it, path);
 		free(path);
 	}
 }

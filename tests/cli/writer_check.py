@@ -49,6 +49,7 @@ RUN_CLASS = "$JinstRun"
 # What marks a folder output as jinst's: --force replaces only such a folder
 # (or an empty one).
 MARK = ".jinst-output"
+T2001 = 981173106  # 2001-02-03 04:05:06 UTC
 
 
 def added_name(n):
@@ -411,10 +412,18 @@ def case_folder(C):
     os.symlink("readme.txt", os.path.join(src, "link.txt"))
     os.makedirs(os.path.join(src, "lib"))
     shutil.copy(os.path.join(WORK, "inner.jar"), os.path.join(src, "lib", "inner.jar"))
+    # Files and folders inside keep their times (a resource, a class, a jar,
+    # a folder), as an archive's entries do.
+    dated = ["readme.txt", os.path.join("classes", "jinsttest", "Features.class"), os.path.join("lib", "inner.jar"),
+             os.path.join("empty", "deeper"), "empty"]
+    for name in dated:
+        os.utime(os.path.join(src, name), (T2001, T2001))
     out = os.path.join(WORK, "out", "folder")
     r = run("folder", [src], out)
     if not check(os.path.isdir(out), "folder", "no output folder"):
         return
+    for name in dated:
+        check(os.stat(os.path.join(out, name)).st_mtime == T2001, "folder", "%s did not keep its time" % name)
     check(os.path.isfile(os.path.join(out, MARK)), "folder", "no %s in the output folder" % MARK)
     listing = lambda d: sorted(os.path.relpath(os.path.join(r_, f), d) for r_, ds, fs in os.walk(d) for f in fs + ds)
     mine = [p for p in listing(out) if p not in listing(src) and (ADDED.startswith(p + "/") or added_name(p)
