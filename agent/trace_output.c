@@ -1,9 +1,13 @@
 /*
- * The trace module's outputs: each format's data is a snapshot the runtime
- * returns as a long[] (jinst.rt.Hooks.snapshot*), copied out and handed
- * with the method names of the instrumenter to the report library
- * (include/jinst/report.h), which writes OUT.tsv, .txt, .folded, .json,
- * .html.
+ * The trace module's outputs: a write takes one snapshot of everything its
+ * formats need (jinst.rt.Hooks.snapshot: counts, times, the call tree,
+ * the timelines, as long[]s taken at one moment under the runtime's
+ * lock), copied out, and every format is rendered from it with the method
+ * names of the instrumenter by the report library (include/jinst/report.h),
+ * which writes OUT.tsv, .txt, .folded, .json, .html. A snapshot per
+ * format, as before, gave each file of one write its own counts (the
+ * program goes on calling meanwhile): 64100 calls of a method in OUT.tsv,
+ * 65623 in OUT.txt, 65900 in OUT.html.
  * An output that cannot be written costs the program nothing: one log line
  * says why. Ids of code instrumented ahead of time (ranges the
  * instrumenter reserved for the runtime's jinst.rt.Runs, without names)
@@ -35,13 +39,12 @@
 
 #include "jinst/report.h"
 
-static jmethodID snap_counts, snap_times, snap_tree, snap_events, thread_names, run_names;
+static jmethodID snap, thread_names, run_names;
 
 bool jinst_trace_output_init(JNIEnv *jni)
 {
 	struct { jmethodID *id; const char *name, *sig; } ms[] = {
-		{&snap_counts, "snapshotCounts", "()[J"}, {&snap_times, "snapshotTimes", "()[J"},
-		{&snap_tree, "snapshotTree", "()[J"},     {&snap_events, "snapshotEvents", "()[J"},
+		{&snap, "snapshot", "(I)[[J"},
 		{&thread_names, "threadNames", "()[Ljava/lang/String;"}, {&run_names, "runNames", "()[[B"}};
 	jclass hooks = jinst_agent_hooks_class();
 	for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
@@ -136,48 +139,113 @@ static bool counted_only(const jinst_instrument *ins, uint32_t id)
 	return run_method(id, &c, &n, &d, &timed) && !timed;
 }
 
-/* What one format is written from. */
+/* What one write is rendered from: the runtime's snapshot (TraceData's
+ * forms), each form a copy of its long[] (NULL when not asked). */
+enum { FORM_COUNTS, FORM_TIMES, FORM_TREE, FORM_EVENTS, FORMS };
+
+typedef struct trace_snapshot {
+	int64_t *form[FORMS];
+	size_t len[FORMS];
+	const char **names;   /* the timelines' threads' names */
+	size_t name_count;
+} trace_snapshot;
+
+static void trace_snapshot_free(trace_snapshot *s)
+{
+	for (int i = 0; i < FORMS; i++)
+		free(s->form[i]);
+	for (size_t i = 0; s->names && i < s->name_count; i++)
+		free((void *)s->names[i]);
+	free(s->names);
+}
+
+/* What one format is written from (its own copies: the profile changes
+ * its counts). */
 typedef struct trace_data {
 	int64_t *data;
 	size_t len;
 	int64_t *counts;      /* profile: each method's calls */
 	size_t counts_len;
-	const char **names;   /* chrome: the threads' names */
+	const char *const *names; /* chrome: the threads' names (the snapshot's) */
 	size_t name_count;
 	char *title;          /* html: the command line */
 } trace_data;
 
 static void trace_data_free(trace_data *d)
 {
-	for (size_t i = 0; d->names && i < d->name_count; i++)
-		free((void *)d->names[i]);
-	free(d->names);
 	free(d->title);
 	free(d->data);
 	free(d->counts);
 }
 
-/* The long[] a snapshot method returns, copied; NULL on failure. */
-static int64_t *snapshot(JNIEnv *jni, jmethodID m, const char *what, size_t *len)
+/* A copy of a snapshot's form (NULL when it has none). */
+static int64_t *form_copy(const trace_snapshot *s, int form, size_t *len)
 {
-	jlongArray a = (jlongArray)(*jni)->CallStaticObjectMethod(jni, jinst_agent_hooks_class(), m);
-	if (jinst_agent_java_failed(jni, what) || !a)
-		return NULL;
-	jsize n = (*jni)->GetArrayLength(jni, a);
-	int64_t *v = malloc((size_t)n * sizeof *v + 8);
-	if (v)
-		(*jni)->GetLongArrayRegion(jni, a, 0, n, (jlong *)v);
-	(*jni)->DeleteLocalRef(jni, a);
-	*len = v ? (size_t)n : 0;
+	int64_t *v = s->form[form] ? malloc(s->len[form] * sizeof *v + 8) : NULL;
+	if (v && s->len[form])
+		memcpy(v, s->form[form], s->len[form] * sizeof *v);
+	*len = v ? s->len[form] : 0;
 	return v;
+}
+
+static void read_thread_names(JNIEnv *jni, trace_snapshot *s)
+{
+	jobjectArray tn = (jobjectArray)(*jni)->CallStaticObjectMethod(jni, jinst_agent_hooks_class(), thread_names);
+	if (jinst_agent_java_failed(jni, "Hooks.threadNames") || !tn)
+		return;
+	s->name_count = (size_t)(*jni)->GetArrayLength(jni, tn);
+	s->names = calloc(s->name_count + 1, sizeof *s->names);
+	for (size_t i = 0; s->names && i < s->name_count; i++) {
+		jstring str = (jstring)(*jni)->GetObjectArrayElement(jni, tn, (jsize)i);
+		if (str) {
+			const char *c = (*jni)->GetStringUTFChars(jni, str, NULL);
+			s->names[i] = c ? strdup(c) : NULL;
+			if (c)
+				(*jni)->ReleaseStringUTFChars(jni, str, c);
+			(*jni)->DeleteLocalRef(jni, str);
+		}
+	}
+	if (!s->names)
+		s->name_count = 0;
+	(*jni)->DeleteLocalRef(jni, tn);
+}
+
+/* The forms the formats need (TraceData's bits: 1 counts, 2 times, 4 the
+ * tree, 8 the timelines), in one call; false when the runtime gave none. */
+static bool read_snapshot(JNIEnv *jni, unsigned formats, trace_snapshot *s)
+{
+	jint forms = (formats & JINST_FORMAT_COUNTS ? 1 : 0) | (formats & JINST_FORMAT_PROFILE ? 2 : 0) |
+	             (formats & (JINST_FORMAT_FOLDED | JINST_FORMAT_HTML) ? 4 : 0) |
+	             (formats & JINST_FORMAT_CHROME ? 8 : 0);
+	memset(s, 0, sizeof *s);
+	jobjectArray a = (jobjectArray)(*jni)->CallStaticObjectMethod(jni, jinst_agent_hooks_class(), snap, forms);
+	if (jinst_agent_java_failed(jni, "Hooks.snapshot") || !a)
+		return false;
+	jsize n = (*jni)->GetArrayLength(jni, a);
+	for (jsize i = 0; i < n && i < FORMS; i++) {
+		jlongArray f = (jlongArray)(*jni)->GetObjectArrayElement(jni, a, i);
+		if (!f)
+			continue;
+		jsize m = (*jni)->GetArrayLength(jni, f);
+		s->form[i] = malloc((size_t)m * sizeof(int64_t) + 8);
+		if (s->form[i])
+			(*jni)->GetLongArrayRegion(jni, f, 0, m, (jlong *)s->form[i]);
+		s->len[i] = s->form[i] ? (size_t)m : 0;
+		(*jni)->DeleteLocalRef(jni, f);
+	}
+	(*jni)->DeleteLocalRef(jni, a);
+	/* the names of this snapshot's timelines, in its order */
+	if (forms & 8)
+		read_thread_names(jni, s);
+	return true;
 }
 
 /* The times snapshot holds (calls, self, total) per method. The entry
  * counts are its calls. The methods only counted (leaves) have no time: no
  * calls in data, so that the profile lists them apart, by their count. */
-static void read_profile(JNIEnv *jni, trace_data *d)
+static void read_profile(const trace_snapshot *s, trace_data *d)
 {
-	d->data = snapshot(jni, snap_times, "Hooks.snapshotTimes", &d->len);
+	d->data = form_copy(s, FORM_TIMES, &d->len);
 	d->counts = d->data ? malloc((d->len / 3 + 1) * sizeof *d->counts) : NULL;
 	const jinst_instrument *ins = jinst_agent_instrumenter();
 	for (size_t i = 0; d->counts && i < d->len / 3; i++) {
@@ -186,26 +254,6 @@ static void read_profile(JNIEnv *jni, trace_data *d)
 			d->data[3 * i] = 0;
 	}
 	d->counts_len = d->counts ? d->len / 3 : 0;
-}
-
-static void read_thread_names(JNIEnv *jni, trace_data *d)
-{
-	jobjectArray tn = (jobjectArray)(*jni)->CallStaticObjectMethod(jni, jinst_agent_hooks_class(), thread_names);
-	if (jinst_agent_java_failed(jni, "Hooks.threadNames") || !tn)
-		return;
-	d->name_count = (size_t)(*jni)->GetArrayLength(jni, tn);
-	d->names = calloc(d->name_count + 1, sizeof *d->names);
-	for (size_t i = 0; d->names && i < d->name_count; i++) {
-		jstring s = (jstring)(*jni)->GetObjectArrayElement(jni, tn, (jsize)i);
-		if (s) {
-			const char *c = (*jni)->GetStringUTFChars(jni, s, NULL);
-			d->names[i] = c ? strdup(c) : NULL;
-			if (c)
-				(*jni)->ReleaseStringUTFChars(jni, s, c);
-			(*jni)->DeleteLocalRef(jni, s);
-		}
-	}
-	(*jni)->DeleteLocalRef(jni, tn);
 }
 
 /* The flame graph's title: the program as java names it (the main class
@@ -224,19 +272,20 @@ static void read_title(trace_data *d)
 		(*jvmti)->Deallocate(jvmti, (unsigned char *)cmd);
 }
 
-static void read_format(JNIEnv *jni, unsigned format, trace_data *d)
+static void read_format(const trace_snapshot *s, unsigned format, trace_data *d)
 {
 	switch (format) {
-	case JINST_FORMAT_COUNTS: d->data = snapshot(jni, snap_counts, "Hooks.snapshotCounts", &d->len); break;
-	case JINST_FORMAT_PROFILE: read_profile(jni, d); break;
-	case JINST_FORMAT_FOLDED: d->data = snapshot(jni, snap_tree, "Hooks.snapshotTree", &d->len); break;
+	case JINST_FORMAT_COUNTS: d->data = form_copy(s, FORM_COUNTS, &d->len); break;
+	case JINST_FORMAT_PROFILE: read_profile(s, d); break;
+	case JINST_FORMAT_FOLDED: d->data = form_copy(s, FORM_TREE, &d->len); break;
 	case JINST_FORMAT_CHROME:
-		d->data = snapshot(jni, snap_events, "Hooks.snapshotEvents", &d->len);
-		read_thread_names(jni, d);
+		d->data = form_copy(s, FORM_EVENTS, &d->len);
+		d->names = s->names;
+		d->name_count = s->name_count;
 		break;
 	case JINST_FORMAT_HTML:
-		d->data = snapshot(jni, snap_tree, "Hooks.snapshotTree", &d->len);
-		d->counts = snapshot(jni, snap_counts, "Hooks.snapshotCounts", &d->counts_len);
+		d->data = form_copy(s, FORM_TREE, &d->len);
+		d->counts = form_copy(s, FORM_COUNTS, &d->counts_len);
 		read_title(d);
 		break;
 	}
@@ -341,13 +390,13 @@ static FILE *open_output(const char *path, unsigned format)
 	return f;
 }
 
-static void write_format(const jinst_trace_config *t, JNIEnv *jni, unsigned format)
+static void write_format(const jinst_trace_config *t, const trace_snapshot *s, unsigned format)
 {
 	char path[1100];
 	jinst_agent_output_path(jinst_trace_format_ext(format), path, sizeof path);
 	trace_data d;
 	memset(&d, 0, sizeof d);
-	read_format(jni, format, &d);
+	read_format(s, format, &d);
 	if (!d.data) {
 		jinst_agent_log("%s not written: no data from the runtime", path);
 		trace_data_free(&d);
@@ -373,9 +422,14 @@ static void write_format(const jinst_trace_config *t, JNIEnv *jni, unsigned form
 void jinst_trace_dump(const void *c, JNIEnv *jni)
 {
 	const jinst_trace_config *t = c;
+	trace_snapshot s;
 	runs_read(jni);
-	for (unsigned bit = 1; bit <= JINST_FORMAT_HTML; bit <<= 1)
-		if (t->formats & bit)
-			write_format(t, jni, bit);
+	if (!read_snapshot(jni, t->formats, &s))
+		jinst_agent_log("trace: no snapshot from the runtime, nothing written");
+	else
+		for (unsigned bit = 1; bit <= JINST_FORMAT_HTML; bit <<= 1)
+			if (t->formats & bit)
+				write_format(t, &s, bit);
+	trace_snapshot_free(&s);
 	runs_free();
 }

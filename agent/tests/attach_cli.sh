@@ -14,6 +14,9 @@
 #            out=DIR/ writes jinst-PID.* into DIR
 #   dropped  trace=events beyond maxevents: the number dropped, on the
 #            console and in the output
+#   formats  one write's formats agree: the calls of a method that runs on
+#            meanwhile are the same in OUT.tsv, .txt and .html, at each
+#            dump and at stop
 #   foreign  HPROF's, JaCoCo's and async-profiler's names get their
 #            suggestion, from the VM and from jinst attach
 #   installed  cmake --install; the installed jinst loads the installed
@@ -36,12 +39,13 @@ refusals=yes
 workdir "$work"
 
 # sleeper NAME [JVM ARGS...]: starts the program to attach to (pid), its
-# stdout and stderr in NAME.out and NAME.err, until it runs.
+# stdout and stderr in NAME.out and NAME.err, until it runs; $spin, when
+# set, is its second argument.
 sleeper() {
 	local name=$1
 	shift
 	rm -f "$work/stop-$name"
-	"${java_env[@]}" "$java" "$@" -cp "$checks" jinstcheck.Sleeper "$work/stop-$name" >"$name.out" 2>"$name.err" &
+	"${java_env[@]}" "$java" "$@" -cp "$checks" jinstcheck.Sleeper "$work/stop-$name" ${spin:+"$spin"} >"$name.out" 2>"$name.err" &
 	pid=$!
 	for _ in $(seq 100); do
 		grep -q running "$name.out" && break
@@ -252,6 +256,37 @@ print("dropped %d, kept %d events" % (said, len(events)))
 PY
 	"${java_env[@]}" "$java" -agentpath:"$lib"=trace=events,out="$work"/f -cp "$programs" jinsttest.Recursion >/dev/null 2>err2.txt
 	! grep -q "calls dropped" err2.txt || fail "a line for dropped events when none were"
+	;;
+formats)
+	spin=spin sleeper formats
+	att attach "$pid" "trace=times,include=jinstcheck.**,format=counts+profile+html,out=$work/f"
+	[[ $rc == 0 ]] || fail "attach exited $rc"
+	# calls of busy(): counts (column 4), profile (the count column), html
+	# (the calls of its frame)
+	agree() {
+		python3 - "$1" <<'PY' || fail "$1: the formats of one write disagree"
+import json, re, sys
+tsv = [l.split("\t") for l in open("f.tsv") if l.startswith("jinstcheck/Sleeper\tbusy\t")]
+txt = [l.split() for l in open("f.txt") if l.rstrip().endswith("jinstcheck/Sleeper.busy(I)I")]
+page = open("f.html").read()
+names = json.loads(re.search(r'"names":(\[.*?\])', page).group(1))
+calls = json.loads(re.search(r'"calls":(\[.*?\])', page).group(1))
+counts = (int(tsv[0][3]), int(txt[0][3]), calls[names.index("jinstcheck/Sleeper.busy")])
+print(sys.argv[1], "busy():", counts)
+assert counts[0] > 0 and len(set(counts)) == 1, counts
+PY
+	}
+	sleep 0.5
+	for i in 1 2 3; do
+		att dump "$pid"
+		[[ $rc == 0 ]] || fail "dump exited $rc"
+		agree "dump $i"
+		sleep 0.2
+	done
+	att stop "$pid"
+	[[ $rc == 0 ]] || fail "stop exited $rc"
+	agree stop
+	finish formats
 	;;
 foreign)
 	for pair in "cpu=times:trace=times" "file=x:out=PATH" "destfile=x.exec:coverage,out=PATH" \

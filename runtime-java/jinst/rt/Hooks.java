@@ -656,6 +656,10 @@ public final class Hooks {
 		return TraceData.events();
 	}
 
+	static long[][] snapshot(int forms) {
+		return TraceData.snapshot(forms);
+	}
+
 	static String[] threadNames() {
 		return TraceData.threadNames();
 	}

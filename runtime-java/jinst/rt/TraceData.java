@@ -39,7 +39,13 @@ final class TraceData {
 	 */
 	static long[] times() {
 		synchronized (Registry.LOCK) {
-			long[] counts = counts(); /* (the same moment: the lock is held) */
+			return times(counts());
+		}
+	}
+
+	/* times() with the entry counts of counts(), taken under the lock. */
+	private static long[] times(long[] counts) {
+		synchronized (Registry.LOCK) {
 			Registry.flushAll();
 			long[] s = Sampler.times;
 			int len = Hooks.max(counts.length, s.length / Sampler.TIMED);
@@ -74,6 +80,33 @@ final class TraceData {
 				r[k++] = Sampler.methodOf(key);
 				r[k++] = nd[Sampler.NODE * j + Sampler.N_SELF];
 			}
+			return r;
+		}
+	}
+
+	/** Forms of snapshot(): bits of what a write asks for. */
+	static final int COUNTS = 1, TIMES = 2, TREE = 4, EVENTS = 8;
+
+	/**
+	 * Every form a write asks for (COUNTS, TIMES, TREE, EVENTS: its
+	 * formats' data), at one moment: [counts, times, tree, events], null
+	 * where not asked. The hooks go on counting without the lock, so two
+	 * snapshots differ: one per write is what makes its files agree (the
+	 * counts of OUT.tsv, the calls of OUT.txt and of OUT.html are one
+	 * array).
+	 */
+	static long[][] snapshot(int forms) {
+		synchronized (Registry.LOCK) {
+			long[][] r = new long[4][];
+			long[] counts = (forms & (COUNTS | TIMES | TREE)) != 0 ? counts() : null;
+			if ((forms & (COUNTS | TREE)) != 0)
+				r[0] = counts;
+			if ((forms & TIMES) != 0)
+				r[1] = times(counts);
+			if ((forms & TREE) != 0)
+				r[2] = tree();
+			if ((forms & EVENTS) != 0)
+				r[3] = events();
 			return r;
 		}
 	}
