@@ -228,7 +228,11 @@ const jinst_agent_option jinst_trace_options[] = {
 	{"maxevents", "N",
 	 "events kept per thread, trace=events [100000]: each thread's\n"
 	 "first calls, entry and exit; the later ones are dropped,\n"
-	 "counted in OUT.json and in a line at each write",
+	 "counted in OUT.json and in a line at each write. Threads\n"
+	 "that ended keep at most N/100 timelines (at least 1024)\n"
+	 "and 10 x N events between them, those of the threads\n"
+	 "created first (main's among them); the others' calls\n"
+	 "are counted as dropped the same way",
 	 parse_maxevents},
 	{NULL, NULL, NULL, NULL}};
 

@@ -141,7 +141,7 @@ static bool counted_only(const jinst_instrument *ins, uint32_t id)
 
 /* What one write is rendered from: the runtime's snapshot (TraceData's
  * forms), each form a copy of its long[] (NULL when not asked). */
-enum { FORM_COUNTS, FORM_TIMES, FORM_TREE, FORM_EVENTS, FORMS };
+enum { FORM_COUNTS, FORM_TIMES, FORM_TREE, FORM_EVENTS, FORM_NOT_KEPT, FORMS };
 
 typedef struct trace_snapshot {
 	int64_t *form[FORMS];
@@ -310,27 +310,53 @@ static int write_data(FILE *f, unsigned format, const trace_data *d, const jinst
 	}
 }
 
-/* trace=events: the calls that found their thread's buffer full are not
- * recorded; say how many, and which were kept, where the user looks (the
- * file says it too, in otherData). */
-static void report_dropped(const trace_data *d, const jinst_trace_config *t, const char *path)
+/* trace=events: the calls not recorded, said where the user looks (the
+ * file says it too, in otherData), each kind with the bound that was
+ * reached and the option that raises it: a thread's buffer that filled
+ * (maxevents= per thread), and the timelines of ended threads beyond what
+ * they keep between them (the entry of id -1; not_kept: the threads, the
+ * bounds reached, Registry.CAP_TIMELINES 1 and CAP_EVENTS 2, and the two
+ * bounds). */
+static void report_dropped(const trace_data *d, const int64_t *not_kept, size_t not_kept_len,
+                           const jinst_trace_config *t, const char *path)
 {
-	int64_t kept = 0, dropped = 0, threads = d->len ? d->data[0] : 0, full = 0;
+	int64_t kept = 0, dropped = 0, threads = d->len ? d->data[0] : 0, full = 0, ended_lost = 0;
 	size_t k = 1;
 	for (int64_t i = 0; i < threads && d->len - k >= 3; i++) {
-		int64_t n = d->data[k + 1], lost = d->data[k + 2];
+		int64_t tid = d->data[k], n = d->data[k + 1], lost = d->data[k + 2];
 		k += 3;
 		if (n < 0 || (uint64_t)n > (d->len - k) / 2)
 			break;
 		kept += n;
-		dropped += lost > 0 ? lost : 0;
-		full += lost > 0;
+		if (tid == -1) {
+			ended_lost += lost > 0 ? lost : 0;
+		} else {
+			dropped += lost > 0 ? lost : 0;
+			full += lost > 0;
+		}
 		k += 2 * (size_t)n;
 	}
 	if (dropped > 0)
 		jinst_agent_log("%s: %lld calls dropped in %lld threads, %lld events kept: each thread keeps its first calls "
 		                "(entry and exit), maxevents=%ld events per thread; raise maxevents= or narrow include=",
 		                path, (long long)dropped, (long long)full, (long long)kept, t->max_events);
+	if (ended_lost > 0 && not_kept && not_kept_len >= 4) {
+		char caps[160];
+		int n = 0;
+		if (not_kept[1] & 1)
+			n += snprintf(caps + n, sizeof caps - (size_t)n, "%lld timelines (maxevents/100, at least 1024)",
+			              (long long)not_kept[2]);
+		if (not_kept[1] & 2)
+			snprintf(caps + n, sizeof caps - (size_t)n, "%s%lld events (10 x maxevents)", n ? " and " : "",
+			         (long long)not_kept[3]);
+		if (!(not_kept[1] & 3))
+			snprintf(caps, sizeof caps, "their bounds");
+		jinst_agent_log("%s: %lld calls dropped with the timelines of %lld ended threads not kept: ended threads "
+		                "keep at most %lld timelines and %lld events between them, those created first (main's "
+		                "among them); this run reached %s; raise maxevents= (now %ld) or narrow include=",
+		                path, (long long)ended_lost, (long long)not_kept[0], (long long)not_kept[2],
+		                (long long)not_kept[3], caps, t->max_events);
+	}
 }
 
 /* ---- append=y ------------------------------------------------------------ */
@@ -415,7 +441,7 @@ static void write_format(const jinst_trace_config *t, const trace_snapshot *s, u
 	else
 		jinst_agent_log("wrote %s", path);
 	if (r == 0 && format == JINST_FORMAT_CHROME)
-		report_dropped(&d, t, path);
+		report_dropped(&d, s->form[FORM_NOT_KEPT], s->len[FORM_NOT_KEPT], t, path);
 	trace_data_free(&d);
 }
 

@@ -332,7 +332,9 @@ int jinst_trace_write_chrome(FILE *f, const int64_t *events, size_t len, const c
 	           "\"dropped\":%" PRId64 ",\n"
 	           "\"kept\":\"each thread's first calls, entry and exit, up to maxevents events per thread; "
 	           "the calls after its buffer filled are not recorded: dropped counts them (per thread: "
-	           "its thread_name's args)\"},\n"
+	           "its thread_name's args); threads that ended keep at most maxevents/100 timelines (at least "
+	           "1024) and 10 x maxevents events between them, those created first, the calls of the others "
+	           "counted under (ended threads)\"},\n"
 	           "\"traceEvents\":[\n", jinst_trace_clock_name(clock), dropped);
 	fprintf(f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%ld,\"tid\":0,\"args\":{\"name\":\"java\"}}", pid);
 	k = 1;

@@ -256,6 +256,46 @@ print("dropped %d, kept %d events" % (said, len(events)))
 PY
 	"${java_env[@]}" "$java" -agentpath:"$lib"=trace=events,out="$work"/f -cp "$programs" jinsttest.Recursion >/dev/null 2>err2.txt
 	! grep -q "calls dropped" err2.txt || fail "a line for dropped events when none were"
+	# 2000 threads end while main runs: ended threads keep those created
+	# first, main's among them, whatever order they end in; the line names
+	# the bound reached, and a larger maxevents= keeps them all.
+	for m in 100 100000 1000000; do
+		"${java_env[@]}" "$java" -agentpath:"$lib"=trace=events,include=jinsttest.**,maxevents=$m,out="$work"/t$m \
+			-cp "$programs" jinsttest.ThreadAfterThread >/dev/null 2>err$m.txt || fail "ThreadAfterThread failed"
+		cat err$m.txt
+		python3 - t$m.json err$m.txt $m <<'PY' || fail "maxevents=$m: the ended threads' timelines"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+err = open(sys.argv[2]).read()
+m = int(sys.argv[3])
+begins = {}
+for e in d["traceEvents"]:
+    if e["ph"] == "B":
+        begins.setdefault(e["name"], set()).add(e["tid"])
+names = {e["tid"]: e["args"]["name"] for e in d["traceEvents"] if e.get("name") == "thread_name"}
+assert "jinsttest/ThreadAfterThread.main" in begins, "main's timeline was dropped"
+workers = sorted(int(names[t][1:]) for t in begins.get("jinsttest/ThreadAfterThread.task", ()))
+cap_threads, cap_events = max(1024, m // 100), 10 * m
+# the threads created first: t0, t1, ... with none missing
+assert workers == list(range(len(workers))), workers[:5]
+line = re.search(r"calls dropped with the timelines of (\d+) ended threads not kept: .* reached ([^;]*);", err)
+if m >= 1000000:
+    assert len(workers) == 2000 and "calls dropped" not in err, (len(workers), err)
+else:
+    assert line, err
+    assert int(line.group(1)) == 2000 + 1 - len(workers) - 1, (line.group(1), len(workers))
+    reached = line.group(2)
+    assert ("%d timelines" % cap_threads in reached) == (m == 100000), reached
+    assert ("%d events" % cap_events in reached) == (m == 100), reached
+    assert len(workers) + 1 <= cap_threads, len(workers)
+    # calls, kept or dropped, each once: per thread its Runnable's <init>
+    # (on main), run, task, 10 steps; and main
+    kept = sum(1 for e in d["traceEvents"] if e["ph"] == "B")
+    dropped = d["otherData"]["dropped"]
+    assert kept + dropped == 2000 * 13 + 1, (kept, dropped)
+print("maxevents=%d: main and %d workers kept" % (m, len(workers)))
+PY
+	done
 	;;
 formats)
 	spin=spin sleeper formats

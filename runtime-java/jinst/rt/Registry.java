@@ -10,10 +10,16 @@ package jinst.rt;
  * What a thread that ends leaves (counts, times, call tree) is folded into
  * one context, RETIRED, so a program that starts thread after thread keeps
  * a registry as small as its live threads; its timeline is kept, trimmed,
- * within a bound (RETIRED_TIMELINES timelines, 10 x Hooks.eventCapacity
- * events), the events of further ones counted as dropped. Threads with no
- * ThreadEnd event (virtual threads, and every thread when no agent runs)
- * are retired when the registry is full and finds them dead.
+ * within two bounds (timelineCap() timelines, eventCap() events), the
+ * calls of the ones not kept counted as dropped. Within the bounds the
+ * threads created first win (the lowest ids): a thread that ends when they
+ * are reached takes the place of ended ones created after it. Which
+ * timelines are kept then depends on the threads alone, not on the order
+ * they end in: main, created first and ended last, is always kept, where
+ * first come, first kept lost it to the first 1024 workers of a program
+ * that starts thread after thread. Threads with no ThreadEnd event
+ * (virtual threads, and every thread when no agent runs) are retired
+ * when the registry is full and finds them dead.
  */
 final class Registry {
 	private Registry() {
@@ -27,9 +33,26 @@ final class Registry {
 
 	static final Ctx RETIRED = new Ctx(-1, "(ended threads)");
 	static final int RETIRED_TIMELINES = 1024;
+	/* The ended timelines kept, by thread id (ascending). */
 	static Ctx[] retiredTimelines = new Ctx[16];
 	static int retiredTimelineCount;
-	static long retiredEvents, retiredEventsDropped;
+	static long retiredEvents, retiredCallsDropped; /* (calls: entries and buffer drops) */
+	/* Ended threads whose timelines were not kept (dropped or given up
+	 * for a thread created before them), and which bound that was:
+	 * CAP_TIMELINES, CAP_EVENTS or both. */
+	static long retiredThreadsDropped;
+	static int capsReached;
+	static final int CAP_TIMELINES = 1, CAP_EVENTS = 2;
+
+	/* The bounds on what ended threads keep: they grow with maxevents, so
+	 * that raising it keeps more (as it does for a live thread). */
+	static int timelineCap() {
+		return Hooks.max(RETIRED_TIMELINES, Hooks.eventCapacity / 100);
+	}
+
+	static long eventCap() {
+		return 10L * Hooks.eventCapacity;
+	}
 
 	/* A new session (Hooks.newSession, under LOCK): no context, nothing
 	 * retired. The earlier session's contexts are left to their threads'
@@ -43,7 +66,9 @@ final class Registry {
 		retiredTimelines = new Ctx[16];
 		retiredTimelineCount = 0;
 		retiredEvents = 0;
-		retiredEventsDropped = 0;
+		retiredCallsDropped = 0;
+		retiredThreadsDropped = 0;
+		capsReached = 0;
 	}
 
 	/** The context of t, the current thread (Local's initial value): the
@@ -156,12 +181,33 @@ final class Registry {
 	}
 
 	/* Keeps an ended thread's timeline, trimmed to its events, within the
-	 * bounds above. */
+	 * bounds above: in the place of the kept ones of threads created after
+	 * it (the highest ids first) when they are reached. */
 	private static void retireTimeline(Ctx c) {
-		int n = c.evCount;
-		if (retiredTimelineCount == RETIRED_TIMELINES || retiredEvents + n > 10L * Hooks.eventCapacity) {
-			retiredEventsDropped += n + c.evDropped;
+		int n = c.evCount, threadCap = timelineCap();
+		long eventCap = eventCap();
+		Ctx[] kept = retiredTimelines;
+		int at = retiredTimelineCount;
+		while (at > 0 && kept[at - 1].tid > c.tid)
+			at--;
+		int to = retiredTimelineCount;
+		long events = retiredEvents;
+		while (to > at && (to >= threadCap || events + n > eventCap))
+			events -= kept[--to].evCount;
+		int reached = (to >= threadCap ? CAP_TIMELINES : 0) | (events + n > eventCap ? CAP_EVENTS : 0);
+		if (reached != 0) {
+			capsReached |= reached;
+			retiredThreadsDropped++;
+			retiredCallsDropped += calls(c) + c.evDropped;
 			return;
+		}
+		if (to < retiredTimelineCount)
+			capsReached |= (retiredTimelineCount >= threadCap ? CAP_TIMELINES : 0)
+			        | (retiredEvents + n > eventCap ? CAP_EVENTS : 0);
+		for (int i = to; i < retiredTimelineCount; i++) {
+			retiredThreadsDropped++;
+			retiredCallsDropped += calls(kept[i]) + kept[i].evDropped;
+			kept[i] = null;
 		}
 		Ctx keep = new Ctx(c.tid, c.name);
 		keep.evTs = new long[n];
@@ -170,13 +216,24 @@ final class Registry {
 		System.arraycopy(c.evWord, 0, keep.evWord, 0, n);
 		keep.evCount = n;
 		keep.evDropped = c.evDropped;
-		retiredEvents += n;
-		if (retiredTimelineCount == retiredTimelines.length) {
-			Ctx[] r = new Ctx[retiredTimelineCount * 2];
-			System.arraycopy(retiredTimelines, 0, r, 0, retiredTimelineCount);
-			retiredTimelines = r;
+		retiredEvents = events + n;
+		if (to == kept.length) {
+			Ctx[] r = new Ctx[to * 2];
+			System.arraycopy(kept, 0, r, 0, to);
+			retiredTimelines = kept = r;
 		}
-		retiredTimelines[retiredTimelineCount++] = keep;
+		System.arraycopy(kept, at, kept, at + 1, to - at);
+		kept[at] = keep;
+		retiredTimelineCount = to + 1;
+	}
+
+	/* The calls of c's timeline (its entries): what is dropped with it is
+	 * counted in calls, as a thread's own calls past its buffer are. */
+	private static long calls(Ctx c) {
+		long n = 0;
+		for (int i = 0; i < c.evCount; i++)
+			n += ~c.evWord[i] & 1;
+		return n;
 	}
 
 	/* Live threads, then what ended threads left. Under LOCK. */

@@ -89,15 +89,15 @@ final class TraceData {
 
 	/**
 	 * Every form a write asks for (COUNTS, TIMES, TREE, EVENTS: its
-	 * formats' data), at one moment: [counts, times, tree, events], null
-	 * where not asked. The hooks go on counting without the lock, so two
-	 * snapshots differ: one per write is what makes its files agree (the
-	 * counts of OUT.tsv, the calls of OUT.txt and of OUT.html are one
-	 * array).
+	 * formats' data), at one moment: [counts, times, tree, events, what
+	 * ended threads' timelines lost (eventsNotKept)], null where not
+	 * asked. The hooks go on counting without the lock, so two snapshots
+	 * differ: one per write is what makes its files agree (the counts of
+	 * OUT.tsv, the calls of OUT.txt and of OUT.html are one array).
 	 */
 	static long[][] snapshot(int forms) {
 		synchronized (Registry.LOCK) {
-			long[][] r = new long[4][];
+			long[][] r = new long[5][];
 			long[] counts = (forms & (COUNTS | TIMES | TREE)) != 0 ? counts() : null;
 			if ((forms & (COUNTS | TREE)) != 0)
 				r[0] = counts;
@@ -105,10 +105,20 @@ final class TraceData {
 				r[1] = times(counts);
 			if ((forms & TREE) != 0)
 				r[2] = tree();
-			if ((forms & EVENTS) != 0)
+			if ((forms & EVENTS) != 0) {
 				r[3] = events();
+				r[4] = eventsNotKept();
+			}
 			return r;
 		}
+	}
+
+	/* The ended threads whose timelines were not kept: their count, the
+	 * bounds reached (Registry.CAP_*), the bounds (timelines, events).
+	 * Under the lock. */
+	private static long[] eventsNotKept() {
+		return new long[] {Registry.retiredThreadsDropped, Registry.capsReached, Registry.timelineCap(),
+		        Registry.eventCap()};
 	}
 
 	/* The thread names of the last events snapshot, in its order. */
@@ -117,8 +127,9 @@ final class TraceData {
 	/**
 	 * The timelines: thread count, then per thread: thread id, event count,
 	 * events dropped, and per event its nanoTime and word (method id << 1,
-	 * low bit set for an exit). Live threads, then ended ones, then (id -1,
-	 * no events) what ended threads beyond RETIRED_TIMELINES dropped.
+	 * low bit set for an exit). Live threads, then the ended ones kept,
+	 * then (id -1, no events) what the ended threads not kept dropped
+	 * (Registry's bounds).
 	 */
 	static long[] events() {
 		synchronized (Registry.LOCK) {
@@ -164,7 +175,7 @@ final class TraceData {
 		int n = ts == null || word == null ? 0 : Hooks.min(count, Hooks.min(ts.length, word.length));
 		r[k++] = c.tid;
 		r[k++] = n;
-		r[k++] = c == Registry.RETIRED ? Registry.retiredEventsDropped : c.evDropped;
+		r[k++] = c == Registry.RETIRED ? Registry.retiredCallsDropped : c.evDropped;
 		for (int j = 0; j < n; j++) {
 			r[k++] = ts[j];
 			r[k++] = word[j];
