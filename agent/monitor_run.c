@@ -196,14 +196,22 @@ static stats *stats_of(uint32_t p, uint32_t k)
 	return s;
 }
 
+/* The place of these names, made on first use. One the events saw
+ * before the pass instrumented it (attach: the events are on before the
+ * loaded classes are retransformed) becomes the pass's site when the
+ * site is found: its row then says it is instrumented, as it counts the
+ * site's enters. */
 static uint32_t place_add(const char *cls, const char *method, const char *desc, uint32_t line, int kind,
                           int64_t site)
 {
 	for (uint32_t i = 0; i < mon.nplaces; i++) {
-		const place *q = &mon.places[i];
+		place *q = &mon.places[i];
 		if (q->kind == kind && q->line == line && !strcmp(q->class_name, cls) && !strcmp(q->method, method) &&
-		    !strcmp(q->descriptor, desc))
+		    !strcmp(q->descriptor, desc)) {
+			if (q->site < 0 && site >= 0)
+				q->site = site;
 			return i;
+		}
 	}
 	size_t a = strlen(cls) + 1, b = strlen(method) + 1, c = strlen(desc) + 1;
 	char *s = malloc(a + b + c);

@@ -22,7 +22,11 @@ the program's; session 3 also its trace counts (s3.tsv) and the threads
 its round made (s3.alloc.tsv). The VM's own word on the code it runs
 (the witness agent, GetBytecodes): Main's methods are instrumented while a
 session runs and their original bytecode again after each stop. The
-program's answers must be those computed here, its end clean. About 8 s.
+program's answers must be those computed here, its end clean. Then a first
+attach to a program whose lock is contended all along (jinstmon.Main busy):
+contention is seen before its class is retransformed, and its row must say
+the site is instrumented (the TSV's y, no "not instrumented" in the
+report) with its enters counted. About 10 s.
 With CYCLES, as many `monitor` sessions more, each exactly its round, and
 the program's resident set (VmRSS) and threads after the tenth session and
 the last are printed: they may grow by RSS_SLACK_KIB and no thread (about
@@ -35,6 +39,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 
 sys.dont_write_bytecode = True  # (no __pycache__ in the source tree)
 from monitor_common import fresh_workdir, java_env, lock_sites  # noqa: E402
@@ -218,6 +223,44 @@ finally:
     if p.poll() is None:
         p.kill()
     err.close()
+
+
+def attached_busy():
+    """A first attach while SITE:busy blocks every millisecond: the events
+    are on before Main is retransformed, and the place they saw first is
+    the pass's site once it is."""
+    b = subprocess.Popen([java, "-cp", classes, "jinstmon.Main", "busy"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    global p
+    p = b
+    try:
+        equal("busy: the program's first line", b.stdout.readline().strip(), "busy")
+        out = os.path.join(work, "busy")
+        if load("busy", f"monitor,include=jinstmon.**,out={out}"):
+            time.sleep(1)
+            load("busy", "stop")
+        rows = [r for r in csv.DictReader(open(out + ".monitors.tsv"), delimiter="\t")
+                if r["class"] == CLS and int(r["line"]) == sites["busy"]]
+        equal("busy: rows of SITE:busy", len(rows), 1)
+        for r in rows:
+            equal("busy: SITE:busy instrumented", r["instrumented"], "y")
+            if int(r["enters"]) <= 0 or int(r["contended"]) <= 0:
+                fail(f"busy: SITE:busy with {r['enters']} enters, {r['contended']} contended")
+            print(f"busy: SITE:busy {r['enters']} enters, {r['contended']} contended, instrumented {r['instrumented']}")
+        for line in open(out + ".monitors.txt"):
+            if f"jinstmon/Main.busyBlock()V:{sites['busy']}" in line and "not instrumented" in line:
+                fail("busy: the report says " + line.strip())
+        b.stdin.close()
+        equal("busy: the program's exit", b.wait(timeout=60), 0)
+    except (OSError, ValueError) as e:
+        fail(f"busy: {e}")
+    finally:
+        if b.poll() is None:
+            b.kill()
+
+
+if not fails:
+    attached_busy()
 log = open(os.path.join(work, "program.err")).read()
 for n in range(2, len(sessions) + 1):
     if f"starting again after stop: session {n}" not in log:

@@ -28,6 +28,10 @@ import java.util.concurrent.CountDownLatch;
  *            "REF block_wait_ns W". Each round is a call of its own, so
  *            that it runs the class's code as it is then (a frame runs its
  *            method's code as it was when the frame began)
+ *   busy     (argument "busy") two threads take turns at SITE:busy, each
+ *            holding the lock a millisecond, so one blocks there about
+ *            every millisecond, until the standard input ends; prints
+ *            "busy" once they run, then "busy SINK"
  */
 public final class Main {
 	static final int N = 3, HOLD_MS = 400, LOOPS = 1000, WAIT_MS = 150;
@@ -169,6 +173,38 @@ public final class Main {
 			}
 	}
 
+	static volatile boolean stopped;
+
+	static void busyBlock() throws InterruptedException {
+		synchronized (LOCK) { // SITE:busy
+			sink++;
+			Thread.sleep(1);
+		}
+	}
+
+	static void busy() throws Exception {
+		Thread[] t = new Thread[2];
+		for (int i = 0; i < t.length; i++) {
+			t[i] = new Thread(() -> {
+				try {
+					while (!stopped)
+						busyBlock();
+				} catch (InterruptedException e) {
+					throw new IllegalStateException(e);
+				}
+			}, "busy-" + i);
+			t[i].start();
+		}
+		System.out.println("busy");
+		System.out.flush();
+		while (System.in.read() >= 0)
+			;
+		stopped = true;
+		for (Thread x : t)
+			x.join();
+		System.out.println("busy " + sink);
+	}
+
 	static void rounds() throws Exception {
 		java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in));
 		for (String l; (l = in.readLine()) != null;) {
@@ -187,6 +223,10 @@ public final class Main {
 	public static void main(String[] args) throws Exception {
 		if (args.length > 0 && args[0].equals("rounds")) {
 			rounds();
+			return;
+		}
+		if (args.length > 0 && args[0].equals("busy")) {
+			busy();
 			return;
 		}
 		if (args.length > 0 && args[0].equals("lines")) {
