@@ -13,7 +13,12 @@
  *
  * depth=N: the runtime keeps each thread's allocations by site and by the
  * top N method ids of its trace=times shadow stack (AllocTraces); a row is
- * then a (site, stack).
+ * then a (site, stack). The shadow stack holds the timed methods only: a
+ * leaf that allocates (counted, not timed, under leaves=count) is not on
+ * it, nor is a <clinit> that is one. Each row's stack is then topped with
+ * the allocating method (found by name among the instrumenter's ids), so
+ * the TRACE records and the TSV's stack column begin where the folded
+ * stacks end, at the site's method; a row has N + 1 frames.
  *
  * alloc=live: the runtime tags every object with its site + 1 (SetTag);
  * each write first runs a full collection (ForceGarbageCollection) and
@@ -264,21 +269,112 @@ static void rows_by_site(jinst_alloc_report *r, const int64_t *v, size_t len, in
 	check[1] = v[len - 1];
 }
 
-/* depth=N: a row per (site, stack), its frames pointing into v:
- * Alloc.snapshotTraces' [depth, count, (site, frames, objects, bytes)...]. */
-static bool rows_by_trace(jinst_alloc_report *r, const int64_t *v, size_t len)
+/* The instrumenter's method ids by (class, method, descriptor), for the
+ * sites' methods: an open-addressing table of ids (UINT32_MAX free), made
+ * once per dump and only when a row needs it. */
+typedef struct method_ids {
+	const jinst_instrument *ins;
+	uint32_t *slot;
+	size_t mask;
+	bool made;
+} method_ids;
+
+static uint64_t name_hash(const char *cls, const char *name, const char *desc)
 {
-	if (len < 2 || v[0] != r->depth || v[1] < 0 || (uint64_t)v[1] > (len - 2) / ((size_t)r->depth + 3))
+	uint64_t h = 1469598103934665603u; /* FNV-1a */
+	const char *parts[] = {cls, name, desc};
+	for (int i = 0; i < 3; i++) {
+		for (const unsigned char *p = (const unsigned char *)parts[i]; *p; p++)
+			h = (h ^ *p) * 1099511628211u;
+		h = (h ^ 0xff) * 1099511628211u; /* (no name has the byte 0xff in modified UTF-8) */
+	}
+	return h;
+}
+
+static void method_ids_make(method_ids *t)
+{
+	t->made = true;
+	t->ins = jinst_agent_instrumenter();
+	uint32_t n = t->ins ? jinst_instrument_method_count(t->ins) : 0;
+	size_t size = 16;
+	while (size < 2 * (size_t)n)
+		size *= 2;
+	if (!n || !(t->slot = malloc(size * sizeof *t->slot)))
+		return;
+	memset(t->slot, 0xff, size * sizeof *t->slot);
+	t->mask = size - 1;
+	for (uint32_t id = 0; id < n; id++) {
+		jinst_method_info info;
+		if (jinst_instrument_method_info(t->ins, id, &info) < 0)
+			continue;
+		size_t i = (size_t)name_hash(info.class_name, info.name, info.descriptor) & t->mask;
+		while (t->slot[i] != UINT32_MAX)
+			i = (i + 1) & t->mask;
+		t->slot[i] = id;
+	}
+}
+
+/* The id of a method named so (the first one, when loaders gave a name
+ * more), or -1. */
+static int64_t method_id(method_ids *t, const char *cls, const char *name, const char *desc)
+{
+	if (!t->made)
+		method_ids_make(t);
+	if (!t->slot)
+		return -1;
+	for (size_t i = (size_t)name_hash(cls, name, desc) & t->mask; t->slot[i] != UINT32_MAX; i = (i + 1) & t->mask) {
+		jinst_method_info info;
+		if (jinst_instrument_method_info(t->ins, t->slot[i], &info) == 0 && !strcmp(info.class_name, cls) &&
+		    !strcmp(info.name, name) && !strcmp(info.descriptor, desc))
+			return t->slot[i];
+	}
+	return -1;
+}
+
+/* Whether method id is the site's method. */
+static bool is_site_method(const jinst_instrument *ins, int64_t id, const jinst_alloc_site *s)
+{
+	jinst_method_info info;
+	return id >= 0 && id <= UINT32_MAX && ins && jinst_instrument_method_info(ins, (uint32_t)id, &info) == 0 &&
+	       !strcmp(info.class_name, s->class_name) && !strcmp(info.name, s->method) &&
+	       !strcmp(info.descriptor, s->descriptor);
+}
+
+/* depth=N: a row per (site, stack), from Alloc.snapshotTraces' [depth,
+ * count, (site, frames, objects, bytes)...]: its N + 1 frames into
+ * *frames (the caller frees them), the site's method on top when the
+ * shadow stack does not have it there, else the N frames and -1. */
+static bool rows_by_trace(jinst_alloc_report *r, const int64_t *v, size_t len, int64_t **frames)
+{
+	int depth = r->depth;
+	if (len < 2 || v[0] != depth || v[1] < 0 || (uint64_t)v[1] > (len - 2) / ((size_t)depth + 3))
+		return false;
+	int64_t *f = *frames = malloc(((size_t)v[1] + 1) * ((size_t)depth + 1) * sizeof *f);
+	if (!f)
 		return false;
 	uint32_t sites = jinst_alloc_sites_count(rt.sites);
+	method_ids ids = {NULL, NULL, 0, false};
+	const jinst_instrument *ins = jinst_agent_instrumenter();
 	for (int64_t e = 0; e < v[1]; e++) {
-		const int64_t *k = v + 2 + e * (r->depth + 3);
-		if (k[0] < 0 || k[0] >= sites || k[r->depth + 1] <= 0)
+		const int64_t *k = v + 2 + e * (depth + 3);
+		jinst_alloc_site s;
+		if (k[0] < 0 || k[0] >= sites || k[depth + 1] <= 0 || jinst_alloc_sites_get(&s, rt.sites, (uint32_t)k[0]))
 			continue;
-		r->rows[r->count++] = (jinst_alloc_row){(uint32_t)k[0], k[r->depth + 1], k[r->depth + 2], -1, -1, k + 1};
-		r->objects += k[r->depth + 1];
-		r->bytes += k[r->depth + 2];
+		int64_t top = is_site_method(ins, k[1], &s) ? -1 : method_id(&ids, s.class_name, s.method, s.descriptor);
+		int64_t *w = f + r->count * ((size_t)depth + 1);
+		if (top >= 0) {
+			w[0] = top;
+			memcpy(w + 1, k + 1, (size_t)depth * sizeof *w);
+		} else {
+			memcpy(w, k + 1, (size_t)depth * sizeof *w);
+			w[depth] = -1;
+		}
+		r->rows[r->count++] = (jinst_alloc_row){(uint32_t)k[0], k[depth + 1], k[depth + 2], -1, -1, w};
+		r->objects += k[depth + 1];
+		r->bytes += k[depth + 2];
 	}
+	free(ids.slot);
+	r->depth = depth + 1;
 	return true;
 }
 
@@ -289,11 +385,12 @@ static void alloc_dump(const void *c, JNIEnv *jni)
 	int64_t check[2] = {0, 0};
 	int64_t *v = rt.alloc ? read_longs(jni, rt.snapshot, "Alloc.snapshot", &len) : NULL;
 	int64_t *tr = v && k->depth ? read_longs(jni, rt.snapshot_traces, "Alloc.snapshotTraces", &tlen) : NULL;
+	int64_t *frames = NULL;
 	jinst_alloc_report r = {rt.sites, NULL, 0, 0, 0, 0, 0, k->live, tr ? k->depth : 0};
 	r.rows = v && len >= 2 ? calloc(len / 2 + tlen + 1, sizeof *r.rows) : NULL;
 	if (r.rows) {
 		rows_by_site(&r, v, len, check);
-		if (tr && (r.count = 0, r.bytes = r.objects = 0, !rows_by_trace(&r, tr, tlen)))
+		if (tr && (r.count = 0, r.bytes = r.objects = 0, !rows_by_trace(&r, tr, tlen, &frames)))
 			jinst_agent_log("alloc depth=%d: the runtime's stacks are malformed; none written", k->depth);
 		if (r.live && !read_live(&r)) {
 			jinst_agent_log("alloc=live: the live objects could not be counted; this write has none");
@@ -305,6 +402,7 @@ static void alloc_dump(const void *c, JNIEnv *jni)
 			                (long long)check[0], (long long)check[1]);
 	}
 	free(r.rows);
+	free(frames);
 	free(tr);
 	free(v);
 }

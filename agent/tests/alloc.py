@@ -34,7 +34,9 @@ program keeps reachable (a static array of every third object of two
 sites, and the static fields' own arrays), and 0 elsewhere; and with
 trace=times,alloc,depth=2, where one site reached from two callers must
 show as two rows, each with its caller under the site's method and its
-own objects and bytes. Every
+own objects and bytes, and every stack (the TSV's column, the TRACE
+records) must begin at the site's method, a leaf's too (counted, not on
+trace=times' stack), over at most two frames. Every
 run must give exactly the expected rows in OUT.alloc.tsv, no other row of
 the fixture, the same program output as without the agent, a SITES table
 and folded stacks that agree with the TSV; alloc=check must report every
@@ -182,11 +184,14 @@ def check_run(name, options):
         got[key] = [o + int(d["objects"]), b + int(d["bytes"])]
         if depth:
             frames = d["stack"].split(";")
+            if frames[-1] != d["class"] + "." + d["method"]:
+                fail("%s: line %d: stack %s does not end at the allocating method" % (name, key[0], d["stack"]))
             caller = frames[-2].rsplit(".", 1)[1] if len(frames) >= 2 else None
             if (key[0], key[1], caller) in by_caller:
                 seen_callers[(key[0], key[1], caller)] = [int(d["objects"]), int(d["bytes"])]
-            elif len(frames) > 2:
-                fail("%s: line %d: stack %s deeper than depth=2" % (name, key[0], d["stack"]))
+            elif len(frames) > 3:
+                fail("%s: line %d: stack %s deeper than depth=2 under the allocating method" % (
+                    name, key[0], d["stack"]))
         if live and [int(d["live_objects"]), int(d["live_bytes"])] != expected_live.get(key, [0, 0]):
             fail("%s: line %d, %s: live (objects, bytes) %s, expected %s" % (
                 name, key[0], key[1], [d["live_objects"], d["live_bytes"]], expected_live.get(key, [0, 0])))
@@ -209,6 +214,12 @@ def check_run(name, options):
     elif not live and ranks and (ranks[-1][1] != "100.00" or [int(r[2]) for r in ranks] != sorted(
             (int(r[2]) for r in ranks), reverse=True)):
         fail("%s: the SITES table is not ranked by bytes to 100%%" % name)
+    if depth:
+        # each TRACE record's first frame is its site's method
+        first = dict(re.findall(r"^TRACE (\d+):\n\t([^(\n]+)\(", table, re.M))
+        for r in ranks:
+            if first.get(r[0]) != r[4].split("(")[0]:
+                fail("%s: TRACE %s begins at %s, not at its site %s" % (name, r[0], first.get(r[0]), r[4]))
     with open(path + ".alloc.folded") as f:
         folded = {l.rsplit(" ", 1)[0]: int(l.rsplit(" ", 1)[1]) for l in f if not l.startswith("#")}
     if depth:
