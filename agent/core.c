@@ -459,10 +459,29 @@ static int parse(jinst_agent_options *o, const char *options, bool attach)
 	return JNI_OK;
 }
 
+/* append=y: the outputs of earlier sessions at prefix must be ones the
+ * modules can add to. A .cov that cannot be read (a newer format, cut
+ * short) would be replaced at the first write, with every session it
+ * held; refused now, as jinst merge refuses it. */
+static int existing_outputs(const jinst_agent_options *o, const char *prefix)
+{
+	char err[1024];
+	for (size_t i = 0; o->append && o->modules[i]; i++) {
+		const jinst_agent_module *m = o->modules[i];
+		if (jinst_agent_module_on(o, i) && m->check_existing &&
+		    m->check_existing(o->config[i], prefix, err, sizeof err) < 0) {
+			say("%s", err);
+			return JNI_ERR;
+		}
+	}
+	return JNI_OK;
+}
+
 /* out=: a folder (a trailing '/', or one that exists) gets jinst-%p in it;
  * the folder the outputs go to must exist and take files now, not when
- * the program ends hours later. Before any JVMTI call: a refused attach
- * has the library unloaded. */
+ * the program ends hours later, and with append=y the files there must be
+ * ones that can be added to. Before any JVMTI call: a refused attach has
+ * the library unloaded. */
 static int resolve_out(jinst_agent_options *o, long pid)
 {
 	char path[1024], dir[1024];
@@ -487,7 +506,7 @@ static int resolve_out(jinst_agent_options *o, long pid)
 		say("out=%s: the outputs cannot be written in %s: %s", path, dir, why);
 		return JNI_ERR;
 	}
-	return JNI_OK;
+	return existing_outputs(o, path);
 }
 
 EXPORT JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)

@@ -12,7 +12,9 @@
  * probe count from the instrumenter's table, by class id) with their data,
  * merged into the base. The base is empty with append=n; with append=y it
  * is the file as it was when the session started, or at the last reset,
- * so that repeated dumps of one session never count a hit twice.
+ * so that repeated dumps of one session never count a hit twice; a file
+ * there that cannot be read refuses the load (the core asks
+ * check_existing), and is never replaced.
  *
  * Classes instrumented ahead of time that reach this runtime (the agent's
  * copy, in the bootstrap loader) ask for their arrays by identity and
@@ -52,6 +54,7 @@ static struct {
 	jmethodID engage, disengage, snapshot, by_identity;
 	int64_t start_ms;           /* the session's */
 	jinst_covdata *base;        /* append=y: the file at the session's start or last reset */
+	bool base_bad;              /* append=y: that file could not be read, and is left as it is */
 	jbooleanArray flat;         /* java.lang.$JinstProbes.P, global reference, or NULL */
 	uint32_t flat_len;          /* its length */
 	uint32_t flat_next;         /* past the ranges of the sessions stopped */
@@ -92,23 +95,54 @@ static bool find_methods(JNIEnv *jni)
 
 /* ---- the data file ----------------------------------------------------- */
 
-/* The base of a session: the file as it stands (append=y), else empty. */
+/* The file at path into *base, or NULL when there is none: 0, or negative
+ * with the reason in msg. */
+static int read_base(const char *path, jinst_covdata **base, char *msg, size_t size)
+{
+	struct stat st;
+	jinst_diag diag;
+	memset(&diag, 0, sizeof diag);
+	*base = NULL;
+	if (stat(path, &st) != 0)
+		return 0;
+	int r = jinst_covdata_read_file(base, path, &diag);
+	if (r < 0)
+		jinst_diag_format(&diag, msg, size);
+	return r;
+}
+
+/* append=y, before the load goes on: the file of earlier sessions must be
+ * one this module can merge into (jinst merge refuses the same files). */
+static int coverage_check_existing(const void *c, const char *prefix, char *err, size_t esize)
+{
+	(void)c;
+	char path[1100], msg[600];
+	jinst_covdata *base = NULL;
+	snprintf(path, sizeof path, "%s.cov", prefix);
+	int r = read_base(path, &base, msg, sizeof msg);
+	jinst_covdata_free(base);
+	if (r < 0)
+		return jinst_option_error(err, esize,
+		                          "append=y: %s cannot be merged into: %s; its sessions would be lost. Move it "
+		                          "away, give out= another path, or leave out append=y to replace it",
+		                          path, msg);
+	return 0;
+}
+
+/* The base of a session: the file as it stands (append=y), else empty.
+ * A file that cannot be read now (checked at the load, changed since) is
+ * not written over: rt.base_bad keeps the session's writes from it. */
 static void take_base(void)
 {
 	jinst_covdata_free(rt.base);
 	rt.base = NULL;
-	char path[1100];
+	rt.base_bad = false;
+	char path[1100], msg[600];
 	jinst_agent_output_path(".cov", path, sizeof path);
-	struct stat st;
-	jinst_diag diag;
-	memset(&diag, 0, sizeof diag);
-	if (jinst_agent_output_append() && !stat(path, &st)) {
-		int r = jinst_covdata_read_file(&rt.base, path, &diag);
-		if (r < 0) {
-			char msg[600];
-			jinst_diag_format(&diag, msg, sizeof msg);
-			jinst_agent_log("append=y: %s cannot be read (%s); it will be replaced", path, msg);
-		}
+	if (jinst_agent_output_append() && read_base(path, &rt.base, msg, sizeof msg) < 0) {
+		rt.base_bad = true;
+		jinst_agent_log("append=y: %s cannot be read (%s); this session's coverage will not be written over it",
+		                path, msg);
 	}
 }
 
@@ -223,6 +257,10 @@ static void write_data(const jinst_coverage_config *k, JNIEnv *jni, jobjectArray
 		snprintf(session, sizeof session, "%s", k->session);
 	else
 		snprintf(session, sizeof session, "jinst-%ld", jinst_agent_pid());
+	if (rt.base_bad) {
+		jinst_agent_log("%s not written: append=y, and it could not be read when the session started", path);
+		return;
+	}
 	jinst_covdata *data = NULL;
 	jinst_diag diag;
 	memset(&diag, 0, sizeof diag);
@@ -372,5 +410,6 @@ const jinst_agent_module jinst_coverage_module = {
 	.dump = coverage_dump,
 	.stop = coverage_stop,
 	.reset = coverage_reset,
+	.check_existing = coverage_check_existing,
 	.restartable = true,
 };

@@ -60,6 +60,12 @@ typedef struct jinst_agent_module {
 	 * settings can be added to, else JINST_EINVAL with err naming those
 	 * that cannot and what to do. NULL: all can. */
 	int (*check_append)(const void *config, char *err, size_t err_size);
+	/* append=y, when a load starts a session (before any JVMTI call, as
+	 * out= is checked): 0 when each output of these settings that exists
+	 * at prefix (out=, expanded) can be added to, else JINST_EINVAL with
+	 * err naming the file and why; the load is then refused, so that no
+	 * file of earlier sessions is replaced. NULL: nothing to check. */
+	int (*check_existing)(const void *config, const char *prefix, char *err, size_t err_size);
 
 	/* JVMTI capabilities the module needs beyond the core's (which sees
 	 * and retransforms every class). */

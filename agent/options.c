@@ -203,7 +203,9 @@ static const jinst_agent_option core_options[] = {
 	 "what they hold, under a line '# jinst session N, pid P,\n"
 	 "started TIME' (readers skip lines that begin with '#'; a\n"
 	 "dump rewrites its session's part); .json and .html are one\n"
-	 "document each and refuse append=y (out=...%n instead)",
+	 "document each and refuse append=y (out=...%n instead); a\n"
+	 "file there that cannot be added to (a .cov that cannot be\n"
+	 "read, a folder) refuses the load",
 	 parse_append},
 	{"log", "PATH|stderr", "where diagnostics go, %p the process id [stderr]", parse_log},
 	{"dump", NULL, "(jcmd) write the output now", parse_dump},

@@ -40,6 +40,7 @@ extern const jinst_agent_option jinst_trace_options[];
 void jinst_trace_defaults(void *config);
 int jinst_trace_check(void *config, char *err, size_t err_size);
 int jinst_trace_check_append(const void *config, char *err, size_t err_size);
+int jinst_trace_check_existing(const void *config, const char *prefix, char *err, size_t err_size);
 uint32_t jinst_trace_passes(const void *config);
 int jinst_trace_hooks_mode(const jinst_trace_config *t);
 #define JINST_TRACE_MODULE_OPTIONS                                                                         \

@@ -312,6 +312,7 @@ const jinst_agent_module jinst_trace_module = {
 	.stop = trace_stop,
 	.thread_start = trace_thread_start,
 	.thread_end = trace_thread_end,
+	.check_existing = jinst_trace_check_existing,
 	/* A new session: the runtime drops what the one before recorded
 	 * (Hooks.engage), the core hands out method ids from 0 again. */
 	.restartable = true,

@@ -10,8 +10,10 @@
 #   errors   no such process, not a JVM (left alive: no signal sent), attach
 #            disabled, -Xrs, a listener that never comes (timeout)
 #   jcmd     through jcmd, a refused load gives a non-zero return code
-#   out      an unwritable out= refused at start (launch and attach);
-#            out=DIR/ writes jinst-PID.* into DIR
+#   out      an unwritable out= refused at start (launch and attach), and
+#            append=y over an output it cannot add to (a .cov of a newer
+#            format or cut short, a folder); out=DIR/ writes jinst-PID.*
+#            into DIR
 #   dropped  trace=events beyond maxevents: the number dropped, on the
 #            console and in the output
 #   formats  one write's formats agree: the calls of a method that runs on
@@ -213,6 +215,27 @@ out)
 		grep -q "^jinst: out=${bad%%:*}: the outputs cannot be written in .*: ${bad#*:}" launch.txt ||
 			fail "${bad%%:*}: no reason: $(head -1 launch.txt)"
 	done
+	# append=y over a file of earlier sessions that cannot be added to: a
+	# .cov jinst merge refuses (a newer format version, cut short) and a
+	# trace output that is a folder; refused at start, the file kept
+	cov=$(dirname "$programs")/cov
+	"${java_env[@]}" "$java" -agentpath:"$lib"=coverage,out="$work/good" -cp "$cov" jinstcov.Cov 3 >/dev/null 2>&1 ||
+		fail "coverage: the program failed"
+	cp good.cov newer.cov
+	printf '\x00\x02' | dd of=newer.cov bs=1 seek=8 conv=notrunc 2>/dev/null
+	head -c 40 good.cov >short.cov
+	mkdir -p folder.tsv
+	for bad in "newer:coverage:newer.cov cannot be merged into: .*format version 2" \
+		"short:coverage:short.cov cannot be merged into: .*truncated" "folder:trace=counts:folder.tsv cannot be appended to: not a file"; do
+		IFS=: read -r name opts want <<<"$bad"
+		[[ -d $name.tsv ]] || cp $name.cov $name.before
+		"${java_env[@]}" "$java" -agentpath:"$lib"=$opts,append=y,out="$work/$name" -cp "$cov" jinstcov.Cov 3 >launch.txt 2>&1
+		lrc=$?
+		[[ $lrc != 0 ]] || fail "append=y over $name: the VM started"
+		grep -q "^jinst: append=y: $work/$want" launch.txt || fail "append=y over $name: no reason: $(head -1 launch.txt)"
+		[[ -d $name.tsv ]] || cmp -s $name.cov $name.before || fail "append=y over $name: $name.cov changed"
+	done
+	"$jinst" merge -o merged.cov newer.cov >merge.txt 2>&1 && fail "jinst merge took newer.cov"
 	# out=DIR/ and an existing DIR: jinst-PID.tsv inside
 	mkdir -p d1 d2
 	"${java_env[@]}" "$java" -agentpath:"$lib"=include=jinsttest.**,out="$work/d1/" -cp "$programs" jinsttest.Recursion >/dev/null 2>&1 ||
@@ -228,6 +251,10 @@ out)
 	att attach "$pid" "trace=counts,include=jinstcheck.**,out=$work/no/such/x"
 	[[ $rc == 1 ]] || fail "attach with an unwritable out=: exit $rc"
 	grep -q "^jinst: out=$work/no/such/x: the outputs cannot be written" jinst.txt || fail "attach: no reason printed"
+	att attach "$pid" "coverage,append=y,out=$work/newer"
+	[[ $rc == 1 ]] || fail "attach with append=y over newer.cov: exit $rc"
+	grep -q "^jinst: append=y: $work/newer.cov cannot be merged into" jinst.txt || fail "attach: no reason for newer.cov"
+	cmp -s newer.cov newer.before || fail "attach: newer.cov changed"
 	att attach "$pid" "trace=counts,include=jinstcheck.**,out=$work/d1/"
 	[[ $rc == 0 ]] || fail "attach after the refusal: exit $rc"
 	att stop "$pid"
