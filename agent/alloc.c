@@ -13,6 +13,7 @@ static int parse_on(void *c, const char *v, size_t vn, char *err, size_t esize)
 	(void)v, (void)vn, (void)err, (void)esize;
 	jinst_alloc_config *k = c;
 	k->check = k->live = false;
+	k->named = true;
 	return 0;
 }
 
@@ -20,6 +21,7 @@ static int parse_mode(void *c, const char *v, size_t vn, char *err, size_t esize
 {
 	jinst_alloc_config *k = c;
 	k->check = k->live = false;
+	k->named = true;
 	for (size_t i = 0; i <= vn;) {
 		size_t j = i;
 		while (j < vn && v[j] != '+')
@@ -48,6 +50,15 @@ static int parse_depth(void *c, const char *v, size_t vn, char *err, size_t esiz
 int jinst_alloc_check(void *c, char *err, size_t esize)
 {
 	const jinst_alloc_config *k = c;
+	/* depth= alone would turn the module on, as any of its options does:
+	 * HPROF's users mean the depth of its stack traces, and would get
+	 * allocation sites instead of what they asked for. */
+	if (k->depth && !k->named)
+		return jinst_option_error(err, esize,
+		                          "depth=%d goes with alloc (alloc,depth=%d: each allocation site split by the top "
+		                          "%d frames of trace=times' stack); HPROF's depth= is the stack depth of its "
+		                          "traces, which trace=times keeps whole",
+		                          k->depth, k->depth, k->depth);
 	if (k->live && k->depth)
 		return jinst_option_error(err, esize, "alloc=live and depth= do not go together (live objects are per site)");
 	return 0;
@@ -70,8 +81,8 @@ const jinst_agent_option jinst_alloc_options[] = {
 	 "         compared (slow: for tests)",
 	 parse_mode},
 	{"depth", "N",
-	 "alloc: each site split by the top N frames (1 to 64) of the call\n"
-	 "  stack as trace=times keeps it (its timed methods); without\n"
-	 "  trace=times, sites only",
+	 "with alloc: each site split by the top N frames (1 to 64) of the\n"
+	 "  call stack as trace=times keeps it (its timed methods); without\n"
+	 "  trace=times, sites only; without alloc, refused",
 	 parse_depth},
 	{NULL, NULL, NULL, NULL}};

@@ -13,6 +13,7 @@ typedef struct jinst_alloc_config {
 	bool check;  /* alloc=check: every object's bytes compared with GetObjectSize */
 	bool live;   /* alloc=live: live objects and bytes per site at each write */
 	int depth;   /* depth=N: frames of trace=times' shadow stack per allocation (0: none) */
+	bool named;  /* alloc or alloc= given (depth= without them is refused) */
 } jinst_alloc_config;
 
 extern const jinst_agent_module jinst_alloc_module;

@@ -291,9 +291,14 @@ static void check_suggestions(void)
 	refused("frobnicate", "unknown option 'frobnicate' (options: ");
 	CHECK(!strstr(err, "did you mean"), "a suggestion for frobnicate: %s", err);
 	CHECK(parse("coverage,append=true") == 0, "JaCoCo's append=true refused: %s", err);
-	/* HPROF's depth= is the allocation module's (stack frames per site). */
+	/* HPROF's depth= is the allocation module's (stack frames per site),
+	 * and alone would turn it on, unasked. */
 	CHECK(parse("alloc,depth=10") == 0, "alloc,depth=10 refused: %s", err);
+	CHECK(parse("depth=3,alloc=sites") == 0, "depth=3,alloc=sites refused: %s", err);
 	refused("alloc=live,depth=4", "do not go together");
+	refused("depth=4", "depth=4 goes with alloc (alloc,depth=4");
+	refused("depth=4", "HPROF's depth= is the stack depth of its traces");
+	refused("trace=times,depth=10", "depth=10 goes with alloc");
 }
 
 /* append= is the core's: it turns no module on, and each module on says
