@@ -268,16 +268,20 @@ static void list_options(char *err, size_t esize, const jinst_agent_option *op)
 	}
 }
 
-/* Names users bring from other agents, and what jinst calls the thing. */
-static const struct { const char *key, *hint; } foreign[] = {
-	{"cpu", "trace=times (HPROF's cpu=times: exact calls, and times from a clock)"},
-	{"file", "out=PATH (HPROF's and async-profiler's file=; jinst adds .tsv, .txt, .cov...)"},
-	{"destfile", "coverage,out=PATH (JaCoCo's destfile=; the data goes to PATH.cov)"},
-	{"includes", "include=GLOBS (JaCoCo's includes=; its com.example.* is com.example.** here)"},
-	{"excludes", "exclude=GLOBS (JaCoCo's excludes=; its com.example.* is com.example.** here)"},
-	{"event", "trace=times (async-profiler's event=; jinst records every call, not samples)"},
-	{"interval", "tick=USEC (async-profiler's interval= is nanoseconds; tick= microseconds)"},
-	{NULL, NULL}};
+/* Names users bring from other agents, and what jinst calls the thing: the
+ * first row of the key whose value is the one given, or any (NULL). */
+static const struct { const char *key, *value, *hint; } foreign[] = {
+	{"cpu", NULL, "trace=times (HPROF's cpu=times: exact calls, and times from a clock)"},
+	{"heap", NULL, "alloc (HPROF's heap=sites: objects and bytes per allocation site; jinst writes no heap dump)"},
+	{"file", NULL, "out=PATH (HPROF's and async-profiler's file=; jinst adds .tsv, .txt, .cov...)"},
+	{"destfile", NULL, "coverage,out=PATH (JaCoCo's destfile=; the data goes to PATH.cov)"},
+	{"includes", NULL, "include=GLOBS (JaCoCo's includes=; its com.example.* is com.example.** here)"},
+	{"excludes", NULL, "exclude=GLOBS (JaCoCo's excludes=; its com.example.* is com.example.** here)"},
+	{"event", "alloc", "alloc (async-profiler's event=alloc; jinst counts every allocation, not samples)"},
+	{"event", "lock", "monitor (async-profiler's event=lock; jinst counts every enter of a lock site)"},
+	{"event", NULL, "trace=times (async-profiler's event=; jinst records every call, not samples)"},
+	{"interval", NULL, "tick=USEC (async-profiler's interval= is nanoseconds; tick= microseconds)"},
+	{NULL, NULL, NULL}};
 
 /* The edit distance of a[0..an) and b, when both are short. */
 static size_t distance(const char *a, size_t an, const char *b)
@@ -318,12 +322,15 @@ static const jinst_agent_option *nearest(const jinst_agent_module *const *module
 	return best;
 }
 
-/* "did you mean ...?" for key, or "" when nothing comes close. */
-static void suggest(const jinst_agent_module *const *modules, const char *key, size_t kn, char *out, size_t size)
+/* "did you mean ...?" for key (value: what followed its '=', or NULL), or
+ * "" when nothing comes close. */
+static void suggest(const jinst_agent_module *const *modules, const char *key, size_t kn, const char *value,
+                    size_t vn, char *out, size_t size)
 {
 	out[0] = 0;
 	for (size_t i = 0; foreign[i].key; i++)
-		if (jinst_option_is(key, kn, foreign[i].key)) {
+		if (jinst_option_is(key, kn, foreign[i].key) &&
+		    (!foreign[i].value || (value && jinst_option_is(value, vn, foreign[i].value)))) {
 			snprintf(out, size, ": did you mean %s?", foreign[i].hint);
 			return;
 		}
@@ -332,10 +339,20 @@ static void suggest(const jinst_agent_module *const *modules, const char *key, s
 		snprintf(out, size, ": did you mean %s%s%s?", op->key, op->arg ? "=" : "", op->arg ? op->arg : "");
 }
 
-static int unknown(const jinst_agent_module *const *modules, const char *key, size_t kn, char *err, size_t esize)
+static int unknown(const jinst_agent_module *const *modules, const char *key, size_t kn, const char *value, size_t vn,
+                   char *err, size_t esize)
 {
-	char hint[160];
-	suggest(modules, key, kn, hint, sizeof hint);
+	/* The key is known, without a value or with one: a nearest key would
+	 * be itself ("did you mean monitor?" of monitor=y). */
+	int module;
+	const jinst_agent_option *op = find(modules, key, kn, !value, &module);
+	if (op && op->arg)
+		return jinst_option_error(err, esize, "option '%s' needs a value: %s=%s", op->key, op->key, op->arg);
+	if (op)
+		return jinst_option_error(err, esize, "option '%s' takes no value (%s=%.*s): give %s alone", op->key,
+		                          op->key, (int)vn, value, op->key);
+	char hint[200];
+	suggest(modules, key, kn, value, vn, hint, sizeof hint);
 	jinst_option_error(err, esize, "unknown option '%.*s'%s (options: ", (int)kn, key, hint);
 	if (!err || !esize)
 		return JINST_EINVAL;
@@ -358,7 +375,7 @@ static int parse_item(jinst_agent_options *o, const char *s, size_t n, char *err
 	int i;
 	const jinst_agent_option *op = find(o->modules, s, kn, eq != NULL, &i);
 	if (!op)
-		return unknown(o->modules, s, kn, err, esize);
+		return unknown(o->modules, s, kn, eq ? eq + 1 : NULL, eq ? n - kn - 1 : 0, err, esize);
 	if (i >= 0)
 		o->enabled |= 1u << i;
 	return op->parse(i < 0 ? (void *)o : o->config[i], eq ? eq + 1 : NULL, eq ? n - kn - 1 : 0, err, esize);

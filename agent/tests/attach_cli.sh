@@ -357,7 +357,8 @@ PY
 	;;
 foreign)
 	for pair in "cpu=times:trace=times" "file=x:out=PATH" "destfile=x.exec:coverage,out=PATH" \
-		"includes=a.*:include=GLOBS" "excludes=a.*:exclude=GLOBS" "event=cpu:trace=times" "interval=10000:tick=USEC"; do
+		"includes=a.*:include=GLOBS" "excludes=a.*:exclude=GLOBS" "event=cpu:trace=times" "interval=10000:tick=USEC" \
+		"heap=sites:alloc" "event=alloc:alloc" "event=lock:monitor"; do
 		opt=${pair%%:*} want=${pair#*:}
 		"${java_env[@]}" "$java" -agentpath:"$lib"="$opt" -version >vm.txt 2>&1
 		grep -q "^jinst: unknown option '${opt%%=*}': did you mean $want" vm.txt || fail "$opt (VM): $(head -1 vm.txt)"

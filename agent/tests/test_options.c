@@ -110,7 +110,11 @@ static void check_core(void)
 	      !strcmp(o.log, "/tmp/log-%p.txt"), "%s", err);
 	refused("frobnicate", "unknown option 'frobnicate'");
 	refused("colour=red", "unknown option 'colour'");
-	refused("help=yes", "unknown option 'help'");
+	/* A key there is, with a value it does not take or without one it needs. */
+	refused("help=yes", "option 'help' takes no value (help=yes): give help alone");
+	refused("monitor=y", "option 'monitor' takes no value (monitor=y): give monitor alone");
+	CHECK(!strstr(err, "did you mean"), "monitor=y: %s", err);
+	refused("include", "option 'include' needs a value: include=GLOBS");
 	refused("include=", "empty pattern");
 	refused("include=a++b", "empty pattern");
 	refused("exclude=Ljava/lang/String;", "cannot be in a class name pattern");
@@ -159,7 +163,7 @@ static void check_trace(void)
 	refused("tick=1000001", "tick=1000001");
 	refused("tick=1ms", "tick=1ms");
 	refused("tick=", "tick=");
-	refused("trace", "unknown option 'trace'");  /* what jcmd leaves of an unquoted trace=times */
+	refused("trace", "option 'trace' needs a value: trace=MODE"); /* what jcmd leaves of an unquoted trace=times */
 	CHECK(jinst_agent_option_wants_value(jinst_agent_modules, "trace") &&
 	      jinst_agent_option_wants_value(jinst_agent_modules, "include") &&
 	      !jinst_agent_option_wants_value(jinst_agent_modules, "dump") &&
@@ -281,6 +285,9 @@ static void check_suggestions(void)
 		{"destfile=x.exec", "did you mean coverage,out=PATH"},
 		{"includes=a.*", "did you mean include=GLOBS"}, {"excludes=a.*", "did you mean exclude=GLOBS"},
 		{"event=cpu", "did you mean trace=times"},   {"interval=1000000", "did you mean tick=USEC"},
+		{"event=alloc", "did you mean alloc (async-profiler's event=alloc"},
+		{"event=lock", "did you mean monitor (async-profiler's event=lock"},
+		{"event", "did you mean trace=times"},      {"heap=sites", "did you mean alloc (HPROF's heap=sites"},
 		{"incude=a.*", "did you mean include=GLOBS"}, {"maxevent=9", "did you mean maxevents=N"},
 		{"trace=counts,fromat=counts", "did you mean format=FMTS"}};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
