@@ -31,6 +31,7 @@
 #define _POSIX_C_SOURCE 200809L /* strdup */
 #include "core.h"
 #include "natives.h"
+#include "trace.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -331,6 +332,12 @@ bool jinst_load_restart(void)
 	ld.ins = ins;
 	retired_free();
 	pthread_mutex_unlock(&ld.ins_lock);
+	/* Each session's summary and stop count that session (no hook
+	 * instruments or hands back while stopped). */
+	atomic_long *figures[] = {&ld.instrumented, &ld.unchanged, &ld.failed, &ld.unmodifiable,
+	                          &ld.reentrant, &ld.restored, &ld.methods_left_alone};
+	for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++)
+		atomic_store(figures[i], 0);
 	return true;
 }
 
@@ -671,11 +678,24 @@ void jinst_load_end(void)
 	atomic_store(&ld.live, 0);
 }
 
+/* Whether the session traces: the instrumenter's method table is trace's
+ * (the ids its hooks count), empty under the other modules alone. */
+static bool tracing(void)
+{
+	const jinst_agent_options *o = &jinst_the_core.opts;
+	for (size_t i = 0; o->modules && o->modules[i]; i++)
+		if (o->modules[i] == &jinst_trace_module)
+			return jinst_agent_module_on(o, i);
+	return false;
+}
+
 void jinst_load_summary(void)
 {
+	char methods[64] = "";
+	if (tracing())
+		snprintf(methods, sizeof methods, ", %u methods", ld.ins ? jinst_instrument_method_count(ld.ins) : 0u);
 	jinst_agent_log("%ld classes instrumented, %ld left unchanged on error, %ld methods left alone, %ld not "
-	                "modifiable, %ld loaded from inside the hook, %u methods",
+	                "modifiable, %ld loaded from inside the hook%s",
 	                atomic_load(&ld.instrumented), atomic_load(&ld.failed), atomic_load(&ld.methods_left_alone),
-	                atomic_load(&ld.unmodifiable), atomic_load(&ld.reentrant),
-	                ld.ins ? jinst_instrument_method_count(ld.ins) : 0u);
+	                atomic_load(&ld.unmodifiable), atomic_load(&ld.reentrant), methods);
 }

@@ -29,7 +29,7 @@
 static struct {
 	atomic_int prefix_set;        /* SetNativeMethodPrefix done */
 	atomic_int ever;              /* a class of this VM was given wrappers */
-	atomic_long wrapped;          /* natives wrapped at first loads */
+	atomic_long wrapped;          /* natives wrapped at first loads, this session */
 	const jinst_instrument *wraps; /* the instrumenter of the session with natives on */
 } nt;
 
@@ -117,6 +117,9 @@ int jinst_natives_rewrap(const unsigned char *bytes, jint len, uint8_t **out, si
 static bool natives_start(const void *config, JNIEnv *jni)
 {
 	(void)config, (void)jni;
+	/* stop says what this session wrapped (the wrappers of the ones
+	 * before stay, and are not counted again) */
+	atomic_store(&nt.wrapped, 0);
 	jvmtiEnv *jvmti = jinst_agent_jvmti();
 	jvmtiCapabilities caps;
 	memset(&caps, 0, sizeof caps);

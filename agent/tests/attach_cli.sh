@@ -107,6 +107,9 @@ e2e)
 	[[ $rc == 0 ]] || fail "attach (coverage) after stop exited $rc"
 	att stop "$pid"
 	[[ $rc == 0 && -s cov.cov ]] || fail "stop (coverage) exited $rc, cov.cov: $(ls cov.* 2>&1)"
+	# its summary: no figure of trace's, which is off
+	grep -q "^jinst: [1-9][0-9]* classes instrumented, .* loaded from inside the hook$" jinst.txt ||
+		fail "coverage alone: the summary is not the core's alone: $(grep 'classes instrumented' jinst.txt)"
 	finish e2e
 	grep -q "ticked" e2e.out || fail "the program did not run on"
 	;;

@@ -19,7 +19,8 @@
 #     jinst's native jinst traces when that agent comes first;
 #  3. jcmd: stop (the classes given back with their wrappers), a new session
 #     without natives (trace=counts: the wrappers kept on retransformation),
-#     stop again; each session's counts exact;
+#     stop again, a third with natives, which wraps nothing new; each
+#     session's counts exact, and its summary lines its own;
 #  4. natives alone (no trace): the program's answer.
 # Exit 0 passed, 1 failed, 77 skipped.
 set -uo pipefail
@@ -144,14 +145,30 @@ ask 50
 load "trace=counts,$inc,out=$work/s%n"
 ask 200
 load stop
+load "trace=counts,natives,$inc,out=$work/s%n"
+ask 100
+load stop
 echo quit >&3
 exec 3>&-
 wait $pid || fail "the served program failed: $(tail -5 serve.err)"
 expect s1.tsv 300
 expect s2.tsv 200
+expect s3.tsv 100
 no_errors serve.log
 grep -q "^jinst: stop: [1-9][0-9]* classes given back" serve.log || fail "stop gave nothing back"
-[[ $(grep -c "^done" serve.out) == 3 ]] || fail "answers: $(cat serve.out)"
+[[ $(grep -c "^done" serve.out) == 4 ]] || fail "answers: $(cat serve.out)"
+# Each session's lines count that session: the same classes each time, and
+# the third wraps nothing (every class of $inc was loaded in the first).
+summary=$(sed -n 's/^jinst: \([0-9]*\) classes instrumented, .*/\1/p' serve.log | paste -sd' ')
+back=$(sed -n 's/^jinst: stop: \([0-9]*\) classes given back.*/\1/p' serve.log | paste -sd' ')
+wrapped=$(sed -n 's/^jinst: natives: \([0-9]*\) native methods wrapped.*/\1/p' serve.log | paste -sd' ')
+echo "sessions: instrumented $summary, given back $back, natives wrapped $wrapped"
+set -- $summary
+[[ $# == 3 && $1 -gt 0 && $2 == "$1" && $3 == "$1" ]] || fail "classes instrumented per session: $summary"
+set -- $back
+[[ $# == 3 && $1 -gt 0 && $2 == "$1" && $3 == "$1" ]] || fail "classes given back per session: $back"
+set -- $wrapped
+[[ $# == 2 && $1 -gt 0 && $2 == 0 ]] || fail "natives wrapped per session: $wrapped, not N then 0"
 
 # 4. natives alone: the prefix, no other pass; the program as it was.
 run alone -agentpath:"$lib"=natives,$inc,log="$work/alone.log" -cp "$classes" jinstnat.Main run $n
