@@ -230,7 +230,7 @@ static bool start_modules(JNIEnv *jni)
 {
 	announce();
 	if (!jinst_runtime_define(jni)) {
-		jinst_agent_log("the runtime could not be set up; tracing nothing");
+		jinst_agent_log("the runtime could not be set up; recording nothing");
 		return false;
 	}
 	for (size_t i = 0; module(i); i++) {
@@ -526,11 +526,37 @@ EXPORT JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *rese
 	return setup(vm, false);
 }
 
+/* What a load asks for, in a message. */
+static const char *action_name(enum jinst_agent_action a)
+{
+	switch (a) {
+	case JINST_ACTION_DUMP: return "dump";
+	case JINST_ACTION_STOP: return "stop";
+	case JINST_ACTION_RESET: return "reset";
+	default: return "start";
+	}
+}
+
+/* The modules of this VM's session ("coverage+monitor") into buf, for
+ * messages that speak of it: any of them may be what the user loaded, not
+ * trace. */
+static const char *session_modules(char *buf, size_t size)
+{
+	buf[0] = 0;
+	for (size_t i = 0; module(i); i++)
+		if (on(i)) {
+			size_t used = strlen(buf);
+			snprintf(buf + used, size - used, "%s%s", used ? "+" : "", module(i)->name);
+		}
+	return buf;
+}
+
 /* The first load in a running VM: set up and start at once. */
 static jint attach_first(JavaVM *vm, JNIEnv *jni, const jinst_agent_options *asked)
 {
 	if (asked->action != JINST_ACTION_START) {
-		say("not tracing in this VM; load it with trace=... first");
+		say("no jinst session in this VM, nothing to %s: start one first with jinst attach %ld OPTIONS",
+		    action_name(asked->action), (long)getpid());
 		return JNI_ERR;
 	}
 	jinst_the_core.session = 1;
@@ -614,15 +640,33 @@ static jint attach(JavaVM *vm, const char *options)
 		return attach_first(vm, jni, asked);
 	if (!jinst_the_core.dead && jinst_the_core.stopped && asked->action == JINST_ACTION_START)
 		return restart(jni, asked, options);
-	if (jinst_the_core.dead || jinst_the_core.stopped || !jinst_the_core.running) {
-		jinst_agent_log("tracing was stopped or never started in this VM; nothing to do");
+	const char *what = action_name(asked->action);
+	char buf[128];
+	const char *mods = session_modules(buf, sizeof buf);
+	if (jinst_the_core.dead) {
+		jinst_agent_log("this VM is ending and its jinst session (%s) with it, nothing to %s", mods, what);
+		return JNI_ERR;
+	}
+	if (jinst_the_core.stopped) {
+		jinst_agent_log("the jinst session of this VM (session %u, %s) was stopped, nothing to %s: start a new one "
+		                "with jinst attach %ld OPTIONS",
+		                jinst_the_core.session, mods, what, jinst_the_core.pid);
+		return JNI_ERR;
+	}
+	if (!jinst_the_core.running) {
+		jinst_agent_log("the jinst session of this VM (%s) did not start (the reason was logged then), nothing to %s",
+		                mods, what);
 		return JNI_ERR;
 	}
 	switch (asked->action) {
 	case JINST_ACTION_DUMP: jinst_agent_dump(jni); return JNI_OK;
 	case JINST_ACTION_STOP: stop(jni); return JNI_OK;
 	case JINST_ACTION_RESET: reset_modules(jni); return JNI_OK;
-	default: jinst_agent_log("already tracing in this VM; load it with dump or stop"); return JNI_ERR;
+	default:
+		jinst_agent_log("a jinst session (session %u, %s) runs in this VM already; a new one can start after "
+		                "jinst stop %ld",
+		                jinst_the_core.session, mods, jinst_the_core.pid);
+		return JNI_ERR;
 	}
 }
 

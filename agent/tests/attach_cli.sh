@@ -77,6 +77,12 @@ untouched() {
 case $case in
 e2e)
 	sleeper e2e
+	if [[ -n $refusals ]]; then
+		att dump "$pid"
+		[[ $rc == 1 ]] || fail "dump before any attach exited $rc"
+		grep -q "^jinst: no jinst session in this VM, nothing to dump: start one first with jinst attach $pid OPTIONS" jinst.txt ||
+			fail "dump before any attach: not said that no session runs"
+	fi
 	att attach "$pid" "trace=counts,include=jinstcheck.**,out=$work/att"
 	[[ $rc == 0 ]] || fail "attach exited $rc"
 	grep -q "^jinst: recording trace, include=jinstcheck.\*\*; outputs $work/att.\* replaced" jinst.txt ||
@@ -98,13 +104,20 @@ e2e)
 	if [[ -n $refusals ]]; then
 		att dump "$pid"
 		[[ $rc == 1 ]] || fail "dump after stop exited $rc"
-		grep -q "^jinst: tracing was stopped or never started in this VM" jinst.txt ||
+		grep -q "^jinst: the jinst session of this VM (session 1, trace) was stopped, nothing to dump: start a new one with jinst attach $pid OPTIONS" jinst.txt ||
 			fail "the agent's refusal did not reach the terminal"
 		grep -q "refused (return code -1); its reason is above" jinst.txt || fail "no status for the refusal"
 	fi
 	# A new session after stop: coverage never ran in this VM.
 	att attach "$pid" "coverage,include=jinstcheck.**,out=$work/cov"
 	[[ $rc == 0 ]] || fail "attach (coverage) after stop exited $rc"
+	# messages of a session that is not tracing speak of what it records
+	if [[ -n $refusals ]]; then
+		att attach "$pid" "coverage,include=jinstcheck.**,out=$work/cov"
+		[[ $rc == 1 ]] || fail "a second attach (coverage) exited $rc"
+		grep -q "^jinst: a jinst session (session 2, coverage) runs in this VM already; a new one can start after jinst stop $pid" jinst.txt ||
+			fail "a second attach: not said which session runs"
+	fi
 	att stop "$pid"
 	[[ $rc == 0 && -s cov.cov ]] || fail "stop (coverage) exited $rc, cov.cov: $(ls cov.* 2>&1)"
 	# its summary: no figure of trace's, which is off

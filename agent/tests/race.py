@@ -43,11 +43,11 @@ def cycle(jinst, pid, k, options, sanitized):
                 reattach.fail("cycle %d: %s exited %d:\n%s" % (k, what, rc, out))
         return
     got = at_once(jinst, ["attach", str(pid), options], ["attach", str(pid), options])
-    refused = [out for rc, out in got if rc == 1 and "already tracing in this VM" in out]
+    refused = [out for rc, out in got if rc == 1 and "runs in this VM already" in out]
     if sorted(rc for rc, _ in got) != [0, 1] or len(refused) != 1:
         reattach.fail("cycle %d: two attaches at once: %s" % (k, got))
     (src, sout), (drc, dout) = at_once(jinst, ["stop", str(pid)], ["dump", str(pid)])
-    if src != 0 or not (drc == 0 or (drc == 1 and "tracing was stopped" in dout)):
+    if src != 0 or not (drc == 0 or (drc == 1 and ") was stopped, nothing to dump" in dout)):
         reattach.fail("cycle %d: stop and dump at once: %d %s; %d %s" % (k, src, sout, drc, dout))
 
 
