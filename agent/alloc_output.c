@@ -18,6 +18,7 @@
  * Frames are trace=times' method ids, named by the instrumenter's table.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,7 +240,8 @@ static void write_folded(FILE *f, const jinst_alloc_report *r)
 	free(v);
 }
 
-/* Writes OUT<ext> through a file beside it, renamed over it. */
+/* Writes OUT<ext> through a file beside it, renamed over it; one line
+ * says so, as for the other modules' outputs. */
 static void write_output(const char *ext, void (*fn)(FILE *, const jinst_alloc_report *), const jinst_alloc_report *r)
 {
 	char path[1100], tmp[1200];
@@ -247,14 +249,14 @@ static void write_output(const char *ext, void (*fn)(FILE *, const jinst_alloc_r
 	snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, jinst_agent_pid());
 	FILE *f = fopen(tmp, "w");
 	if (!f) {
-		jinst_agent_log("alloc: cannot write %s", tmp);
+		jinst_agent_log_output(path, strerror(errno));
 		return;
 	}
 	fn(f, r);
-	if (fclose(f) != 0 || rename(tmp, path) != 0) {
-		jinst_agent_log("alloc: cannot write %s", path);
+	bool written = fclose(f) == 0 && rename(tmp, path) == 0;
+	jinst_agent_log_output(path, written ? NULL : strerror(errno));
+	if (!written)
 		remove(tmp);
-	}
 }
 
 void jinst_alloc_write(jinst_alloc_report *r)

@@ -128,6 +128,14 @@ static void reply_close(void)
 	pthread_mutex_unlock(&log_lock);
 }
 
+void jinst_agent_log_output(const char *path, const char *why)
+{
+	if (why)
+		jinst_agent_log("%s not written: %s", path, why);
+	else
+		jinst_agent_log("wrote %s", path);
+}
+
 const char *jinst_agent_jvmti_error(jvmtiError e)
 {
 	char *name = NULL;

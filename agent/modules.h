@@ -112,6 +112,9 @@ extern const jinst_agent_module *const jinst_agent_option_modules[];
 
 /* One line "jinst: ..." to the log (log=, or stderr). */
 void jinst_agent_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The line every output gets at each write: "wrote PATH", or with why
+ * (not NULL) "PATH not written: why". */
+void jinst_agent_log_output(const char *path, const char *why);
 /* Logs a failed JVMTI call; true when it failed. */
 bool jinst_agent_jvmti_failed(jvmtiError e, const char *what);
 /* Logs and clears a pending Java exception; true when there was one. */

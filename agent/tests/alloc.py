@@ -234,6 +234,9 @@ def check_run(name, options):
         fail("%s: folded stacks %s, not the TSV's %s" % (name, folded, per_method))
     with open(path + ".log") as f:
         log = f.read()
+    for ext in (".alloc.txt", ".alloc.tsv", ".alloc.folded"):
+        if ("jinst: wrote %s%s\n" % (path, ext)) not in log:
+            fail("%s: no line 'wrote %s%s' in the log, as trace's and monitor's outputs have" % (name, path, ext))
     if options.startswith("alloc=check"):
         c = re.search(r"alloc=check: (\d+) objects measured by GetObjectSize, (\d+) differed", log)
         if not c or int(c.group(1)) != total[0] or c.group(2) != "0":
