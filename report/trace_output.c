@@ -129,6 +129,10 @@ int jinst_trace_write_profile(FILE *f, const int64_t *times, size_t n, const int
 		fprintf(f, "(times from %s every %ld us, each advance given to the stack where it\n"
 		           " falls: self to the method on top, inclusive to each method on the stack; counts exact)\n",
 		        clocks[clock].source, tick_us);
+	else /* the figures are not a measure of the clock the header names */
+		fputs("(no clock ran (tick=0): the times are only those the program gave by hand through\n"
+		      " jinst.rt.Hooks.sample, none otherwise; counts exact)\n",
+		      f);
 	if (untimed)
 		fprintf(f, "(%zu %s counted, not timed, %s marked -: leaves, which have no loop and call nothing\n"
 		           " but on the way to a throw; their time is their callers' self time (leaves=time times them))\n",

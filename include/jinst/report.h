@@ -44,8 +44,8 @@ int jinst_trace_write_counts(FILE *f, const int64_t *counts, size_t n, jinst_tra
 
 /* times: 3n longs (calls, inclusive ns, self ns) per id, calls 0 for a
  * method that is not timed; counts: ncounts entry counts per id (may be
- * NULL with 0); tick_us: the clock's period, said in the header when
- * positive; clock: what the times measure, named in the header
+ * NULL with 0); tick_us: the clock's period, said in the header, or 0:
+ * no clock ran (tick=0), said too; clock: what the times measure, named in the header
  * ("WALL TIME (ms) BEGIN ... clock wall, unit ms"). A ranked profile in the
  * manner of HPROF's cpu=times, by self time; then, marked "-", the methods
  * that were entered and are not timed (counted only), by entry count. */

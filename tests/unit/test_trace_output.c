@@ -117,6 +117,8 @@ int main(int argc, char **argv)
 	CHECK(!strstr(s, "<init>"), "a method without calls is listed:\n%s", s);
 	CHECK(!strstr(s, "not timed"), "a note on untimed methods without any:\n%s", s);
 	CHECK(!strstr(s, "(times from a clock"), "a note on the clock's period without one:\n%s", s);
+	CHECK(strstr(s, "\n(no clock ran (tick=0): the times are only those the program gave by hand"),
+	      "tick=0: not said that no clock ran:\n%s", s);
 	static const char head[] = "WALL TIME (ms) BEGIN (total = 10.000) clock wall, unit ms: wall time,";
 	CHECK(!strncmp(s, head, sizeof head - 1) &&
 	          strstr(s, "\nWALL TIME (ms) END\n"),
@@ -142,7 +144,8 @@ int main(int argc, char **argv)
 	char *r5 = strstr(s, "    5       -       -          2            -            -  q/Q\"x.odd\\name(Ljava/lang/String;)V");
 	CHECK(r1 && r3 && r4 && r5 && r1 < r3 && r3 < r4 && r4 < r5, "untimed ranks:\n%s", s);
 	CHECK(strstr(s, "(2 methods counted, not timed, are marked -") != NULL, "untimed note:\n%s", s);
-	CHECK(strstr(s, "(times from a clock that advances every 250 us") != NULL, "clock note:\n%s", s);
+	CHECK(strstr(s, "(times from a clock that advances every 250 us") != NULL && !strstr(s, "no clock ran"),
+	      "clock note:\n%s", s);
 	free(s);
 
 	/* one method untimed: the note says so in the singular */

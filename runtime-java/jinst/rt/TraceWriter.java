@@ -128,6 +128,9 @@ final class TraceWriter implements Comparator<Integer> {
 			ascii(out, "(times from " + clock[3] + " every " + tickUs +
 			           " us, each advance given to the stack where it\n" +
 			           " falls: self to the method on top, inclusive to each method on the stack; counts exact)\n");
+		else
+			ascii(out, "(no clock ran (tick=0): the times are only those the program gave by hand through\n" +
+			           " jinst.rt.Hooks.sample, none otherwise; counts exact)\n");
 		if (untimed > 0)
 			ascii(out, "(" + untimed + (untimed == 1 ? " method" : " methods") + " counted, not timed, " +
 			           (untimed == 1 ? "is" : "are") +
