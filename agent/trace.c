@@ -73,6 +73,7 @@ static int parse_leaves(void *c, const char *v, size_t vn, char *err, size_t esi
 		t->time_leaves = true;
 	else
 		return jinst_option_error(err, esize, "leaves=%.*s: expected count or time", (int)vn, v);
+	t->leaves_given = true;
 	return 0;
 }
 
@@ -88,6 +89,7 @@ static int parse_foldmin(void *c, const char *v, size_t vn, char *err, size_t es
 	if (!rest || *rest || x < 0 || x > 100)
 		return jinst_option_error(err, esize, "foldmin=%.*s: expected a percentage from 0 to 100", (int)vn, v);
 	((jinst_trace_config *)c)->fold_min = x / 100;
+	((jinst_trace_config *)c)->fold_min_given = true;
 	return 0;
 }
 
@@ -97,6 +99,7 @@ static int parse_maxevents(void *c, const char *v, size_t vn, char *err, size_t 
 	if (x < 2)
 		return jinst_option_error(err, esize, "maxevents=%.*s: expected a number from 2 to 100000000", (int)vn, v);
 	((jinst_trace_config *)c)->max_events = x;
+	((jinst_trace_config *)c)->max_events_given = true;
 	return 0;
 }
 
@@ -118,6 +121,7 @@ static int parse_tick(void *c, const char *v, size_t vn, char *err, size_t esize
 	if (x < 0 || (x > 0 && x < 10))
 		return jinst_option_error(err, esize, "tick=%.*s: expected microseconds from 10 to 1000000, or 0", (int)vn, v);
 	((jinst_trace_config *)c)->tick_us = x;
+	((jinst_trace_config *)c)->tick_given = true;
 	return 0;
 }
 
@@ -146,11 +150,22 @@ int jinst_trace_check(void *c, char *err, size_t esize)
 	static const char *const mode_names[] = {"", "counts", "times", "events"};
 	jinst_trace_config *t = c;
 	unsigned bad = t->formats & ~allowed[t->mode];
+	const char *mode = mode_names[t->mode], *dflt = t->mode_given ? "" : " (the default)";
 	/* The timeline's events carry the wall time they happened at; counts
-	 * have no time: a CPU clock there would be a word that changes nothing. */
+	 * have no time: a CPU clock there would be a word that changes nothing,
+	 * and so would the other options of a mode not asked for. */
 	if (t->clock == JINST_TRACE_CLOCK_CPU && t->mode != JINST_TRACE_TIMES)
 		return jinst_option_error(err, esize, "clock=cpu needs trace=times: trace=%s%s takes no time from the clock",
-		                          mode_names[t->mode], t->mode_given ? "" : " (the default)");
+		                          mode, dflt);
+	if (t->tick_given && t->mode != JINST_TRACE_TIMES)
+		return jinst_option_error(err, esize, "tick= needs trace=times: trace=%s%s runs no clock", mode, dflt);
+	if (t->leaves_given && t->mode != JINST_TRACE_TIMES)
+		return jinst_option_error(err, esize, "leaves= needs trace=times: trace=%s%s %s", mode, dflt,
+		                          t->mode == JINST_TRACE_EVENTS ? "records every call, leaves too"
+		                                                        : "times no method, leaves or not");
+	if (t->max_events_given && t->mode != JINST_TRACE_EVENTS)
+		return jinst_option_error(err, esize, "maxevents= needs trace=events: trace=%s%s keeps no timeline", mode,
+		                          dflt);
 	if (!t->formats_given)
 		t->formats = defaults[t->mode];
 	else if (bad)
@@ -160,7 +175,13 @@ int jinst_trace_check(void *c, char *err, size_t esize)
 		                          (bad & JINST_FORMAT_COUNTS) ? "counts" : (bad & JINST_FORMAT_PROFILE) ? "profile" :
 		                          (bad & JINST_FORMAT_FOLDED) ? "folded" :
 		                          (bad & JINST_FORMAT_HTML) ? "html" : "chrome",
-		                          mode_names[t->mode], t->mode_given ? "" : " (the default)");
+		                          mode, dflt);
+	if (t->fold_min_given && !(t->formats & (JINST_FORMAT_FOLDED | JINST_FORMAT_HTML)))
+		return jinst_option_error(err, esize, "foldmin= needs format=folded or html (trace=times): %s%s%s",
+		                          t->mode == JINST_TRACE_TIMES ? "the formats asked for are neither" : "trace=",
+		                          t->mode == JINST_TRACE_TIMES ? "" : mode,
+		                          t->mode == JINST_TRACE_TIMES ? "" : t->mode_given ? " writes neither"
+		                                                              : " (the default) writes neither");
 	return 0;
 }
 
@@ -250,7 +271,9 @@ const jinst_agent_option jinst_trace_options[] = {
 	 "trace=times: how often the clock advances, in microseconds,\n"
 	 "10 to 1000000 [1000]; each advance is given to the stack of\n"
 	 "every thread where it falls; a shorter tick gives finer\n"
-	 "times for more CPU; 0: no clock, no times",
+	 "times for more CPU; 0: no clock, no times (the profile\n"
+	 "says so); refused with another mode, as are leaves=,\n"
+	 "foldmin= (folded, html) and maxevents= (trace=events)",
 	 parse_tick},
 	{"clock", "CLOCK",
 	 "trace=times: what the times measure [wall]\n"

@@ -29,6 +29,8 @@ typedef struct jinst_trace_config {
 	long tick_us;                /* tick=, the clock's period for trace=times; 0: no clock */
 	jinst_trace_clock clock;     /* what the times measure: every output names it */
 	bool mode_given, formats_given;
+	/* given: refused with a mode (or formats) that would ignore them */
+	bool leaves_given, fold_min_given, tick_given, max_events_given;
 } jinst_trace_config;
 
 extern const jinst_agent_module jinst_trace_module;

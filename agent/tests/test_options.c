@@ -147,7 +147,7 @@ static void check_trace(void)
 	CHECK(parse("trace=times") == 0 && !t->time_leaves && t->fold_min > 0.0000099 && t->fold_min < 0.0000101,
 	      "times defaults: leaves %d, foldmin %g", t->time_leaves, t->fold_min);
 	CHECK(parse("trace=times,leaves=time,foldmin=0") == 0 && t->time_leaves && t->fold_min == 0, "%s", err);
-	CHECK(parse("foldmin=2.5") == 0 && t->fold_min > 0.0249 && t->fold_min < 0.0251, "%s", err);
+	CHECK(parse("trace=times,foldmin=2.5") == 0 && t->fold_min > 0.0249 && t->fold_min < 0.0251, "%s", err);
 	refused("leaves=some", "leaves=some");
 	refused("foldmin=-1", "foldmin=-1");
 	refused("foldmin=101", "foldmin=101");
@@ -158,7 +158,20 @@ static void check_trace(void)
 	CHECK(parse("trace=times") == 0 && t->tick_us == 1000, "tick default %ld", t->tick_us);
 	CHECK(parse("trace=times,tick=50") == 0 && t->tick_us == 50, "%s", err);
 	CHECK(parse("trace=times,tick=0") == 0 && t->tick_us == 0, "%s", err);
-	CHECK(parse("tick=1000000") == 0 && t->tick_us == 1000000, "%s", err);
+	CHECK(parse("trace=times,tick=1000000") == 0 && t->tick_us == 1000000, "%s", err);
+	/* An option the mode would ignore is refused, as clock=cpu is, with what it needs. */
+	refused("tick=50", "tick= needs trace=times: trace=counts (the default) runs no clock");
+	refused("trace=events,tick=50", "tick= needs trace=times: trace=events runs no clock");
+	refused("leaves=time", "leaves= needs trace=times: trace=counts (the default)");
+	refused("trace=events,leaves=count", "leaves= needs trace=times: trace=events");
+	refused("maxevents=500", "maxevents= needs trace=events: trace=counts (the default) keeps no timeline");
+	refused("trace=times,maxevents=500", "maxevents= needs trace=events: trace=times");
+	refused("foldmin=2.5", "foldmin= needs format=folded or html (trace=times): trace=counts (the default)");
+	refused("trace=events,foldmin=0", "foldmin= needs format=folded or html");
+	refused("trace=times,format=profile,foldmin=1", "foldmin= needs format=folded or html");
+	CHECK(parse("trace=times,format=html,foldmin=1") == 0 && parse("trace=times,leaves=count,tick=10") == 0,
+	      "%s", err);
+	refused("clock=cpu", "clock=cpu needs trace=times");
 	refused("tick=9", "tick=9");
 	refused("tick=1000001", "tick=1000001");
 	refused("tick=1ms", "tick=1ms");
@@ -265,7 +278,7 @@ static void check_modules(const char *data)
 	/* A module's option turns it on, and no other. */
 	instrumented(data, "probe=1", true, NULL, false);
 	instrumented(data, "probe=1,trace=times", true, "trace", true);
-	instrumented(data, "tick=50", false, "trace", false);
+	instrumented(data, "format=counts", false, "trace", false);
 	instrumented(data, "trace=times,leaves=time", false, "trace", true);
 	CHECK(parse_with(with_probe, "probe=1,trace=events") == 0 && *(long *)o.config[1] == 1 &&
 	      ((jinst_trace_config *)o.config[0])->mode == JINST_TRACE_EVENTS, "each module's settings: %s", err);
