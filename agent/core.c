@@ -283,14 +283,44 @@ void jinst_agent_dump(JNIEnv *jni)
 	pthread_mutex_unlock(&session_lock);
 }
 
-/* `reset`: the running modules forget what they recorded. */
-static void reset_modules(JNIEnv *jni)
+/* Appends a module's name to a list of them ("trace+alloc"). */
+static void add_name(char *list, size_t size, const char *name)
 {
+	size_t used = strlen(list);
+	snprintf(list + used, size - used, "%s%s", used ? "+" : "", name);
+}
+
+/* `reset`: the running modules that can forget what they recorded do
+ * (modules.h: reset); one line names them and those that cannot, whose
+ * figures run on from the session's start (trace, alloc), so that no one
+ * reads a trace count after a reset as counted since. false when no module
+ * reset anything: the load is refused. */
+static bool reset_modules(JNIEnv *jni)
+{
+	char done[128] = "", kept[128] = "";
 	pthread_mutex_lock(&session_lock);
-	for (size_t i = 0; !jinst_the_core.stopped && !jinst_the_core.dead && module(i); i++)
-		if (running(i) && module(i)->reset)
+	bool live = !jinst_the_core.stopped && !jinst_the_core.dead;
+	for (size_t i = 0; live && module(i); i++) {
+		if (!running(i))
+			continue;
+		if (module(i)->reset) {
 			module(i)->reset(settings(i), jni);
+			add_name(done, sizeof done, module(i)->name);
+		} else {
+			add_name(kept, sizeof kept, module(i)->name);
+		}
+	}
 	pthread_mutex_unlock(&session_lock);
+	if (!live)
+		jinst_agent_log("reset: the session was stopped meanwhile, nothing to reset");
+	else if (!done[0])
+		jinst_agent_log("reset: nothing reset: %s cannot forget what it recorded (reset is coverage's and "
+		                "monitor's); stop and attach again for a session from zero",
+		                kept);
+	else
+		jinst_agent_log("reset: %s from zero%s%s%s", done, kept[0] ? "; " : "", kept,
+		                kept[0] ? " cannot reset, and runs on from the session's start" : "");
+	return live && done[0];
 }
 
 /* The modules write their last outputs and disengage. */
@@ -669,7 +699,7 @@ static jint attach(JavaVM *vm, const char *options)
 	switch (asked->action) {
 	case JINST_ACTION_DUMP: jinst_agent_dump(jni); return JNI_OK;
 	case JINST_ACTION_STOP: stop(jni); return JNI_OK;
-	case JINST_ACTION_RESET: reset_modules(jni); return JNI_OK;
+	case JINST_ACTION_RESET: return reset_modules(jni) ? JNI_OK : JNI_ERR;
 	default:
 		jinst_agent_log("a jinst session (session %u, %s) runs in this VM already; a new one can start after "
 		                "jinst stop %ld",

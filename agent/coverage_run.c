@@ -388,7 +388,6 @@ static void coverage_reset(const void *c, JNIEnv *jni)
 	fill_by_identity(jni, NULL, true, &diag);
 	rt.start_ms = now_ms();
 	take_base();
-	jinst_agent_log("coverage reset");
 }
 
 static void coverage_stop(const void *c, JNIEnv *jni)

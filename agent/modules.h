@@ -94,7 +94,8 @@ typedef struct jinst_agent_module {
 	 * enabled module has this callback). */
 	void (*thread_end)(const void *config, JNIEnv *jni, jthread thread);
 	/* `reset` (jcmd): forget what was recorded so far, go on recording.
-	 * Under the dump lock. NULL: the module has nothing to reset. */
+	 * Under the dump lock. NULL: the module cannot (the reset says so, and
+	 * is refused when no module on can). */
 	void (*reset)(const void *config, JNIEnv *jni);
 	/* Whether the module may start again in a VM where it was stopped (a
 	 * new attach after `stop`): a new session with the new options. The

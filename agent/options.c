@@ -210,7 +210,10 @@ static const jinst_agent_option core_options[] = {
 	{"log", "PATH|stderr", "where diagnostics go, %p the process id [stderr]", parse_log},
 	{"dump", NULL, "(jcmd) write the output now", parse_dump},
 	{"stop", NULL, "(jcmd) write the output and restore the original code", parse_stop},
-	{"reset", NULL, "(jcmd) forget what was recorded so far (coverage)", parse_reset},
+	{"reset", NULL,
+	 "(jcmd) forget what was recorded so far: coverage and monitor;\n"
+	 "trace and alloc cannot (refused when no module on can)",
+	 parse_reset},
 	{"reply", "PATH",
 	 "(jinst attach) this load's messages go to PATH too, which the\n"
 	 "tool prints on its terminal (the VM's own stderr may be a log)",

@@ -93,6 +93,13 @@ e2e)
 	[[ $rc == 0 && -f att.tsv ]] || fail "dump exited $rc, att.tsv: $(ls att.* 2>&1)"
 	grep -q "^jinst: wrote $work/att.tsv" jinst.txt || fail "dump did not print the agent's line"
 	first=$(awk '$2 == "tick" { print $4 }' att.tsv)
+	# reset: trace cannot forget its counts, and says so (refused)
+	if [[ -n $refusals ]]; then
+		att attach "$pid" reset
+		[[ $rc == 1 ]] || fail "reset of trace alone exited $rc"
+		grep -q "^jinst: reset: nothing reset: trace cannot forget what it recorded" jinst.txt ||
+			fail "reset of trace alone: not said that nothing was reset"
+	fi
 	sleep 0.3
 	att stop "$pid"
 	[[ $rc == 0 ]] || fail "stop exited $rc"
@@ -111,6 +118,8 @@ e2e)
 	# A new session after stop: coverage never ran in this VM.
 	att attach "$pid" "coverage,include=jinstcheck.**,out=$work/cov"
 	[[ $rc == 0 ]] || fail "attach (coverage) after stop exited $rc"
+	att attach "$pid" reset
+	[[ $rc == 0 ]] && grep -q "^jinst: reset: coverage from zero$" jinst.txt || fail "reset of coverage: exit $rc"
 	# messages of a session that is not tracing speak of what it records
 	if [[ -n $refusals ]]; then
 		att attach "$pid" "coverage,include=jinstcheck.**,out=$work/cov"
