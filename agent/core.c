@@ -582,10 +582,8 @@ static const char *session_modules(char *buf, size_t size)
 {
 	buf[0] = 0;
 	for (size_t i = 0; module(i); i++)
-		if (on(i)) {
-			size_t used = strlen(buf);
-			snprintf(buf + used, size - used, "%s%s", used ? "+" : "", module(i)->name);
-		}
+		if (on(i))
+			add_name(buf, size, module(i)->name);
 	return buf;
 }
 
