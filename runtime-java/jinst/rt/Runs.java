@@ -11,9 +11,9 @@ package jinst.rt;
  * gets the same start: ids of separate runs never meet and stay dense, as
  * the counts' arrays want.
  *
- * Without the agent the ranges follow each other from 0. In the agent's copy
- * (the bootstrap loader's, which offline code reaches when the agent runs)
- * the agent's instrumenter reserves them ({@code Hooks.methodBase0}), so
+ * Without the agent the ranges follow each other from 0 (in a copy on the
+ * boot class path too). In the agent's copy (the bootstrap loader's, which
+ * offline code reaches when the agent runs) the agent's instrumenter reserves them ({@code Hooks.methodBase0}), so
  * they never meet the ids it hands out to the classes it instruments.
  *
  * Called once per run class, never from a hook; the lock is uncontended.
@@ -50,7 +50,7 @@ public final class Runs {
 					return bases[i];
 				}
 			int n = count < 0 ? 0 : count, base = -1;
-			if (Runs.class.getClassLoader() == null) {
+			if (Standalone.agents) {
 				try {
 					base = Hooks.methodBase0(n);
 				} catch (Throwable e) {

@@ -15,8 +15,13 @@ import java.util.concurrent.locks.LockSupport;
  * When the agent runs, its copy of the runtime (in the bootstrap loader)
  * is engaged by the agent and is the one instrumented code reaches, the
  * class path's being hidden behind it by delegation; start() does nothing
- * in that copy (no loader) nor in a class path copy that finds the
- * agent's (a loader that does not delegate), so only one of them records.
+ * in that copy nor in a class path copy that finds the agent's (a loader
+ * that does not delegate), so only one of them records. The agent's copy
+ * is told by its natives, which the agent registers before any of its
+ * code runs, not by its loader: jinst-runtime.jar on the boot class path
+ * (-Xbootclasspath/a, the way to run a `java -jar` program) is in the
+ * bootstrap loader too, has no natives, and engages as the class path's
+ * copy does.
  *
  * start() runs once, inside Hooks' initializer, on the thread whose hook
  * call started it: with the mode still 0, a hook reached from what it runs
@@ -54,12 +59,17 @@ final class Standalone implements Runnable {
 		this.isClock = isClock;
 	}
 
+	/** Whether this copy is the agent's (set by start, before any hook
+	 * records). */
+	static boolean agents;
+
 	static void start() {
 		try {
 			ClassLoader loader = Hooks.class.getClassLoader();
-			if (loader == null || agentRuns())
+			agents = loader == null && natives();
+			if (agents || agentRuns())
 				return;
-			Config c = Config.read(loader);
+			Config c = Config.read(loader == null ? ClassLoader.getSystemClassLoader() : loader);
 			if (c != null)
 				engage(c);
 		} catch (Throwable e) {
@@ -67,8 +77,21 @@ final class Standalone implements Runnable {
 		}
 	}
 
-	/* Whether the agent defined its runtime in the bootstrap loader. */
+	/* Whether the agent registered Hooks' natives: carrier0 has no effect. */
+	private static boolean natives() {
+		try {
+			Hooks.carrier0();
+			return true;
+		} catch (UnsatisfiedLinkError e) {
+			return false;
+		}
+	}
+
+	/* Whether the agent defined its runtime in the bootstrap loader (this
+	 * copy being another loader's). */
 	private static boolean agentRuns() {
+		if (Hooks.class.getClassLoader() == null)
+			return false;
 		try {
 			Class.forName(Hooks.class.getName(), false, null);
 			return true;
@@ -171,7 +194,7 @@ final class Standalone implements Runnable {
 	static boolean dump() {
 		if (config != null || covConfig != null)
 			write();
-		return config != null || Hooks.class.getClassLoader() != null;
+		return config != null || !agents;
 	}
 
 	private static synchronized void write() {

@@ -13,6 +13,7 @@
 # times (calls.tsv). Under -Xverify:all:
 #   counts  jinst-runtime.jar alone, -Djinst.trace=counts
 #   times   jinst-runtime.jar alone, -Djinst.trace=times
+#   boot    jinst-runtime.jar on the boot class path (-Xbootclasspath/a)
 #   agent   the agent too, every class selected: it traces Main and Helper
 #           (agent-calls.tsv), leaves the runs' classes alone, reserves the
 #           runs' ranges among its own ids and names them
@@ -73,6 +74,15 @@ for mode in counts times; do
 	[[ $out == "$plain" ]] || fail "$mode: printed '$out', not '$plain'"
 	check $mode "$here/calls.tsv"
 done
+# jinst-runtime.jar on the boot class path, as a `java -jar` program runs:
+# the bootstrap loader's copy without the agent engages as the class
+# path's does, and hands out the ranges itself.
+out=$("$java" -Xverify:all -Xbootclasspath/a:"$runtime" -Djinst.trace=counts -Djinst.out="$work/boot" \
+	-cp "${cp%:"$runtime"}" Main 2>boot.err)
+[[ $out == "$plain" ]] || fail "boot: printed '$out', not '$plain'"
+[[ -f boot.tsv ]] || fail "boot: no boot.tsv: $(cat boot.err)"
+if grep -v "^jinst: wrote " boot.err; then fail "boot: stderr: $(cat boot.err)"; fi
+check boot "$here/calls.tsv"
 if [[ -n $agent && -f $agent && ${JINST_SANITIZED:-OFF} != ON ]]; then
 	# Every class of the program selected: the agent must leave the runs'
 	# classes alone (instrumented already), or it would count twice.
