@@ -296,8 +296,8 @@ static int run_class_for(offline *O, const seen *s, mirror_extra *x)
  * holding a class it instrumented (prefix: the start of their jobs' names,
  * "JAR!", "OUTER!INNER.jar!" or "DIR/", followed by the entry's path), in
  * name order, the first class of a folder naming its package. A class
- * reads its run's BASE from its own package, where a package-private class
- * is visible to it in any loader and on any VM. */
+ * reads its run's BASE from its own package, public: a class of that
+ * package defined by another loader reads it too. */
 static int run_classes(offline *O, const char *prefix, mirror_extra **x, size_t *n)
 {
 	size_t k = strlen(prefix), first = *n;

@@ -8,10 +8,15 @@
  * a small class in the package of the method's class, whose initializer
  * asks the runtime for the start of the run's range:
  *
- *     final synthetic class PKG/$JinstRun<key> {
- *         static final synthetic int BASE;
+ *     public final synthetic class PKG/$JinstRun<key> {
+ *         public static final synthetic int BASE;
  *         static { BASE = jinst.rt.Runs.methodBase(KEY, COUNT, $JinstRun<key>.class); }
  *     }
+ *
+ * Public, class and field: a class of the same package name defined by
+ * another loader (Jython's, defining the classes it compiles, whose
+ * parent holds the run's class) is in another run-time package (JVMS
+ * 5.3), where a package-private class is out of its reach (JVMS 5.4.4).
  *
  * The runtime hands each key one range, the same for every copy of the
  * class (each package, each loader), so two runs never share an id and the
@@ -150,13 +155,13 @@ int jinst_instrument_run_class(uint8_t **out_bytes, size_t *out_len, const char 
 	 * offline run leave the class alone (instrument/marker.c). */
 	utf8(&o, JINST_RUNTIME_HOOKS);
 	cls(&o, I_MARK_NAME);
-	/* final, synthetic, package-private: ACC_SUPER as javac sets it. */
-	u2(&o, JINST_ACC_FINAL | JINST_ACC_SUPER | JINST_ACC_SYNTHETIC);
+	/* ACC_SUPER as javac sets it. */
+	u2(&o, JINST_ACC_PUBLIC | JINST_ACC_FINAL | JINST_ACC_SUPER | JINST_ACC_SYNTHETIC);
 	u2(&o, I_THIS);
 	u2(&o, I_OBJECT);
 	u2(&o, 0); /* interfaces */
 	u2(&o, 1); /* fields: BASE */
-	u2(&o, JINST_ACC_STATIC | JINST_ACC_FINAL | JINST_ACC_SYNTHETIC);
+	u2(&o, JINST_ACC_PUBLIC | JINST_ACC_STATIC | JINST_ACC_FINAL | JINST_ACC_SYNTHETIC);
 	u2(&o, I_BASE);
 	u2(&o, I_INT);
 	u2(&o, 0);

@@ -231,8 +231,8 @@ static int id_code_make(jinst_pass_class *pc, uint32_t id, id_code *ic)
 	if (!run)
 		return jinst_ins_push_int(c, id, &ic->seq[0]);
 	/* The run class sits in the class's package (the default package
-	 * too), where a package-private class is readable from any class,
-	 * interfaces included. */
+	 * too), public, so any class of that package name reads it, in any
+	 * loader, interfaces included. */
 	const char *name = jinst_pass_class_name(pc), *slash = strrchr(name, '/');
 	size_t plen = slash ? (size_t)(slash - name) + 1 : 0, rlen = strlen(run);
 	char *owner = jinst_arena_alloc(jinst_class_arena(c), plen + rlen + 1);

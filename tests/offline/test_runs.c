@@ -63,14 +63,16 @@ static void run_class(const char *pkg, jinst_arena *arena)
 	const uint8_t *cn = jinst_class_name(c, &len);
 	CHECK(cn && len == strlen(name) && !memcmp(cn, name, len), "its name");
 	CHECK(jinst_class_major_version(c) == 49, "version %u", jinst_class_major_version(c));
-	CHECK(jinst_class_access_flags(c) == (JINST_ACC_FINAL | JINST_ACC_SUPER | JINST_ACC_SYNTHETIC), "flags %#x",
+	CHECK(jinst_class_access_flags(c) == (JINST_ACC_PUBLIC | JINST_ACC_FINAL | JINST_ACC_SUPER | JINST_ACC_SYNTHETIC),
+	      "flags %#x",
 	      jinst_class_access_flags(c));
 	CHECK(jinst_class_field_count(c) == 1 && jinst_class_method_count(c) == 1, "members");
 	jinst_member *f = jinst_class_field(c, 0), *m = jinst_class_method(c, 0);
 	CHECK(f && utf8_is(c, jinst_member_name_index(f), JINST_RUN_BASE_FIELD) &&
 	          utf8_is(c, jinst_member_descriptor_index(f), "I") &&
-	          jinst_member_access_flags(f) == (JINST_ACC_STATIC | JINST_ACC_FINAL | JINST_ACC_SYNTHETIC),
-	      "static final int BASE");
+	          jinst_member_access_flags(f) ==
+	                  (JINST_ACC_PUBLIC | JINST_ACC_STATIC | JINST_ACC_FINAL | JINST_ACC_SYNTHETIC),
+	      "public static final int BASE");
 	CHECK(m && utf8_is(c, jinst_member_name_index(m), "<clinit>"), "<clinit>");
 	CHECK(names_class(c, JINST_RUNTIME_RUNS) && names_class(c, JINST_RUNTIME_HOOKS), "names the runtime");
 	jinst_marker mk;

@@ -14,6 +14,7 @@
 #   counts  jinst-runtime.jar alone, -Djinst.trace=counts
 #   times   jinst-runtime.jar alone, -Djinst.trace=times
 #   boot    jinst-runtime.jar on the boot class path (-Xbootclasspath/a)
+#   split   Split: shared.Two defined again by a loader of its own
 #   agent   the agent too, every class selected: it traces Main and Helper
 #           (agent-calls.tsv), leaves the runs' classes alone, reserves the
 #           runs' ranges among its own ids and names them
@@ -40,7 +41,7 @@ mv classes/alpha classes/Top.class alpha/
 mv alpha9/alpha/Ver.class alpha/META-INF/versions/9/alpha/
 printf 'Manifest-Version: 1.0\r\nMulti-Release: true\r\n\r\n' >alpha/META-INF/MANIFEST.MF
 mv classes/beta beta1/ && mv classes/shared/One.class beta1/shared/ && mv classes/shared/Two.class beta2/shared/
-mv classes/Main.class classes/Helper.class main/
+mv classes/Main.class classes/Helper.class classes/Split*.class main/
 for j in alpha beta1 beta2; do (cd $j && zip -qrX ../$j.jar $(ls -A | sort)); done
 
 "$jinst" instrument --trace --quiet alpha.jar -o out/alpha.jar >/dev/null
@@ -83,6 +84,14 @@ out=$("$java" -Xverify:all -Xbootclasspath/a:"$runtime" -Djinst.trace=counts -Dj
 [[ -f boot.tsv ]] || fail "boot: no boot.tsv: $(cat boot.err)"
 if grep -v "^jinst: wrote " boot.err; then fail "boot: stderr: $(cat boot.err)"; fi
 check boot "$here/calls.tsv"
+# shared.Two defined again by a loader of its own (Split), as Jython
+# defines what it compiles: the run's class its parent's, in a package of
+# the same name but another loader, read all the same.
+out=$("$java" -Xverify:all -Djinst.trace=counts -Djinst.out="$work/split" -cp "$cp" Split 2>split.err) ||
+	fail "split: $(cat split.err)"
+want=$("$java" -cp alpha.jar:beta1.jar:beta2.jar:main Split)
+[[ $out == "$want" ]] || fail "split: printed '$out', not '$want'"
+grep -qP '^shared/Two\ttwo\t\(\)I\t1$' split.tsv || fail "split: shared/Two.two not counted once: $(cat split.tsv split.err)"
 if [[ -n $agent && -f $agent && ${JINST_SANITIZED:-OFF} != ON ]]; then
 	# Every class of the program selected: the agent must leave the runs'
 	# classes alone (instrumented already), or it would count twice.
