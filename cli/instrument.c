@@ -19,7 +19,8 @@
  * methods, which differs from run to run; one thread first walks the
  * inputs in order and reserves them, so the same inputs give the same
  * bytes. Each jar or folder written gets the table of its own classes'
- * ids (the writer's extra-entries hook).
+ * ids (the writer's extra-entries hook), and so does each other place in
+ * it a loader reads classes from: a nested archive, WEB-INF/classes/.
  *
  * Ids are relative to the run, so that jars of separate runs share a JVM:
  * the run's key hashes the options and every class met by that walk; each
@@ -152,6 +153,8 @@ static enum mirror_result instrument_one(void *ctx, jinst_arena *arena, const ch
 
 /* ---- the method table ------------------------------------------------------- */
 
+static char *concat(const char *a, size_t n, const char *b, const char *c);
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -215,6 +218,34 @@ static int choose(offline *O, const char *input)
 	return 0;
 }
 
+/* The classes whose jobs start with prefix then root, sorted, into
+ * O->chosen: deep, those of the archives in there too; else only its own
+ * entries (no '!' after prefix). */
+static int choose_jobs(offline *O, const char *prefix, const char *root, bool deep)
+{
+	size_t k = strlen(prefix), r = strlen(root);
+	O->nchosen = 0;
+	O->last_class = NULL;
+	pthread_mutex_lock(&O->lock);
+	O->chosen = malloc((O->nseen ? O->nseen : 1) * sizeof(*O->chosen));
+	if (!O->chosen) {
+		pthread_mutex_unlock(&O->lock);
+		return -1;
+	}
+	for (size_t i = 0; i < O->nseen; i++) {
+		const char *job = O->seen[i].job;
+		if (!strncmp(job, prefix, k) && !strncmp(job + k, root, r) && (deep || !strchr(job + k, '!')))
+			O->chosen[O->nchosen++] = O->seen[i].name;
+	}
+	pthread_mutex_unlock(&O->lock);
+	qsort(O->chosen, O->nchosen, sizeof(*O->chosen), by_name);
+	return 0;
+}
+
+/* The table of the classes in O->chosen, as the entry root + the table's
+ * name (freeing O->chosen); *e NULL when none. */
+static int table_of_chosen(offline *O, const char *root, mirror_extra **e);
+
 /* The method table of input's output, where jinst-runtime.jar looks for
  * it (class loader resources), with the ids of the methods of the classes
  * this output holds, relative to the run. Ids are the run's: a class that
@@ -226,6 +257,12 @@ static int table_entry(offline *O, const char *input, mirror_extra **e)
 	*e = NULL;
 	if (O->out_of_memory || choose(O, input))
 		return -1;
+	return table_of_chosen(O, "", e);
+}
+
+static int table_of_chosen(offline *O, const char *root, mirror_extra **e)
+{
+	*e = NULL;
 	if (!O->nchosen) {
 		free(O->chosen);
 		O->chosen = NULL;
@@ -242,7 +279,7 @@ static int table_entry(offline *O, const char *input, mirror_extra **e)
 	}
 	free(O->chosen);
 	O->chosen = NULL;
-	if (!rc && (*e = calloc(1, sizeof(**e))) && ((*e)->name = strdup(JINST_METHOD_TABLE_RESOURCE))) {
+	if (!rc && (*e = calloc(1, sizeof(**e))) && ((*e)->name = concat(root, strlen(root), JINST_METHOD_TABLE_RESOURCE, ""))) {
 		(*e)->bytes = (uint8_t *)buf;
 		(*e)->len = len;
 		return 0;
@@ -251,6 +288,45 @@ static int table_entry(offline *O, const char *input, mirror_extra **e)
 	*e = NULL;
 	free(buf);
 	return -1;
+}
+
+/* Folders of an archive that a loader puts on the class path in place of
+ * its root: a web application's (a war's, also inside an ear) and a
+ * Spring Boot jar's. */
+static const char *const class_roots[] = {"WEB-INF/classes/", "BOOT-INF/classes/"};
+
+/* Appends to x the tables of the classes an archive holds (prefix: "JAR!"
+ * or "OUTER!INNER.jar!", the start of their jobs' names) for each place
+ * a class loader reads it from, as the root's table is for the root: with
+ * nested, the archive's root, whose classes are those of its own archives
+ * too (a nested jar goes on a class path by itself, in a war's WEB-INF/lib
+ * or an ear); each class root in it. Tables on one class path that name
+ * one class name it alike, so the runtime reads them all. */
+static int root_tables(offline *O, const char *prefix, bool nested, mirror_extra **x, size_t *n)
+{
+	size_t nroots = sizeof(class_roots) / sizeof(class_roots[0]);
+	for (size_t i = 0; i <= nroots; i++) {
+		if (i == nroots && !nested)
+			break;
+		const char *root = i < nroots ? class_roots[i] : "";
+		mirror_extra *e = NULL;
+		if (O->out_of_memory || choose_jobs(O, prefix, root, i == nroots) || table_of_chosen(O, root, &e))
+			return -1;
+		if (!e)
+			continue;
+		mirror_extra *p = realloc(*x, (*n + 1) * sizeof(*p));
+		if (!p) {
+			free(e->name);
+			free(e->bytes);
+			free(e);
+			return -1;
+		}
+		*x = p;
+		p[(*n)++] = *e;
+		free(e);
+		atomic_fetch_add(&O->written, 1);
+	}
+	return 0;
 }
 
 /* ---- the run's classes ------------------------------------------------------ */
@@ -348,39 +424,46 @@ static int method_table(void *ctx, const char *input, mirror_extra **entries, si
 	char *prefix = malloc(k + 2);
 	mirror_extra *e = NULL;
 	int rc = prefix ? table_entry(O, input, &e) : -1;
-	if (!rc && e) {
+	bool table = !rc && e;
+	if (table) {
 		*entries = e;
 		*n = 1;
 	}
-	if (!rc && O->relative) {
+	if (!rc && prefix) {
 		memcpy(prefix, input, k);
 		strcpy(prefix + k, !folder ? "!" : k && input[k - 1] == '/' ? "" : "/");
-		rc = run_classes(O, prefix, entries, n);
+		rc = root_tables(O, prefix, false, entries, n);
 	}
+	if (!rc && O->relative)
+		rc = run_classes(O, prefix, entries, n);
 	free(prefix);
 	if (rc) {
 		fprintf(stderr, "jinst instrument: %s: the method table could not be made\n", input);
 		return -1;
 	}
-	if (e)
+	if (table)
 		atomic_fetch_add(&O->written, 1);
 	return 0;
 }
 
-/* The extra entries of an archive inside an archive: the run's classes
- * beside its classes (its methods are in the outer archive's table). */
+/* The extra entries of an archive inside an archive: its method tables
+ * (its methods are in the outer archive's table too, but a war's
+ * WEB-INF/lib jar or an ear's war is on a class path without its outer
+ * archive) and the run's classes beside its classes. */
 static int nested_run_classes(void *ctx, const char *archive, mirror_extra **entries, size_t *n)
 {
 	offline *O = ctx;
 	*entries = NULL;
 	*n = 0;
-	if (!O->relative)
+	if (!O->tables)
 		return 0;
 	char *prefix = concat(archive, strlen(archive), "!", "");
-	int rc = prefix ? run_classes(O, prefix, entries, n) : -1;
+	int rc = prefix ? root_tables(O, prefix, true, entries, n) : -1;
+	if (!rc && O->relative)
+		rc = run_classes(O, prefix, entries, n);
 	free(prefix);
 	if (rc)
-		fprintf(stderr, "jinst instrument: %s: the run's classes could not be made\n", archive);
+		fprintf(stderr, "jinst instrument: %s: the method tables or the run's classes could not be made\n", archive);
 	return rc;
 }
 

@@ -22,7 +22,8 @@ killed part-way, determinism (-j1 against -j4), every output file fsync'd
 before its rename (under strace, skipped without it), and that every entry keeps
 its order, name, time, method, attributes, extra fields and comments, every
 non-class entry its stored bytes. Entries the command adds under
-META-INF/jinst/ (instrument's method table) and its run's classes
+META-INF/jinst/ (instrument's method table, at the root, WEB-INF/classes/
+and BOOT-INF/classes/) and its run's classes
 (PKG/$JinstRunKEY.class, instrument --trace) must come last; they are not
 compared. The inputs are hashed before and checked
 after every run: jinst never writes them.
@@ -52,8 +53,13 @@ MARK = ".jinst-output"
 T2001 = 981173106  # 2001-02-03 04:05:06 UTC
 
 
+# Class roots inside an archive, which get instrument's method table too.
+CLASS_ROOTS = ("", "WEB-INF/classes/", "BOOT-INF/classes/")
+
+
 def added_name(n):
-    return n.startswith(ADDED) or (os.path.basename(n).startswith(RUN_CLASS) and n.endswith(".class"))
+    return any(n.startswith(r + ADDED) for r in CLASS_ROOTS) or (
+        os.path.basename(n).startswith(RUN_CLASS) and n.endswith(".class"))
 
 # Extra fields libzip interprets itself and writes its own way (archive.h).
 LIBZIP_FIELDS = {0x0001, 0x7075, 0x6375}

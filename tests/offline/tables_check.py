@@ -15,6 +15,10 @@ jar. Instruments it with --trace at -j 1 and -j 4 and checks that
   - every table names the same run (key, method count), every id is below
     the count, and every folder of each output that holds an instrumented
     class holds the run's class ($JinstRunKEY.class, the same key).
+A war and an ear holding it, in a run of their own: WEB-INF/classes/ and
+each WEB-INF/lib jar (of the war in the ear too) carry the table of the
+classes they hold, as a web application's loader reads none at the war's
+root.
 Prints "tables: N passed, N failed".
 """
 import filecmp
@@ -87,6 +91,63 @@ def runs_in(z):
             runs_in(zipfile.ZipFile(io.BytesIO(z.read(n))))
 
 
+def names(z, entry):
+    """The classes a table of zip z names (None: it has none)."""
+    if entry not in z.namelist():
+        return None
+    return {r[0] for r in table(z.read(entry)).values()}
+
+
+def roots(z, root):
+    """The instrumented classes of a zip under root, without root."""
+    return {n[len(root):-6] for n in z.namelist()
+            if n.startswith(root) and n.endswith(".class") and HOOKS in z.read(n) and "$JinstRun" not in n}
+
+
+def check_war(z, where):
+    """A war's tables: one in WEB-INF/classes/ naming its classes, one in
+    each WEB-INF/lib jar naming that jar's: each is a class path entry of
+    the web application by itself."""
+    web = roots(z, "WEB-INF/classes/")
+    check(web and names(z, "WEB-INF/classes/" + TABLE) == web,
+          f"{where}: WEB-INF/classes/'s table does not name its classes {sorted(web)}")
+    lib = zipfile.ZipFile(io.BytesIO(z.read("WEB-INF/lib/other.jar")))
+    want = roots(lib, "")
+    check(want and names(lib, TABLE) == want,
+          f"{where}: WEB-INF/lib/other.jar has no table of its classes {sorted(want)}")
+
+
+def war_tables(jinst, work, files):
+    """A war (classes in WEB-INF/classes/, a jar in WEB-INF/lib/) alone and
+    inside an ear, instrumented in a run of their own."""
+    lib = io.BytesIO()
+    with zipfile.ZipFile(lib, "w") as z:
+        z.writestr("jinsttest/Features.class", files["jinsttest/Features.class"])
+    war = io.BytesIO()
+    with zipfile.ZipFile(war, "w") as z:
+        for n, b in sorted(files.items()):
+            if n != "jinsttest/Features.class":
+                z.writestr("WEB-INF/classes/" + n, b)
+        z.writestr("WEB-INF/lib/other.jar", lib.getvalue())
+    src = os.path.join(work, "web")
+    os.makedirs(src)
+    open(os.path.join(src, "app.war"), "wb").write(war.getvalue())
+    with zipfile.ZipFile(os.path.join(src, "app.ear"), "w") as z:
+        z.writestr("app.war", war.getvalue())
+    out = os.path.join(work, "web-out")
+    r = subprocess.run([jinst, "instrument", "--trace", "--quiet", os.path.join(src, "app.war"),
+                        os.path.join(src, "app.ear"), "-o", out], capture_output=True, text=True)
+    check(r.returncode == 0, f"war and ear: exit {r.returncode}: {r.stderr}")
+    with zipfile.ZipFile(os.path.join(out, "app.war")) as z:
+        check_war(z, "app.war")
+    with zipfile.ZipFile(os.path.join(out, "app.ear")) as z:
+        inner = zipfile.ZipFile(io.BytesIO(z.read("app.war")))
+        check_war(inner, "app.ear!app.war")
+        every = roots(inner, "WEB-INF/classes/") | roots(zipfile.ZipFile(io.BytesIO(inner.read("WEB-INF/lib/other.jar"))), "")
+        check(names(inner, TABLE) == every,
+              "app.ear!app.war: its root's table does not name every class in it")
+
+
 def main():
     jinst, classes, work = sys.argv[1:4]
     shutil.rmtree(work, ignore_errors=True)
@@ -144,6 +205,7 @@ def main():
             check(ids.setdefault(key, i) == i, f"{name}: {key} has id {i}, elsewhere {ids[key]}")
     check(len(set(ids.values())) == len(ids), "an id names two methods")
     check(len(ids) > 50, f"only {len(ids)} methods in the tables")
+    war_tables(jinst, work, files)
     print(f"tables: {passes} passed, {fails} failed")
     return 1 if fails else 0
 
