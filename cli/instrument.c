@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "jinst/archive.h"
+#include "jinst/coverage.h"
 #include "jinst/instrument.h"
 #include "jinst/report.h"
 #include "mirror.h"
@@ -78,6 +79,13 @@ typedef struct offline {
 	size_t nchosen;
 	const char *last_class; /* the class of the last row asked for, and whether it is chosen */
 	bool last_chosen;
+	/* Coverage asked; with another pass too (a class another pass changed
+	 * may still lack coverage). */
+	bool coverage, coverage_and_more;
+	/* Warnings of classes the writer counts as changed, printed and
+	 * counted after the run (workers add, under the lock). */
+	char **warnings;
+	size_t nwarnings, capwarnings;
 } offline;
 
 static void free_seen(offline *O)
@@ -128,6 +136,89 @@ static char *diag_text(const char *what, const jinst_diag *d)
 	return strdup(full);
 }
 
+/* A warning of job: "JOB: TEXT" kept for the end of the run. */
+static void add_warning(offline *O, const char *job, const char *what)
+{
+	size_t n = strlen(job) + strlen(what) + 3;
+	char *w = malloc(n);
+	if (w)
+		snprintf(w, n, "%s: %s", job, what);
+	pthread_mutex_lock(&O->lock);
+	if (O->nwarnings == O->capwarnings) {
+		size_t cap = O->capwarnings ? O->capwarnings * 2 : 16;
+		char **p = realloc(O->warnings, cap * sizeof(*p));
+		if (p) {
+			O->warnings = p;
+			O->capwarnings = cap;
+		}
+	}
+	if (w && O->nwarnings < O->capwarnings)
+		O->warnings[O->nwarnings++] = w;
+	else
+		free(w);
+	pthread_mutex_unlock(&O->lock);
+}
+
+static int by_text(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The warnings kept, in name order (the workers' order changes from run
+ * to run), each counted; freed. */
+static void print_warnings(offline *O, mirror_stats *s)
+{
+	qsort(O->warnings, O->nwarnings, sizeof(*O->warnings), by_text);
+	for (size_t i = 0; i < O->nwarnings; i++) {
+		fprintf(stderr, "jinst instrument: warning: %s\n", O->warnings[i]);
+		free(O->warnings[i]);
+	}
+	s->warnings += O->nwarnings;
+	free(O->warnings);
+	O->warnings = NULL;
+	O->nwarnings = O->capwarnings = 0;
+}
+
+/* Why coverage could not place the probes of the class in (jsr/ret, code
+ * it cannot decode), malloc'd; NULL when it can, or has none to place
+ * (JaCoCo leaves those classes alone too), or the class is not selected.
+ * The coverage pass declines such a class without a word. */
+static char *no_coverage(offline *O, jinst_arena *arena, const uint8_t *in, size_t len)
+{
+	jinst_class *c;
+	jinst_diag d;
+	jinst_coverage_plan *plan;
+	uint16_t n;
+	memset(&d, 0, sizeof(d));
+	if (jinst_class_parse(&c, in, len, arena, NULL, &d))
+		return NULL;
+	const uint8_t *name = jinst_class_name(c, &n);
+	char *cname = name ? strndup((const char *)name, n) : NULL;
+	bool wanted = cname && jinst_instrument_wants(O->ins, cname) && !(jinst_class_access_flags(c) & JINST_ACC_MODULE);
+	free(cname);
+	int rc = wanted ? jinst_coverage_place(&plan, c, &d) : 0;
+	jinst_class_free(c);
+	if (!rc || rc == JINST_ENOMEM)
+		return NULL;
+	return diag_text(O->coverage_and_more ? "no coverage: " : "not instrumented: ", &d);
+}
+
+/* Whether the instrumented class out carries coverage's probes (its
+ * marker names the pass). */
+static bool covered(jinst_arena *arena, const uint8_t *out, size_t len)
+{
+	jinst_marker mk;
+	jinst_diag d;
+	if (jinst_instrument_read_marker(arena, out, len, &mk, &d) || !mk.present)
+		return true; /* nothing to go by: no word rather than a wrong one */
+	for (const char *p = mk.passes; *p; p += strcspn(p, ","), p += *p == ',')
+		if (!strncmp(p, "coverage", 8) && (p[8] == ',' || !p[8]))
+			return true;
+	return false;
+}
+
+#define LEFT_ALONE "left alone: "
+
 static enum mirror_result instrument_one(void *ctx, jinst_arena *arena, const char *name, const uint8_t *in,
                                          size_t len, uint8_t **out, size_t *out_len, char **message)
 {
@@ -140,15 +231,34 @@ static enum mirror_result instrument_one(void *ctx, jinst_arena *arena, const ch
 		*message = diag_text("not instrumented: ", &d);
 		return MIRROR_FAILED;
 	}
-	if (d.message[0])
-		*message = strdup(d.message);
 	if (*out) {
 		if (O->tables)
 			note_class(O, arena, name, in, len);
+		/* Methods left alone on an error (ETOOLARGE, say): a warning, as
+		 * for a class, since their data will be missing. */
+		if (!strncmp(d.message, LEFT_ALONE, strlen(LEFT_ALONE))) {
+			char line[sizeof(d.message) + 32];
+			snprintf(line, sizeof(line), "not instrumented: %s", d.message + strlen(LEFT_ALONE));
+			add_warning(O, name, line);
+		} else if (d.message[0]) {
+			*message = strdup(d.message);
+		}
+		char *why = O->coverage_and_more && !covered(arena, *out, *out_len) ? no_coverage(O, arena, in, len) : NULL;
+		if (why)
+			add_warning(O, name, why);
+		free(why);
 		return MIRROR_CHANGED;
 	}
 	/* Counted by reason in the summary; never instrumented twice. */
-	return strncmp(d.message, ALREADY, strlen(ALREADY)) == 0 ? MIRROR_SKIPPED : MIRROR_UNCHANGED;
+	if (!strncmp(d.message, ALREADY, strlen(ALREADY))) {
+		*message = strdup(d.message);
+		return MIRROR_SKIPPED;
+	}
+	if (O->coverage && (*message = no_coverage(O, arena, in, len)))
+		return MIRROR_FAILED;
+	if (d.message[0])
+		*message = strdup(d.message);
+	return MIRROR_UNCHANGED;
 }
 
 /* ---- the method table ------------------------------------------------------- */
@@ -686,7 +796,10 @@ static int instrument_run(const args *A, mirror_options *mo)
 	io.include = A->include;
 	io.exclude = A->exclude;
 	io.hooks_class = JINST_RUNTIME_HOOKS;
+	uint32_t coverage = JINST_PASS_COVERAGE | JINST_PASS_COVERAGE_COUNTS;
 	offline O = {.tables = (A->passes & (JINST_PASS_TRACE | JINST_PASS_COUNT)) != 0,
+	             .coverage = (A->passes & coverage) != 0,
+	             .coverage_and_more = (A->passes & coverage) && (A->passes & ~coverage),
 	             .lock = PTHREAD_MUTEX_INITIALIZER};
 	jinst_diag d;
 	if (jinst_instrument_new(&O.ins, &io, &d)) {
@@ -696,9 +809,12 @@ static int instrument_run(const args *A, mirror_options *mo)
 		return 2;
 	}
 	O.relative = O.tables && !lone_class(A->inputs, A->ninputs);
-	if (O.tables && !O.relative)
+	size_t warned = 0; /* the warnings said here, for the summary's count */
+	if (O.tables && !O.relative) {
 		fprintf(stderr, "jinst instrument: warning: a class file given alone has no folder for the run's class: "
 		                "this run's method ids are constants, which another run's may share in one JVM\n");
+		warned++;
+	}
 	if (O.tables && reserve_ids(&O, A->inputs, A->ninputs, options_key(A))) {
 		fprintf(stderr, "jinst instrument: out of memory\n");
 		jinst_instrument_free(O.ins);
@@ -713,16 +829,23 @@ static int instrument_run(const args *A, mirror_options *mo)
 	if (run == 0) {
 		jinst_instrument_counts c;
 		jinst_instrument_get_counts(O.ins, &c);
-		mirror_print_summary(mo, &s);
-		printf("%llu methods instrumented, %llu left alone\n", (unsigned long long)c.methods_instrumented,
-		       (unsigned long long)c.methods_left_alone);
+		print_warnings(&O, &s);
 		/* Lone class files have no place for the table: the run names
 		 * their methods by id only. */
-		if (O.tables && c.methods_instrumented && !atomic_load(&O.written))
+		if (O.tables && c.methods_instrumented && !atomic_load(&O.written)) {
 			fprintf(stderr, "jinst instrument: warning: no jar or folder output holds the method table (%s); "
 			                "give a folder or jar, or the traces name methods by id\n",
 			        JINST_METHOD_TABLE_RESOURCE);
+			warned++;
+		}
+		s.warnings += warned;
+		mirror_print_summary(mo, &s);
+		printf("%llu methods instrumented, %llu left alone\n", (unsigned long long)c.methods_instrumented,
+		       (unsigned long long)c.methods_left_alone);
 	}
+	for (size_t i = 0; i < O.nwarnings; i++)
+		free(O.warnings[i]);
+	free(O.warnings);
 	jinst_instrument_free(O.ins);
 	free_seen(&O);
 	int status = run != 0 || s.errors ? 1 : 0;

@@ -68,3 +68,29 @@ with warnings.catch_warnings(), zipfile.ZipFile(os.path.join(out, "dup.jar"), "w
     warnings.simplefilter("ignore")  # the duplicate name is meant
     z.writestr("jinsttest/Features.class", features)
     z.writestr("jinsttest/Features.class", bytes(v))
+
+# huge/Huge.class: version 49 (no frames), m(I)I 9,000 conditional jumps
+# long (63,004 bytes of code), which coverage's probes would take past the
+# 65,535 of JVMS 4.7.3, and n()I, which takes its probe: the class is
+# instrumented with m left alone.
+import struct  # noqa: E402
+
+
+def utf8(s):
+    return b"\x01" + struct.pack(">H", len(s)) + s
+
+
+def method(name, desc, code, max_stack, max_locals):
+    attr = struct.pack(">HHI", max_stack, max_locals, len(code)) + code + struct.pack(">HH", 0, 0)
+    return struct.pack(">HHHH", 0x0009, name, desc, 1) + struct.pack(">HI", 7, len(attr)) + attr
+
+
+pool = [utf8(b"huge/Huge"), b"\x07\x00\x01", utf8(b"java/lang/Object"), b"\x07\x00\x03", utf8(b"m"),
+        utf8(b"(I)I"), utf8(b"Code"), utf8(b"n"), utf8(b"()I")]
+# iload_0; ifeq +6; iinc 1 1: the jump lands on the next iload_0.
+m = b"\x03\x3c" + b"\x1a\x99\x00\x06\x84\x01\x01" * 9000 + b"\x1b\xac"
+huge = (struct.pack(">IHHH", 0xCAFEBABE, 0, 49, len(pool) + 1) + b"".join(pool) +
+        struct.pack(">HHHHH", 0x0021, 2, 4, 0, 0) + struct.pack(">H", 2) +
+        method(5, 6, m, 1, 2) + method(8, 9, b"\x04\xac", 1, 0) + struct.pack(">H", 0))
+os.makedirs(os.path.join(out, "huge"), exist_ok=True)
+open(os.path.join(out, "huge", "Huge.class"), "wb").write(huge)
