@@ -86,6 +86,9 @@ typedef struct offline {
 	 * counted after the run (workers add, under the lock). */
 	char **warnings;
 	size_t nwarnings, capwarnings;
+	/* The same for notes (modules met), each said once. */
+	char **notes;
+	size_t nnotes, capnotes;
 } offline;
 
 static void free_seen(offline *O)
@@ -136,27 +139,33 @@ static char *diag_text(const char *what, const jinst_diag *d)
 	return strdup(full);
 }
 
-/* A warning of job: "JOB: TEXT" kept for the end of the run. */
-static void add_warning(offline *O, const char *job, const char *what)
+/* "WHERE: TEXT" appended to a list of O's (under the lock: workers add). */
+static void add_line(offline *O, char ***list, size_t *n, size_t *cap, const char *where, const char *what)
 {
-	size_t n = strlen(job) + strlen(what) + 3;
-	char *w = malloc(n);
+	size_t k = strlen(where) + strlen(what) + 3;
+	char *w = malloc(k);
 	if (w)
-		snprintf(w, n, "%s: %s", job, what);
+		snprintf(w, k, "%s: %s", where, what);
 	pthread_mutex_lock(&O->lock);
-	if (O->nwarnings == O->capwarnings) {
-		size_t cap = O->capwarnings ? O->capwarnings * 2 : 16;
-		char **p = realloc(O->warnings, cap * sizeof(*p));
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 16;
+		char **p = realloc(*list, c * sizeof(*p));
 		if (p) {
-			O->warnings = p;
-			O->capwarnings = cap;
+			*list = p;
+			*cap = c;
 		}
 	}
-	if (w && O->nwarnings < O->capwarnings)
-		O->warnings[O->nwarnings++] = w;
+	if (w && *n < *cap)
+		(*list)[(*n)++] = w;
 	else
 		free(w);
 	pthread_mutex_unlock(&O->lock);
+}
+
+/* A warning of job, kept for the end of the run. */
+static void add_warning(offline *O, const char *job, const char *what)
+{
+	add_line(O, &O->warnings, &O->nwarnings, &O->capwarnings, job, what);
 }
 
 static int by_text(const void *a, const void *b)
@@ -164,19 +173,61 @@ static int by_text(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The warnings kept, in name order (the workers' order changes from run
- * to run), each counted; freed. */
-static void print_warnings(offline *O, mirror_stats *s)
+/* A list's lines in name order (the workers' order changes from run to
+ * run), each said once with kind ("warning: ", "note: "; NULL: none
+ * said); the count said; freed. */
+static size_t print_lines(char ***list, size_t *n, size_t *cap, const char *kind)
 {
-	qsort(O->warnings, O->nwarnings, sizeof(*O->warnings), by_text);
-	for (size_t i = 0; i < O->nwarnings; i++) {
-		fprintf(stderr, "jinst instrument: warning: %s\n", O->warnings[i]);
-		free(O->warnings[i]);
+	size_t said = 0;
+	qsort(*list, *n, sizeof(**list), by_text);
+	for (size_t i = 0; kind && i < *n; i++) {
+		if (!i || strcmp((*list)[i - 1], (*list)[i])) {
+			fprintf(stderr, "jinst instrument: %s%s\n", kind, (*list)[i]);
+			said++;
+		}
 	}
-	s->warnings += O->nwarnings;
-	free(O->warnings);
-	O->warnings = NULL;
-	O->nwarnings = O->capwarnings = 0;
+	for (size_t i = 0; i < *n; i++)
+		free((*list)[i]);
+	free(*list);
+	*list = NULL;
+	*n = *cap = 0;
+	return said;
+}
+
+/* A module descriptor (module-info.class, ACC_MODULE) of the jar or folder
+ * job came from: a note of how its instrumented classes reach
+ * jinst-runtime.jar. On the module path the module reads only the modules
+ * it requires, and the runtime is no module of the program's: from the
+ * class path it is in the unnamed module, which --add-reads lets the
+ * module read (JEP 261). */
+static void note_module(offline *O, jinst_arena *arena, const char *job, const uint8_t *in, size_t len)
+{
+	size_t k = strlen(job), m = strlen("module-info.class");
+	if (k < m || strcmp(job + k - m, "module-info.class") || (k > m && job[k - m - 1] != '/' && job[k - m - 1] != '!'))
+		return;
+	jinst_class *c;
+	jinst_diag d;
+	if (jinst_class_parse(&c, in, len, arena, NULL, &d))
+		return;
+	jinst_attr *a = (jinst_class_access_flags(c) & JINST_ACC_MODULE) ? jinst_attr_find(jinst_class_attrs(c), JINST_ATTR_MODULE) : NULL;
+	jinst_module *mod = NULL;
+	uint16_t n = 0;
+	const uint8_t *name = a && !jinst_attr_decode(c, a, (void **)&mod, NULL) && mod
+	                              ? jinst_cp_name(c, mod->module_name_index, &n)
+	                              : NULL;
+	if (name && n < 200) {
+		char says[1024], where[4096];
+		/* the jar, or the folder of a folder's */
+		size_t w = strchr(job, '!') ? strcspn(job, "!") : k > m + 1 ? k - m - 1 : k;
+		snprintf(where, sizeof(where), "%.*s", (int)w, job);
+		snprintf(says, sizeof(says),
+		         "it is the module %.*s: on the module path it must be made to read jinst-runtime.jar, "
+		         "from the class path: java -p OUT -cp PATH/jinst-runtime.jar --add-reads %.*s=ALL-UNNAMED "
+		         "-m %.*s/CLASS",
+		         (int)n, name, (int)n, name, (int)n, name);
+		add_line(O, &O->notes, &O->nnotes, &O->capnotes, where, says);
+	}
+	jinst_class_free(c);
 }
 
 /* Why coverage could not place the probes of the class in (jsr/ret, code
@@ -254,6 +305,7 @@ static enum mirror_result instrument_one(void *ctx, jinst_arena *arena, const ch
 		*message = strdup(d.message);
 		return MIRROR_SKIPPED;
 	}
+	note_module(O, arena, name, in, len);
 	if (O->coverage && (*message = no_coverage(O, arena, in, len)))
 		return MIRROR_FAILED;
 	if (d.message[0])
@@ -829,7 +881,9 @@ static int instrument_run(const args *A, mirror_options *mo)
 	if (run == 0) {
 		jinst_instrument_counts c;
 		jinst_instrument_get_counts(O.ins, &c);
-		print_warnings(&O, &s);
+		s.warnings += print_lines(&O.warnings, &O.nwarnings, &O.capwarnings, "warning: ");
+		if (c.classes_instrumented)
+			print_lines(&O.notes, &O.nnotes, &O.capnotes, "note: ");
 		/* Lone class files have no place for the table: the run names
 		 * their methods by id only. */
 		if (O.tables && c.methods_instrumented && !atomic_load(&O.written)) {
@@ -843,9 +897,8 @@ static int instrument_run(const args *A, mirror_options *mo)
 		printf("%llu methods instrumented, %llu left alone\n", (unsigned long long)c.methods_instrumented,
 		       (unsigned long long)c.methods_left_alone);
 	}
-	for (size_t i = 0; i < O.nwarnings; i++)
-		free(O.warnings[i]);
-	free(O.warnings);
+	print_lines(&O.warnings, &O.nwarnings, &O.capwarnings, NULL);
+	print_lines(&O.notes, &O.nnotes, &O.capnotes, NULL);
 	jinst_instrument_free(O.ins);
 	free_seen(&O);
 	int status = run != 0 || s.errors ? 1 : 0;

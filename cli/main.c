@@ -187,6 +187,8 @@ static const char instrument_help[] =
 	"  jinst instrument --coverage app.jar lib/ -o out/\n"
 	"  java -cp out/app.jar:out/lib/...:jinst-runtime.jar -Djinst.out=app Main\n"
 	"  java -Xbootclasspath/a:jinst-runtime.jar -Djinst.out=app -jar out/app.jar  # -jar takes no -cp\n"
+	"  java -p out/app.jar -cp jinst-runtime.jar --add-reads app=ALL-UNNAMED \\\n"
+	"       -Djinst.out=app -m app/Main   # a module reads the runtime if told to\n"
 	"  jinst report app.cov --classfiles app.jar --html site/\n"
 	"\n"
 	"  jinst instrument --trace=counts --include com.example.** app.jar -o app-traced.jar\n"

@@ -15,6 +15,7 @@
 #   times   jinst-runtime.jar alone, -Djinst.trace=times
 #   boot    jinst-runtime.jar on the boot class path (-Xbootclasspath/a)
 #   split   Split: shared.Two defined again by a loader of its own
+#   module  a modular jar on the module path, as instrument's note says
 #   agent   the agent too, every class selected: it traces Main and Helper
 #           (agent-calls.tsv), leaves the runs' classes alone, reserves the
 #           runs' ranges among its own ids and names them
@@ -92,6 +93,21 @@ out=$("$java" -Xverify:all -Djinst.trace=counts -Djinst.out="$work/split" -cp "$
 want=$("$java" -cp alpha.jar:beta1.jar:beta2.jar:main Split)
 [[ $out == "$want" ]] || fail "split: printed '$out', not '$want'"
 grep -qP '^shared/Two\ttwo\t\(\)I\t1$' split.tsv || fail "split: shared/Two.two not counted once: $(cat split.tsv split.err)"
+# A modular jar (modapp): instrument's note says how to run it on the
+# module path; that very command, with the run's names, counts every call.
+javac -nowarn --release 9 -d modapp "$here"/modapp/module-info.java "$here"/modapp/mod/M.java
+(cd modapp && zip -qrX ../modapp.jar $(ls -A | sort))
+"$jinst" instrument --trace=counts --quiet modapp.jar -o out/modapp.jar >/dev/null 2>modapp-instrument.err
+cmd=$(sed -n 's/.*modapp.jar: it is the module modapp: .*: \(java -p .*\)$/\1/p' modapp-instrument.err)
+[[ -n $cmd ]] || fail "module: no note of how to run it: $(cat modapp-instrument.err)"
+read -ra words <<<"${cmd/java /}"
+words=("${words[@]/#OUT/out/modapp.jar}")
+words=("${words[@]/#PATH\/jinst-runtime.jar/$runtime}")
+words=("${words[@]/#modapp\/CLASS/modapp/mod.M}")
+out=$("$java" -Xverify:all -Djinst.out="$work/module" "${words[@]}" 2>module.err) || fail "module: $cmd: $(cat module.err)"
+[[ $out == "module sum 12" ]] || fail "module: printed '$out'"
+printf 'mod/M\tmain\t([Ljava/lang/String;)V\t1\nmod/M\ttwice\t(I)I\t3\n' | diff - module.tsv ||
+	fail "module: counts differ: $(cat module.err)"
 if [[ -n $agent && -f $agent && ${JINST_SANITIZED:-OFF} != ON ]]; then
 	# Every class of the program selected: the agent must leave the runs'
 	# classes alone (instrumented already), or it would count twice.
