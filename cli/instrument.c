@@ -89,6 +89,20 @@ typedef struct offline {
 	/* The same for notes (modules met), each said once. */
 	char **notes;
 	size_t nnotes, capnotes;
+	/* --trace=times: whether a method is timed in a class may differ
+	 * between classes of one name (a multi-release jar's copies), which
+	 * share its id, and the instrumenter keeps the flag of the last one
+	 * instrumented. Classes of one name are instrumented in turn (the
+	 * stripe of their name's lock) and each id is timed when the code of
+	 * any of them times it: per id, in timed. by_class: every id by its
+	 * class name, sorted, to find a class's ids. */
+	bool leaves;
+	uint8_t *timed;
+	struct class_id {
+		const char *name;
+		uint32_t id;
+	} *by_class;
+	pthread_mutex_t stripes[64];
 } offline;
 
 static void free_seen(offline *O)
@@ -270,14 +284,84 @@ static bool covered(jinst_arena *arena, const uint8_t *out, size_t len)
 
 #define LEFT_ALONE "left alone: "
 
+static int by_class_name(const void *a, const void *b)
+{
+	const struct class_id *x = a, *y = b;
+	int r = strcmp(x->name, y->name);
+	return r ? r : x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Every reserved id by its class name (O->by_class), and O->timed, before
+ * the workers start: the ids are all handed out by then. */
+static int index_ids(offline *O)
+{
+	O->by_class = malloc((O->count ? O->count : 1) * sizeof(*O->by_class));
+	O->timed = calloc(O->count ? O->count : 1, 1);
+	if (!O->by_class || !O->timed)
+		return -1;
+	for (uint32_t id = 0; id < O->count; id++) {
+		jinst_method_info mi;
+		O->by_class[id] = (struct class_id){jinst_instrument_method_info(O->ins, id, &mi) ? "" : mi.class_name, id};
+	}
+	qsort(O->by_class, O->count, sizeof(*O->by_class), by_class_name);
+	for (int i = 0; i < 64; i++)
+		pthread_mutex_init(&O->stripes[i], NULL);
+	return 0;
+}
+
+/* The class in's name, malloc'd, or NULL. */
+static char *class_name_of(jinst_arena *arena, const uint8_t *in, size_t len)
+{
+	jinst_class *c;
+	jinst_diag d;
+	uint16_t n = 0;
+	if (jinst_class_parse(&c, in, len, arena, NULL, &d))
+		return NULL;
+	const uint8_t *name = jinst_class_name(c, &n);
+	char *r = name ? strndup((const char *)name, n) : NULL;
+	jinst_class_free(c);
+	return r;
+}
+
+/* jinst_instrument_class, and with O->leaves the timed flags of the
+ * class's ids as it left them ORed into O->timed, taken while no class of
+ * its name is being instrumented. */
+static int instrument_class(offline *O, jinst_arena *arena, const uint8_t *in, size_t len, uint8_t **out,
+                            size_t *out_len, jinst_diag *d)
+{
+	/* identity NULL: the hash of these bytes, the original class's. */
+	char *cls = O->leaves ? class_name_of(arena, in, len) : NULL;
+	if (!cls)
+		return jinst_instrument_class(O->ins, arena, in, len, NULL, 0, NULL, out, out_len, d);
+	pthread_mutex_t *stripe = &O->stripes[jinst_instrument_identity((const uint8_t *)cls, strlen(cls)) % 64];
+	pthread_mutex_lock(stripe);
+	int rc = jinst_instrument_class(O->ins, arena, in, len, NULL, 0, NULL, out, out_len, d);
+	struct class_id key = {cls, 0};
+	size_t lo = 0, hi = O->count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (by_class_name(&O->by_class[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; !rc && *out && i < O->count && !strcmp(O->by_class[i].name, cls); i++) {
+		jinst_method_info mi;
+		if (!jinst_instrument_method_info(O->ins, O->by_class[i].id, &mi) && mi.timed)
+			O->timed[O->by_class[i].id] = 1;
+	}
+	pthread_mutex_unlock(stripe);
+	free(cls);
+	return rc;
+}
+
 static enum mirror_result instrument_one(void *ctx, jinst_arena *arena, const char *name, const uint8_t *in,
                                          size_t len, uint8_t **out, size_t *out_len, char **message)
 {
 	offline *O = ctx;
 	jinst_diag d;
 	memset(&d, 0, sizeof(d));
-	/* identity NULL: the hash of these bytes, the original class's. */
-	int rc = jinst_instrument_class(O->ins, arena, in, len, NULL, 0, NULL, out, out_len, &d);
+	int rc = instrument_class(O, arena, in, len, out, out_len, &d);
 	if (rc) {
 		*message = diag_text("not instrumented: ", &d);
 		return MIRROR_FAILED;
@@ -341,7 +425,7 @@ static int method_row(void *ctx, uint32_t id, const char **cls, const char **nam
 	*cls = mi.class_name;
 	*name = mi.name;
 	*desc = mi.descriptor;
-	*timed = mi.timed;
+	*timed = O->timed ? O->timed[id] : mi.timed;
 	return 0;
 }
 
@@ -850,6 +934,7 @@ static int instrument_run(const args *A, mirror_options *mo)
 	io.hooks_class = JINST_RUNTIME_HOOKS;
 	uint32_t coverage = JINST_PASS_COVERAGE | JINST_PASS_COVERAGE_COUNTS;
 	offline O = {.tables = (A->passes & (JINST_PASS_TRACE | JINST_PASS_COUNT)) != 0,
+	             .leaves = (A->passes & JINST_PASS_TRACE) && (A->passes & JINST_PASS_COUNT_LEAVES),
 	             .coverage = (A->passes & coverage) != 0,
 	             .coverage_and_more = (A->passes & coverage) && (A->passes & ~coverage),
 	             .lock = PTHREAD_MUTEX_INITIALIZER};
@@ -867,8 +952,10 @@ static int instrument_run(const args *A, mirror_options *mo)
 		                "this run's method ids are constants, which another run's may share in one JVM\n");
 		warned++;
 	}
-	if (O.tables && reserve_ids(&O, A->inputs, A->ninputs, options_key(A))) {
+	if (O.tables && (reserve_ids(&O, A->inputs, A->ninputs, options_key(A)) || (O.leaves && index_ids(&O)))) {
 		fprintf(stderr, "jinst instrument: out of memory\n");
+		free(O.by_class);
+		free(O.timed);
 		jinst_instrument_free(O.ins);
 		return 1;
 	}
@@ -900,6 +987,8 @@ static int instrument_run(const args *A, mirror_options *mo)
 	print_lines(&O.warnings, &O.nwarnings, &O.capwarnings, NULL);
 	print_lines(&O.notes, &O.nnotes, &O.capnotes, NULL);
 	jinst_instrument_free(O.ins);
+	free(O.by_class);
+	free(O.timed);
 	free_seen(&O);
 	int status = run != 0 || s.errors ? 1 : 0;
 	mirror_stats_free(&s);

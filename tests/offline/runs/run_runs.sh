@@ -63,6 +63,13 @@ for j in beta1 beta2; do
 	unzip -l out/beta/$j.jar "shared/\$JinstRun$k2.class" >/dev/null || fail "$j.jar has no shared/\$JinstRun$k2.class"
 done
 
+# --trace=times: the root's Ver.which is a leaf, counted only, the versioned
+# copy's is not; the one id they share must be timed, whichever copy the
+# instrumenter reaches last (-j 1: the entries' order, the versioned first).
+"$jinst" instrument --trace=times --quiet -j 1 alpha.jar -o out/alpha-times.jar >/dev/null
+row=$(unzip -p out/alpha-times.jar META-INF/jinst/methods.tsv | awk -F'\t' '$2 == "alpha/Ver" && $3 == "which"')
+[[ $row == *$'\t'timed ]] || fail "times: Ver.which, timed in its versioned copy, is in the table as '$row'"
+
 cp=out/alpha.jar:out/beta/beta1.jar:out/beta/beta2.jar:main:$runtime
 plain=$("$java" -cp alpha.jar:beta1.jar:beta2.jar:main Main)
 check() { # NAME EXPECTED: NAME.tsv, NAME.err
