@@ -42,6 +42,8 @@ final class MethodTable {
 	boolean[] timed = new boolean[0];
 	private boolean[] conflict = new boolean[0];
 	int tables, conflicts;
+	/** Rows read that are timed (none: the code was instrumented for counts). */
+	int timedRows;
 
 	/* Only the tables of runs (the agent names the other ids itself). */
 	private boolean runsOnly;
@@ -159,6 +161,8 @@ final class MethodTable {
 	private static final java.nio.charset.Charset ISO = java.nio.charset.Charset.forName("ISO-8859-1");
 
 	private void add(int id, byte[] c, byte[] n, byte[] d, boolean isTimed) {
+		if (isTimed)
+			timedRows++;
 		if (id >= cls.length)
 			grow(id);
 		if (conflict[id])

@@ -45,10 +45,16 @@ final class TraceWriter implements Comparator<Integer> {
 		if (t.conflicts > 0)
 			Standalone.say(t.conflicts + " method ids name different methods in different " + MethodTable.RESOURCE +
 			               " (tables without a run, from separate runs): left out");
+		/* jinst instrument --trace=counts puts the counting hook alone:
+		 * times asked of that code have nothing to go by. */
+		boolean countsOnly = (c.mode & Hooks.TIMES) != 0 && t.tables > 0 && t.timedRows == 0;
+		if (countsOnly)
+			Standalone.say("no times: the classes were instrumented for counts alone (jinst instrument --trace=counts); "
+			               + "instrument them with --trace or --trace=times for times");
 		if ((c.formats & Config.COUNTS) != 0)
 			save(c.out + ".tsv", counts(t, TraceData.counts()));
 		if ((c.formats & Config.PROFILE) != 0)
-			save(c.out + ".txt", profile(t, TraceData.times(), c.tickUs, (c.mode & Hooks.CPU) != 0 ? 1 : 0));
+			save(c.out + ".txt", profile(t, TraceData.times(), c.tickUs, (c.mode & Hooks.CPU) != 0 ? 1 : 0, countsOnly));
 	}
 
 	/* ---- counts ---------------------------------------------------------- */
@@ -78,6 +84,11 @@ final class TraceWriter implements Comparator<Integer> {
 
 	/* clock: a row of CLOCKS, as report.h's jinst_trace_clock */
 	static byte[] profile(MethodTable t, long[] times, int tickUs, int clock) {
+		return profile(t, times, tickUs, clock, false);
+	}
+
+	/* countsOnly: no method of the tables is timed (write) */
+	static byte[] profile(MethodTable t, long[] times, int tickUs, int clock, boolean countsOnly) {
 		Integer[] ids = named(t, times, 3, 0);
 		long[] calls = new long[times.length / 3], self = new long[calls.length];
 		double sum = 0;
@@ -92,7 +103,7 @@ final class TraceWriter implements Comparator<Integer> {
 		}
 		Arrays.sort(ids, new TraceWriter(t, calls, self));
 		ByteArrayOutputStream out = new ByteArrayOutputStream();
-		header(out, sum, tickUs, untimed, CLOCKS[clock]);
+		header(out, sum, tickUs, countsOnly ? -1 : untimed, CLOCKS[clock]);
 		double acc = 0;
 		for (int i = 0; i < ids.length; i++) {
 			int id = ids[i];
@@ -121,6 +132,7 @@ final class TraceWriter implements Comparator<Integer> {
 		{"wall", "wall time", "WALL TIME", "a clock that advances"},
 		{"cpu", "CPU time", "CPU TIME", "each thread's CPU time, read"}};
 
+	/* untimed: the methods counted only; -1: every method (countsOnly) */
 	private static void header(ByteArrayOutputStream out, double sum, int tickUs, int untimed, String[] clock) {
 		ascii(out, clock[2] + " (ms) BEGIN (total = " + fixed(sum / 1e6, 3) + ") clock " + clock[0] + ", unit ms: " +
 		           clock[1] + ", self and inclusive, per method\n");
@@ -131,7 +143,10 @@ final class TraceWriter implements Comparator<Integer> {
 		else
 			ascii(out, "(no clock ran (tick=0): the times are only those the program gave by hand through\n" +
 			           " jinst.rt.Hooks.sample, none otherwise; counts exact)\n");
-		if (untimed > 0)
+		if (untimed < 0)
+			ascii(out, "(no times: the classes were instrumented for counts alone, jinst instrument --trace=counts;\n" +
+			           " instrument them with --trace or --trace=times for times)\n");
+		else if (untimed > 0)
 			ascii(out, "(" + untimed + (untimed == 1 ? " method" : " methods") + " counted, not timed, " +
 			           (untimed == 1 ? "is" : "are") +
 			           " marked -: leaves, which have no loop and call nothing\n" +

@@ -16,6 +16,7 @@
 #   boot    jinst-runtime.jar on the boot class path (-Xbootclasspath/a)
 #   split   Split: shared.Two defined again by a loader of its own
 #   module  a modular jar on the module path, as instrument's note says
+#   countsonly  -Djinst.trace=times on run 2's jars alone (--trace=counts)
 #   agent   the agent too, every class selected: it traces Main and Helper
 #           (agent-calls.tsv), leaves the runs' classes alone, reserves the
 #           runs' ranges among its own ids and names them
@@ -100,6 +101,16 @@ out=$("$java" -Xverify:all -Djinst.trace=counts -Djinst.out="$work/split" -cp "$
 want=$("$java" -cp alpha.jar:beta1.jar:beta2.jar:main Split)
 [[ $out == "$want" ]] || fail "split: printed '$out', not '$want'"
 grep -qP '^shared/Two\ttwo\t\(\)I\t1$' split.tsv || fail "split: shared/Two.two not counted once: $(cat split.tsv split.err)"
+# Times asked of code instrumented for counts alone (run 2's jars): said
+# plainly, on stderr and in the profile; not said when a table has times.
+"$java" -Djinst.trace=times -Djinst.out="$work/countsonly" -cp out/beta/beta1.jar:out/beta/beta2.jar:main:"$runtime" \
+	Split >/dev/null 2>countsonly.err || fail "countsonly: $(cat countsonly.err)"
+grep -q "^jinst: no times: the classes were instrumented for counts alone" countsonly.err ||
+	fail "countsonly: stderr: $(cat countsonly.err)"
+grep -q "^(no times: the classes were instrumented for counts alone" countsonly.txt ||
+	fail "countsonly: the profile: $(cat countsonly.txt)"
+if grep -q "counts alone" times.err times.txt; then fail "times: said to be counts alone"; fi
+
 # A modular jar (modapp): instrument's note says how to run it on the
 # module path; that very command, with the run's names, counts every call.
 javac -nowarn --release 9 -d modapp "$here"/modapp/module-info.java "$here"/modapp/mod/M.java
