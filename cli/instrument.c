@@ -223,7 +223,9 @@ static void note_module(offline *O, jinst_arena *arena, const char *job, const u
 	jinst_diag d;
 	if (jinst_class_parse(&c, in, len, arena, NULL, &d))
 		return;
-	jinst_attr *a = (jinst_class_access_flags(c) & JINST_ACC_MODULE) ? jinst_attr_find(jinst_class_attrs(c), JINST_ATTR_MODULE) : NULL;
+	jinst_attr *a = (jinst_class_access_flags(c) & JINST_ACC_MODULE)
+	                        ? jinst_attr_find(jinst_class_attrs(c), JINST_ATTR_MODULE)
+	                        : NULL;
 	jinst_module *mod = NULL;
 	uint16_t n = 0;
 	const uint8_t *name = a && !jinst_attr_decode(c, a, (void **)&mod, NULL) && mod
@@ -370,14 +372,17 @@ static enum mirror_result instrument_one(void *ctx, jinst_arena *arena, const ch
 		if (O->tables)
 			note_class(O, arena, name, in, len);
 		/* Methods left alone on an error (ETOOLARGE, say): a warning, as
-		 * for a class, since their data will be missing. */
-		if (!strncmp(d.message, LEFT_ALONE, strlen(LEFT_ALONE))) {
+		 * for a class, since their data will be missing; what the note
+		 * says before them stays a note. */
+		char *left = strstr(d.message, LEFT_ALONE);
+		if (left) {
 			char line[sizeof(d.message) + 32];
-			snprintf(line, sizeof(line), "not instrumented: %s", d.message + strlen(LEFT_ALONE));
+			snprintf(line, sizeof(line), "not instrumented: %s", left + strlen(LEFT_ALONE));
 			add_warning(O, name, line);
-		} else if (d.message[0]) {
-			*message = strdup(d.message);
+			*left = '\0';
 		}
+		if (d.message[0])
+			*message = strdup(d.message);
 		char *why = O->coverage_and_more && !covered(arena, *out, *out_len) ? no_coverage(O, arena, in, len) : NULL;
 		if (why)
 			add_warning(O, name, why);
@@ -525,7 +530,8 @@ static int table_of_chosen(offline *O, const char *root, mirror_extra **e)
 	}
 	free(O->chosen);
 	O->chosen = NULL;
-	if (!rc && (*e = calloc(1, sizeof(**e))) && ((*e)->name = concat(root, strlen(root), JINST_METHOD_TABLE_RESOURCE, ""))) {
+	if (!rc && (*e = calloc(1, sizeof(**e))) &&
+	    ((*e)->name = concat(root, strlen(root), JINST_METHOD_TABLE_RESOURCE, ""))) {
 		(*e)->bytes = (uint8_t *)buf;
 		(*e)->len = len;
 		return 0;
