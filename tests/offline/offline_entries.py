@@ -8,9 +8,11 @@ same order, each with its name, compression method, time, attributes and
 comment; every entry that is not a class byte for byte the input's; every
 class either the input's bytes or an instrumented class (it carries the
 JinstInstrumented marker); a nested jar the same, recursively. The
-entries the output may add, after the input's, are the method table,
-META-INF/jinst/methods.tsv (not in a nested jar), and the run's classes
-(PKG/$JinstRunKEY.class, of one key) that --trace puts beside the classes. Prints a line per jar that differs and a
+entries the output may add, after the input's, are the method tables,
+META-INF/jinst/methods.tsv at the root and under WEB-INF/classes/ and
+BOOT-INF/classes/ (nested jars' too), each once and before the rest, and
+the run's classes (PKG/$JinstRunKEY.class, of one key) that --trace puts
+beside the classes. Prints a line per jar that differs and a
 closing "N jars: N entries, N classes instrumented, N unchanged, N other
 entries identical"; exit status 1 on any difference.
 """
@@ -33,19 +35,23 @@ def meta(i):
     return (i.compress_type, i.date_time, i.external_attr, i.create_system, i.comment)
 
 
-def added(extra, nested):
+TABLES = {root + TABLE for root in ("", "WEB-INF/classes/", "BOOT-INF/classes/")}
+
+
+def added(extra):
     """Whether extra are entries the command may add."""
-    runs = {os.path.basename(e) for e in extra if e != TABLE}
+    tables = [e for e in extra if e in TABLES]
+    runs = {os.path.basename(e) for e in extra if e not in TABLES}
     return (all(r.startswith("$JinstRun") and r.endswith(".class") for r in runs) and len(runs) <= 1 and
-            extra.count(TABLE) <= (0 if nested else 1) and (TABLE not in extra or extra[0] == TABLE))
+            len(tables) == len(set(tables)) and extra[:len(tables)] == tables)
 
 
-def compare(name, zin, zout, t, nested=False):
+def compare(name, zin, zout, t):
     ins, outs = zin.infolist(), zout.infolist()
     names_in = [i.filename for i in ins]
     names_out = [i.filename for i in outs]
     extra = names_out[len(names_in):]
-    if names_out[:len(names_in)] != names_in or not added(extra, nested):
+    if names_out[:len(names_in)] != names_in or not added(extra):
         t.problems.append(f"{name}: entries differ: {len(names_in)} in, {len(names_out)} out, "
                           f"first difference at {first_difference(names_in, names_out)}")
         return
@@ -63,7 +69,7 @@ def compare(name, zin, zout, t, nested=False):
             else:
                 t.problems.append(f"{where}: changed, but carries no {MARKER.decode()} marker")
         elif a.filename.endswith((".jar", ".war", ".zip")) and x[:2] == b"PK" and x != y:
-            compare(where, zipfile.ZipFile(io.BytesIO(x)), zipfile.ZipFile(io.BytesIO(y)), t, True)
+            compare(where, zipfile.ZipFile(io.BytesIO(x)), zipfile.ZipFile(io.BytesIO(y)), t)
         elif x != y:
             t.problems.append(f"{where}: a non-class entry differs ({len(x)} bytes in, {len(y)} out)")
         else:
