@@ -447,11 +447,10 @@ static bool belongs(const char *source, const char *input, bool folder)
 	       strcmp(source + k - 6, ".class") == 0;
 }
 
-/* The names of the classes of input, sorted, into O->chosen. */
-static int choose(offline *O, const char *input)
+/* The names of the classes seen that keep(c, arg) takes, sorted, into
+ * O->chosen. */
+static int choose_where(offline *O, bool (*keep)(const seen *c, const void *arg), const void *arg)
 {
-	struct stat st;
-	bool folder = stat(input, &st) == 0 && S_ISDIR(st.st_mode);
 	O->nchosen = 0;
 	O->last_class = NULL;
 	/* The pool may be noting the next input's classes meanwhile. */
@@ -462,11 +461,43 @@ static int choose(offline *O, const char *input)
 		return -1;
 	}
 	for (size_t i = 0; i < O->nseen; i++)
-		if (belongs(O->seen[i].source, input, folder))
+		if (keep(&O->seen[i], arg))
 			O->chosen[O->nchosen++] = O->seen[i].name;
 	pthread_mutex_unlock(&O->lock);
 	qsort(O->chosen, O->nchosen, sizeof(*O->chosen), by_name);
 	return 0;
+}
+
+struct of_input {
+	const char *input;
+	bool folder;
+};
+
+static bool of_input(const seen *c, const void *arg)
+{
+	const struct of_input *a = arg;
+	return belongs(c->source, a->input, a->folder);
+}
+
+/* The names of the classes of input, sorted, into O->chosen. */
+static int choose(offline *O, const char *input)
+{
+	struct stat st;
+	struct of_input a = {input, stat(input, &st) == 0 && S_ISDIR(st.st_mode)};
+	return choose_where(O, of_input, &a);
+}
+
+struct of_root {
+	const char *prefix, *root;
+	size_t k, r;
+	bool deep;
+};
+
+static bool of_root(const seen *c, const void *arg)
+{
+	const struct of_root *a = arg;
+	return !strncmp(c->job, a->prefix, a->k) && !strncmp(c->job + a->k, a->root, a->r) &&
+	       (a->deep || !strchr(c->job + a->k, '!'));
 }
 
 /* The classes whose jobs start with prefix then root, sorted, into
@@ -474,23 +505,8 @@ static int choose(offline *O, const char *input)
  * entries (no '!' after prefix). */
 static int choose_jobs(offline *O, const char *prefix, const char *root, bool deep)
 {
-	size_t k = strlen(prefix), r = strlen(root);
-	O->nchosen = 0;
-	O->last_class = NULL;
-	pthread_mutex_lock(&O->lock);
-	O->chosen = malloc((O->nseen ? O->nseen : 1) * sizeof(*O->chosen));
-	if (!O->chosen) {
-		pthread_mutex_unlock(&O->lock);
-		return -1;
-	}
-	for (size_t i = 0; i < O->nseen; i++) {
-		const char *job = O->seen[i].job;
-		if (!strncmp(job, prefix, k) && !strncmp(job + k, root, r) && (deep || !strchr(job + k, '!')))
-			O->chosen[O->nchosen++] = O->seen[i].name;
-	}
-	pthread_mutex_unlock(&O->lock);
-	qsort(O->chosen, O->nchosen, sizeof(*O->chosen), by_name);
-	return 0;
+	struct of_root a = {prefix, root, strlen(prefix), strlen(root), deep};
+	return choose_where(O, of_root, &a);
 }
 
 /* The table of the classes in O->chosen, as the entry root + the table's
