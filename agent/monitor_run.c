@@ -679,10 +679,7 @@ static void monitor_dump(const void *c, JNIEnv *jni)
 	for (int i = 0; i < 2; i++) {
 		jinst_agent_output_path(ext[i], path, sizeof path);
 		int rc = i ? jinst_monitor_write_tsv(path, rows, n) : jinst_monitor_write_report(path, rows, n);
-		if (rc)
-			jinst_agent_log("%s not written: %s", path, jinst_strerror(rc));
-		else
-			jinst_agent_log("wrote %s", path);
+		jinst_agent_log_output(path, rc ? jinst_strerror(rc) : NULL);
 	}
 	free(rows);
 }

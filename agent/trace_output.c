@@ -436,10 +436,7 @@ static void write_format(const jinst_trace_config *t, const trace_snapshot *s, u
 		if (fclose(f) != 0 && r == 0)
 			r = JINST_EIO;
 	}
-	if (r < 0)
-		jinst_agent_log("%s not written: %s", path, opened ? jinst_strerror(r) : strerror(open_errno));
-	else
-		jinst_agent_log("wrote %s", path);
+	jinst_agent_log_output(path, r >= 0 ? NULL : opened ? jinst_strerror(r) : strerror(open_errno));
 	if (r == 0 && format == JINST_FORMAT_CHROME)
 		report_dropped(&d, s->form[FORM_NOT_KEPT], s->len[FORM_NOT_KEPT], t, path);
 	trace_data_free(&d);
