@@ -244,6 +244,8 @@ static const char report_help[] =
 	"A class is matched to its data by name and identity (XXH64 of the class file):\n"
 	"a class file that is not the one the data was recorded for is named on stderr\n"
 	"and in the report and counted nowhere; classes without data are missed.\n"
+	"Classes jinst instrumented are refused (their code holds the probes): give\n"
+	"--classfiles the original classes, as for `jinst instrument` IN.\n"
 	"Each file is written to a temporary file and renamed into place; DIR is\n"
 	"replaced only when it is empty or an earlier jinst report.\n"
 	"Exit status: 0 written, 1 a data file, class file or output failed, 2 usage error.\n";

@@ -146,6 +146,7 @@ typedef struct walk_ctx {
 	seen_set seen;
 	bool scan; /* the first walk: only seen_note */
 	int failures;
+	int instrumented; /* classes of --classfiles that carry jinst's marker */
 } walk_ctx;
 
 /* Some record of the name with another identity, or NULL. */
@@ -210,6 +211,9 @@ static int one_class(walk_ctx *w, jinst_class *cls, const char *name, const char
 	return add_analysis(w, cls, where, rec);
 }
 
+/* Instrumented classes named one by one; the rest are counted. */
+#define NAMED_INSTRUMENTED 3
+
 static int on_class(void *ctx, const char *where, const uint8_t *bytes, size_t len)
 {
 	walk_ctx *w = ctx;
@@ -227,6 +231,18 @@ static int on_class(void *ctx, const char *where, const uint8_t *bytes, size_t l
 	if (jinst_class_access_flags(cls) & 0x1000) {
 		jinst_class_free(cls);
 		return 0;
+	}
+	/* An instrumented class's code holds the probes and hooks beside the
+	 * program's: analyzed, it gives counters of code the program does not
+	 * have (a class that never ran, 33 instructions for 9). JaCoCo's
+	 * report refuses such classes too. */
+	jinst_marker mk;
+	if (w->scan && jinst_instrument_read_marker(NULL, bytes, len, &mk, &diag) == 0 && mk.present &&
+	    ++w->instrumented <= NAMED_INSTRUMENTED) {
+		uint16_t mlen;
+		const uint8_t *m = jinst_class_name(cls, &mlen);
+		fprintf(stderr, "jinst report: %s: class %.*s was instrumented by jinst (%s)\n", where,
+		        m ? (int)mlen : 0, m ? (const char *)m : "", mk.passes);
 	}
 	uint16_t nlen;
 	const uint8_t *n = jinst_class_name(cls, &nlen);
@@ -248,7 +264,7 @@ static void on_walk_error(void *ctx, const char *name, const char *message)
 
 static int build_report(jinst_covreport *r, const jinst_covdata *data, const report_args *a)
 {
-	walk_ctx w = {data, r, {0}, true, 0};
+	walk_ctx w = {data, r, {0}, true, 0, 0};
 	for (size_t i = 0; i < jinst_covdata_session_count(data); i++) {
 		const jinst_covdata_session *s = jinst_covdata_session_at(data, i);
 		if (jinst_covreport_add_session(r, s->name, s->start_ms, s->dump_ms))
@@ -258,6 +274,17 @@ static int build_report(jinst_covreport *r, const jinst_covdata *data, const rep
 	 * (seen_note), the second reports it. */
 	for (size_t i = 0; i < a->classfile_count; i++)
 		jinst_walk_nested(a->classfiles[i], on_class, on_walk_error, &w);
+	if (w.instrumented) {
+		char named[32] = "";
+		if (w.instrumented > NAMED_INSTRUMENTED)
+			snprintf(named, sizeof named, " (%d named above)", NAMED_INSTRUMENTED);
+		fprintf(stderr,
+		        "jinst report: %d class%s of --classfiles %s instrumented by jinst%s: --classfiles takes the "
+		        "original classes, those the program was instrumented from\n",
+		        w.instrumented, w.instrumented == 1 ? "" : "es", w.instrumented == 1 ? "was" : "were",
+		        named);
+		w.failures++;
+	}
 	w.scan = false;
 	for (size_t i = 0; !w.failures && i < a->classfile_count; i++)
 		jinst_walk_nested(a->classfiles[i], on_class, on_walk_error, &w);

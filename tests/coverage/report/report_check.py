@@ -283,6 +283,23 @@ def check_mismatch(jinst, cov_make, work, classes):
     check("not reported: demo/util/Text" in r.stdout, "summary notes the mismatch")
 
 
+def check_instrumented(jinst, work, cov, classes):
+    """Classes jinst instrumented are refused as --classfiles: their code
+    holds the probes (a class that never ran would count them as missed)."""
+    out = os.path.join(work, "instrumented")
+    shutil.rmtree(out, ignore_errors=True)
+    r = run([jinst, "instrument", "--coverage", classes, "-o", out])
+    check(r.returncode == 0, "fixture instrumented " + r.stderr.strip())
+    xml = os.path.join(work, "instrumented.xml")
+    r = run([jinst, "report", cov, "--classfiles", out, "--xml", xml])
+    named = [l for l in r.stderr.splitlines() if "was instrumented by jinst (coverage)" in l]
+    check(r.returncode == 1 and 1 <= len(named) <= 3 and "--classfiles takes the original classes" in r.stderr
+          and not os.path.exists(xml),
+          f"instrumented classes refused, at most 3 named, no report: {r.returncode} {r.stderr.strip()}")
+    r = run([jinst, "report", cov, "--classfiles", classes, "--classfiles", out])
+    check(r.returncode == 1, "refused beside the original classes too: " + r.stderr.strip())
+
+
 def check_jar_and_summary(jinst, work, cov, xml, classes):
     jar = os.path.join(work, "fixture.jar")
     run(["jar", "cf", jar, "-C", classes, "."])
@@ -399,6 +416,7 @@ def main():
     check_counts(jinst, cov_make, work, classes, src)
     check_real_run(jinst, work, classes, src)
     check_mismatch(jinst, cov_make, work, classes)
+    check_instrumented(jinst, work, cov, classes)
     check_jar_and_summary(jinst, work, cov, xml, classes)
     check_versions(jinst, work, cov, xml, classes)
     check_encoding(jinst, work, cov, classes, src)
