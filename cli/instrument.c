@@ -138,7 +138,8 @@ static int by_text(const void *a, const void *b)
 static size_t print_lines(char ***list, size_t *n, size_t *cap, const char *kind)
 {
 	size_t said = 0;
-	qsort(*list, *n, sizeof(**list), by_text);
+	if (*n) /* an empty list is NULL, which qsort may not be given */
+		qsort(*list, *n, sizeof(**list), by_text);
 	for (size_t i = 0; kind && i < *n; i++) {
 		if (!i || strcmp((*list)[i - 1], (*list)[i])) {
 			fprintf(stderr, "jinst instrument: %s%s\n", kind, (*list)[i]);
