@@ -87,7 +87,7 @@ static struct {
 	pthread_mutex_t lock;      /* originals */
 	originals originals;
 	pthread_key_t arena_key;
-	atomic_long instrumented, unchanged, failed, unmodifiable, reentrant, restored, methods_left_alone;
+	atomic_long instrumented, unchanged, failed, unmodifiable, reentrant, restored, methods_left_alone, declined;
 	jobject platform;          /* the platform class loader (JDK 9+), a global reference, or NULL */
 } ld = {.lock = PTHREAD_MUTEX_INITIALIZER, .ins_lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -96,7 +96,7 @@ static _Thread_local int in_hook;
 /* The class the VM retransforms in this thread's hook, or NULL. */
 static _Thread_local jclass redefined;
 /* The methods of the class this thread is instrumenting that were left alone. */
-static _Thread_local long class_left_alone;
+static _Thread_local long class_left_alone, class_declines;
 
 const jinst_instrument *jinst_agent_instrumenter(void)
 {
@@ -226,6 +226,18 @@ static void method_left_alone(void *ctx, const char *class_name, const char *met
 	class_left_alone++;
 }
 
+/* A class a pass cannot instrument (coverage and jsr/ret): its line, as a
+ * method's, and the summary's count. */
+static void class_declined(void *ctx, const char *class_name, const char *pass, const jinst_diag *why)
+{
+	(void)ctx;
+	char msg[600];
+	jinst_diag_format(why, msg, sizeof msg);
+	jinst_agent_log("%s left alone by %s: %s", class_name, pass, msg);
+	atomic_fetch_add(&ld.declined, 1);
+	class_declines++;
+}
+
 int jinst_load_instrumenter_new(const jinst_agent_options *o, jinst_instrument **out, jinst_diag *diag)
 {
 	/* The instrumenter copies the patterns. */
@@ -244,6 +256,7 @@ int jinst_load_instrumenter_new(const jinst_agent_options *o, jinst_instrument *
 	io.include = o->include_count ? o->include : NULL;
 	io.exclude = exclude;
 	io.left_alone = method_left_alone;
+	io.declined = class_declined;
 	*out = NULL;
 	int r = jinst_instrument_new(out, &io, diag);
 	for (size_t i = 0; r == 0 && o->modules && o->modules[i]; i++)
@@ -335,7 +348,7 @@ bool jinst_load_restart(void)
 	/* Each session's summary and stop count that session (no hook
 	 * instruments or hands back while stopped). */
 	atomic_long *figures[] = {&ld.instrumented, &ld.unchanged, &ld.failed, &ld.unmodifiable,
-	                          &ld.reentrant, &ld.restored, &ld.methods_left_alone};
+	                          &ld.reentrant, &ld.restored, &ld.methods_left_alone, &ld.declined};
 	for (size_t i = 0; i < sizeof figures / sizeof figures[0]; i++)
 		atomic_store(figures[i], 0);
 	return true;
@@ -428,7 +441,7 @@ static void conclude(jvmtiEnv *jvmti, const char *name, int r, const jinst_diag 
 		atomic_fetch_add(&ld.failed, 1);
 	} else if (!out) {
 		atomic_fetch_add(&ld.unchanged, 1);
-		if (diag->message[0])
+		if (diag->message[0] && !class_declines)
 			jinst_agent_log("%s: %s", name, diag->message);
 	} else if (out_len > INT32_MAX) {
 		jinst_agent_log("%s left unchanged: instrumented class of %zu bytes", name, out_len);
@@ -437,7 +450,7 @@ static void conclude(jvmtiEnv *jvmti, const char *name, int r, const jinst_diag 
 	} else {
 		/* Instrumented, perhaps with some methods left as they were: the
 		 * note (code 0) names them, as method_left_alone did one by one. */
-		if (diag->message[0] && !class_left_alone)
+		if (diag->message[0] && !class_left_alone && !class_declines)
 			jinst_agent_log("%s: %s", name, diag->message);
 		originals_keep(name, data, len);
 		*new_data = out;
@@ -465,7 +478,7 @@ static void instrument(jvmtiEnv *jvmti, jclass class_being_redefined, const char
 	/* Loaded before the attach: its class file, instrumented instead of the
 	 * rebuilt bytes, and its identity (identity.c). */
 	uint64_t identity = 0;
-	class_left_alone = 0;
+	class_left_alone = class_declines = 0;
 	const uint8_t *in = data;
 	size_t in_len = (size_t)len;
 	bool known = class_being_redefined && jinst_identity_find(name, data, (size_t)len, &identity, &in, &in_len);
@@ -694,8 +707,8 @@ void jinst_load_summary(void)
 	char methods[64] = "";
 	if (tracing())
 		snprintf(methods, sizeof methods, ", %u methods", ld.ins ? jinst_instrument_method_count(ld.ins) : 0u);
-	jinst_agent_log("%ld classes instrumented, %ld left unchanged on error, %ld methods left alone, %ld not "
-	                "modifiable, %ld loaded from inside the hook%s",
+	jinst_agent_log("%ld classes instrumented, %ld left unchanged on error, %ld methods left alone, %ld classes "
+	                "left alone by a pass, %ld not modifiable, %ld loaded from inside the hook%s",
 	                atomic_load(&ld.instrumented), atomic_load(&ld.failed), atomic_load(&ld.methods_left_alone),
-	                atomic_load(&ld.unmodifiable), atomic_load(&ld.reentrant), methods);
+	                atomic_load(&ld.declined), atomic_load(&ld.unmodifiable), atomic_load(&ld.reentrant), methods);
 }

@@ -192,45 +192,21 @@ static void note_module(offline *O, jinst_arena *arena, const char *job, const u
 	jinst_class_free(c);
 }
 
-/* Why coverage could not place the probes of the class in (jsr/ret, code
- * it cannot decode), malloc'd; NULL when it can, or has none to place
- * (JaCoCo leaves those classes alone too), or the class is not selected.
- * The coverage pass declines such a class without a word. */
-static char *no_coverage(offline *O, jinst_arena *arena, const uint8_t *in, size_t len)
-{
-	jinst_class *c;
-	jinst_diag d;
-	jinst_coverage_plan *plan;
-	uint16_t n;
-	memset(&d, 0, sizeof(d));
-	if (jinst_class_parse(&c, in, len, arena, NULL, &d))
-		return NULL;
-	const uint8_t *name = jinst_class_name(c, &n);
-	char *cname = name ? strndup((const char *)name, n) : NULL;
-	bool wanted = cname && jinst_instrument_wants(O->ins, cname) && !(jinst_class_access_flags(c) & JINST_ACC_MODULE);
-	free(cname);
-	int rc = wanted ? jinst_coverage_place(&plan, c, &d) : 0;
-	jinst_class_free(c);
-	if (!rc || rc == JINST_ENOMEM)
-		return NULL;
-	return diag_text(O->coverage_and_more ? "no coverage: " : "not instrumented: ", &d);
-}
-
-/* Whether the instrumented class out carries coverage's probes (its
- * marker names the pass). */
-static bool covered(jinst_arena *arena, const uint8_t *out, size_t len)
-{
-	jinst_marker mk;
-	jinst_diag d;
-	if (jinst_instrument_read_marker(arena, out, len, &mk, &d) || !mk.present)
-		return true; /* nothing to go by: no word rather than a wrong one */
-	for (const char *p = mk.passes; *p; p += strcspn(p, ","), p += *p == ',')
-		if (!strncmp(p, "coverage", 8) && (p[8] == ',' || !p[8]))
-			return true;
-	return false;
-}
-
 #define LEFT_ALONE "left alone: "
+
+/* What the note d says a pass left alone (a method past 64 KiB, a class
+ * coverage cannot follow), as "not instrumented: ...", malloc'd, and cut
+ * from the note (what it says before stays a note); NULL when nothing. */
+static char *losses(jinst_diag *d)
+{
+	char *left = strstr(d->message, LEFT_ALONE);
+	if (!left)
+		return NULL;
+	char line[sizeof(d->message) + 32];
+	snprintf(line, sizeof(line), "not instrumented: %s", left + strlen(LEFT_ALONE));
+	*left = '\0';
+	return strdup(line);
+}
 
 static int by_class_name(const void *a, const void *b)
 {
@@ -317,22 +293,14 @@ static enum mirror_result instrument_one(void *ctx, jinst_arena *arena, const ch
 	if (*out) {
 		if (O->tables)
 			note_class(O, arena, name, in, len);
-		/* Methods left alone on an error (ETOOLARGE, say): a warning, as
-		 * for a class, since their data will be missing; what the note
-		 * says before them stays a note. */
-		char *left = strstr(d.message, LEFT_ALONE);
-		if (left) {
-			char line[sizeof(d.message) + 32];
-			snprintf(line, sizeof(line), "not instrumented: %s", left + strlen(LEFT_ALONE));
-			add_warning(O, name, line);
-			*left = '\0';
-		}
+		/* What a pass left alone: a warning, as for a class, since its
+		 * data will be missing. */
+		char *lost = losses(&d);
+		if (lost)
+			add_warning(O, name, lost);
+		free(lost);
 		if (d.message[0])
 			*message = strdup(d.message);
-		char *why = O->coverage_and_more && !covered(arena, *out, *out_len) ? no_coverage(O, arena, in, len) : NULL;
-		if (why)
-			add_warning(O, name, why);
-		free(why);
 		return MIRROR_CHANGED;
 	}
 	/* Counted by reason in the summary; never instrumented twice. */
@@ -341,7 +309,9 @@ static enum mirror_result instrument_one(void *ctx, jinst_arena *arena, const ch
 		return MIRROR_SKIPPED;
 	}
 	note_module(O, arena, name, in, len);
-	if (O->coverage && (*message = no_coverage(O, arena, in, len)))
+	/* A class a pass declined and no other changed: copied unchanged, its
+	 * data missing. */
+	if ((*message = losses(&d)))
 		return MIRROR_FAILED;
 	if (d.message[0])
 		*message = strdup(d.message);
@@ -567,11 +537,8 @@ static int instrument_run(const args *A, mirror_options *mo)
 	io.include = A->include;
 	io.exclude = A->exclude;
 	io.hooks_class = JINST_RUNTIME_HOOKS;
-	uint32_t coverage = JINST_PASS_COVERAGE | JINST_PASS_COVERAGE_COUNTS;
 	offline O = {.tables = (A->passes & (JINST_PASS_TRACE | JINST_PASS_COUNT)) != 0,
 	             .leaves = (A->passes & JINST_PASS_TRACE) && (A->passes & JINST_PASS_COUNT_LEAVES),
-	             .coverage = (A->passes & coverage) != 0,
-	             .coverage_and_more = (A->passes & coverage) && (A->passes & ~coverage),
 	             .lock = PTHREAD_MUTEX_INITIALIZER};
 	jinst_diag d;
 	if (jinst_instrument_new(&O.ins, &io, &d)) {

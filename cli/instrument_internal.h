@@ -42,9 +42,6 @@ typedef struct offline {
 	size_t nchosen;
 	const char *last_class; /* the class of the last row asked for, and whether it is chosen */
 	bool last_chosen;
-	/* Coverage asked; with another pass too (a class another pass changed
-	 * may still lack coverage). */
-	bool coverage, coverage_and_more;
 	/* Warnings of classes the writer counts as changed, printed and
 	 * counted after the run (workers add, under the lock). */
 	char **warnings;

@@ -71,7 +71,8 @@
  * All sites of a method go in one edit; any failure (the code grows past
  * 64 KiB, say) leaves the method exactly as it was and the instrumenter
  * reports it, its probes never set. A class whose placement fails (jsr/ret,
- * which the analyzer refuses too) or has no probe is declined whole.
+ * which the analyzer refuses too) is declined whole, and reported
+ * (jinst_pass_decline); one with no probe is passed over.
  *
  * Per class, what begin learns (the plan, the id) is kept for the method
  * calls in a thread-local slot: the instrumenter runs one class's begin,
@@ -395,9 +396,11 @@ static int cov_begin(void *state, jinst_pass_class *pc, jinst_diag *diag)
 	int rc = jinst_coverage_place(&plan, pc->c, &why);
 	if (rc == JINST_ENOMEM)
 		return jinst_pass_fail(diag, rc, "out of memory");
-	/* No placement (jsr/ret), or nothing to probe: JaCoCo leaves such a
-	 * class alone, and so does the analyzer. */
-	if (rc || !plan->probe_count)
+	/* No placement (jsr/ret, which the analyzer refuses too: the report
+	 * says so), a loss to report; nothing to probe, nothing to say. */
+	if (rc)
+		return jinst_pass_decline(diag, why.code, "%s", why.message);
+	if (!plan->probe_count)
 		return JINST_PASS_SKIP;
 	jinst_coverage_entry en = {0, plan->probe_count, 0, 0, 0, 0, JINST_NO_FLAT, 0};
 	/* The flat array takes booleans asked by class id, and an index past
@@ -405,14 +408,22 @@ static int cov_begin(void *state, jinst_pass_class *pc, jinst_diag *diag)
 	 * room for them (and the Fieldref's five entries). */
 	bool flat_ok = !counts_mode(state) && !by_identity(state, pc) &&
 	               (uint32_t)jinst_cp_count(pc->c) + plan->probe_count + 8 <= UINT16_MAX;
-	if ((rc = jinst_probe_classes_assign(&pc->ins->probe_classes, pc->identity, pc->name, plan->probe_count,
-	                                     flat_ok, &en.class_id, &en.flat)))
-		return rc == JINST_EINVAL ? JINST_PASS_SKIP : jinst_pass_fail(diag, rc, "out of memory");
+	rc = jinst_probe_classes_assign(&pc->ins->probe_classes, pc->identity, pc->name, plan->probe_count, flat_ok,
+	                                &en.class_id, &en.flat);
+	if (rc == JINST_EINVAL)
+		return jinst_pass_decline(diag, rc, "its probes were placed before in another number than %u",
+		                          plan->probe_count);
+	if (rc == JINST_ETOOLARGE)
+		return jinst_pass_decline(diag, rc, "2^24 classes have probes already");
+	if (rc)
+		return jinst_pass_fail(diag, rc, "out of memory");
 	/* A class given a range when the pool had room (its first load) and
 	 * without room now (the VM's bytes of a retransformation can differ)
 	 * is left alone: the agent reads its probes from that range. */
 	if (en.flat != JINST_NO_FLAT && !flat_ok)
-		return JINST_PASS_SKIP;
+		return jinst_pass_decline(diag, JINST_ETOOLARGE,
+		                          "its constant pool has no room now for the %u probes it had before",
+		                          plan->probe_count);
 	current = (cov_class){pc, plan, en, 0};
 	return 0;
 }

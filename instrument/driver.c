@@ -113,24 +113,24 @@ static int list_methods(jinst_pass_class *pc, jinst_diag *diag)
 	return 0;
 }
 
-/* Appends "pass: name(desc) CODE: why" to the note in diag->message. */
-static void note_left_alone(jinst_diag *diag, uint32_t nth, const char *pass, const jinst_pass_method *k,
-                            const jinst_diag *why)
+/* Appends "pass: what CODE: why" to the note in diag->message, the class's
+ * losses so far being pc->losses. */
+static void note_loss(jinst_diag *diag, jinst_pass_class *pc, const char *pass, const char *what, const char *desc,
+                      const jinst_diag *why)
 {
 	if (!diag)
 		return;
 	size_t used = strlen(diag->message), room = sizeof(diag->message) - used;
-	if (room <= 1)
-		return;
-	snprintf(diag->message + used, room, "%s%s: %s%s %s%s%s", nth ? "; " : "left alone: ", pass, k->name,
-	         k->descriptor, jinst_strerror(why->code), why->message[0] ? ": " : "", why->message);
+	if (room > 1)
+		snprintf(diag->message + used, room, "%s%s: %s%s %s%s%s", pc->losses ? "; " : "left alone: ", pass, what,
+		         desc, jinst_strerror(why->code), why->message[0] ? ": " : "", why->message);
+	pc->losses++;
 }
 
 /* Every pass on every method; *done counts the methods some pass changed. */
 static void run_methods(jinst_pass_class *pc, const bool *taken, jinst_diag *diag, uint32_t *done)
 {
 	jinst_instrument *ins = pc->ins;
-	uint32_t left = 0;
 	for (uint32_t i = 0; i < pc->method_count; i++) {
 		jinst_pass_method *k = &pc->methods[i];
 		for (uint32_t p = 0; p < ins->pass_count; p++) {
@@ -145,7 +145,7 @@ static void run_methods(jinst_pass_class *pc, const bool *taken, jinst_diag *dia
 				pc->changed_by |= 1u << p;
 			} else if (rc < 0) {
 				why.code = rc;
-				note_left_alone(diag, left++, pass->name, k, &why);
+				note_loss(diag, pc, pass->name, k->name, k->descriptor, &why);
 				atomic_fetch_add(&ins->methods_left_alone, 1);
 				if (ins->left_alone)
 					ins->left_alone(ins->left_alone_ctx, pc->name, k->name, k->descriptor, &why);
@@ -235,7 +235,9 @@ static int begin(jinst_pass_class *pc, bool *taken, const uint8_t *bytes, size_t
 	for (uint32_t p = 0; p < pc->ins->pass_count; p++) {
 		jinst_pass *pass = &pc->ins->passes[p];
 		uint16_t methods = jinst_class_method_count(pc->c);
-		rc = pass->begin ? pass->begin(pass->state, pc, diag) : 0;
+		jinst_diag why;
+		jinst_ins_diag_clear(&why);
+		rc = pass->begin ? pass->begin(pass->state, pc, &why) : 0;
 		/* A pass that added methods (natives.c) changed the class: the
 		 * passes after it see them listed. */
 		if (rc >= 0 && methods != jinst_class_method_count(pc->c)) {
@@ -244,8 +246,19 @@ static int begin(jinst_pass_class *pc, bool *taken, const uint8_t *bytes, size_t
 			rc = lr ? lr : rc;
 		}
 		if (rc < 0) {
+			if (diag && why.code) {
+				if (!why.where[0]) /* "class NAME", from prepare */
+					memcpy(why.where, diag->where, sizeof(why.where));
+				*diag = why;
+			}
 			end_passes(pc, taken, false);
 			return rc;
+		}
+		if (rc == JINST_PASS_SKIP && why.code < 0) {
+			note_loss(diag, pc, pass->name, "the class", "", &why);
+			atomic_fetch_add(&pc->ins->classes_declined, 1);
+			if (pc->ins->declined)
+				pc->ins->declined(pc->ins->left_alone_ctx, pc->name, pass->name, &why);
 		}
 		taken[p] = rc == 0;
 		any |= taken[p];

@@ -12,17 +12,31 @@
 
 #include "internal.h"
 
-int jinst_pass_fail(jinst_diag *diag, int code, const char *fmt, ...)
+static void say(jinst_diag *diag, int code, const char *fmt, va_list ap)
 {
 	if (diag) {
 		diag->code = code;
 		diag->offset = JINST_NO_OFFSET;
-		va_list ap;
-		va_start(ap, fmt);
 		vsnprintf(diag->message, sizeof(diag->message), fmt, ap);
-		va_end(ap);
 	}
+}
+
+int jinst_pass_fail(jinst_diag *diag, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say(diag, code, fmt, ap);
+	va_end(ap);
 	return code;
+}
+
+int jinst_pass_decline(jinst_diag *diag, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say(diag, code, fmt, ap);
+	va_end(ap);
+	return JINST_PASS_SKIP;
 }
 
 void jinst_ins_diag_clear(jinst_diag *diag)
@@ -215,6 +229,7 @@ int jinst_instrument_new(jinst_instrument **out, const jinst_instrument_options 
 	ins->exclude = copy_patterns(opts->exclude, &oom);
 	ins->left_alone = opts->left_alone;
 	ins->left_alone_ctx = opts->left_alone_ctx;
+	ins->declined = opts->declined;
 	if (opts->hooks_class && !(ins->hooks_class = copy_string(opts->hooks_class)))
 		oom = true;
 	if (oom || jinst_methods_init(&ins->methods)) {
@@ -260,6 +275,7 @@ void jinst_instrument_get_counts(const jinst_instrument *ins, jinst_instrument_c
 	out->classes_left_alone = atomic_load(&m->classes_left_alone);
 	out->methods_instrumented = atomic_load(&m->methods_instrumented);
 	out->methods_left_alone = atomic_load(&m->methods_left_alone);
+	out->classes_declined = atomic_load(&m->classes_declined);
 }
 
 /* ---- one class ---- */

@@ -88,6 +88,7 @@ struct jinst_instrument {
 	void (*left_alone)(void *ctx, const char *class_name, const char *method, const char *descriptor,
 	                   const jinst_diag *why);
 	void *left_alone_ctx;
+	void (*declined)(void *ctx, const char *class_name, const char *pass, const jinst_diag *why);
 	char *hooks_class;          /* or NULL: the table's owners */
 	char *run_class;            /* or NULL: method ids are constants (options.run_class) */
 
@@ -98,7 +99,7 @@ struct jinst_instrument {
 	jinst_probe_classes probe_classes;
 
 	_Atomic uint64_t classes_seen, classes_instrumented, classes_left_alone;
-	_Atomic uint64_t methods_instrumented, methods_left_alone;
+	_Atomic uint64_t methods_instrumented, methods_left_alone, classes_declined;
 };
 
 struct jinst_pass_method {
@@ -124,6 +125,7 @@ struct jinst_pass_class {
 	uint16_t hook_refs[JINST_HOOK_COUNT]; /* 0 until asked for */
 	uint32_t changed_by;           /* bit i: pass i changed a method (or the class's methods: natives) */
 	uint16_t natives;              /* its native methods */
+	uint32_t losses;               /* methods left alone and passes that declined it, noted */
 };
 
 /* Fills diag (which may be NULL) and returns code. */
@@ -253,7 +255,7 @@ void jinst_probe_classes_free(jinst_probe_classes *t);
 /* The id of (identity, name), assigned with probes on first request, and
  * its first index in the flat array (JINST_NO_FLAT: none; one is taken on
  * first request only when flat_ok); JINST_EINVAL when that class had
- * another probe count. */
+ * another probe count, JINST_ETOOLARGE past the runtime's 2^24 ids. */
 int jinst_probe_classes_assign(jinst_probe_classes *t, uint64_t identity, const char *name, uint32_t probes,
                                bool flat_ok, uint32_t *id, uint32_t *flat);
 

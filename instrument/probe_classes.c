@@ -97,7 +97,7 @@ int jinst_probe_classes_assign(jinst_probe_classes *t, uint64_t identity, const 
 	} else {
 		/* Past 2^24 ids the runtime hands out its sink (Coverage.MAX_ID). */
 		rc = t->base + t->t.count < (UINT32_C(1) << 24) ? add(t, identity, name, probes, flat_ok, h, id)
-		                                                 : JINST_EINVAL;
+		                                                 : JINST_ETOOLARGE;
 		if (!rc)
 			*flat = entry(t, *id - t->base)->flat;
 	}

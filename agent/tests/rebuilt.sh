@@ -17,6 +17,9 @@
 #    read, so the VM's bytes are instrumented (JDK 17: without frames);
 #    no method left alone, each call after the attach counted.
 # 3. A method left alone is said and counted: Huge's huge(I)I.
+# 4. A class a pass declines is said and counted, and the other pass still
+#    instruments it: coverage and the jsr/ret of tests/data's Finally, which
+#    trace counts.
 # Under the sanitizers (1) runs with -Xshare:off alone (the agent's paths
 # are the same; the sanitized JVMs cost most of the run).
 # Exit 0 passed, 1 failed, 77 skipped (no such JDK; a sanitized build
@@ -129,5 +132,15 @@ jv -agentpath:"$lib"=trace=counts,include=jinsttrace.Huge,out=$work/huge,log=$wo
 grep -q "^jinst: jinsttrace/Huge.huge(I)I left alone: ETOOLARGE" huge.log || fail "huge(I)I: no line: $(cat huge.log)"
 grep -q "^jinst: 1 classes instrumented, 0 left unchanged on error, 1 methods left alone," huge.log ||
 	fail "huge(I)I not counted: $(grep 'classes instrumented' huge.log)"
+
+# (4) a class coverage declines (jsr/ret) is named, with why, and counted
+jsr=$(cd "${BASH_SOURCE%/*}/../../tests/data/classes/jsr" && pwd)
+jv -agentpath:"$lib"=coverage,trace=counts,include=jinstjsr.**,out=$work/jsr,log=$work/jsr.log -cp "$jsr" \
+	jinstjsr.Finally 50 >jsr.out 2>&1 || fail "jinstjsr.Finally failed under the agent: $(cat jsr.out)"
+grep -q "^jinst: jinstjsr/Finally left alone by coverage: EUNSUPPORTED.*jsr/ret" jsr.log ||
+	fail "Finally: no line for coverage: $(cat jsr.log)"
+grep -q "^jinst: 1 classes instrumented, 0 left unchanged on error, 0 methods left alone, 1 classes left alone by a pass," jsr.log ||
+	fail "Finally's coverage not counted: $(grep 'classes instrumented' jsr.log)"
+grep -q "^jinstjsr/Finally	main	" jsr.tsv || fail "Finally not traced: $(cat jsr.tsv)"
 
 verdict rebuilt

@@ -132,14 +132,20 @@ typedef struct jinst_instrument_options {
 	void (*left_alone)(void *ctx, const char *class_name, const char *method, const char *descriptor,
 	                   const jinst_diag *why);
 	void *left_alone_ctx;
+	/* Called (as left_alone, with left_alone_ctx) for a class a pass
+	 * declined because it cannot instrument it (jinst_pass_decline: the
+	 * coverage pass and jsr/ret, say); the other passes still ran. May be
+	 * NULL. */
+	void (*declined)(void *ctx, const char *class_name, const char *pass, const jinst_diag *why);
 	/* The class the injected calls name instead of each hook's owner
 	 * (internal name), or NULL for the table's owner. Set (code
 	 * instrumented ahead of time), it also has coverage ask by identity
 	 * (JINST_PASS_COVERAGE_IDENTITY). */
 	const char *hooks_class;
 } jinst_instrument_options;
-#define JINST_INSTRUMENT_OPTIONS_VERSION 2
-#define JINST_INSTRUMENT_OPTIONS_INIT {JINST_INSTRUMENT_OPTIONS_VERSION, JINST_PASS_TRACE, NULL, NULL, NULL, NULL, NULL}
+#define JINST_INSTRUMENT_OPTIONS_VERSION 3
+#define JINST_INSTRUMENT_OPTIONS_INIT                                                                          \
+	{JINST_INSTRUMENT_OPTIONS_VERSION, JINST_PASS_TRACE, NULL, NULL, NULL, NULL, NULL, NULL}
 
 typedef struct jinst_instrument jinst_instrument;
 
@@ -173,7 +179,10 @@ enum {
  * instrumented (too large afterwards...) is left as it was and the rest of
  * the class is still instrumented: the call still returns 0, and diag (code
  * 0) carries a note naming the methods left alone and why (message empty
- * when there were none), besides options.left_alone. arena: scratch for
+ * when there were none), besides options.left_alone: "left alone: PASS:
+ * NAME(DESC) CODE: why; ...", a class a pass declined as "PASS: the class
+ * CODE: why" (options.declined), which a class no other pass changed
+ * carries too, with *out NULL. arena: scratch for
  * this call, reset by the caller between calls. */
 int jinst_instrument_class(jinst_instrument *ins, jinst_arena *arena, const uint8_t *bytes, size_t len,
                            const uint64_t *identity, uint32_t flags, const jinst_allocator *alloc, uint8_t **out,
@@ -306,6 +315,7 @@ typedef struct jinst_instrument_counts {
 	uint64_t classes_left_alone;    /* returned an error */
 	uint64_t methods_instrumented;
 	uint64_t methods_left_alone;    /* reported through left_alone */
+	uint64_t classes_declined;      /* by some pass, reported through declined */
 } jinst_instrument_counts;
 void jinst_instrument_get_counts(const jinst_instrument *ins, jinst_instrument_counts *out);
 

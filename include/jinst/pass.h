@@ -8,8 +8,10 @@
  * checks that it is selected and not instrumented already (its marker, see
  * below), then, for each pass in the order they were added:
  *
- *   begin(pass, class)            may decline the class (JINST_PASS_SKIP),
- *                                 record per-class metadata, look at methods
+ *   begin(pass, class)            may decline the class (JINST_PASS_SKIP:
+ *                                 nothing to do; jinst_pass_decline: it
+ *                                 cannot), record per-class metadata, look
+ *                                 at methods
  *   method(pass, class, method)   once per method with code (not abstract,
  *                                 not native), in the class's order
  *   end(pass, class, written)     the class was written with the passes'
@@ -30,7 +32,11 @@
  * method must then be exactly as it was before the call (the patcher and
  * the editor guarantee that when they fail), the instrumenter reports it
  * (jinst_instrument_options.left_alone) and the other passes and methods go
- * on. A negative return from begin leaves the whole class alone.
+ * on. A negative return from begin leaves the whole class alone. A begin
+ * that cannot do its work on a class it would instrument (code it cannot
+ * follow, say) declines it with jinst_pass_decline: the class goes on
+ * through the other passes, and the instrumenter reports the loss as for a
+ * method (the note, jinst_instrument_options.declined, the counts).
  *
  * Hooks. A pass that calls the runtime takes the Methodref of a hook from
  * jinst_pass_hook_ref (the runtime's table, include/jinst/instrument.h),
@@ -136,6 +142,11 @@ int jinst_pass_method_id(jinst_pass_method *m, uint32_t flags, uint32_t *id);
 /* Formats a failure into diag (which may be NULL) and returns code: a
  * pass's one-line way to say why. */
 int jinst_pass_fail(jinst_diag *diag, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Formats why a pass cannot instrument the class into diag, code the
+ * negative JINST_E* reason, and returns JINST_PASS_SKIP: begin's way to
+ * decline a class it would instrument, which the instrumenter reports
+ * (where JINST_PASS_SKIP alone is "nothing to do here", said to no one). */
+int jinst_pass_decline(jinst_diag *diag, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 #ifdef __cplusplus
 }
