@@ -2,13 +2,13 @@
 # Runs every test: a normal build, an ASan + UBSan build, and each libFuzzer
 # target for a bounded time. Ends with "N passed, N failed".
 # The heaviest corpus checks take a sample (1 class, module or jar in
-# JINST_CORPUS_SAMPLE: 4 in the normal build, 8 under the sanitizers; see
+# JINST_CORPUS_SAMPLE: 4 in the normal build, 16 under the sanitizers; see
 # tests/jvm/README.md); scripts/test-full.sh runs them over every class.
 set -uo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 fuzz_seconds=${JINST_FUZZ_SECONDS:-30}
-sample=${JINST_CORPUS_SAMPLE:-4} sample_sanitized=${JINST_CORPUS_SAMPLE:-8}
+sample=${JINST_CORPUS_SAMPLE:-4} sample_sanitized=${JINST_CORPUS_SAMPLE:-16}
 passed=0 failed=0
 
 count_ctest() { # log
