@@ -254,9 +254,37 @@ static bool start_modules(JNIEnv *jni)
 	return true;
 }
 
+/* JINST_AGENT_PROPERTY among the VM's agent properties, which HotSpot's
+ * attach operation agentProperties hands out (JDK 9 on: jdk.internal.vm,
+ * JDK 8: sun.misc): jinst dump and stop look for it before they load the
+ * agent, so that a VM without one is not given one only to be refused.
+ * Not a system property: the program never sees it. Without it (a VM
+ * without that class), dump and stop load the agent, which refuses then. */
+static void mark_present(JNIEnv *jni)
+{
+	static const char *const owners[] = {"jdk/internal/vm/VMSupport", "sun/misc/VMSupport"};
+	jclass c = NULL;
+	for (size_t i = 0; i < 2 && !c; i++)
+		if (!(c = (*jni)->FindClass(jni, owners[i])))
+			(*jni)->ExceptionClear(jni);
+	jmethodID get = c ? (*jni)->GetStaticMethodID(jni, c, "getAgentProperties", "()Ljava/util/Properties;") : NULL;
+	jobject props = get ? (*jni)->CallStaticObjectMethod(jni, c, get) : NULL;
+	jclass pc = props ? (*jni)->GetObjectClass(jni, props) : NULL;
+	jmethodID set = pc ? (*jni)->GetMethodID(jni, pc, "setProperty",
+	                                          "(Ljava/lang/String;Ljava/lang/String;)Ljava/lang/Object;")
+	                   : NULL;
+	jstring k = set ? (*jni)->NewStringUTF(jni, JINST_AGENT_PROPERTY) : NULL;
+	jstring v = k ? (*jni)->NewStringUTF(jni, "loaded") : NULL;
+	if (v)
+		(*jni)->CallObjectMethod(jni, props, set, k, v);
+	if ((*jni)->ExceptionCheck(jni))
+		(*jni)->ExceptionClear(jni);
+}
+
 /* ... then, unlocked, the load hook goes live and retransforms. */
 static bool start(JNIEnv *jni)
 {
+	mark_present(jni);
 	pthread_mutex_lock(&session_lock);
 	bool ok = start_modules(jni);
 	pthread_mutex_unlock(&session_lock);

@@ -25,6 +25,8 @@ enum jinst_agent_action {
 };
 
 #define JINST_AGENT_MAX_PATTERNS 64
+/* The agent property (HotSpot's agentProperties) a VM with the agent has. */
+#define JINST_AGENT_PROPERTY "jinst.agent"
 #define JINST_AGENT_MAX_MODULES 8
 
 typedef struct jinst_agent_options {

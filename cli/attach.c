@@ -405,8 +405,9 @@ static int report(const target *t, const text *raw, bool said)
 	return 0;
 }
 
-/* The options for the agent, checked by its own parser. */
-static int check_options(const target *t, const char *options)
+/* The options for the agent, checked by its own parser; *action: what
+ * they ask for. */
+static int check_options(const target *t, const char *options, int *action)
 {
 	static jinst_agent_options o;
 	char err[1024];
@@ -424,14 +425,37 @@ static int check_options(const target *t, const char *options)
 		        ARG_MAX_LEN - 64);
 		return 2;
 	}
+	*action = o.action;
 	return o.action == JINST_ACTION_HELP ? (jinst_agent_usage(stdout, jinst_agent_option_modules), -1) : 0;
+}
+
+/* Before a dump, stop or reset, whether the VM has the agent at all
+ * (JINST_AGENT_PROPERTY among its agent properties): loading it only to be
+ * refused would leave it loaded, and JDK 21 on print a warning into the
+ * program's stderr at each such load. 1 (said) when it has none; 0 when it
+ * has, or cannot say (the load then asks the agent). */
+static int check_present(const target *t, int action)
+{
+	text raw = {0};
+	const char *const args[4] = {"agentProperties", "", "", ""};
+	attach_reply r;
+	int said = exchange(t, args, &raw), has = -1;
+	if (!said && !attach_reply_parse(&r, raw.data, raw.len) && r.status == 0)
+		has = attach_has_property(r.text, r.text_len, JINST_AGENT_PROPERTY);
+	text_free(&raw);
+	if (said || has != 0)
+		return said;
+	return fail(t, "process %ld has no jinst session, nothing to %s: start one with jinst attach %ld OPTIONS "
+	               "(nothing was loaded into it)",
+	            t->pid, action == JINST_ACTION_STOP ? "stop" : action == JINST_ACTION_RESET ? "reset" : "dump", t->pid);
 }
 
 int attach_run(const char *what, long pid, const char *options, const char *agent, double timeout,
                double reply_timeout)
 {
 	target t = {.pid = pid, .what = what, .timeout = timeout, .reply_timeout = reply_timeout};
-	int r = check_options(&t, options);
+	int action = JINST_ACTION_START;
+	int r = check_options(&t, options, &action);
 	if (r != 0)
 		return r < 0 ? 0 : r;
 	bool rs;
@@ -448,6 +472,8 @@ int attach_run(const char *what, long pid, const char *options, const char *agen
 		if (r)
 			return r;
 	}
+	if (action != JINST_ACTION_START && (r = check_present(&t, action)))
+		return r;
 	char here[PATH_MAX], there[256], opts[ARG_MAX_LEN + 1];
 	if ((r = reply_file(&t, here, sizeof here, there, sizeof there)))
 		return r;
@@ -473,7 +499,9 @@ const char attach_help[] =
 	"the agent's OPTIONs (those of -agentpath:libjinst.so=...; several arguments are\n"
 	"joined with ','), or asks the agent there to write its outputs now (dump), or\n"
 	"to write them and give every class its original code back (stop). Attaching\n"
-	"again after stop starts a new session where the module allows it.\n"
+	"again after stop starts a new session where the module allows it. A dump or\n"
+	"stop asks the VM first whether it has the agent, and loads none into a VM\n"
+	"without one.\n"
 	"The options are checked by the agent's own parser first: a mistake is printed\n"
 	"here and nothing is sent to the VM. `jinst attach PID help` lists them.\n"
 	"Then, still without touching the VM: PID must exist, be yours, run a HotSpot\n"

@@ -42,6 +42,10 @@ bool attach_has_arg(const char *buf, size_t len, bool words, const char *arg);
  * (NUL-separated NAME=VALUE), into *value and *value_len; false when absent. */
 bool attach_env(const char *buf, size_t len, const char *name, const char **value, size_t *value_len);
 
+/* Whether the serialized java.util.Properties buf[0..len) (the text of the
+ * VM's reply to agentProperties) has the key name. */
+bool attach_has_property(const char *buf, size_t len, const char *name);
+
 /* The command (attach.c): what is attach, dump or stop. */
 int cmd_attach(const char *what, int argc, char **argv);
 /* Whether jinst dump's arguments name a process (a number that is not a

@@ -156,3 +156,17 @@ bool attach_env(const char *buf, size_t len, const char *name, const char **valu
 	}
 	return false;
 }
+
+bool attach_has_property(const char *buf, size_t len, const char *name)
+{
+	/* Properties.store: "#" comments, then a "key=value" line each, the
+	 * key's separators escaped (so the name ends at '=', ':' or a blank). */
+	size_t nn = strlen(name);
+	for (size_t i = 0; i < len;) {
+		size_t end = line_end(buf, len, i);
+		if (end - i > nn && !memcmp(buf + i, name, nn) && strchr("=: \t\r", buf[i + nn]))
+			return true;
+		i = end + 1;
+	}
+	return false;
+}

@@ -80,8 +80,10 @@ e2e)
 	if [[ -n $refusals ]]; then
 		att dump "$pid"
 		[[ $rc == 1 ]] || fail "dump before any attach exited $rc"
-		grep -q "^jinst: no jinst session in this VM, nothing to dump: start one first with jinst attach $pid OPTIONS" jinst.txt ||
+		grep -q "^jinst dump: process $pid has no jinst session, nothing to dump: start one with jinst attach $pid OPTIONS (nothing was loaded into it)" jinst.txt ||
 			fail "dump before any attach: not said that no session runs"
+		# asked through agentProperties: no agent loaded (JDK 21 on would warn)
+		! grep -q -e "^jinst" -e "loaded dynamically" e2e.err || fail "dump before any attach loaded the agent: $(cat e2e.err)"
 	fi
 	att attach "$pid" "trace=counts,include=jinstcheck.**,out=$work/att"
 	[[ $rc == 0 ]] || fail "attach exited $rc"

@@ -86,10 +86,26 @@ static void check_flags(void)
 	      "one argument with spaces is no flag");
 }
 
+/* The text of agentProperties (Properties.store): comments, key=value. */
+static void check_properties(void)
+{
+	const char *p = "#Fri Nov 27 18:40:00 UTC 2026\nsun.jvm.args=-Xmx1g\njinst.agent=loaded\n";
+	CHECK(attach_has_property(p, strlen(p), "jinst.agent"), "the key on its line");
+	CHECK(!attach_has_property(p, strlen(p), "jinst.agen"), "a key's prefix is not the key");
+	CHECK(!attach_has_property(p, strlen(p), "Xmx1g"), "a value is not a key");
+	const char *c = "#jinst.agent=loaded\nsun.java.command=Main jinst.agent=x\n";
+	CHECK(!attach_has_property(c, strlen(c), "jinst.agent"), "not in a comment nor a value");
+	const char *cut = "#x\njinst.agent";
+	CHECK(!attach_has_property(cut, strlen(cut), "jinst.agent"), "a key cut short, with no separator");
+	const char *crlf = "jinst.agent:loaded\r\n";
+	CHECK(attach_has_property(crlf, strlen(crlf), "jinst.agent"), "':' separates too");
+}
+
 int main(void)
 {
 	check_replies();
 	check_proc();
 	check_flags();
+	check_properties();
 	return check_report();
 }

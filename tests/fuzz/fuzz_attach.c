@@ -2,15 +2,15 @@
  * libFuzzer target for the readers of jinst attach (cli/attach_proto.c):
  * the bytes as a VM's reply to `load`, as a /proc/PID/status, as a command
  * line (NUL-separated) and as an environment variable's value (words),
- * and as a /proc/PID/environ.
+ * as a /proc/PID/environ, and as the agent properties of a VM.
  *
  * Whatever the input: the reply is refused or its text lies inside the
  * input, after a status line that is a number; an agent value is found
  * only in a line that is a number or "return code: N"; the namespace pid
  * is 0 or positive, and 0 without an NSpid line; a flag's state is the
  * initial one, or 1 or 0 only when -XX:+ or -XX:- of the flag is in the
- * input; an environment value lies inside the input, after its name; the
- * readers give the same answer twice (determinism). Checks
+ * input; an environment value lies inside the input, after its name; a
+ * property is found only where its key is; the readers give the same answer twice (determinism). Checks
  * are always on.
  */
 #include <stdlib.h>
@@ -61,5 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t vn;
 	if (attach_env(buf, size, "JAVA_TOOL_OPTIONS", &v, &vn))
 		CHECK(v > buf && v + vn <= buf + size && !memcmp(v - 18, "JAVA_TOOL_OPTIONS=", 18), "a value outside");
+	if (attach_has_property(buf, size, "jinst.agent"))
+		CHECK(contains(buf, size, "jinst.agent"), "a property found where its key is not");
 	return 0;
 }
