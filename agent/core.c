@@ -130,10 +130,16 @@ static void reply_close(void)
 
 void jinst_agent_log_output(const char *path, const char *why)
 {
+	/* Absolute, as the first line's: after an attach the user reads it
+	 * where jinst attach ran, not in the VM's working folder. */
+	char cwd[1024] = "";
+	if (path[0] != '/' && !getcwd(cwd, sizeof cwd))
+		cwd[0] = 0;
+	const char *sep = cwd[0] ? "/" : "";
 	if (why)
-		jinst_agent_log("%s not written: %s", path, why);
+		jinst_agent_log("%s%s%s not written: %s", cwd, sep, path, why);
 	else
-		jinst_agent_log("wrote %s", path);
+		jinst_agent_log("wrote %s%s%s", cwd, sep, path);
 }
 
 const char *jinst_agent_jvmti_error(jvmtiError e)

@@ -285,6 +285,10 @@ out)
 	att attach "$pid" "trace=counts,include=jinstcheck.**,out=$work/d1/"
 	[[ $rc == 0 ]] || fail "attach after the refusal: exit $rc"
 	att stop "$pid"
+	# a relative out= is the VM's working folder's, and said whole
+	att attach "$pid" "trace=counts,include=jinstcheck.**,out=rel"
+	att stop "$pid"
+	grep -q "^jinst: wrote $work/rel.tsv" jinst.txt || fail "stop with out=rel: not said whole: $(grep wrote jinst.txt)"
 	finish out
 	[[ $(ls d1 | wc -l) == 2 ]] || fail "attach out=d1/: $(ls d1)"
 	;;
