@@ -275,6 +275,8 @@ static void mark_present(JNIEnv *jni)
 			(*jni)->ExceptionClear(jni);
 	jmethodID get = c ? (*jni)->GetStaticMethodID(jni, c, "getAgentProperties", "()Ljava/util/Properties;") : NULL;
 	jobject props = get ? (*jni)->CallStaticObjectMethod(jni, c, get) : NULL;
+	if ((*jni)->ExceptionCheck(jni))
+		props = NULL;
 	jclass pc = props ? (*jni)->GetObjectClass(jni, props) : NULL;
 	jmethodID set = pc ? (*jni)->GetMethodID(jni, pc, "setProperty",
 	                                          "(Ljava/lang/String;Ljava/lang/String;)Ljava/lang/Object;")
@@ -283,6 +285,8 @@ static void mark_present(JNIEnv *jni)
 	jstring v = k ? (*jni)->NewStringUTF(jni, "loaded") : NULL;
 	if (v)
 		(*jni)->CallObjectMethod(jni, props, set, k, v);
+	/* Whatever failed, and whatever the last call threw: not a session's
+	 * concern (dump and stop then load the agent to ask). */
 	if ((*jni)->ExceptionCheck(jni))
 		(*jni)->ExceptionClear(jni);
 }
