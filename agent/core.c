@@ -23,10 +23,12 @@
  * that a dump of the program's never sees a session half started or half
  * stopped.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* dladdr */
 #include "core.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -262,10 +264,13 @@ static bool start_modules(JNIEnv *jni)
 
 /* JINST_AGENT_PROPERTY among the VM's agent properties, which HotSpot's
  * attach operation agentProperties hands out (JDK 9 on: jdk.internal.vm,
- * JDK 8: sun.misc): jinst dump and stop look for it before they load the
- * agent, so that a VM without one is not given one only to be refused.
- * Not a system property: the program never sees it. Without it (a VM
- * without that class), dump and stop load the agent, which refuses then. */
+ * JDK 8: sun.misc), the path of this library its value: jinst dump and stop
+ * look for it before they load the agent, so that a VM without one is not
+ * given one only to be refused, and every later load names this library
+ * (another copy of the agent would be a second agent, which finds every
+ * class instrumented already). Not a system property: the program never
+ * sees it. Without it (a VM without that class), dump and stop load the
+ * agent, which refuses then. */
 static void mark_present(JNIEnv *jni)
 {
 	static const char *const owners[] = {"jdk/internal/vm/VMSupport", "sun/misc/VMSupport"};
@@ -282,7 +287,12 @@ static void mark_present(JNIEnv *jni)
 	                                          "(Ljava/lang/String;Ljava/lang/String;)Ljava/lang/Object;")
 	                   : NULL;
 	jstring k = set ? (*jni)->NewStringUTF(jni, JINST_AGENT_PROPERTY) : NULL;
-	jstring v = k ? (*jni)->NewStringUTF(jni, "loaded") : NULL;
+	Dl_info self;
+	char whole[PATH_MAX];
+	const char *lib = dladdr((void *)mark_present, &self) && self.dli_fname ? self.dli_fname : "";
+	if (lib[0] != '/')
+		lib = realpath(lib, whole) ? whole : "";
+	jstring v = k ? (*jni)->NewStringUTF(jni, lib) : NULL;
 	if (v)
 		(*jni)->CallObjectMethod(jni, props, set, k, v);
 	/* Whatever failed, and whatever the last call threw: not a session's

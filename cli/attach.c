@@ -429,25 +429,23 @@ static int check_options(const target *t, const char *options, int *action)
 	return o.action == JINST_ACTION_HELP ? (jinst_agent_usage(stdout, jinst_agent_option_modules), -1) : 0;
 }
 
-/* Before a dump, stop or reset, whether the VM has the agent at all
- * (JINST_AGENT_PROPERTY among its agent properties): loading it only to be
- * refused would leave it loaded, and JDK 21 on print a warning into the
- * program's stderr at each such load. 1 (said) when it has none; 0 when it
- * has, or cannot say (the load then asks the agent). */
-static int check_present(const target *t, int action)
+/* Whether the VM has the agent (JINST_AGENT_PROPERTY among its agent
+ * properties), and its library into lib ("" when it does not say): 1 it
+ * has, 0 it has not, -1 cannot say (the load then asks the agent), 2 the
+ * exchange failed (said). */
+static int vm_agent(const target *t, char *lib, size_t size)
 {
 	text raw = {0};
 	const char *const args[4] = {"agentProperties", "", "", ""};
 	attach_reply r;
-	int said = exchange(t, args, &raw), has = -1;
-	if (!said && !attach_reply_parse(&r, raw.data, raw.len) && r.status == 0)
-		has = attach_has_property(r.text, r.text_len, JINST_AGENT_PROPERTY);
+	int has = -1;
+	lib[0] = 0;
+	if (exchange(t, args, &raw))
+		has = 2;
+	else if (!attach_reply_parse(&r, raw.data, raw.len) && r.status == 0)
+		has = attach_property(r.text, r.text_len, JINST_AGENT_PROPERTY, lib, size);
 	text_free(&raw);
-	if (said || has != 0)
-		return said;
-	return fail(t, "process %ld has no jinst session, nothing to %s: start one with jinst attach %ld OPTIONS "
-	               "(nothing was loaded into it)",
-	            t->pid, action == JINST_ACTION_STOP ? "stop" : action == JINST_ACTION_RESET ? "reset" : "dump", t->pid);
+	return has;
 }
 
 int attach_run(const char *what, long pid, const char *options, const char *agent, double timeout,
@@ -472,8 +470,23 @@ int attach_run(const char *what, long pid, const char *options, const char *agen
 		if (r)
 			return r;
 	}
-	if (action != JINST_ACTION_START && (r = check_present(&t, action)))
-		return r;
+	/* A dump, stop or reset asks first: loading the agent only to be
+	 * refused would leave it loaded, and JDK 21 on print a warning into the
+	 * program's stderr at each such load. And every load goes to the
+	 * library the VM has: another copy would be a second agent. */
+	char lib[PATH_MAX];
+	int has = vm_agent(&t, lib, sizeof lib);
+	if (has == 2)
+		return 1;
+	if (has == 0 && action != JINST_ACTION_START)
+		return fail(&t, "process %ld has no jinst session, nothing to %s: start one with jinst attach %ld OPTIONS "
+		                "(nothing was loaded into it)",
+		            t.pid, action == JINST_ACTION_STOP ? "stop" : action == JINST_ACTION_RESET ? "reset" : "dump",
+		            t.pid);
+	if (has == 1 && lib[0] == '/' && strcmp(lib, agent)) {
+		fprintf(stderr, "jinst %s: process %ld has the agent %s, not %s: asking that one\n", what, pid, lib, agent);
+		agent = lib;
+	}
 	char here[PATH_MAX], there[256], opts[ARG_MAX_LEN + 1];
 	if ((r = reply_file(&t, here, sizeof here, there, sizeof there)))
 		return r;

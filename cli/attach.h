@@ -43,8 +43,10 @@ bool attach_has_arg(const char *buf, size_t len, bool words, const char *arg);
 bool attach_env(const char *buf, size_t len, const char *name, const char **value, size_t *value_len);
 
 /* Whether the serialized java.util.Properties buf[0..len) (the text of the
- * VM's reply to agentProperties) has the key name. */
-bool attach_has_property(const char *buf, size_t len, const char *name);
+ * VM's reply to agentProperties) has the key name; its value, unescaped,
+ * into value (NUL-terminated; "" when it does not fit in size or holds a
+ * \\u escape). */
+bool attach_property(const char *buf, size_t len, const char *name, char *value, size_t size);
 
 /* The command (attach.c): what is attach, dump or stop. */
 int cmd_attach(const char *what, int argc, char **argv);

@@ -157,16 +157,45 @@ bool attach_env(const char *buf, size_t len, const char *name, const char **valu
 	return false;
 }
 
-bool attach_has_property(const char *buf, size_t len, const char *name)
+bool attach_property(const char *buf, size_t len, const char *name, char *value, size_t size)
 {
 	/* Properties.store: "#" comments, then a "key=value" line each, the
-	 * key's separators escaped (so the name ends at '=', ':' or a blank). */
+	 * key's separators escaped (so the name ends at '=', ':' or a blank),
+	 * and in the value a backslash, '=', ':', '#', '!' and a leading
+	 * blank escaped with a backslash, characters past ASCII as a backslash, u and
+	 * four hex digits. */
 	size_t nn = strlen(name);
 	for (size_t i = 0; i < len;) {
 		size_t end = line_end(buf, len, i);
-		if (end - i > nn && !memcmp(buf + i, name, nn) && strchr("=: \t\r", buf[i + nn]))
+		if (end - i > nn && !memcmp(buf + i, name, nn) && memchr("=: \t\r", buf[i + nn], 5)) {
+			size_t k = i + nn, n = 0;
+			while (k < end && (buf[k] == ' ' || buf[k] == '\t'))
+				k++;
+			if (k < end && (buf[k] == '=' || buf[k] == ':'))
+				k++;
+			while (k < end && (buf[k] == ' ' || buf[k] == '\t'))
+				k++;
+			bool ok = size > 0;
+			for (; ok && k < end && buf[k] != '\r'; k++) {
+				/* an escaped character stands for itself, but for the
+				 * escapes of control characters and of u (a character past ASCII) */
+				char ch = buf[k];
+				if (ch == '\\' && (k + 1 == end || strchr("utnrf", buf[k + 1])))
+					ok = false;
+				else if (ch == '\\')
+					ch = buf[++k];
+				if (ok && n + 1 < size)
+					value[n++] = ch;
+				else
+					ok = false;
+			}
+			if (size)
+				value[ok ? n : 0] = 0;
 			return true;
+		}
 		i = end + 1;
 	}
+	if (size)
+		value[0] = 0;
 	return false;
 }

@@ -18,7 +18,14 @@ time taken:
            above time out on the answer alone); the request it read is
            HotSpot's protocol: "1", "load", the agent, "true", the options
            with reply=, each NUL-terminated
-No reply file is left in /tmp. Exit 0 passed, 1 failed.
+  other    as whole, but its agent properties name another library as the
+           VM's agent (jinst.agent): the load names that one, and the tool
+           says so
+  none     jinst dump on a fake whose agent properties have no jinst.agent:
+           exit 1, "has no jinst session", and no load sent
+Before the load, each fake answers agentProperties (the tool's first
+question) with properties of its own. No reply file is left in /tmp. Exit 0
+passed, 1 failed.
 """
 import mmap
 import os
@@ -28,6 +35,7 @@ import sys
 import time
 
 fails = []
+OTHER = b"/opt/an:other/libjinst.so"
 
 
 def fail(msg):
@@ -47,16 +55,25 @@ def serve(mode, work):
     server.bind(path)
     server.listen(1)
     print("ready", flush=True)
-    conn, _ = server.accept()
-    request = b""
-    while request.count(b"\0") < 5:
-        more = conn.recv(4096)
-        if not more:
+    while True:
+        conn, _ = server.accept()
+        request = b""
+        while request.count(b"\0") < 5:
+            more = conn.recv(4096)
+            if not more:
+                break
+            request += more
+        if request.split(b"\0")[1:2] != [b"agentProperties"]:
             break
-        request += more
+        # as VMSupport.serializeAgentPropertiesToByteArray: Properties.store
+        props = b"0\n#Fri Nov 27 18:00:00 UTC 2026\nsun.jvm.args=-Xmx1g\n"
+        if mode == "other":
+            props += b"jinst.agent=" + OTHER.replace(b":", b"\\:") + b"\n"
+        conn.sendall(props)
+        conn.close()
     with open(os.path.join(work, "request-" + mode), "wb") as f:
         f.write(request)
-    if mode == "whole":
+    if mode in ("whole", "other"):
         conn.sendall(b"0\nreturn code: 0\n")
         conn.close()
     elif mode == "partial":
@@ -73,8 +90,9 @@ def run_case(jinst, work, mode):
             fail("%s: the fake target did not start" % mode)
             return
         t0 = time.monotonic()
-        r = subprocess.run([jinst, "attach", "--reply-timeout", "1", "--agent", os.path.abspath(__file__),
-                            str(fake.pid), "trace=counts,out=/tmp/x"], capture_output=True, text=True, timeout=30)
+        args = ["dump", str(fake.pid)] if mode == "none" else ["attach", str(fake.pid), "trace=counts,out=/tmp/x"]
+        r = subprocess.run([jinst, args[0], "--reply-timeout", "1", "--agent", os.path.abspath(__file__)] + args[1:],
+                           capture_output=True, text=True, timeout=30)
         took = time.monotonic() - t0
     finally:
         fake.kill()
@@ -87,6 +105,9 @@ def run_case(jinst, work, mode):
         "silent": (1, "timeout: process %d took the request but gave no answer in 1 s" % fake.pid),
         "partial": (1, "timeout: process %d answered in part (2 bytes) and not to the end in 1 s" % fake.pid),
         "whole": (0, "jinst attach: process %d: done (return code 0)" % fake.pid),
+        "other": (0, "process %d has the agent %s, not %s: asking that one" %
+                  (fake.pid, OTHER.decode(), os.path.abspath(__file__))),
+        "none": (1, "jinst dump: process %d has no jinst session, nothing to dump" % fake.pid),
     }[mode]
     if r.returncode != want[0] or want[1] not in out:
         fail("%s: exit %d, not %d with %r" % (mode, r.returncode, want[0], want[1]))
@@ -94,10 +115,16 @@ def run_case(jinst, work, mode):
         fail("silent: the message does not say how to wait longer")
     if took > 5:
         fail("%s: took %.1f s with --reply-timeout 1" % (mode, took))
-    with open(os.path.join(work, "request-" + mode), "rb") as f:
+    request = os.path.join(work, "request-" + mode)
+    if mode == "none":
+        if os.path.exists(request):
+            fail("none: a load was sent: %r" % open(request, "rb").read())
+        return
+    with open(request, "rb") as f:
         parts = f.read().split(b"\0")
     reply = ""
-    if parts[:4] != [b"1", b"load", os.path.abspath(__file__).encode(), b"true"] or not parts[4].startswith(
+    lib = OTHER if mode == "other" else os.path.abspath(__file__).encode()
+    if parts[:4] != [b"1", b"load", lib, b"true"] or not parts[4].startswith(
             b"trace=counts,out=/tmp/x,reply=/tmp/jinst-reply."):
         fail("%s: the request was %r" % (mode, parts))
     else:
@@ -113,7 +140,7 @@ def main():
     jinst, work = (os.path.abspath(p) for p in sys.argv[1:3])
     subprocess.run(["rm", "-rf", work], check=True)
     os.makedirs(work)
-    for mode in ("silent", "partial", "whole"):
+    for mode in ("silent", "partial", "whole", "other", "none"):
         run_case(jinst, work, mode)
     return 1 if fails else 0
 

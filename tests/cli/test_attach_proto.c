@@ -89,16 +89,21 @@ static void check_flags(void)
 /* The text of agentProperties (Properties.store): comments, key=value. */
 static void check_properties(void)
 {
-	const char *p = "#Fri Nov 27 18:40:00 UTC 2026\nsun.jvm.args=-Xmx1g\njinst.agent=loaded\n";
-	CHECK(attach_has_property(p, strlen(p), "jinst.agent"), "the key on its line");
-	CHECK(!attach_has_property(p, strlen(p), "jinst.agen"), "a key's prefix is not the key");
-	CHECK(!attach_has_property(p, strlen(p), "Xmx1g"), "a value is not a key");
+	char v[64];
+	const char *p = "#Fri Nov 27 18:40:00 UTC 2026\nsun.jvm.args=-Xmx1g\njinst.agent=/opt/j\\:x/lib\\\\jinst.so\n";
+	CHECK(attach_property(p, strlen(p), "jinst.agent", v, sizeof v) && !strcmp(v, "/opt/j:x/lib\\jinst.so"),
+	      "the key on its line, its value unescaped: %s", v);
+	CHECK(!attach_property(p, strlen(p), "jinst.agen", v, sizeof v) && !v[0], "a key's prefix is not the key");
+	CHECK(!attach_property(p, strlen(p), "Xmx1g", v, sizeof v), "a value is not a key");
 	const char *c = "#jinst.agent=loaded\nsun.java.command=Main jinst.agent=x\n";
-	CHECK(!attach_has_property(c, strlen(c), "jinst.agent"), "not in a comment nor a value");
+	CHECK(!attach_property(c, strlen(c), "jinst.agent", v, sizeof v), "not in a comment nor a value");
 	const char *cut = "#x\njinst.agent";
-	CHECK(!attach_has_property(cut, strlen(cut), "jinst.agent"), "a key cut short, with no separator");
-	const char *crlf = "jinst.agent:loaded\r\n";
-	CHECK(attach_has_property(crlf, strlen(crlf), "jinst.agent"), "':' separates too");
+	CHECK(!attach_property(cut, strlen(cut), "jinst.agent", v, sizeof v), "a key cut short, with no separator");
+	const char *crlf = "jinst.agent : /a/b\r\n";
+	CHECK(attach_property(crlf, strlen(crlf), "jinst.agent", v, sizeof v) && !strcmp(v, "/a/b"), "':' separates: %s", v);
+	const char *uni = "jinst.agent=/opt/\\u00e9/lib.so\n";
+	CHECK(attach_property(uni, strlen(uni), "jinst.agent", v, sizeof v) && !v[0], "a \\u escape: no value: %s", v);
+	CHECK(attach_property(p, strlen(p), "jinst.agent", v, 8) && !v[0], "a value too long: none: %s", v);
 }
 
 int main(void)

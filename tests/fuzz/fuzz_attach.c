@@ -61,7 +61,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t vn;
 	if (attach_env(buf, size, "JAVA_TOOL_OPTIONS", &v, &vn))
 		CHECK(v > buf && v + vn <= buf + size && !memcmp(v - 18, "JAVA_TOOL_OPTIONS=", 18), "a value outside");
-	if (attach_has_property(buf, size, "jinst.agent"))
-		CHECK(contains(buf, size, "jinst.agent"), "a property found where its key is not");
+	char value[64];
+	if (attach_property(buf, size, "jinst.agent", value, sizeof value))
+		CHECK(contains(buf, size, "jinst.agent") && strlen(value) < sizeof value, "a property found where its key is not");
+	else
+		CHECK(!value[0], "a value without its property");
 	return 0;
 }
