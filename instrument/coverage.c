@@ -399,7 +399,7 @@ static int cov_begin(void *state, jinst_pass_class *pc, jinst_diag *diag)
 	/* No placement (jsr/ret, which the analyzer refuses too: the report
 	 * says so), a loss to report; nothing to probe, nothing to say. */
 	if (rc)
-		return jinst_pass_decline(diag, why.code, "%s", why.message);
+		return jinst_pass_decline(diag, rc, "%s", why.message);
 	if (!plan->probe_count)
 		return JINST_PASS_SKIP;
 	jinst_coverage_entry en = {0, plan->probe_count, 0, 0, 0, 0, JINST_NO_FLAT, 0};
