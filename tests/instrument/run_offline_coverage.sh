@@ -105,6 +105,13 @@ done
 run wrong "$work/oc:$rtjar" jinstcov.Cov 7 -- -Djinst.out="$work/w" -Djinst.append=maybe
 grep -q "jinst.append=maybe: expected true or false" "$work/wrong.err" && [[ ! -e $work/w.cov ]] ||
 	fail "a wrong jinst.append: $(cat "$work/wrong.err")"
+# jinst.quiet=true: the same file, not a word; a wrong value refused
+run quiet "$work/oc:$rtjar" jinstcov.Cov 7 -- -Djinst.out="$work/qt" -Djinst.quiet=true
+same "jinst.quiet" "$work/oc.cov" "$work/qt.cov"
+! grep -q "^jinst" "$work/quiet.err" || fail "quiet: said $(cat "$work/quiet.err")"
+run noisy "$work/oc:$rtjar" jinstcov.Cov 7 -- -Djinst.out="$work/qn" -Djinst.quiet=yes
+grep -q "jinst.quiet=yes: expected true or false" "$work/noisy.err" && [[ ! -e $work/qn.cov ]] ||
+	fail "a wrong jinst.quiet: $(cat "$work/noisy.err")"
 
 # ---- the table by identity, driven directly (check/IdentityCheck) -------
 # Every class's record, its probes as the check set them; no record for the

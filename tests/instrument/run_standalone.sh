@@ -64,6 +64,14 @@ grep -q "^mode 1 clock 0$" "$work/counts.out" || fail "counts: $(cat "$work/coun
 	fail "counts: stderr: $(cat "$work/counts.err")"
 ! ls -A "$work" | grep -q tmp || fail "counts: a temporary file is left: $(ls -A "$work")"
 
+# jinst.quiet=true (here from jinst.properties): the same counts, not a word.
+printf 'jinst.out=%s\njinst.quiet=true\n' "$work/qc" >"$work/props/jinst.properties"
+cp="$work/out:$rtjar:$work/props" run quietly 0 dump
+cp="$work/out:$rtjar"
+same_counts "$work/qc.tsv" quietly
+[[ -z $(messages "$work/quietly.err") ]] || fail "quietly: stderr: $(cat "$work/quietly.err")"
+rm -f "$work/props/jinst.properties"
+
 # %p is the process id; the default prefix is jinst-%p in the working directory.
 run pid 0 -- -Djinst.trace=counts
 f=$(ls "$work/cwd")

@@ -24,6 +24,8 @@ import java.util.Properties;
  *                 (the agent's append=)             [false]
  *   jinst.session coverage: the session's name (the agent's session=)
  *                                                   [jinst-PID]
+ *   jinst.quiet   true | false: no "jinst: wrote PATH" line on stderr
+ *                 for each output (a failure is still said)  [false]
  * </pre>
  *
  * Trace engages only when jinst.trace or jinst.out is given; coverage
@@ -66,7 +68,7 @@ final class Config {
 		c.traceGiven = trace != null;
 		String format = value("format", file), tick = value("tick", file), clock = value("clock", file);
 		if (!c.trace(trace == null ? "counts" : trace) || !c.formats(format) || (tick != null && !c.tick(tick)) ||
-		    (clock != null && !c.clock(clock)))
+		    (clock != null && !c.clock(clock)) || !quiet(file))
 			return null;
 		c.out = expand(out == null || out.isEmpty() ? "jinst-%p" : out);
 		return c;
@@ -84,6 +86,8 @@ final class Config {
 			wrong("jinst.append=" + append + ": expected true or false");
 			return null;
 		}
+		if (!quiet(file))
+			return null;
 		c.out = expand(out == null || out.isEmpty() ? "jinst-%p" : out);
 		c.session = session == null || session.isEmpty() ? "jinst-" + pid() : session;
 		return c;
@@ -114,6 +118,20 @@ final class Config {
 		if (v == null)
 			v = file.getProperty("jinst." + key);
 		return v == null ? null : v.trim();
+	}
+
+	/* jinst.quiet=true: no "wrote" line (Standalone.quiet); a failure is
+	 * still said. Read once: trace's settings and coverage's both ask. */
+	private static Boolean quietOk;
+
+	private static synchronized boolean quiet(Properties file) {
+		if (quietOk == null) {
+			String v = value("quiet", file);
+			boolean ok = v == null || v.equals("true") || v.equals("false");
+			quietOk = ok ? Boolean.TRUE : Boolean.valueOf(wrong("jinst.quiet=" + v + ": expected true or false"));
+			Standalone.quiet = ok && "true".equals(v);
+		}
+		return quietOk.booleanValue();
 	}
 
 	private boolean trace(String v) {

@@ -230,7 +230,7 @@ final class Standalone implements Runnable {
 				w.append(path, COV_BASE);
 			else
 				w.write(path);
-			say("wrote " + path);
+			wrote(path);
 		} catch (Throwable e) {
 			say(path + " not written: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
 		}
@@ -239,5 +239,14 @@ final class Standalone implements Runnable {
 	/** One line on stderr. */
 	static void say(String what) {
 		System.err.println("jinst: " + what);
+	}
+
+	/** jinst.quiet=true (Config): outputs are written without a word. */
+	static volatile boolean quiet;
+
+	/** An output written: one line on stderr, but when quiet. */
+	static void wrote(String path) {
+		if (!quiet)
+			say("wrote " + path);
 	}
 }

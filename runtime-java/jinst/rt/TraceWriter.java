@@ -214,7 +214,7 @@ final class TraceWriter implements Comparator<Integer> {
 				out.close();
 			}
 			Files.move(tmp.toPath(), target.toPath(), StandardCopyOption.ATOMIC_MOVE);
-			Standalone.say("wrote " + path);
+			Standalone.wrote(path);
 		} catch (IOException | RuntimeException e) {
 			if (tmp != null)
 				tmp.delete();
