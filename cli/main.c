@@ -9,7 +9,8 @@ static const char usage[] =
 	"usage: jinst COMMAND [ARGS...]\n"
 	"\n"
 	"jinst is a bytecode instrumentation engine for the JVM. Commands:\n"
-	"  dump FILE.class | JAR [ENTRY...]   list a class like javap -v: constants resolved,\n"
+	"  dump FILE.class | JAR|JMOD|FOLDER [ENTRY...]\n"
+	"                                     list classes like javap -v: constants resolved,\n"
 	"                                     attributes, code and StackMapTable frames decoded\n"
 	"  dump FILE.cov                      list coverage data: sessions, classes, probes hit\n"
 	"  roundtrip [--deep] PATH...         parse and write every class in class files, jars,\n"
@@ -40,14 +41,17 @@ static const char dump_help[] =
 	"Prints each class as a javap -v style listing: header, constant pool with\n"
 	"every entry resolved, fields and methods with their attributes, bytecode with\n"
 	"resolved operands, exception tables and StackMapTable frames (expanded to full\n"
-	"frames). ENTRY selects classes inside a jar by entry name (java/lang/String.class),\n"
-	"internal name (java/lang/String) or binary name (java.lang.String).\n"
+	"frames). ENTRY selects classes inside a jar, jmod or folder by entry name\n"
+	"(java/lang/String.class; in a jmod classes/java/lang/String.class too),\n"
+	"internal name (java/lang/String) or binary name (java.lang.String); an ENTRY\n"
+	"that matches no class is named on stderr. A class file takes no ENTRY.\n"
 	"A coverage data file (recognised by its magic, whatever its name; a FILE.cov\n"
 	"is read as one, whatever its bytes) is listed instead: its sessions (name,\n"
 	"start, dump), then one line per class:\n"
 	"  NAME IDENTITY booleans|counts HIT/PROBES hit PROBES\n"
 	"with the probes as 0/1 digits, or as counts after a colon.\n"
-	"Exit status: 0 ok, 1 a class or the file could not be read or decoded, 2 usage error.\n";
+	"Exit status: 0 ok, 1 a class or the file could not be read or decoded, or an\n"
+	"ENTRY matched no class, 2 usage error.\n";
 
 static const char roundtrip_help[] =
 	"usage: jinst roundtrip [--deep] [--quiet] [-j N] PATH...\n"

@@ -94,3 +94,13 @@ huge = (struct.pack(">IHHH", 0xCAFEBABE, 0, 49, len(pool) + 1) + b"".join(pool) 
         method(5, 6, m, 1, 2) + method(8, 9, b"\x04\xac", 1, 0) + struct.pack(">H", 0))
 os.makedirs(os.path.join(out, "huge"), exist_ok=True)
 open(os.path.join(out, "huge", "Huge.class"), "wb").write(huge)
+
+# data.jmod: what the jmod tool writes, "JM" 1 0 and a zip whose classes
+# are under classes/ (jdk.internal.jmod.JmodFile), here Features and Shape.
+import io  # noqa: E402
+buf = io.BytesIO()
+with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+    for n in ("Features", "Shape"):
+        z.write(os.path.join(HERE, "..", "data", "classes", "main", "jinsttest", n + ".class"),
+                "classes/jinsttest/" + n + ".class")
+open(os.path.join(out, "data.jmod"), "wb").write(b"JM\x01\x00" + buf.getvalue())
