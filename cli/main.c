@@ -292,7 +292,9 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(cmd, "help") == 0) {
-		if (argc < 3) {
+		/* help explains itself with the general help, which is its own. */
+		if (argc < 3 || strcmp(argv[2], "help") == 0 || strcmp(argv[2], "--help") == 0 ||
+		    strcmp(argv[2], "-h") == 0) {
 			fputs(usage, stdout);
 			return 0;
 		}
