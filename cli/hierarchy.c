@@ -2,12 +2,29 @@
  * a class path, each class followed by its super classes up to the root. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "jinst/classpath.h"
 
 static const char hierarchy_usage[] =
 	"usage: jinst hierarchy [-cp PATH[:PATH...]] [--jdk JAVA_HOME | --no-jdk] [--release N] CLASS...\n";
+
+/* What jinst_classpath_add_jdk reads: a folder with one of these. A value
+ * that is none is a mistake on the command line, not an unreadable JDK:
+ * --jdk $JAVA_HOME with JAVA_HOME unset takes the first CLASS. */
+static bool jdk_home(const char *home)
+{
+	static const char *const marks[] = {"lib/modules", "jmods", "jre/lib/rt.jar", "lib/rt.jar"};
+	char path[4096];
+	struct stat st;
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", home, marks[i]);
+		if (stat(path, &st) == 0)
+			return true;
+	}
+	return false;
+}
 
 /* One line: "NAME: class|interface, super S, interfaces A B". */
 static void print_info(const jinst_class_info *info)
@@ -27,7 +44,7 @@ int cmd_hierarchy(int argc, char **argv)
 {
 	jinst_classpath *cp;
 	if (jinst_classpath_new(&cp) != 0) {
-		fputs("jinst: out of memory\n", stderr);
+		fputs("jinst hierarchy: out of memory\n", stderr);
 		return 1;
 	}
 	jinst_diag diag = {0};
@@ -36,7 +53,7 @@ int cmd_hierarchy(int argc, char **argv)
 	for (int i = 0; i < argc && first == argc; i++) {
 		const char *a = argv[i];
 		if ((strcmp(a, "-cp") == 0 || strcmp(a, "--jdk") == 0 || strcmp(a, "--release") == 0) && i + 1 >= argc) {
-			fprintf(stderr, "jinst: %s needs a value\n%s", a, hierarchy_usage);
+			fprintf(stderr, "jinst hierarchy: %s needs a value\n%s", a, hierarchy_usage);
 			rc = 2;
 		} else if (strcmp(a, "-cp") == 0) {
 			if (jinst_classpath_add_list(cp, argv[++i], &diag) != 0)
@@ -45,18 +62,26 @@ int cmd_hierarchy(int argc, char **argv)
 			no_jdk = true;
 		} else if (strcmp(a, "--jdk") == 0) {
 			have_jdk = true;
-			if (jinst_classpath_add_jdk(cp, argv[++i], &diag) != 0)
+			const char *home = argv[++i];
+			if (!*home || !jdk_home(home)) {
+				fprintf(stderr,
+				        "jinst hierarchy: --jdk took '%s', which is not a JDK home (no lib/modules, jmods/ or "
+				        "rt.jar)%s\n%s",
+				        home, i + 1 >= argc ? ", and no CLASS is left" : "", hierarchy_usage);
+				rc = 2;
+			} else if (jinst_classpath_add_jdk(cp, home, &diag) != 0) {
 				rc = 1;
+			}
 		} else if (strcmp(a, "--release") == 0) {
 			char *end;
 			long r = strtol(argv[++i], &end, 10);
 			if (*end || r < 0 || r > 1000) {
-				fprintf(stderr, "jinst: --release needs a number\n");
+				fprintf(stderr, "jinst hierarchy: --release needs a number\n%s", hierarchy_usage);
 				rc = 2;
 			}
 			jinst_classpath_set_release(cp, (int)r);
 		} else if (a[0] == '-') {
-			fprintf(stderr, "jinst: unknown option '%s'\n%s", a, hierarchy_usage);
+			fprintf(stderr, "jinst hierarchy: unknown option '%s'\n%s", a, hierarchy_usage);
 			rc = 2;
 		} else {
 			first = i;
@@ -65,9 +90,9 @@ int cmd_hierarchy(int argc, char **argv)
 			break;
 	}
 	if (rc == 1)
-		fprintf(stderr, "jinst: %s\n", diag.message);
+		fprintf(stderr, "jinst hierarchy: %s\n", diag.message);
 	if (rc == 0 && first == argc) {
-		fprintf(stderr, "jinst: no class given\n%s", hierarchy_usage);
+		fprintf(stderr, "jinst hierarchy: no class given\n%s", hierarchy_usage);
 		rc = 2;
 	}
 	/* The JDK answers after -cp, as in rewrite: an application's classes
@@ -75,9 +100,11 @@ int cmd_hierarchy(int argc, char **argv)
 	 * JDK of JAVA_HOME or of `java` on the PATH. */
 	char *home = rc == 0 && !have_jdk && !no_jdk ? cli_default_jdk() : NULL;
 	if (rc == 0 && !have_jdk && !no_jdk && !home)
-		fprintf(stderr, "jinst: no JDK found (--jdk or JAVA_HOME): only -cp answers\n");
+		fprintf(stderr, "jinst hierarchy: no JDK found (--jdk or JAVA_HOME): only -cp answers\n");
 	if (home && jinst_classpath_add_jdk(cp, home, &diag) != 0) {
-		fprintf(stderr, "jinst: %s: %s\n", home, diag.message);
+		const char *env = getenv("JAVA_HOME");
+		fprintf(stderr, "jinst hierarchy: the JDK of %s: %s\n", env && *env ? "JAVA_HOME" : "`java` on the PATH",
+		        diag.message);
 		rc = 1;
 	}
 	free(home);

@@ -82,7 +82,8 @@ static const char hierarchy_help[] =
 	"  --release N the META-INF/versions/N of multi-release jars (default: none)\n"
 	"  --no-jdk    no JDK: only -cp answers\n"
 	"The JDK answers after -cp: --jdk, else the JDK of JAVA_HOME or of `java` on the PATH.\n"
-	"Exit status: 0 all classes known, 1 a class or an entry could not be read, 2 usage error.\n";
+	"Exit status: 0 all classes known, 1 a class or an entry could not be read, 2 usage\n"
+	"error (--jdk given no folder that holds a JDK's classes is one).\n";
 
 static const char rewrite_help[] =
 	"usage: jinst rewrite [--frames=keep|recompute] [--classpath PATH:...] [--jdk JAVA_HOME]\n"
