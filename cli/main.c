@@ -127,10 +127,14 @@ static const char rewrite_help[] =
 	"A class that cannot be rewritten is written unchanged, with a warning on stderr\n"
 	"  jinst rewrite: warning: NAME: REASON (copied unchanged)\n"
 	"The summary counts what was written:\n"
-	"  N archives, N files; N classes: N rewritten, N unchanged, N skipped, N failed; N warnings; T s\n"
+	"  N archives, N files; N classes: N changed, N unchanged, N skipped, N failed; N warnings; T s\n"
 	"    N skipped: REASON           (one line per reason)\n"
-	"  N methods rewritten; left alone: N without code, N in classes skipped or failed;\n"
+	"  N methods rewritten (N classes came out byte for byte as they went in, counted\n"
+	"  unchanged); left alone: N without code, N in classes skipped or failed;\n"
 	"  N classes failed for classes the hierarchy does not know\n"
+	"A class is changed when its bytes differ from the input's and unchanged when\n"
+	"they do not: its methods went through all the same (--frames=keep writes most\n"
+	"classes back as they were), and are counted rewritten.\n"
 	"Exit status: 0 when nothing failed, 1 when a class failed (the output is written)\n"
 	"or OUT could not be written (nothing changed), 2 usage error.\n";
 

@@ -220,7 +220,10 @@ int cmd_rewrite(int argc, char **argv)
 	const char *inputs[argc + 1];
 	rewrite_args A = {.inputs = inputs};
 	rewrite W = {.frames = FRAMES_KEEP};
-	mirror_options o = MIRROR_OPTIONS_INIT("rewrite", "rewritten");
+	/* The classes' words are about their bytes: a class every method of
+	 * which went through and came out as it was is unchanged, and its
+	 * methods are counted rewritten all the same. */
+	mirror_options o = MIRROR_OPTIONS_INIT("rewrite", "changed");
 	o.transform = rewrite_class;
 	o.ctx = &W;
 	o.progress = isatty(2);
@@ -237,10 +240,14 @@ int cmd_rewrite(int argc, char **argv)
 	jinst_classpath_free(cp);
 	if (run == 0) {
 		mirror_print_summary(&o, &s);
-		printf("%zu methods rewritten; left alone: %zu without code, %zu in classes skipped or failed; "
+		size_t methods = atomic_load(&W.methods), same = s.counts[MIRROR_UNCHANGED];
+		printf("%zu methods rewritten", methods);
+		if (methods && same)
+			printf(" (%zu %s out byte for byte as %s in, counted unchanged)", same,
+			       same == 1 ? "class came" : "classes came", same == 1 ? "it went" : "they went");
+		printf("; left alone: %zu without code, %zu in classes skipped or failed; "
 		       "%zu classes failed for classes the hierarchy does not know\n",
-		       atomic_load(&W.methods), atomic_load(&W.without_code), atomic_load(&W.left_alone),
-		       atomic_load(&W.hierarchy_failures));
+		       atomic_load(&W.without_code), atomic_load(&W.left_alone), atomic_load(&W.hierarchy_failures));
 	}
 	mirror_stats_free(&s);
 	return run != 0 || s.counts[MIRROR_FAILED] || s.errors ? 1 : 0;
