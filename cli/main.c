@@ -66,9 +66,11 @@ static const char roundtrip_help[] =
 	"  --quiet    no progress on stderr\n"
 	"  -j N       worker threads (default: the number of processors)\n"
 	"\n"
-	"Prints one line per failing class and a last line\n"
+	"Prints one line per failing class and per file that cannot be read, then\n"
 	"  N classes: N identical, N equivalent, N differ, N rejected\n"
-	"Exit status: 0 when nothing differs and nothing is rejected, 1 otherwise, 2 usage error.\n";
+	"  N files could not be read      (when some could not)\n"
+	"Exit status: 0 when nothing differs, nothing is rejected and every file was read,\n"
+	"1 otherwise, 2 usage error.\n";
 
 static const char hierarchy_help[] =
 	"usage: jinst hierarchy [-cp PATH[:PATH...]] [--jdk JAVA_HOME | --no-jdk] [--release N] CLASS...\n"
