@@ -44,7 +44,7 @@ static const char dump_help[] =
 	"frames). ENTRY selects classes inside a jar, jmod or folder by entry name\n"
 	"(java/lang/String.class; in a jmod classes/java/lang/String.class too),\n"
 	"internal name (java/lang/String) or binary name (java.lang.String); an ENTRY\n"
-	"that matches no class is named on stderr. A class file takes no ENTRY.\n"
+	"that matches no class is named on stderr. A class file or FILE.cov takes none.\n"
 	"A coverage data file (recognised by its magic, whatever its name; a FILE.cov\n"
 	"is read as one, whatever its bytes) is listed instead: its sessions (name,\n"
 	"start, dump), then one line per class:\n"
