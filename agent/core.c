@@ -521,6 +521,14 @@ static int setup(JavaVM *vm, bool attach)
 
 /* ---- loading ------------------------------------------------------------ */
 
+/* Where the options are listed, for a load in a running VM, which prints
+ * no usage: there, stdout and stderr are the program's. */
+static void say_where_help(const char *lead)
+{
+	say("%sjinst attach %ld help, or java -agentpath:/path/libjinst.so=help -version, lists the options", lead,
+	    (long)getpid());
+}
+
 static int parse(jinst_agent_options *o, const char *options, bool attach)
 {
 	char err[1024];
@@ -531,6 +539,12 @@ static int parse(jinst_agent_options *o, const char *options, bool attach)
 		if (attach && jinst_agent_option_wants_value(jinst_agent_modules, options))
 			say("through jcmd, quote options that contain '=': "
 			    "jcmd PID JVMTI.agent_load /path/libjinst.so '\"trace=times,out=...\"'");
+		/* In a running VM, stderr is the program's: its log gets the
+		 * reason, not the manual. */
+		if (attach) {
+			say_where_help("");
+			return JNI_ERR;
+		}
 		fputc('\n', stderr);
 		jinst_agent_usage(stderr, jinst_agent_modules);
 		return JNI_ERR;
@@ -711,9 +725,8 @@ static jint attach(JavaVM *vm, const char *options)
 	if (parse(asked, options, true) != JNI_OK)
 		return JNI_ERR;
 	if (asked->action == JINST_ACTION_HELP) {
-		jinst_agent_usage(stdout, jinst_agent_modules);
-		fflush(stdout);
-		return JNI_OK;
+		say_where_help("help is not printed into a running program's output: ");
+		return JNI_ERR;
 	}
 	JNIEnv *jni = NULL;
 	if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_6) != JNI_OK || !jni) {

@@ -175,7 +175,10 @@ static int parse_reset(void *c, const char *v, size_t vn, char *err, size_t esiz
 }
 
 static const jinst_agent_option core_options[] = {
-	{"help", NULL, "print these options and exit", parse_help},
+	{"help", NULL,
+	 "print these options and end the VM (at launch; a load in a\n"
+	 "running VM is refused: jinst attach PID help prints them)",
+	 parse_help},
 	{"include", "GLOBS",
 	 "classes to instrument [all]: patterns separated by + or :,\n"
 	 ". or / between packages, * within a package, ** across:\n"

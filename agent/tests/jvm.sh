@@ -361,8 +361,19 @@ attach)
 	# os::dll_unload then reads the library's name after dlclose freed it:
 	# harmless, but ASan aborts the VM on it. Sanitized builds skip refusals.
 	if [[ -z ${LD_PRELOAD:-} ]]; then
+		# The VM's stdout and stderr are the program's (sleeper.txt): a
+		# refused load puts its reason there and one line naming where the
+		# options are listed, never the usage.
+		said() { grep -c "^jinst: " sleeper.txt; }
 		load bogus
 		grep -q "return code: 0" jcmd.txt && fail "a bad option was accepted"
+		[[ $(said) == 2 ]] || fail "bogus: not its reason and one line: $(grep "^jinst: " sleeper.txt)"
+		load help
+		grep -q "return code: 0" jcmd.txt && fail "help was accepted in a running VM"
+		[[ $(said) == 3 ]] || fail "help: not one line: $(grep "^jinst: " sleeper.txt)"
+		grep -q "^jinst: help is not printed into a running program's output: jinst attach $pid help" sleeper.txt ||
+			fail "help did not say where the options are listed"
+		! grep -qE "Options \(defaults|Usage:|OPTION" sleeper.txt || fail "the usage went into the program's output"
 		load "dump"
 		grep -q "return code: 0" jcmd.txt && fail "dump accepted before tracing"
 	fi
