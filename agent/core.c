@@ -491,16 +491,29 @@ static bool enable_events(bool attach)
 	return true;
 }
 
+/* The session's log= (%n its number) in place of the log there was, which
+ * is closed: a session after stop writes where its own options say (a
+ * load without log= keeps the log before: stderr is the program's). false
+ * when it cannot be opened, said; the log there was stays. */
 static bool open_log(void)
 {
-	if (!strcmp(jinst_the_core.opts.log, "stderr"))
-		return true;
-	char path[1024];
-	jinst_agent_expand_path(jinst_the_core.opts.log, jinst_the_core.pid, path, sizeof path);
-	jinst_the_core.log = fopen(path, "a");
-	if (!jinst_the_core.log)
-		say("log=%s: %s", path, strerror(errno));
-	return jinst_the_core.log != NULL;
+	FILE *f = NULL;
+	if (strcmp(jinst_the_core.opts.log, "stderr")) {
+		char path[1024];
+		jinst_agent_expand_session_path(jinst_the_core.opts.log, jinst_the_core.pid, jinst_the_core.session, path,
+		                                sizeof path);
+		if (!(f = fopen(path, "a"))) {
+			say("log=%s: %s", path, strerror(errno));
+			return false;
+		}
+	}
+	pthread_mutex_lock(&log_lock);
+	FILE *old = jinst_the_core.log;
+	jinst_the_core.log = f;
+	if (old)
+		fclose(old);
+	pthread_mutex_unlock(&log_lock);
+	return true;
 }
 
 static int setup(JavaVM *vm, bool attach)
@@ -683,7 +696,8 @@ static jint restart(JNIEnv *jni, const jinst_agent_options *asked, const char *o
 	pthread_mutex_lock(&session_lock);
 	jinst_the_core.session++;
 	bool ok = jinst_agent_options_parse(&jinst_the_core.opts, jinst_agent_modules, options, err, sizeof err) == 0 &&
-	          resolve_out(&jinst_the_core.opts, jinst_the_core.pid) == JNI_OK && jinst_load_restart() &&
+	          resolve_out(&jinst_the_core.opts, jinst_the_core.pid) == JNI_OK &&
+	          (!jinst_the_core.opts.log_given || open_log()) && jinst_load_restart() &&
 	          add_capabilities() && enable_events(true);
 	if (!ok) {
 		jinst_the_core.session--; /* (the next attach is that session) */

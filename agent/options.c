@@ -122,6 +122,7 @@ static int parse_out(void *c, const char *v, size_t vn, char *err, size_t esize)
 static int parse_log(void *c, const char *v, size_t vn, char *err, size_t esize)
 {
 	jinst_agent_options *o = c;
+	o->log_given = true;
 	return set_path(o->log, sizeof o->log, "log", v, vn, err, esize);
 }
 
@@ -210,7 +211,11 @@ static const jinst_agent_option core_options[] = {
 	 "file there that cannot be added to (a .cov that cannot be\n"
 	 "read, a folder) refuses the load",
 	 parse_append},
-	{"log", "PATH|stderr", "where diagnostics go, %p the process id [stderr]", parse_log},
+	{"log", "PATH|stderr",
+	 "where diagnostics go, %p the process id [stderr]; a session\n"
+	 "after stop writes to its own log= (or, without, to the log\n"
+	 "before); one that cannot be opened refuses the load",
+	 parse_log},
 	{"dump", NULL, "(jcmd) write the output now", parse_dump},
 	{"stop", NULL, "(jcmd) write the output and restore the original code", parse_stop},
 	{"reset", NULL,

@@ -38,6 +38,7 @@ typedef struct jinst_agent_options {
 	size_t include_count, exclude_count;
 	char out[1024];              /* output prefix, %p expanded later */
 	char log[1024];              /* "stderr" or a path */
+	bool log_given;              /* log= was given (a session after stop keeps the log before when not) */
 	char reply[256];             /* reply=: this load's messages, for jinst attach ("": none) */
 	bool append;                 /* append=y: the outputs are added to, not replaced (each module says how) */
 	char buf[4096];              /* the strings the pointers above point into */

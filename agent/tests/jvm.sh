@@ -391,9 +391,23 @@ attach)
 	grep -q "return code: 0" jcmd.txt || fail "stop failed"
 	[[ -f att.tsv ]] || fail "stop wrote no att.tsv"
 	bytecodes after.txt
+	# A session after stop writes its messages where its own log= says,
+	# and one that cannot be opened refuses the load, as at a first attach.
+	load "trace=counts,include=jinstcheck.**,out=$work/att2,log=$work/att2.log"
+	grep -q "return code: 0" jcmd.txt || fail "session 2 not loaded"
+	load stop
+	grep -q "^jinst: starting again after stop: session 2" att2.log || fail "session 2 did not log to its log="
+	grep -q "^jinst: stop: " att2.log || fail "session 2's stop not in its log="
+	! grep -q "session 2" att.log || fail "session 2 logged to session 1's log="
+	if [[ -z ${LD_PRELOAD:-} ]]; then
+		load "trace=counts,include=jinstcheck.**,out=$work/att3,log=$work/no-such-folder/att3.log"
+		grep -q "return code: 0" jcmd.txt && fail "a log= that cannot be opened was accepted after stop"
+		grep -q "^jinst: log=$work/no-such-folder/att3.log: No such file or directory" sleeper.txt ||
+			fail "the log= refused after stop was not said"
+	fi
 	touch "$work"/stop
 	wait $pid || fail "the program failed"
-	cat sleeper.txt att.log
+	cat sleeper.txt att.log att2.log
 	grep -q "ticked" sleeper.txt || fail "the program did not run on"
 	grep -q "^jinst: start: " att.log || fail "no start line in the log"
 	grep -q "^jinst: stop: " att.log || fail "no stop line in the log"
