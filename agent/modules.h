@@ -56,6 +56,12 @@ typedef struct jinst_agent_module {
 	size_t config_size;
 	void (*defaults)(void *config);
 	int (*check)(void *config, char *err, size_t err_size);
+	/* A module that records nothing of its own: the modules, one of which
+	 * must be on beside it ("trace+monitor"), and the message that refuses
+	 * it without them as the options are read (what it does for them, and
+	 * what to add). NULL: none needed. */
+	const char *needs_one_of;
+	const char *alone;
 	/* append=y (the core's option) is given: 0 when every output of these
 	 * settings can be added to, else JINST_EINVAL with err naming those
 	 * that cannot and what to do. NULL: all can. */

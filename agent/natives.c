@@ -34,7 +34,8 @@ void jinst_natives_defaults(void *c)
 const jinst_agent_option jinst_natives_option_rows[] = {
 	{"natives", NULL,
 	 "wrap the native methods of classes loaded from now on, so that\n"
-	 "trace= and the other passes see them (with trace=: trace=counts,natives)",
+	 "trace= counts and times them (trace=counts,natives) and monitor\n"
+	 "sees synchronized ones; alone it records nothing, and is refused",
 	 parse_on},
 	{"natives", "MODE",
 	 "which natives [plain]\n"

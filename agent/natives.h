@@ -24,7 +24,9 @@ void jinst_natives_defaults(void *config);
 #define JINST_NATIVES_MODULE_OPTIONS                                                                  \
 	.name = "natives", .summary = "native methods wrapped (SetNativeMethodPrefix), so the other passes see them", \
 	.by_default = false, .options = jinst_natives_option_rows, .config_size = sizeof(jinst_natives_config), \
-	.defaults = jinst_natives_defaults
+	.defaults = jinst_natives_defaults, .needs_one_of = "trace+monitor",                                    \
+	.alone = "natives records nothing alone: it lets trace= count and time native methods "              \
+	         "(trace=counts,natives) and monitor see synchronized ones (monitor,natives); add one of them"
 
 /* natives_run.c, for the core. Once a class of this VM has wrappers, every
  * instrumenter of a later session keeps them on retransformation, natives

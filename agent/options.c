@@ -392,6 +392,19 @@ static int parse_item(jinst_agent_options *o, const char *s, size_t n, char *err
 	return op->parse(i < 0 ? (void *)o : o->config[i], eq ? eq + 1 : NULL, eq ? n - kn - 1 : 0, err, esize);
 }
 
+/* Whether one of the modules names ("a+b") is on. */
+static bool any_on(const jinst_agent_options *o, const char *names)
+{
+	for (const char *s = names; *s;) {
+		size_t n = strcspn(s, "+");
+		for (size_t i = 0; o->modules && o->modules[i]; i++)
+			if (jinst_option_is(s, n, o->modules[i]->name) && jinst_agent_module_on(o, i))
+				return true;
+		s += n + (s[n] == '+');
+	}
+	return false;
+}
+
 /* After the last item: the modules on by default when none was named, each
  * module's checks, the JDK left alone unless an include= names classes. */
 static int finish(jinst_agent_options *o, char *err, size_t esize)
@@ -405,6 +418,8 @@ static int finish(jinst_agent_options *o, char *err, size_t esize)
 		int r = jinst_agent_module_on(o, i) && m->check ? m->check(o->config[i], err, esize) : 0;
 		if (r == 0 && o->append && jinst_agent_module_on(o, i) && m->check_append)
 			r = m->check_append(o->config[i], err, esize);
+		if (r == 0 && jinst_agent_module_on(o, i) && m->needs_one_of && !any_on(o, m->needs_one_of))
+			r = jinst_option_error(err, esize, "%s", m->alone);
 		if (r < 0)
 			return r;
 	}

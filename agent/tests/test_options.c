@@ -319,6 +319,13 @@ static void check_suggestions(void)
 	refused("depth=4", "depth=4 goes with alloc (alloc,depth=4");
 	refused("depth=4", "HPROF's depth= is the stack depth of its traces");
 	refused("trace=times,depth=10", "depth=10 goes with alloc");
+	/* natives only makes native methods visible to the other passes:
+	 * alone, or with passes that do not look at them, it records nothing. */
+	refused("natives", "natives records nothing alone");
+	refused("natives=all,include=a.**", "add one of them");
+	refused("natives,coverage,alloc", "(trace=counts,natives)");
+	CHECK(parse("trace=counts,natives") == 0 && parse("natives,monitor") == 0 && parse("trace=times,natives=all") == 0,
+	      "natives with trace or monitor refused: %s", err);
 }
 
 /* append= is the core's: it turns no module on, and each module on says
@@ -359,7 +366,7 @@ static void check_option_registry(void)
 		const jinst_agent_module *a = jinst_agent_modules[i], *b = jinst_agent_option_modules[i];
 		CHECK(b && !strcmp(a->name, b->name) && a->options == b->options && a->config_size == b->config_size &&
 		          a->defaults == b->defaults && a->check == b->check && a->check_append == b->check_append &&
-		          a->by_default == b->by_default,
+		          a->by_default == b->by_default && a->needs_one_of == b->needs_one_of,
 		      "option registry differs at %zu (%s)", i, a->name);
 		if (!b)
 			return;

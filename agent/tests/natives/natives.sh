@@ -21,7 +21,9 @@
 #     without natives (trace=counts: the wrappers kept on retransformation),
 #     stop again, a third with natives, which wraps nothing new; each
 #     session's counts exact, and its summary lines its own;
-#  4. natives alone (no trace): the program's answer.
+#  4. natives alone (no trace, no monitor), or with passes that do not look
+#     at natives: refused, the VM does not start, the message says what to
+#     add.
 # Exit 0 passed, 1 failed, 77 skipped.
 set -uo pipefail
 home=$1 lib=$2 natlib=$3 classes=$4 second=$5 work=$6 wrapping=${7:-}
@@ -170,10 +172,16 @@ set -- $back
 set -- $wrapped
 [[ $# == 2 && $1 -gt 0 && $2 == 0 ]] || fail "natives wrapped per session: $wrapped, not N then 0"
 
-# 4. natives alone: the prefix, no other pass; the program as it was.
-run alone -agentpath:"$lib"=natives,$inc,log="$work/alone.log" -cp "$classes" jinstnat.Main run $n
-cmp -s plain.out alone.out || fail "natives alone: another answer"
-no_errors alone.log
+# 4. natives alone records nothing: refused before the VM starts.
+for opts in natives natives=all,coverage,alloc; do
+	"$java" -agentpath:"$lib"=$opts,$inc,out="$work/alone" -Djinstnat.lib="$natlib" -cp "$classes" jinstnat.Main run $n \
+		>alone.out 2>alone.err
+	rc=$?
+	[[ $rc != 0 ]] || fail "$opts: the VM started"
+	! grep -q "^sum " alone.out || fail "$opts: the program ran"
+	grep -q "^jinst: natives records nothing alone: .*(trace=counts,natives).*(monitor,natives)" alone.err ||
+		fail "$opts: not refused with what to add: $(head -3 alone.err)"
+done
 
 cat counts.log serve.log
 verdict natives
