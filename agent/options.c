@@ -113,17 +113,36 @@ static int set_path(char *dst, size_t size, const char *key, const char *v, size
 	return 0;
 }
 
+/* A path with the patterns jinst_agent_expand_session_path replaces: any
+ * other '%' is refused, not kept as it is (out=x%t wrote x%t.tsv, where
+ * a user had meant a time). */
+static int set_pattern(char *dst, size_t size, const char *key, const char *v, size_t vn, char *err, size_t esize)
+{
+	static const char known[] = "(known: %p the process id, %n the session, %% a '%')";
+	for (size_t i = 0; i < vn; i++) {
+		if (v[i] != '%')
+			continue;
+		if (i + 1 == vn)
+			return jinst_option_error(err, esize, "%s=%.*s: a '%%' at the end %s", key, (int)vn, v, known);
+		if (!strchr("pn%", v[i + 1]))
+			return jinst_option_error(err, esize, "%s=%.*s: %%%c is not a pattern %s", key, (int)vn, v, v[i + 1],
+			                          known);
+		i++;
+	}
+	return set_path(dst, size, key, v, vn, err, esize);
+}
+
 static int parse_out(void *c, const char *v, size_t vn, char *err, size_t esize)
 {
 	jinst_agent_options *o = c;
-	return set_path(o->out, sizeof o->out, "out", v, vn, err, esize);
+	return set_pattern(o->out, sizeof o->out, "out", v, vn, err, esize);
 }
 
 static int parse_log(void *c, const char *v, size_t vn, char *err, size_t esize)
 {
 	jinst_agent_options *o = c;
 	o->log_given = true;
-	return set_path(o->log, sizeof o->log, "log", v, vn, err, esize);
+	return set_pattern(o->log, sizeof o->log, "log", v, vn, err, esize);
 }
 
 static int parse_reply(void *c, const char *v, size_t vn, char *err, size_t esize)
@@ -194,8 +213,9 @@ static const jinst_agent_option core_options[] = {
 	{"out", "PATH",
 	 "output path prefix, %p the process id [jinst-%p], %n the\n"
 	 "session (1; one more at each attach after stop: with %n\n"
-	 "each session writes files of its own); a folder\n"
-	 "(a trailing / or one that exists) gets jinst-%p in it;\n"
+	 "each session writes files of its own), %% a '%' (any other\n"
+	 "'%' is refused); a folder (a trailing / or one that exists)\n"
+	 "gets jinst-%p in it;\n"
 	 "each output is replaced at every write (dump, stop, exit),\n"
 	 "unless append=y; checked at start: a folder that cannot be\n"
 	 "written refuses the load",
@@ -212,9 +232,9 @@ static const jinst_agent_option core_options[] = {
 	 "read, a folder) refuses the load",
 	 parse_append},
 	{"log", "PATH|stderr",
-	 "where diagnostics go, %p the process id [stderr]; a session\n"
-	 "after stop writes to its own log= (or, without, to the log\n"
-	 "before); one that cannot be opened refuses the load",
+	 "where diagnostics go [stderr], %p, %n and %% as in out=;\n"
+	 "a session after stop writes to its own log= (without, to\n"
+	 "the log before); one that cannot be opened refuses the load",
 	 parse_log},
 	{"dump", NULL, "(jcmd) write the output now", parse_dump},
 	{"stop", NULL, "(jcmd) write the output and restore the original code", parse_stop},

@@ -78,7 +78,8 @@ void jinst_agent_usage(FILE *f, const jinst_agent_module *const *modules);
  * expanded) and whether each write replaces them or appends. */
 void jinst_agent_options_describe(const jinst_agent_options *o, const char *out_prefix, char *buf, size_t size);
 
-/* path with %p replaced by pid and %% by %, into out (%n by 1). */
+/* path with %p replaced by pid and %% by %, into out (%n by 1); out= and
+ * log= hold no other '%' (refused as they are parsed). */
 void jinst_agent_expand_path(const char *path, long pid, char *out, size_t size);
 /* The same, %n by the session's number (out=: a file per session). */
 void jinst_agent_expand_session_path(const char *path, long pid, unsigned session, char *out, size_t size);

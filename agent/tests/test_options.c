@@ -119,6 +119,12 @@ static void check_core(void)
 	refused("include=a++b", "empty pattern");
 	refused("exclude=Ljava/lang/String;", "cannot be in a class name pattern");
 	refused("out=", "empty path");
+	/* out= and log= take %p, %n and %%, and refuse any other '%'. */
+	CHECK(parse("out=/tmp/a%p-%n-%%,log=/tmp/l%n-%p%%") == 0 && !strcmp(o.out, "/tmp/a%p-%n-%%"), "%s", err);
+	refused("out=/tmp/x%t", "out=/tmp/x%t: %t is not a pattern (known: %p the process id, %n the session, %% a '%')");
+	refused("log=/tmp/x-%q.log", "log=/tmp/x-%q.log: %q is not a pattern (known: %p");
+	refused("out=/tmp/y%%%", "out=/tmp/y%%%: a '%' at the end (known: ");
+	refused("log=/tmp/%%%d", "%d is not a pattern");
 
 	char buf[64];
 	jinst_agent_expand_path("a-%p-%%-%p", 42, buf, sizeof buf);
