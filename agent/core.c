@@ -130,18 +130,23 @@ static void reply_close(void)
 	pthread_mutex_unlock(&log_lock);
 }
 
-void jinst_agent_log_output(const char *path, const char *why)
+void jinst_agent_output_whole(const char *path, char *buf, size_t size)
 {
-	/* Absolute, as the first line's: after an attach the user reads it
-	 * where jinst attach ran, not in the VM's working folder. */
 	char cwd[1024] = "";
 	if (path[0] != '/' && !getcwd(cwd, sizeof cwd))
 		cwd[0] = 0;
-	const char *sep = cwd[0] ? "/" : "";
+	snprintf(buf, size, "%s%s%s", cwd, cwd[0] ? "/" : "", path);
+}
+
+void jinst_agent_log_output(const char *path, const char *why)
+{
+	/* Absolute, as the first line's. */
+	char whole[2200];
+	jinst_agent_output_whole(path, whole, sizeof whole);
 	if (why)
-		jinst_agent_log("%s%s%s not written: %s", cwd, sep, path, why);
+		jinst_agent_log("%s not written: %s", whole, why);
 	else
-		jinst_agent_log("wrote %s%s%s", cwd, sep, path);
+		jinst_agent_log("wrote %s", whole);
 }
 
 const char *jinst_agent_jvmti_error(jvmtiError e)

@@ -249,6 +249,28 @@ static uint32_t flat_probes(void)
 	return rt.flat && ins ? jinst_instrument_probe_flat_next(ins) : 0;
 }
 
+/* "wrote PATH: 2 classes, 23 probes, 15 hit": what the file records, the
+ * same for the same program in every session; then how many of this
+ * session's probes are in the flat array (none with coverage=counts),
+ * never the indices the sessions before took. */
+static void log_written(const char *path, const jinst_covdata *data)
+{
+	char whole[2200], flat[96] = "";
+	jinst_agent_output_whole(path, whole, sizeof whole);
+	size_t classes = jinst_covdata_class_count(data);
+	unsigned long long probes = 0, hit = 0;
+	for (size_t i = 0; i < classes; i++) {
+		const jinst_covdata_class *c = jinst_covdata_class_at(data, i);
+		probes += c->probe_count;
+		hit += jinst_covdata_class_hits(c);
+	}
+	uint32_t next = flat_probes();
+	if (next > rt.flat_next)
+		snprintf(flat, sizeof flat, " (%u of this session's probes in the flat array)", next - rt.flat_next);
+	jinst_agent_log("wrote %s: %zu class%s, %llu probe%s, %llu hit%s", whole, classes, classes == 1 ? "" : "es", probes,
+	                probes == 1 ? "" : "s", hit, flat);
+}
+
 static void write_data(const jinst_coverage_config *k, JNIEnv *jni, jobjectArray snap, const uint8_t *flat)
 {
 	char path[1100], session[300];
@@ -280,8 +302,7 @@ static void write_data(const jinst_coverage_config *k, JNIEnv *jni, jobjectArray
 		jinst_diag_format(&diag, msg, sizeof msg);
 		jinst_agent_log("%s not written: %s", path, msg[0] ? msg : jinst_strerror(r));
 	} else {
-		jinst_agent_log("%s: %zu classes (%u probes in the flat array)", path, jinst_covdata_class_count(data),
-		                flat_probes());
+		log_written(path, data);
 	}
 	jinst_covdata_free(data);
 }

@@ -122,6 +122,9 @@ void jinst_agent_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)))
 /* The line every output gets at each write: "wrote PATH", or with why
  * (not NULL) "PATH not written: why". */
 void jinst_agent_log_output(const char *path, const char *why);
+/* path as those lines name it: whole (after an attach, the user reads it
+ * where jinst attach ran, not in the VM's working folder). */
+void jinst_agent_output_whole(const char *path, char *buf, size_t size);
 /* Logs a failed JVMTI call; true when it failed. */
 bool jinst_agent_jvmti_failed(jvmtiError e, const char *what);
 /* Logs and clears a pending Java exception; true when there was one. */

@@ -573,9 +573,15 @@ void jinst_agent_options_describe(const jinst_agent_options *o, const char *out_
 		         "; outputs %s.* appended to (append=y): each session's after what they hold, under a line "
 		         "'# jinst session N, pid P, started TIME'%s",
 		         out_prefix, strstr(buf, "coverage") ? ", OUT.cov merged into" : "");
+	else if (strstr(buf, "coverage"))
+		/* JaCoCo merges into its file by default: say how to get that,
+		 * in words that cannot read as in effect. */
+		snprintf(buf + used, size - used,
+		         "; outputs %s.* replaced at every write (dump, stop, exit), %s.cov too (give append=y to merge "
+		         "each session into it)",
+		         out_prefix, out_prefix);
 	else
-		snprintf(buf + used, size - used, "; outputs %s.* replaced at every write (dump, stop, exit)%s", out_prefix,
-		         strstr(buf, "coverage") ? ", OUT.cov merged into with append=y" : "");
+		snprintf(buf + used, size - used, "; outputs %s.* replaced at every write (dump, stop, exit)", out_prefix);
 }
 
 void jinst_agent_expand_path(const char *path, long pid, char *out, size_t size)

@@ -755,9 +755,12 @@ coverage | coverage_counts)
 			jinstcov.Cov $n >out.txt 2>&1 || fail "$opts: the fixture failed: $(cat out.txt)"
 		cmp -s plain.txt out.txt || fail "$opts: output differs: $(diff plain.txt out.txt | head -5)"
 		cat $name.log
-		flat=$(sed -n 's/^jinst: .*\.cov: [0-9]* classes (\([0-9]*\) probes in the flat array)$/\1/p' $name.log)
+		written=$(grep "^jinst: wrote .*\.cov: " $name.log | tail -1)
+		[[ $written =~ ^jinst:\ wrote\ $work/$name\.cov:\ 2\ classes,\ [1-9][0-9]*\ probes,\ [1-9][0-9]*\ hit ]] ||
+			fail "$opts: the write line: $written"
+		flat=$(sed -n "s/^jinst: wrote .*\.cov: .* hit (\([0-9]*\) of this session's probes in the flat array)$/\1/p" $name.log)
 		if [[ $case == coverage_counts ]]; then
-			[[ $flat == 0 ]] || fail "$opts: counts in the flat array ($flat)"
+			[[ -z $flat && $written == *" hit" ]] || fail "$opts: counts in the flat array: $written"
 		elif ((${#small[@]})); then
 			[[ -n $flat ]] && ((flat > 0 && flat <= 12)) || fail "$opts: flat array of 12: $flat probes taken"
 		else
@@ -878,6 +881,12 @@ coverage_attach)
 	load stop || fail "the second stop failed"
 	late=$(values b.cov late)
 	[[ $late =~ ^1( 1)*$ ]] || fail "second session: late() not covered: '$late'"
+	# What each session's file records, in the same words and figures:
+	# the same classes and probes.
+	recorded() { grep "^jinst: wrote .*\.cov: " "$1" | tail -1 | sed 's/^jinst: wrote [^:]*: //; s/, [0-9]* hit//'; }
+	echo "session 1: $(recorded a.log); session 2: $(recorded b.log)"
+	[[ $(recorded a.log) =~ ^[1-9][0-9]*\ class(es)?,\ [1-9][0-9]*\ probes ]] || fail "session 1's write line: $(recorded a.log)"
+	[[ $(recorded a.log) == "$(recorded b.log)" ]] || fail "the sessions' write lines differ: $(recorded a.log); $(recorded b.log)"
 	grep -q "starting again after stop" a.log b.log 2>/dev/null || fail "no new session in the log"
 	bytecodes after2.txt
 	cmp -s before.txt after2.txt || fail "the code after the second stop is not the original"
@@ -925,8 +934,8 @@ coverage_javac)
 			fail "$opts: a VM error was reported"
 		! grep -E "left unchanged:|failed:|cannot|not written" $name/agent.log | head -3 | grep . || fail "$opts: the agent logged a failure"
 		grep -q "^jinst: [1-9][0-9]* classes instrumented" $name/agent.log || fail "$opts: no class instrumented"
-		grep -E "^jinst: .*data.cov: [0-9]+ classes" $name/agent.log || fail "$opts: no data written"
-		n=$(sed -n 's/^jinst: .*data.cov: \([0-9]*\) classes.*/\1/p' $name/agent.log | tail -1)
+		grep -E "^jinst: wrote .*data.cov: [0-9]+ classes" $name/agent.log || fail "$opts: no data written"
+		n=$(sed -n 's/^jinst: wrote .*data.cov: \([0-9]*\) classes.*/\1/p' $name/agent.log | tail -1)
 		((${n:-0} > 1000)) || fail "$opts: only ${n:-0} classes in the data"
 	done
 	;;
