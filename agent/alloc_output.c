@@ -16,6 +16,9 @@
  *                     the site's method, without depth=N
  *
  * Frames are trace=times' method ids, named by the instrumenter's table.
+ * With append=y (the core's option) each file gets the session after the
+ * sessions before, under the line "# jinst session N, pid P, started
+ * TIME" (output.c), as trace's outputs do.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -240,29 +243,33 @@ static void write_folded(FILE *f, const jinst_alloc_report *r)
 	free(v);
 }
 
-/* Writes OUT<ext> through a file beside it, renamed over it; one line
- * says so, as for the other modules' outputs. */
+const char *const jinst_alloc_exts[] = {".alloc.txt", ".alloc.tsv", ".alloc.folded", NULL};
+
+/* Writes OUT<ext> through a file beside it, renamed over it, or after the
+ * sessions before with append=y; one line says so, as for the other
+ * modules' outputs. */
 static void write_output(const char *ext, void (*fn)(FILE *, const jinst_alloc_report *), const jinst_alloc_report *r)
 {
 	char path[1100], tmp[1200];
+	bool append = jinst_agent_output_append();
 	jinst_agent_output_path(ext, path, sizeof path);
 	snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, jinst_agent_pid());
-	FILE *f = fopen(tmp, "w");
+	FILE *f = append ? jinst_agent_output_open_appended(ext) : fopen(tmp, "w");
 	if (!f) {
 		jinst_agent_log_output(path, strerror(errno));
 		return;
 	}
 	fn(f, r);
-	bool written = fclose(f) == 0 && rename(tmp, path) == 0;
+	bool written = fclose(f) == 0 && (append || rename(tmp, path) == 0);
 	jinst_agent_log_output(path, written ? NULL : strerror(errno));
-	if (!written)
+	if (!written && !append)
 		remove(tmp);
 }
 
 void jinst_alloc_write(jinst_alloc_report *r)
 {
+	static void (*const writers[])(FILE *, const jinst_alloc_report *) = {write_table, write_tsv, write_folded};
 	qsort(r->rows, r->count, sizeof *r->rows, by_bytes);
-	write_output(".alloc.txt", write_table, r);
-	write_output(".alloc.tsv", write_tsv, r);
-	write_output(".alloc.folded", write_folded, r);
+	for (size_t i = 0; jinst_alloc_exts[i]; i++)
+		write_output(jinst_alloc_exts[i], writers[i], r);
 }

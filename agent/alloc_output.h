@@ -30,9 +30,13 @@ typedef struct jinst_alloc_report {
 	int depth;  /* frames per row (0: none) */
 } jinst_alloc_report;
 
+/* The outputs' extensions, NULL-terminated. */
+extern const char *const jinst_alloc_exts[];
+
 /* Sorts the rows (live bytes, bytes, objects, site) and writes
  * OUT.alloc.txt, OUT.alloc.tsv and OUT.alloc.folded, each through a file
- * beside it renamed over it. */
+ * beside it renamed over it, or with append=y after the sessions before
+ * (output.c). */
 void jinst_alloc_write(jinst_alloc_report *r);
 
 #endif

@@ -197,6 +197,8 @@ static bool alloc_start(const void *c, JNIEnv *jni)
 	                                                  (jlong)t.tv_sec * 1000000000 + t.tv_nsec);
 	if (jinst_agent_java_failed(jni, "Alloc.engage"))
 		return false;
+	for (size_t i = 0; jinst_alloc_exts[i]; i++)
+		jinst_agent_output_begin(jinst_alloc_exts[i]);
 	if (k->depth && !stacks)
 		jinst_agent_log("alloc depth=%d: no stacks without trace=times; each site is one row, its method one frame",
 		                k->depth);
@@ -418,6 +420,16 @@ static void alloc_stop(const void *c, JNIEnv *jni)
 	rt.sites = NULL;
 }
 
+/* append=y: a file that cannot be opened to write is refused at the load. */
+static int alloc_check_existing(const void *c, const char *prefix, char *err, size_t esize)
+{
+	(void)c;
+	int r = 0;
+	for (size_t i = 0; r == 0 && jinst_alloc_exts[i]; i++)
+		r = jinst_agent_output_check_existing(prefix, jinst_alloc_exts[i], err, esize);
+	return r;
+}
+
 const jinst_agent_module jinst_alloc_module = {
 	JINST_ALLOC_MODULE_OPTIONS,
 	.add_passes = alloc_add_passes,
@@ -425,6 +437,7 @@ const jinst_agent_module jinst_alloc_module = {
 	.dump = alloc_dump,
 	.stop = alloc_stop,
 	.thread_end = alloc_thread_end,
+	.check_existing = alloc_check_existing,
 	.restartable = true,
 	/* alloc=live's tags and heap walk; asked for whenever alloc is on (a
 	 * module's capabilities do not depend on its options). */

@@ -250,6 +250,7 @@ static void announce(void)
 static bool start_modules(JNIEnv *jni)
 {
 	announce();
+	jinst_agent_output_session();
 	if (!jinst_runtime_define(jni)) {
 		jinst_agent_log("the runtime could not be set up; recording nothing");
 		return false;

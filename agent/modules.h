@@ -27,6 +27,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "jinst/instrument.h"
 #include "options.h"
@@ -140,6 +141,14 @@ void jinst_agent_output_path(const char *ext, char *buf, size_t size);
 bool jinst_agent_output_append(void);
 /* The session: 1, one more at each start after `stop`. */
 unsigned jinst_agent_session(void);
+/* append=y (output.c): the session starts (the core, before the modules
+ * start); a module's start notes each output's length, the base its
+ * session's part goes after; at each write the file is opened cut back to
+ * that base and begun with the line "# jinst session N, pid P, started
+ * TIME" (NULL with errno). */
+void jinst_agent_output_session(void);
+void jinst_agent_output_begin(const char *ext);
+FILE *jinst_agent_output_open_appended(const char *ext);
 /* The runtime's class of hooks (jinst/rt/Hooks), a global reference; NULL
  * until the runtime is defined. */
 jclass jinst_agent_hooks_class(void);
@@ -151,6 +160,9 @@ jclass jinst_agent_class_redefined(void);
 
 /* Formats the message into err; returns JINST_EINVAL. */
 int jinst_option_error(char *err, size_t err_size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* append=y, a module's check_existing: 0 when prefix+ext is absent or a file
+ * that can be opened to write, else JINST_EINVAL with err saying why. */
+int jinst_agent_output_check_existing(const char *prefix, const char *ext, char *err, size_t err_size);
 /* Whether s[0..n) is word. */
 bool jinst_option_is(const char *s, size_t n, const char *word);
 /* The decimal number v[0..n), or -1 when it is not one or exceeds max. */

@@ -10,13 +10,18 @@
  * options or into the module's settings. The help comes from the same
  * tables, so an option cannot be parsed and not listed.
  */
+#define _POSIX_C_SOURCE 200809L /* O_CLOEXEC */
 #include "modules.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "jinst/classfile.h"
 
@@ -31,6 +36,30 @@ int jinst_option_error(char *err, size_t size, const char *fmt, ...)
 		vsnprintf(err, size, fmt, ap);
 	va_end(ap);
 	return JINST_EINVAL;
+}
+
+/* Each session goes after what a file holds, which no module reads, so
+ * any contents do; but a file that cannot be opened to write (a folder, no
+ * write permission) would lose every write of the session, one log line at
+ * a time, where coverage's .cov that cannot be read is refused at the
+ * load: so is this. */
+int jinst_agent_output_check_existing(const char *prefix, const char *ext, char *err, size_t esize)
+{
+	char path[1100];
+	struct stat st;
+	snprintf(path, sizeof path, "%s%s", prefix, ext);
+	if (stat(path, &st) != 0)
+		return 0;
+	int fd = S_ISREG(st.st_mode) ? open(path, O_WRONLY | O_CLOEXEC) : -1;
+	const char *why = S_ISREG(st.st_mode) ? (fd < 0 ? strerror(errno) : NULL) : "not a file";
+	if (fd >= 0)
+		close(fd);
+	if (why)
+		return jinst_option_error(err, esize,
+		                          "append=y: %s cannot be appended to: %s; move it away or give out= another "
+		                          "path",
+		                          path, why);
+	return 0;
 }
 
 bool jinst_option_is(const char *s, size_t n, const char *word)
@@ -223,8 +252,9 @@ static const jinst_agent_option core_options[] = {
 	{"append", "y|n",
 	 "add to the outputs there are instead of replacing them [n]:\n"
 	 "OUT.cov is merged into (a session each, probes or-ed or\n"
-	 "added); OUT.tsv, .txt and .folded get each session after\n"
-	 "what they hold, under a line '# jinst session N, pid P,\n"
+	 "added); OUT.tsv, .txt, .folded and OUT.alloc.* get each\n"
+	 "session after what they hold, under a line '# jinst\n"
+	 "session N, pid P,\n"
 	 "started TIME' (readers skip lines that begin with '#'; a\n"
 	 "dump rewrites its session's part); .json and .html are one\n"
 	 "document each and refuse append=y (out=...%n instead); a\n"

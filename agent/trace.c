@@ -203,33 +203,16 @@ int jinst_trace_check_append(const void *c, char *err, size_t esize)
 	                          t->mode == JINST_TRACE_EVENTS ? "" : ", or leave it out of format=");
 }
 
-/* append=y: each session goes after what a file holds, which trace never
- * reads, so any contents do; but a file it cannot open to write (a
- * folder, no write permission) would lose every write of the session, one
- * log line at a time, where coverage's .cov that cannot be read is refused
- * at the load: so is this. */
+/* append=y: a file that cannot be opened to write is refused at the load
+ * (jinst_agent_output_check_existing). */
 int jinst_trace_check_existing(const void *c, const char *prefix, char *err, size_t esize)
 {
 	const jinst_trace_config *t = c;
-	for (unsigned bit = 1; bit <= JINST_FORMAT_HTML; bit <<= 1) {
-		char path[1100];
-		struct stat st;
-		if (!(t->formats & bit))
-			continue;
-		snprintf(path, sizeof path, "%s%s", prefix, jinst_trace_format_ext(bit));
-		if (stat(path, &st) != 0)
-			continue;
-		int fd = S_ISREG(st.st_mode) ? open(path, O_WRONLY | O_CLOEXEC) : -1;
-		const char *why = S_ISREG(st.st_mode) ? (fd < 0 ? strerror(errno) : NULL) : "not a file";
-		if (fd >= 0)
-			close(fd);
-		if (why)
-			return jinst_option_error(err, esize,
-			                          "append=y: %s cannot be appended to: %s; move it away or give out= another "
-			                          "path",
-			                          path, why);
-	}
-	return 0;
+	int r = 0;
+	for (unsigned bit = 1; r == 0 && bit <= JINST_FORMAT_HTML; bit <<= 1)
+		if (t->formats & bit)
+			r = jinst_agent_output_check_existing(prefix, jinst_trace_format_ext(bit), err, esize);
+	return r;
 }
 
 const jinst_agent_option jinst_trace_options[] = {

@@ -15,27 +15,16 @@
  * each dump (Hooks.runNames).
  *
  * With append=y (the core's option) a session's outputs follow what the
- * files held when it started: that length is its base, and each write
- * cuts the file back to it and writes the session's part again, a line
- * "# jinst session N, pid P, started TIME" and the data, so the sessions
- * before it stay and two dumps of one session leave one copy. The line
- * begins with '#', as the folded stacks' header does, and ends in no
- * number, so flamegraph.pl, inferno and speedscope skip it; the TSV's
- * readers skip lines that begin with '#' (no class name does). The JSON
- * and the HTML page are one document each: trace.c refuses them with
- * append=y.
+ * files held when it started (output.c). The JSON and the HTML page are
+ * one document each: trace.c refuses them with append=y.
  */
-#define _POSIX_C_SOURCE 200809L /* strdup, ftruncate, fdopen */
+#define _POSIX_C_SOURCE 200809L /* strdup */
 #include "trace.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "jinst/report.h"
 
@@ -361,59 +350,19 @@ static void report_dropped(const trace_data *d, const int64_t *not_kept, size_t 
 
 /* ---- append=y ------------------------------------------------------------ */
 
-#define FORMATS 5 /* JINST_FORMAT_COUNTS to _HTML */
-
-static struct {
-	off_t base[FORMATS];  /* per format (bit index): the file's length at the session's start */
-	char started[32];     /* the session's start, UTC */
-} app;
-
-static unsigned format_index(unsigned format)
-{
-	unsigned i = 0;
-	while (i + 1 < FORMATS && !(format & 1u << i))
-		i++;
-	return i;
-}
-
 void jinst_trace_output_begin(const jinst_trace_config *t)
 {
-	time_t now = time(NULL);
-	struct tm utc;
-	if (!gmtime_r(&now, &utc) || !strftime(app.started, sizeof app.started, "%Y-%m-%dT%H:%M:%SZ", &utc))
-		snprintf(app.started, sizeof app.started, "(unknown)");
-	for (unsigned bit = 1; bit <= JINST_FORMAT_HTML; bit <<= 1) {
-		char path[1100];
-		struct stat st;
-		jinst_agent_output_path(jinst_trace_format_ext(bit), path, sizeof path);
-		app.base[format_index(bit)] = (t->formats & bit) && stat(path, &st) == 0 ? st.st_size : 0;
-	}
+	for (unsigned bit = 1; bit <= JINST_FORMAT_HTML; bit <<= 1)
+		if (t->formats & bit)
+			jinst_agent_output_begin(jinst_trace_format_ext(bit));
 }
 
-/* The file a write goes to: replaced, or with append=y cut back to the
- * session's base and begun with the session's line. NULL with errno. */
+/* The file a write goes to: replaced, or with append=y after the sessions
+ * before. NULL with errno. */
 static FILE *open_output(const char *path, unsigned format)
 {
-	if (!jinst_agent_output_append())
-		return fopen(path, "w");
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
-	if (fd < 0)
-		return NULL;
-	off_t *base = &app.base[format_index(format)];
-	struct stat st;
-	/* shorter than when the session started (removed, say): the session
-	 * goes after what is there */
-	if (fstat(fd, &st) == 0 && st.st_size < *base)
-		*base = st.st_size;
-	FILE *f = ftruncate(fd, *base) == 0 && lseek(fd, *base, SEEK_SET) == *base ? fdopen(fd, "w") : NULL;
-	if (!f) {
-		int e = errno;
-		close(fd);
-		errno = e;
-		return NULL;
-	}
-	fprintf(f, "# jinst session %u, pid %ld, started %s\n", jinst_agent_session(), jinst_agent_pid(), app.started);
-	return f;
+	return jinst_agent_output_append() ? jinst_agent_output_open_appended(jinst_trace_format_ext(format))
+	                                   : fopen(path, "w");
 }
 
 static void write_format(const jinst_trace_config *t, const trace_snapshot *s, unsigned format)

@@ -40,7 +40,11 @@ trace=times' stack), over at most two frames. Every
 run must give exactly the expected rows in OUT.alloc.tsv, no other row of
 the fixture, the same program output as without the agent, a SITES table
 and folded stacks that agree with the TSV; alloc=check must report every
-object measured and none differing. Exit 0 passed, 1 failed, 77 skipped.
+object measured and none differing. Two runs with alloc,append=y to one
+out= must leave in each of OUT.alloc.txt, .tsv and .folded two parts,
+each under its line "# jinst session 1, pid P, started TIME" (the runs'
+two pids) and each exactly one run's rows. Exit 0 passed, 1 failed, 77
+skipped.
 """
 import os
 import re
@@ -289,7 +293,47 @@ def check_ecj():
                  "jinstcheck.AllocEcj$Counted", src)
 
 
+SESSION = re.compile(r"^# jinst session 1, pid (\d+), started \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
+
+
+def check_append():
+    """Two runs with append=y: each output holds both, one part each."""
+    for _ in range(2):
+        run("append", "alloc,append=y")
+    path = os.path.join(work, "append")
+    for ext in (".alloc.txt", ".alloc.tsv", ".alloc.folded"):
+        parts = []
+        with open(path + ext) as f:
+            for line in f.read().splitlines():
+                m = SESSION.match(line)
+                if m:
+                    parts.append((m.group(1), []))
+                elif parts:
+                    parts[-1][1].append(line)
+                else:
+                    fail("append: %s: %r before the first session's line" % (ext, line))
+        if len(parts) != 2 or parts[0][0] == parts[1][0]:
+            fail("append: %s: sessions of pids %s, expected two runs'" % (ext, [p[0] for p in parts]))
+            continue
+        for pid, lines in parts:
+            if ext == ".alloc.tsv":
+                got = {}
+                for r in lines[1:]:
+                    d = dict(zip(lines[0].split("\t"), r.split("\t")))
+                    got[(int(d["line"]), d["type"])] = [int(d["objects"]), int(d["bytes"])]
+                if got != expected:
+                    fail("append: the TSV's part of pid %s is not one run's rows: %s" % (
+                        pid, [(k, got.get(k), expected.get(k)) for k in sorted(set(got) | set(expected))
+                              if got.get(k) != expected.get(k)][:4]))
+            elif ext == ".alloc.txt" and (lines[0].split(" (")[0] != "SITES BEGIN" or lines[-1] != "SITES END"):
+                fail("append: the table's part of pid %s is not one SITES table" % pid)
+            elif ext == ".alloc.folded" and not lines[0].startswith("# jinst folded stacks"):
+                fail("append: the folded part of pid %s has no header" % pid)
+    print("append: two runs, each in its own part of OUT.alloc.txt, .tsv and .folded")
+
+
 check_ecj()
+check_append()
 check_run("check", "alloc=check")
 check_run("fast", "alloc")
 check_run("trace", "trace=counts,alloc")
