@@ -117,6 +117,33 @@ static jboolean JNICALL native_declares_clone(JNIEnv *jni, jclass cls, jclass k)
 	return found;
 }
 
+/* Alloc.site0: the id of site with type k (JVMTI GetClassSignature: "[I"
+ * as the pass writes an array's type, "Lp/K;" as p/K), handed out by the
+ * pass's table on first sight, so that a site's objects of another class
+ * than its type (a clone, a reflective call's, multianewarray's inner
+ * arrays) are a row of their own; site itself when it cannot tell. */
+static jint JNICALL native_site(JNIEnv *jni, jclass cls, jint site, jclass k)
+{
+	(void)jni, (void)cls;
+	jvmtiEnv *jvmti = jinst_agent_jvmti();
+	jinst_alloc_sites *sites = rt.sites;
+	jinst_alloc_site s;
+	char *sig = NULL;
+	uint32_t id;
+	if (!k || !jvmti || !sites || site < 0 || jinst_alloc_sites_get(&s, sites, (uint32_t)site) ||
+	    (*jvmti)->GetClassSignature(jvmti, k, &sig, NULL) != JVMTI_ERROR_NONE || !sig)
+		return site;
+	size_t n = strlen(sig);
+	if (sig[0] == 'L' && n >= 2 && sig[n - 1] == ';') {
+		memmove(sig, sig + 1, n - 2);
+		sig[n - 2] = '\0';
+	}
+	s.type = sig;
+	jint r = jinst_alloc_sites_assign(&id, sites, &s) == 0 && id <= INT32_MAX ? (jint)id : site;
+	(*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+	return r;
+}
+
 /* ---- live objects (alloc=live) ----------------------------------------- */
 
 typedef struct live_count {
@@ -169,8 +196,10 @@ static bool find_runtime(JNIEnv *jni)
 	JNINativeMethod natives[] = {
 		{(char *)"sizeOf0", (char *)"(Ljava/lang/Object;)J", (void *)native_size_of},
 		{(char *)"tag0", (char *)"(Ljava/lang/Object;J)V", (void *)native_tag},
-		{(char *)"declaresClone0", (char *)"(Ljava/lang/Class;)Z", (void *)native_declares_clone}};
-	if ((*jni)->RegisterNatives(jni, k, natives, 3) != 0 || jinst_agent_java_failed(jni, "RegisterNatives"))
+		{(char *)"declaresClone0", (char *)"(Ljava/lang/Class;)Z", (void *)native_declares_clone},
+		{(char *)"site0", (char *)"(ILjava/lang/Class;)I", (void *)native_site}};
+	if ((*jni)->RegisterNatives(jni, k, natives, (jint)(sizeof natives / sizeof natives[0])) != 0 ||
+	    jinst_agent_java_failed(jni, "RegisterNatives"))
 		return false;
 	jclass hooks = jinst_agent_hooks_class();
 	rt.thread_end = hooks ? (*jni)->GetStaticMethodID(jni, hooks, "threadEnd", "(Ljava/lang/Thread;)V") : NULL;

@@ -39,7 +39,9 @@
  * The site's type is the declared one: the class of a checkcast right
  * after the call, else the receiver's static type for clone() (the
  * current class under invokespecial), else java/lang/Object; the runtime
- * measures each object by its own class.
+ * measures each object by its own class and counts it under the site of
+ * that class (the same site with the object's class as its type, which
+ * the agent assigns in this table: runtime-java's Alloc.siteOf).
  */
 #include <string.h>
 

@@ -19,7 +19,10 @@ Constructor.newInstance and Class.newInstance; a call that throws (a
 clone() of a class that is not Cloneable, a constructor that throws under
 Constructor.newInstance) and the calls of overrides must record nothing.
 Each allocation's source line carries its tag ("site:NAME"; a tag
-"NAME.part" lies on the line of "site:NAME").
+"NAME.part" lies on the line of "site:NAME"). A site's objects are
+expected by their own class, a row each (multianewarray's inner arrays,
+clones of a subclass, reflective arrays of ten component types at one
+call), not as the site's declared type.
 
 A program of one site comes first: AllocEcj, compiled with ECJ, which
 drops the `dup` of a `new` whose value is not used (the pass dups after

@@ -36,6 +36,11 @@
  *                                        object is counted once, where the
  *                                        override's super.clone() made it
  *
+ * The objects of a multianewarray's inner arrays and of those calls may be
+ * of other classes than the site's type: the agent's runtime counts each
+ * under the same site with its own class as the type
+ * (jinst_alloc_sites_assign hands that out), a row per class.
+ *
  * Those natives cannot be wrapped (java/lang/Object and the reflection
  * load before any agent), so their calls are hooked (docs/ARCHITECTURE.md,
  * "The allocation pass", Calls).

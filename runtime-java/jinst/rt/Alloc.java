@@ -43,7 +43,19 @@ import java.lang.reflect.Array;
  *
  * multianewarray makes the arrays of every dimension it was given. The hook
  * runs before anything else can store into them, so every non-null element
- * of every level is one of them: {@link #arrays} walks them all.
+ * of every level is one of them: {@link #arrays} walks them all, each level
+ * counted under its own class (new int[4][5]: one int[][], four int[]).
+ *
+ * <h2>A site's classes</h2>
+ *
+ * A site's type is the pass's: the class a {@code new} names, but for a
+ * native's object (clone, reflection) only what the call declares, and
+ * for multianewarray the outermost array's. The slow paths of those count
+ * each object under the site of its own class ({@link #siteOf}: the same
+ * site with that type, an id the agent's table hands out, {@link #site0}),
+ * so that a site that makes objects of several classes has a row per
+ * class, as HPROF's SITES had. The fast paths' {@code new} and
+ * {@code newarray}, whose class is the site's, never ask.
  *
  * Nothing here is instrumented (the agent never instruments this package);
  * the slow path allocates arrays only, and sets its context's busy flag
@@ -67,6 +79,13 @@ final class Alloc {
 	/* Array shapes by class: an open table keyed by identity hash. */
 	private static Class<?>[] shapeClass = new Class<?>[64];
 	private static long[][] shapeOf = new long[64][];
+
+	/* The site of (site, class) for the slow paths' objects of another
+	 * class than the site's type: an open table keyed by the class's
+	 * identity hash and the site (under Registry.LOCK). */
+	private static Class<?>[] siteClass = new Class<?>[64];
+	private static int[] siteFrom = new int[64], siteTo = new int[64];
+	private static int siteCount;
 
 	/* What ended threads recorded (under Registry.LOCK). */
 	private static long[] retired = new long[0];
@@ -167,24 +186,77 @@ final class Alloc {
 			return;
 		c.busy = true;
 		try {
-			long objects = 1, bytes;
 			if (how == WALK) {
-				long[] ob = new long[2];
-				walk(ob, o, site);
-				objects = ob[0];
-				bytes = ob[1];
+				/* per level: objects, bytes, then the site of its class */
+				int dims = 0;
+				for (Class<?> k = o.getClass(); k.isArray(); k = k.getComponentType())
+					dims++;
+				long[] ob = new long[3 * dims];
+				int levels = walk(ob, o, site, 0);
+				for (int l = 0; l < levels; l++)
+					count(t, c, (int) ob[3 * l + 2], ob[3 * l], ob[3 * l + 1]);
 			} else {
-				bytes = how == ANY ? ofClass(o) : bytes(o, site);
+				if (how == ANY)
+					site = siteOf(site, o.getClass());
+				long bytes = how == ANY ? ofClass(o) : bytes(o, site);
 				if (live)
 					tag0(o, site + 1L);
+				count(t, c, site, 1, bytes);
 			}
-			add(t, c, 2 * site, objects);
-			add(t, c, 2 * site + 1, bytes);
-			if (depth > 0)
-				traced(c, site, objects, bytes);
 		} finally {
 			c.busy = false;
 		}
+	}
+
+	private static void count(Thread t, Ctx c, int site, long objects, long bytes) {
+		add(t, c, 2 * site, objects);
+		add(t, c, 2 * site + 1, bytes);
+		if (depth > 0)
+			traced(c, site, objects, bytes);
+	}
+
+	/* The site of site's objects of class k: site itself when k is its
+	 * type (the agent's table gives the same id), or when the agent
+	 * cannot tell (site0 returns it). Asked once per (site, class). */
+	private static int siteOf(int site, Class<?> k) {
+		synchronized (Registry.LOCK) {
+			int mask = siteClass.length - 1, i = (System.identityHashCode(k) * 31 + site) & mask;
+			for (; siteClass[i] != null; i = (i + 1) & mask)
+				if (siteClass[i] == k && siteFrom[i] == site)
+					return siteTo[i];
+		}
+		int to = site0(site, k);
+		synchronized (Registry.LOCK) {
+			if (2 * (siteCount + 1) > siteClass.length)
+				sitesRehash();
+			int mask = siteClass.length - 1, i = (System.identityHashCode(k) * 31 + site) & mask;
+			while (siteClass[i] != null && !(siteClass[i] == k && siteFrom[i] == site))
+				i = (i + 1) & mask;
+			if (siteClass[i] == null)
+				siteCount++;
+			siteClass[i] = k;
+			siteFrom[i] = site;
+			siteTo[i] = to;
+		}
+		return to;
+	}
+
+	private static void sitesRehash() {
+		Class<?>[] oc = siteClass;
+		int[] of = siteFrom, ot = siteTo;
+		siteClass = new Class<?>[oc.length * 2];
+		siteFrom = new int[oc.length * 2];
+		siteTo = new int[oc.length * 2];
+		int mask = siteClass.length - 1;
+		for (int j = 0; j < oc.length; j++)
+			if (oc[j] != null) {
+				int i = (System.identityHashCode(oc[j]) * 31 + of[j]) & mask;
+				while (siteClass[i] != null)
+					i = (i + 1) & mask;
+				siteClass[i] = oc[j];
+				siteFrom[i] = of[j];
+				siteTo[i] = ot[j];
+			}
 	}
 
 	/*
@@ -223,17 +295,24 @@ final class Alloc {
 		tr.add(site, c.sId, c.base, c.row >= 0 ? Stacks.depthOf(c) : c.depth, objects, bytes);
 	}
 
-	/* Every array multianewarray made, from its outermost one: objects and
-	 * bytes into ob. */
-	private static void walk(long[] ob, Object o, int site) {
-		ob[0]++;
-		ob[1] += measured(o, shape(o.getClass(), o));
+	/* Every array multianewarray (or Array.newInstance(Class, int[])) made,
+	 * from its outermost one, at level: objects and bytes into ob by level
+	 * (every array of a level is of one class), each level's site after
+	 * them; the levels seen. */
+	private static int walk(long[] ob, Object o, int site, int level) {
+		int l = 3 * level;
+		if (ob[l] == 0)
+			ob[l + 2] = siteOf(site, o.getClass());
+		ob[l]++;
+		ob[l + 1] += measured(o, shape(o.getClass(), o));
 		if (live)
-			tag0(o, site + 1L);
+			tag0(o, ob[l + 2] + 1L);
+		int levels = level + 1;
 		if (o instanceof Object[] && o.getClass().getComponentType().isArray())
 			for (Object e : (Object[]) o)
 				if (e != null)
-					walk(ob, e, site);
+					levels = Math.max(levels, walk(ob, e, site, level + 1));
+		return levels;
 	}
 
 	private static long bytes(Object o, int site) {
@@ -418,6 +497,10 @@ final class Alloc {
 			depth = frames;
 			fast = !check && !live && depth == 0;
 			retiredTraces = new AllocTraces(depth);
+			siteClass = new Class<?>[64];
+			siteFrom = new int[64];
+			siteTo = new int[64];
+			siteCount = 0;
 			checked = 0;
 			differed = 0;
 		}
@@ -478,6 +561,10 @@ final class Alloc {
 
 	/** JVMTI SetTag (registered by the agent). */
 	static native void tag0(Object o, long tag);
+
+	/** The id of site with type k, handed out by the agent's table on
+	 * first sight (registered by the agent); site when it cannot tell. */
+	static native int site0(int site, Class<?> k);
 
 	/** Whether k declares an instance method clone() of any return type,
 	 * from JVMTI GetClassMethods (registered by the agent). */

@@ -13,10 +13,12 @@ import java.util.TreeMap;
  */
 public final class AllocExpect {
 	private static Instrumentation inst;
+	/* By tag and class ("tag p.K"): each site's objects are counted under
+	 * their own class, as HPROF's SITES were (a clone, a reflective call,
+	 * the inner arrays of a multianewarray); "tag -" for a tag that must
+	 * get none. */
 	private static final Map<String, long[]> SITES = new TreeMap<>();
-	/* Each tag's type: its first object's class (a multianewarray's outermost). */
-	private static final Map<String, String> TYPES = new TreeMap<>();
-	/* Objects that stay reachable to the end, and their bytes, by tag. */
+	/* Objects that stay reachable to the end, and their bytes, the same way. */
 	private static final Map<String, long[]> LIVE = new TreeMap<>();
 
 	private AllocExpect() {
@@ -30,18 +32,9 @@ public final class AllocExpect {
 	public static void obj(String tag, Object o) {
 		long size = inst.getObjectSize(o);
 		synchronized (SITES) {
-			long[] v = SITES.computeIfAbsent(tag, k -> new long[2]);
-			TYPES.putIfAbsent(tag, o.getClass().getName());
+			long[] v = SITES.computeIfAbsent(tag + " " + o.getClass().getName(), k -> new long[2]);
 			v[0]++;
 			v[1] += size;
-		}
-	}
-
-	/** The type a site declares (the pass's), when its objects' classes
-	 * differ from it: set before its first object. */
-	public static void type(String tag, String name) {
-		synchronized (SITES) {
-			TYPES.put(tag, name);
 		}
 	}
 
@@ -49,7 +42,7 @@ public final class AllocExpect {
 	public static void live(String tag, Object o) {
 		long size = inst.getObjectSize(o);
 		synchronized (SITES) {
-			long[] v = LIVE.computeIfAbsent(tag, k -> new long[2]);
+			long[] v = LIVE.computeIfAbsent(tag + " " + o.getClass().getName(), k -> new long[2]);
 			v[0]++;
 			v[1] += size;
 		}
@@ -67,21 +60,19 @@ public final class AllocExpect {
 	/** A site that must record nothing (its constructor never returned). */
 	public static void none(String tag) {
 		synchronized (SITES) {
-			SITES.computeIfAbsent(tag, k -> new long[2]);
+			SITES.computeIfAbsent(tag + " -", k -> new long[2]);
 		}
 	}
 
-	/** Prints "EXPECT tag type objects bytes", one line per tag, in tag order
-	 * (type "-" for a tag that never got an object), then "LIVE tag type
-	 * objects bytes" for what is kept. */
+	/** Prints "EXPECT tag type objects bytes", one line per tag and class,
+	 * in tag order (type "-" for a tag that must get no object), then "LIVE
+	 * tag type objects bytes" for what is kept. */
 	public static void print() {
 		synchronized (SITES) {
 			for (Map.Entry<String, long[]> e : SITES.entrySet())
-				System.out.println("EXPECT " + e.getKey() + " " + TYPES.getOrDefault(e.getKey(), "-") + " "
-						+ e.getValue()[0] + " " + e.getValue()[1]);
+				System.out.println("EXPECT " + e.getKey() + " " + e.getValue()[0] + " " + e.getValue()[1]);
 			for (Map.Entry<String, long[]> e : LIVE.entrySet())
-				System.out.println("LIVE " + e.getKey() + " " + TYPES.get(e.getKey()) + " " + e.getValue()[0] + " "
-						+ e.getValue()[1]);
+				System.out.println("LIVE " + e.getKey() + " " + e.getValue()[0] + " " + e.getValue()[1]);
 		}
 	}
 }
