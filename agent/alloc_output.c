@@ -7,7 +7,13 @@
  *                     them), bytes and objects, the site
  *                     class.method(File:line) and the type; under depth=N
  *                     a trace column and, after SITES END, each trace's
- *                     frames, innermost first, as HPROF's TRACE records
+ *                     frames, innermost first, as HPROF's TRACE records:
+ *                     the site's method with the site's File:line, its
+ *                     callers with "File:Unknown line", HPROF's words for
+ *                     a frame without one (the shadow stack holds the
+ *                     methods, not the lines they call from); identical
+ *                     traces (two sites on one line under one stack) are
+ *                     one record, numbered in the order of the ranks
  *   OUT.alloc.tsv     the same rows with named columns (rank bytes objects
  *                     class method descriptor source line type instruction,
  *                     then live_bytes live_objects, then stack)
@@ -92,17 +98,91 @@ static bool frame_name(int64_t id, char *out, size_t size, const char **source)
 	return true;
 }
 
-static void write_traces(FILE *f, const jinst_alloc_report *r)
+bool jinst_alloc_is_site_method(int64_t id, const jinst_alloc_site *s)
+{
+	jinst_method_info info;
+	const jinst_instrument *ins = jinst_agent_instrumenter();
+	return id >= 0 && id <= UINT32_MAX && ins && jinst_instrument_method_info(ins, (uint32_t)id, &info) == 0 &&
+	       !strcmp(info.class_name, s->class_name) && !strcmp(info.name, s->method) &&
+	       !strcmp(info.descriptor, s->descriptor);
+}
+
+/* A row's trace as a record prints it: its frames, and the site's line
+ * when the innermost frame is the site's method (else 0). */
+typedef struct trace_key {
+	size_t row;
+	uint32_t line;
+	const int64_t *frames;
+	int depth;
+} trace_key;
+
+static int same_trace(const trace_key *x, const trace_key *y)
+{
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	for (int d = 0; d < x->depth; d++)
+		if (x->frames[d] != y->frames[d])
+			return x->frames[d] < y->frames[d] ? -1 : 1;
+	return 0;
+}
+
+static int by_trace(const void *a, const void *b)
+{
+	const trace_key *x = a, *y = b;
+	int c = same_trace(x, y);
+	return c ? c : x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* Each row's TRACE number into number[] (1, 2... in the order of the
+ * ranks, one per distinct trace; without memory, a record per row). */
+static void number_traces(const jinst_alloc_report *r, size_t *number)
+{
+	trace_key *k = calloc(r->count + 1, sizeof *k);
+	size_t *first = calloc(r->count + 1, sizeof *first);
+	if (!k || !first) {
+		free(k);
+		free(first);
+		for (size_t i = 0; i < r->count; i++)
+			number[i] = i + 1;
+		return;
+	}
+	for (size_t i = 0; i < r->count; i++) {
+		jinst_alloc_site s;
+		bool site = jinst_alloc_sites_get(&s, r->sites, r->rows[i].site) == 0;
+		bool first_is_site = site && jinst_alloc_is_site_method(r->rows[i].frames[0], &s);
+		k[i] = (trace_key){i, first_is_site ? s.line : 0, r->rows[i].frames, r->depth};
+	}
+	qsort(k, r->count, sizeof *k, by_trace);
+	/* each row's trace's first row: the lowest rank, first of its trace
+	 * in the sort (whose last key is the row) */
+	for (size_t i = 0; i < r->count; i++)
+		first[k[i].row] = i && !same_trace(&k[i], &k[i - 1]) ? first[k[i - 1].row] : k[i].row;
+	size_t n = 0;
+	for (size_t i = 0; i < r->count; i++)
+		number[i] = first[i] == i ? ++n : number[first[i]];
+	free(k);
+	free(first);
+}
+
+static void write_traces(FILE *f, const jinst_alloc_report *r, const size_t *number)
 {
 	char name[1200];
+	size_t written = 0;
 	for (size_t i = 0; i < r->count; i++) {
-		fprintf(f, "TRACE %zu:\n", i + 1);
+		if (number[i] <= written)
+			continue;
+		written = number[i];
+		jinst_alloc_site s;
+		bool site = jinst_alloc_sites_get(&s, r->sites, r->rows[i].site) == 0;
+		fprintf(f, "TRACE %zu:\n", number[i]);
 		for (int d = 0; d < r->depth && r->rows[i].frames[d] >= 0; d++) {
 			const char *src = NULL;
-			if (frame_name(r->rows[i].frames[d], name, sizeof name, &src))
-				fprintf(f, "\t%s(%s)\n", name, src ? src : "Unknown Source");
-			else
+			if (!frame_name(r->rows[i].frames[d], name, sizeof name, &src))
 				fprintf(f, "\t(method %lld)\n", (long long)r->rows[i].frames[d]);
+			else if (d == 0 && site && s.line && jinst_alloc_is_site_method(r->rows[i].frames[0], &s))
+				fprintf(f, "\t%s(%s:%u)\n", name, src ? src : "Unknown Source", s.line);
+			else
+				fprintf(f, "\t%s(%s:Unknown line)\n", name, src ? src : "Unknown Source");
 		}
 	}
 	fprintf(f, "TRACE END\n");
@@ -122,6 +202,9 @@ static void write_table(FILE *f, const jinst_alloc_report *r)
 	fprintf(f, "\n          percent%s          allocated\n", r->live ? "            live           " : "");
 	fprintf(f, " rank   self  accum%s          bytes    objects%s  site  type\n",
 	        r->live ? "          bytes    objects" : "", r->depth ? "  trace" : "");
+	size_t *number = r->depth ? calloc(r->count + 1, sizeof *number) : NULL;
+	if (number)
+		number_traces(r, number);
 	double accum = 0, total = (double)(r->live ? r->live_bytes : r->bytes);
 	for (size_t i = 0; i < r->count; i++) {
 		const jinst_alloc_row *w = &r->rows[i];
@@ -137,12 +220,13 @@ static void write_table(FILE *f, const jinst_alloc_report *r)
 			fprintf(f, " %14lld %10lld", (long long)w->live_bytes, (long long)w->live_objects);
 		fprintf(f, " %14lld %10lld", (long long)w->bytes, (long long)w->objects);
 		if (r->depth)
-			fprintf(f, " %6zu", i + 1);
+			fprintf(f, " %6zu", number ? number[i] : i + 1);
 		fprintf(f, "  %s  %s\n", site, type);
 	}
 	fprintf(f, "SITES END\n");
-	if (r->depth)
-		write_traces(f, r);
+	if (number)
+		write_traces(f, r, number);
+	free(number);
 }
 
 /* The frames of a row, outermost first, ';' between (may be ""). */

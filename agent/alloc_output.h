@@ -30,6 +30,9 @@ typedef struct jinst_alloc_report {
 	int depth;  /* frames per row (0: none) */
 } jinst_alloc_report;
 
+/* Whether method id (the instrumenter's) is site s's method. */
+bool jinst_alloc_is_site_method(int64_t id, const jinst_alloc_site *s);
+
 /* The outputs' extensions, NULL-terminated. */
 extern const char *const jinst_alloc_exts[];
 

@@ -362,15 +362,6 @@ static int64_t method_id(method_ids *t, const char *cls, const char *name, const
 	return -1;
 }
 
-/* Whether method id is the site's method. */
-static bool is_site_method(const jinst_instrument *ins, int64_t id, const jinst_alloc_site *s)
-{
-	jinst_method_info info;
-	return id >= 0 && id <= UINT32_MAX && ins && jinst_instrument_method_info(ins, (uint32_t)id, &info) == 0 &&
-	       !strcmp(info.class_name, s->class_name) && !strcmp(info.name, s->method) &&
-	       !strcmp(info.descriptor, s->descriptor);
-}
-
 /* depth=N: a row per (site, stack), from Alloc.snapshotTraces' [depth,
  * count, (site, frames, objects, bytes)...]: its N + 1 frames into
  * *frames (the caller frees them), the site's method on top when the
@@ -385,13 +376,13 @@ static bool rows_by_trace(jinst_alloc_report *r, const int64_t *v, size_t len, i
 		return false;
 	uint32_t sites = jinst_alloc_sites_count(rt.sites);
 	method_ids ids = {NULL, NULL, 0, false};
-	const jinst_instrument *ins = jinst_agent_instrumenter();
 	for (int64_t e = 0; e < v[1]; e++) {
 		const int64_t *k = v + 2 + e * (depth + 3);
 		jinst_alloc_site s;
 		if (k[0] < 0 || k[0] >= sites || k[depth + 1] <= 0 || jinst_alloc_sites_get(&s, rt.sites, (uint32_t)k[0]))
 			continue;
-		int64_t top = is_site_method(ins, k[1], &s) ? -1 : method_id(&ids, s.class_name, s.method, s.descriptor);
+		int64_t top =
+		    jinst_alloc_is_site_method(k[1], &s) ? -1 : method_id(&ids, s.class_name, s.method, s.descriptor);
 		int64_t *w = f + r->count * ((size_t)depth + 1);
 		if (top >= 0) {
 			w[0] = top;

@@ -39,7 +39,9 @@ trace=times,alloc,depth=2, where one site reached from two callers must
 show as two rows, each with its caller under the site's method and its
 own objects and bytes, and every stack (the TSV's column, the TRACE
 records) must begin at the site's method, a leaf's too (counted, not on
-trace=times' stack), over at most two frames. Every
+trace=times' stack), over at most two frames; a TRACE record gives the
+site's File:line, as the table does, and identical traces (sites on one
+line) are one record. Every
 run must give exactly the expected rows in OUT.alloc.tsv, no other row of
 the fixture, the same program output as without the agent, a SITES table
 and folded stacks that agree with the TSV; alloc=check must report every
@@ -222,11 +224,21 @@ def check_run(name, options):
             (int(r[2]) for r in ranks), reverse=True)):
         fail("%s: the SITES table is not ranked by bytes to 100%%" % name)
     if depth:
-        # each TRACE record's first frame is its site's method
-        first = dict(re.findall(r"^TRACE (\d+):\n\t([^(\n]+)\(", table, re.M))
-        for r in ranks:
-            if first.get(r[0]) != r[4].split("(")[0]:
-                fail("%s: TRACE %s begins at %s, not at its site %s" % (name, r[0], first.get(r[0]), r[4]))
+        # each row's trace (its column) is a TRACE record whose first frame
+        # is its site, File:line as in the table, its callers' "File:Unknown
+        # line"; identical records are one (the nested sites share a line)
+        records = dict(re.findall(r"^TRACE (\d+):\n((?:\t.*\n)+)", table, re.M))
+        traced = re.findall(r"^\s+\d+\s+[\d.]+%\s+[\d.]+%\s+\d+\s+\d+\s+(\d+)\s+(\S+)\s+\S+$", table, re.M)
+        for number, site in traced:
+            frames = records.get(number, "").splitlines()
+            if not frames or frames[0] != "\t" + site:
+                fail("%s: TRACE %s begins at %s, not at its site %s" % (name, number, frames[:1], site))
+            elif any(not f.endswith(":Unknown line)") for f in frames[1:]):
+                fail("%s: TRACE %s: callers %s" % (name, number, frames[1:]))
+        if len(traced) != len(ranks) or len(set(records.values())) != len(records) or \
+                len(records) != len(set(n for n, _ in traced)) or len(records) >= len(traced):
+            fail("%s: %d TRACE records (%d distinct) for %d rows, each trace once expected" % (
+                name, len(records), len(set(records.values())), len(traced)))
     with open(path + ".alloc.folded") as f:
         folded = {l.rsplit(" ", 1)[0]: int(l.rsplit(" ", 1)[1]) for l in f if not l.startswith("#")}
     if depth:
