@@ -329,25 +329,16 @@ static void write_folded(FILE *f, const jinst_alloc_report *r)
 
 const char *const jinst_alloc_exts[] = {".alloc.txt", ".alloc.tsv", ".alloc.folded", NULL};
 
-/* Writes OUT<ext> through a file beside it, renamed over it, or after the
- * sessions before with append=y; one line says so, as for the other
- * modules' outputs. */
-static void write_output(const char *ext, void (*fn)(FILE *, const jinst_alloc_report *), const jinst_alloc_report *r)
+typedef struct alloc_writer {
+	void (*fn)(FILE *, const jinst_alloc_report *);
+	const jinst_alloc_report *r;
+} alloc_writer;
+
+static int write_with(FILE *f, const void *ctx)
 {
-	char path[1100], tmp[1200];
-	bool append = jinst_agent_output_append();
-	jinst_agent_output_path(ext, path, sizeof path);
-	snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, jinst_agent_pid());
-	FILE *f = append ? jinst_agent_output_open_appended(ext) : fopen(tmp, "w");
-	if (!f) {
-		jinst_agent_log_output(path, strerror(errno));
-		return;
-	}
-	fn(f, r);
-	bool written = fclose(f) == 0 && (append || rename(tmp, path) == 0);
-	jinst_agent_log_output(path, written ? NULL : strerror(errno));
-	if (!written && !append)
-		remove(tmp);
+	const alloc_writer *w = ctx;
+	w->fn(f, w->r);
+	return 0;
 }
 
 void jinst_alloc_write(jinst_alloc_report *r)
@@ -355,5 +346,5 @@ void jinst_alloc_write(jinst_alloc_report *r)
 	static void (*const writers[])(FILE *, const jinst_alloc_report *) = {write_table, write_tsv, write_folded};
 	qsort(r->rows, r->count, sizeof *r->rows, by_bytes);
 	for (size_t i = 0; jinst_alloc_exts[i]; i++)
-		write_output(jinst_alloc_exts[i], writers[i], r);
+		jinst_agent_output_write(jinst_alloc_exts[i], write_with, &(alloc_writer){writers[i], r});
 }

@@ -149,6 +149,11 @@ unsigned jinst_agent_session(void);
 void jinst_agent_output_session(void);
 void jinst_agent_output_begin(const char *ext);
 FILE *jinst_agent_output_open_appended(const char *ext);
+/* Writes OUT<ext> with write(f, ctx) (0, or a negative JINST_E*): through
+ * a file beside it renamed over it, so that no reader sees half of it, or
+ * with append=y after the sessions before; one line says so
+ * (jinst_agent_log_output). 0 when written. */
+int jinst_agent_output_write(const char *ext, int (*write)(FILE *f, const void *ctx), const void *ctx);
 /* The runtime's class of hooks (jinst/rt/Hooks), a global reference; NULL
  * until the runtime is defined. */
 jclass jinst_agent_hooks_class(void);

@@ -8,6 +8,7 @@
 #define JINST_AGENT_MONITOR_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "modules.h"
 
@@ -38,9 +39,10 @@ typedef struct jinst_monitor_row {
 } jinst_monitor_row;
 
 /* monitor_output.c: OUT.monitors.txt (ranked by time waiting to acquire,
- * by site and by lock class) and OUT.monitors.tsv (every row). rows are
- * sorted in place. 0, or JINST_EIO with the file not written. */
-int jinst_monitor_write_report(const char *path, jinst_monitor_row *rows, size_t n);
-int jinst_monitor_write_tsv(const char *path, jinst_monitor_row *rows, size_t n);
+ * by site and by lock class) and OUT.monitors.tsv (every row), into f
+ * (the caller opens it: replaced or appended to). rows are sorted in
+ * place. 0, or JINST_ENOMEM. */
+int jinst_monitor_write_report(FILE *f, jinst_monitor_row *rows, size_t n);
+int jinst_monitor_write_tsv(FILE *f, jinst_monitor_row *rows, size_t n);
 
 #endif

@@ -10,11 +10,9 @@
  *   OUT.monitors.tsv  every row, the first line naming the columns, times
  *                     in nanoseconds, for a spreadsheet or a script
  *
- * Each is written to PATH.tmp and renamed over PATH, so a reader never
- * sees half a file.
+ * monitor_run.c opens the files: replaced, or appended to (append=y).
  */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,7 +118,7 @@ static void table(FILE *f, const char *title, const jinst_monitor_row *g, size_t
 	fputc('\n', f);
 }
 
-static int write_text(FILE *f, jinst_monitor_row *rows, size_t n)
+int jinst_monitor_write_report(FILE *f, jinst_monitor_row *rows, size_t n)
 {
 	size_t ns, nc;
 	jinst_monitor_row *sites = group(rows, n, false, &ns), *classes = group(rows, n, true, &nc);
@@ -146,7 +144,7 @@ static int write_text(FILE *f, jinst_monitor_row *rows, size_t n)
 	return rc;
 }
 
-static int write_rows(FILE *f, jinst_monitor_row *rows, size_t n)
+int jinst_monitor_write_tsv(FILE *f, jinst_monitor_row *rows, size_t n)
 {
 	qsort(rows, n, sizeof(*rows), row_cmp);
 	fprintf(f, "kind\tclass\tmethod\tdescriptor\tline\tlock_class\tenters\tcontended\twait_ns\tmax_wait_ns\twaits\t"
@@ -159,36 +157,4 @@ static int write_rows(FILE *f, jinst_monitor_row *rows, size_t n)
 		        (unsigned long long)r->waits, (unsigned long long)r->waited_ns, r->instrumented ? "y" : "n");
 	}
 	return 0;
-}
-
-/* path.tmp written by fn, renamed over path. */
-static int write_atomic(const char *path, int (*fn)(FILE *, jinst_monitor_row *, size_t), jinst_monitor_row *rows,
-                        size_t n)
-{
-	char tmp[1200];
-	if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp)
-		return JINST_EIO;
-	FILE *f = fopen(tmp, "w");
-	if (!f)
-		return JINST_EIO;
-	int rc = fn(f, rows, n);
-	if (ferror(f))
-		rc = JINST_EIO;
-	if (fclose(f) && !rc)
-		rc = JINST_EIO;
-	if (!rc && rename(tmp, path))
-		rc = JINST_EIO;
-	if (rc)
-		remove(tmp);
-	return rc;
-}
-
-int jinst_monitor_write_report(const char *path, jinst_monitor_row *rows, size_t n)
-{
-	return write_atomic(path, write_text, rows, n);
-}
-
-int jinst_monitor_write_tsv(const char *path, jinst_monitor_row *rows, size_t n)
-{
-	return write_atomic(path, write_rows, rows, n);
 }

@@ -60,6 +60,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -96,6 +97,8 @@ typedef struct loc {
 	uint32_t place, sites;
 } loc;
 #define IGNORED UINT32_MAX
+
+static const char *const outputs[] = {".monitors.txt", ".monitors.tsv"};
 
 static struct {
 	pthread_mutex_t lock;
@@ -593,6 +596,8 @@ static bool monitor_start(const void *c, JNIEnv *jni)
 	tables_clear();
 	atomic_store(&mon.since, now_ns());
 	pthread_mutex_unlock(&mon.lock);
+	for (int i = 0; i < 2; i++)
+		jinst_agent_output_begin(outputs[i]);
 	if (!events_on(jni))
 		return false;
 	atomic_store(&mon.on, 1);
@@ -665,22 +670,35 @@ static bool snapshot(JNIEnv *jni, jinst_monitor_row **out, size_t *n)
 	return rows != NULL;
 }
 
+typedef struct monitor_rows {
+	jinst_monitor_row *rows;
+	size_t n;
+} monitor_rows;
+
+static int write_report(FILE *f, const void *ctx)
+{
+	const monitor_rows *m = ctx;
+	return jinst_monitor_write_report(f, m->rows, m->n);
+}
+
+static int write_tsv(FILE *f, const void *ctx)
+{
+	const monitor_rows *m = ctx;
+	return jinst_monitor_write_tsv(f, m->rows, m->n);
+}
+
 static void monitor_dump(const void *c, JNIEnv *jni)
 {
 	(void)c;
 	jinst_monitor_row *rows = NULL;
 	size_t n = 0;
-	char path[1100];
 	if (!snapshot(jni, &rows, &n)) {
 		jinst_agent_log("monitor: no snapshot, nothing written");
 		return;
 	}
-	static const char *const ext[] = {".monitors.txt", ".monitors.tsv"};
-	for (int i = 0; i < 2; i++) {
-		jinst_agent_output_path(ext[i], path, sizeof path);
-		int rc = i ? jinst_monitor_write_tsv(path, rows, n) : jinst_monitor_write_report(path, rows, n);
-		jinst_agent_log_output(path, rc ? jinst_strerror(rc) : NULL);
-	}
+	monitor_rows m = {rows, n};
+	jinst_agent_output_write(outputs[0], write_report, &m);
+	jinst_agent_output_write(outputs[1], write_tsv, &m);
 	free(rows);
 }
 
@@ -714,8 +732,19 @@ static void monitor_reset(const void *c, JNIEnv *jni)
 	jinst_agent_java_failed(jni, "Monitors.reset");
 }
 
+/* append=y: both outputs there must take the session's part. */
+static int monitor_check_existing(const void *c, const char *prefix, char *err, size_t esize)
+{
+	(void)c;
+	int r = 0;
+	for (int i = 0; i < 2 && !r; i++)
+		r = jinst_agent_output_check_existing(prefix, outputs[i], err, esize);
+	return r;
+}
+
 const jinst_agent_module jinst_monitor_module = {
 	JINST_MONITOR_MODULE_OPTIONS,
+	.check_existing = monitor_check_existing,
 	.add_passes = monitor_add_passes,
 	.start = monitor_start,
 	.dump = monitor_dump,

@@ -252,13 +252,13 @@ static const jinst_agent_option core_options[] = {
 	{"append", "y|n",
 	 "add to the outputs there are instead of replacing them [n]:\n"
 	 "OUT.cov is merged into (a session each, probes or-ed or\n"
-	 "added); OUT.tsv, .txt, .folded and OUT.alloc.* get each\n"
-	 "session after what they hold, under a line '# jinst\n"
-	 "session N, pid P,\n"
-	 "started TIME' (readers skip lines that begin with '#'; a\n"
-	 "dump rewrites its session's part); .json and .html are one\n"
-	 "document each and refuse append=y (out=...%n instead); a\n"
-	 "file there that cannot be added to (a .cov that cannot be\n"
+	 "added); OUT.tsv, .txt, .folded, OUT.alloc.* and\n"
+	 "OUT.monitors.* get each session after what they hold,\n"
+	 "under a line '# jinst session N, pid P, started TIME'\n"
+	 "(readers skip lines that begin with '#'; a dump rewrites\n"
+	 "its session's part); .json and .html are one document\n"
+	 "each and refuse append=y (out=...%n instead); a file\n"
+	 "there that cannot be added to (a .cov that cannot be\n"
 	 "read, a folder) refuses the load",
 	 parse_append},
 	{"log", "PATH|stderr",

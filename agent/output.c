@@ -1,16 +1,17 @@
 /*
- * append=y (the core's option) for the modules' text outputs (trace's
- * OUT.tsv, .txt, .folded; alloc's OUT.alloc.*): a session's outputs follow
- * what the files held when it started. That length is the file's base,
- * noted at the module's start (jinst_agent_output_begin), and each write
- * cuts the file back to it and writes the session's part again, a line
- * "# jinst session N, pid P, started TIME" and the data, so the sessions
- * before it stay and two dumps of one session leave one copy. The line
- * begins with '#', as the folded stacks' header does, and ends in no
- * number, so flamegraph.pl, inferno and speedscope skip it; the TSVs'
- * readers skip lines that begin with '#' (no class name does). Writes
- * come under the core's session lock (dump, stop), so the bases need no
- * lock of their own.
+ * The modules' text outputs (trace's OUT.tsv, .txt, .folded; alloc's
+ * OUT.alloc.*; monitor's OUT.monitors.*): each written whole, through a
+ * file beside it renamed over it (jinst_agent_output_write), or with
+ * append=y (the core's option) after what the file held when the session
+ * started. That length is the file's base, noted at the module's start
+ * (jinst_agent_output_begin), and each write cuts the file back to it and
+ * writes the session's part again, a line "# jinst session N, pid P,
+ * started TIME" and the data, so the sessions before it stay and two
+ * dumps of one session leave one copy. The line begins with '#', as the
+ * folded stacks' header does, and ends in no number, so flamegraph.pl,
+ * inferno and speedscope skip it; the TSVs' readers skip lines that begin
+ * with '#' (no class name does). Writes come under the core's session lock
+ * (dump, stop), so the bases need no lock of their own.
  */
 #define _POSIX_C_SOURCE 200809L /* ftruncate, fdopen, gmtime_r */
 #include <errno.h>
@@ -94,4 +95,33 @@ FILE *jinst_agent_output_open_appended(const char *ext)
 	}
 	fprintf(f, "# jinst session %u, pid %ld, started %s\n", jinst_agent_session(), jinst_agent_pid(), app.started);
 	return f;
+}
+
+int jinst_agent_output_write(const char *ext, int (*write)(FILE *f, const void *ctx), const void *ctx)
+{
+	char path[1100], tmp[1200];
+	bool append = jinst_agent_output_append();
+	jinst_agent_output_path(ext, path, sizeof path);
+	snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, jinst_agent_pid());
+	FILE *f = append ? jinst_agent_output_open_appended(ext) : fopen(tmp, "w");
+	if (!f) {
+		jinst_agent_log_output(path, strerror(errno));
+		return JINST_EIO;
+	}
+	int r = write(f, ctx);
+	if (ferror(f) && !r)
+		r = JINST_EIO;
+	int e = 0;
+	if (fclose(f) && !r) {
+		e = errno;
+		r = JINST_EIO;
+	}
+	if (!r && !append && rename(tmp, path)) {
+		e = errno;
+		r = JINST_EIO;
+	}
+	if (r && !append)
+		remove(tmp);
+	jinst_agent_log_output(path, !r ? NULL : e ? strerror(e) : jinst_strerror(r));
+	return r;
 }

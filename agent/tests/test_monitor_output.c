@@ -4,7 +4,7 @@
  * first, ties by contended enters, then enters), every figure as given;
  * the report's totals, its sites with every lock class added up (the
  * maximum the largest), its lock classes with every site added up, and its
- * ranks; an output that cannot be written is an error and leaves nothing.
+ * ranks.
  *   test_monitor_output WORK_DIR (made if missing)
  */
 #include <errno.h>
@@ -46,9 +46,19 @@ static const char *line_with(const char *text, const char *a, const char *b)
 	return NULL;
 }
 
+/* fn's output into path. */
+static int write(const char *path, int (*fn)(FILE *, jinst_monitor_row *, size_t), jinst_monitor_row *rows, size_t n)
+{
+	FILE *f = fopen(path, "w");
+	int rc = f ? fn(f, rows, n) : JINST_EIO;
+	if (f && fclose(f) && !rc)
+		rc = JINST_EIO;
+	return rc;
+}
+
 static void check_tsv(const char *tsv, jinst_monitor_row *rows, size_t n)
 {
-	CHECK(jinst_monitor_write_tsv(tsv, rows, n) == 0, "tsv written");
+	CHECK(write(tsv, jinst_monitor_write_tsv, rows, n) == 0, "tsv written");
 	char *t = slurp(tsv);
 	CHECK(t != NULL, "tsv read back");
 	const char *want =
@@ -65,7 +75,7 @@ static void check_tsv(const char *tsv, jinst_monitor_row *rows, size_t n)
 
 static void check_report_file(const char *txt, jinst_monitor_row *rows, size_t n)
 {
-	CHECK(jinst_monitor_write_report(txt, rows, n) == 0, "report written");
+	CHECK(write(txt, jinst_monitor_write_report, rows, n) == 0, "report written");
 	char *r = slurp(txt);
 	CHECK(r && starts(r, "MONITORS BEGIN (enters 157, contended 6, waiting to acquire 17.000 ms, wait() calls 2, "
 	                     "400.000 ms)\n"),
@@ -115,8 +125,5 @@ int main(int argc, char **argv)
 	remove(txt);
 	check_tsv(tsv, rows, n);
 	check_report_file(txt, rows, n);
-	char bad[1100];
-	snprintf(bad, sizeof bad, "%s/no/such/folder/m.tsv", argv[1]);
-	CHECK(jinst_monitor_write_tsv(bad, rows, n) == JINST_EIO, "an unwritable path is JINST_EIO");
 	return check_report();
 }

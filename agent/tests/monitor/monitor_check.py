@@ -22,7 +22,10 @@ the first round's, the exit's only the second's; and on JDK 21 and later,
 virtual threads blocked on one lock (java21/jinstmon/Virtual.java, compiled
 here by the JDK's javac): exact enters, the time waiting within 10% of
 their own (from JDK 24 a blocked virtual thread leaves its carrier: the
-start of its wait is kept per thread, not per carrier).
+start of its wait is kept per thread, not per carrier). And append=y: two
+runs into one OUT, each run's part under its "# jinst session" line with
+its own enters, a third without append=y replacing both; a folder at
+OUT.monitors.tsv refuses append=y at the load.
 Exit 0 passed, 1 failed, 77 skipped (no such JDK; a sanitized libjinst.so
 without its runtimes).
 """
@@ -213,6 +216,60 @@ else:
     else:
         equal("virtual enters", v["enters"], 200)
         near("virtual waiting", v["wait_ns"], int(m[1]))
+
+
+def lines_run(out, k, append):
+    r = subprocess.run([java, f"-agentpath:{lib}=monitor,include=jinstmon.**,out={out}" + (",append=y" if append else ""),
+                        "-cp", classes, "jinstmon.Main", "lines"], input=f"{k}\n", capture_output=True, text=True,
+                       env=env, timeout=60)
+    return r
+
+
+def parts(path):
+    """[(pid, [lines])] of an appended file, and its lines before the first part."""
+    before, out = [], []
+    for line in open(path).read().splitlines():
+        m = re.match(r"^# jinst session 1, pid (\d+), started \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", line)
+        if m:
+            out.append((int(m[1]), []))
+        elif out:
+            out[-1][1].append(line)
+        else:
+            before.append(line)
+    return before, out
+
+
+def part_enters(lines):
+    rows = list(csv.DictReader(lines, delimiter="\t"))
+    r = [x for x in rows if x["method"] == "lines" and int(x["line"]) == sites["lines"]]
+    return int(r[0]["enters"]) if len(r) == 1 else None
+
+
+out = os.path.join(work, "ap")
+if os.path.isdir(out + ".monitors.tsv"):
+    os.rmdir(out + ".monitors.tsv")
+for k in (3, 5):
+    r = lines_run(out, k, True)
+    if r.returncode != 0 or r.stdout.strip() != f"done {k}":
+        fail(f"append: run of {k}: exit {r.returncode}: {r.stderr[-1000:]}")
+before, tsv = parts(out + ".monitors.tsv")
+_, txt = parts(out + ".monitors.txt")
+if before or [part_enters(lines) for _, lines in tsv] != [3, 5] or len({pid for pid, _ in tsv}) != 2:
+    fail(f"append: monitors.tsv's parts {[(pid, part_enters(lines)) for pid, lines in tsv]}, {len(before)} lines "
+         "before them; expected 3 then 5 enters, two runs")
+if [lines[0].startswith("MONITORS BEGIN") and lines[-1] == "MONITORS END" for _, lines in txt] != [True, True]:
+    fail(f"append: monitors.txt's parts: {[lines[:1] for _, lines in txt]}")
+r = lines_run(out, 7, False)
+before, tsv = parts(out + ".monitors.tsv")
+if tsv or part_enters(before) != 7 or open(out + ".monitors.txt").read().count("MONITORS BEGIN") != 1:
+    fail("append: a run without append=y did not replace the outputs")
+print("append: two runs' parts, then replaced")
+os.remove(out + ".monitors.tsv")
+os.mkdir(out + ".monitors.tsv")
+r = lines_run(out, 1, True)
+if r.returncode == 0 or "ap.monitors.tsv cannot be appended to: not a file" not in r.stderr:
+    fail(f"append: a folder at OUT.monitors.tsv: exit {r.returncode}: {r.stderr[-1000:]}")
+os.rmdir(out + ".monitors.tsv")
 
 print("FAIL" if fails else "PASS")
 sys.exit(1 if fails else 0)
