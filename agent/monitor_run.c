@@ -51,8 +51,19 @@
  * last session stopped) is a start of that session, not of this one: it
  * is ignored (start_take).
  *
- * Limit: an enter that was blocked when the module started has no start:
- * it counts as contended, with no time. A frame entered before `stop`
+ * What has no start is left out, for its time cannot be given: an enter
+ * or a wait() that was blocked when the module started, and the VM's own
+ * waits. A thread waiting for another's class initialization waits on
+ * the class's init lock (an int[], InstanceKlass::initialize_impl), and
+ * HotSpot (JDK 17 and 25) posts MonitorWaited at its end but no
+ * MonitorWait at its start (JVM_MonitorWait, Object.wait's, alone posts
+ * that); its top frame is the program's, at the instruction that needed
+ * the class. So a MonitorWaited counts only with its start and with
+ * java.lang.Object's wait at the top of the stack, and a contended enter
+ * only with its start and at a monitorenter (or a synchronized method's
+ * entry): the same init lock, contended, is at none.
+ *
+ * Limit: a frame entered before `stop`
  * runs its old code to its end (JVMTI RetransformClasses), calling the
  * hook with the last session's site ids: such a frame still looping after
  * a restart counts its enters at whatever site has that id now.
@@ -320,18 +331,25 @@ static uint32_t line_of(jmethodID m, jlocation bci)
  * HotSpot's interpreter moves a frame's index past the monitorenter
  * before it locks (templateTable_x86.cpp, monitorenter: so that an
  * asynchronous exception sees the object popped), compiled code reports
- * the monitorenter's own. The line is the monitorenter's either way. */
-static jlocation monitorenter_at(jmethodID m, jlocation bci)
+ * the monitorenter's own. The line is the monitorenter's either way.
+ * false when the frame is at no monitorenter: the lock is the VM's own,
+ * taken on the frame's behalf (the lock of a class another thread is
+ * initializing, an int[]: InstanceKlass::initialize_impl); a frame
+ * without bytecodes (a native method's JNI MonitorEnter) is at bci. */
+static bool monitorenter_at(jmethodID m, jlocation bci, jlocation *at)
 {
 	jint n = 0;
 	unsigned char *code = NULL;
-	jlocation at = bci;
+	*at = bci;
 	if ((*mon.jvmti)->GetBytecodes(mon.jvmti, m, &n, &code) != JVMTI_ERROR_NONE)
-		return bci;
-	if (bci > 0 && bci <= n && (bci == n || code[bci] != 0xc2) && code[bci - 1] == 0xc2) /* monitorenter */
-		at = bci - 1;
+		return true;
+	bool found = bci >= 0 && bci < n && code[bci] == 0xc2; /* monitorenter */
+	if (!found && bci > 0 && bci <= n && code[bci - 1] == 0xc2) {
+		*at = bci - 1;
+		found = true;
+	}
 	(*mon.jvmti)->Deallocate(mon.jvmti, code);
-	return at;
+	return found;
 }
 
 /* The place of a frame (not cached yet), IGNORED for the runtime's own. */
@@ -351,11 +369,13 @@ static uint32_t resolve(JNIEnv *jni, jmethodID m, jlocation bci, bool wait)
 		return IGNORED;
 	(*mon.jvmti)->GetMethodModifiers(mon.jvmti, m, &mods);
 	int kind = wait ? KIND_WAIT : (mods & 0x20) && bci <= 0 ? KIND_METHOD : KIND_BLOCK; /* ACC_SYNCHRONIZED */
-	uint32_t line = kind == KIND_METHOD ? 0 : line_of(m, kind == KIND_BLOCK ? monitorenter_at(m, bci) : bci);
-	uint32_t site;
-	if (kind != KIND_WAIT && mon.sites &&
-	    jinst_monitor_sites_find(mon.sites, &site, cls, name, sig, line,
-	                             kind == KIND_METHOD ? JINST_MONITOR_SITE_METHOD : JINST_MONITOR_SITE_BLOCK) == 0)
+	jlocation at = bci;
+	uint32_t line = 0, site;
+	if (kind == KIND_BLOCK && !monitorenter_at(m, bci, &at))
+		p = IGNORED;
+	else if (line = kind == KIND_METHOD ? 0 : line_of(m, at), kind != KIND_WAIT && mon.sites &&
+	         jinst_monitor_sites_find(mon.sites, &site, cls, name, sig, line,
+	                                  kind == KIND_METHOD ? JINST_MONITOR_SITE_METHOD : JINST_MONITOR_SITE_BLOCK) == 0)
 		p = place_for_site(site);
 	else
 		p = place_add(cls, name, sig, line, kind, -1);
@@ -398,7 +418,8 @@ static bool object_method(JNIEnv *jni, jmethodID m)
 }
 
 /* Adds what an event measured to (the place of thread's frame, object's
- * class). */
+ * class). A wait whose top frame is not java.lang.Object's is the VM's
+ * own, not a wait() call: left out (on_waited). */
 static void record(JNIEnv *jni, jthread thread, jobject object, bool wait, int64_t dt)
 {
 	jvmtiFrameInfo frames[6];
@@ -408,6 +429,8 @@ static void record(JNIEnv *jni, jthread thread, jobject object, bool wait, int64
 	jint d = 0;
 	while (wait && d + 1 < n && object_method(jni, frames[d].method))
 		d++;
+	if (wait && !d)
+		return;
 	char lock[1024];
 	jclass k = (*jni)->GetObjectClass(jni, object);
 	class_name(k, lock, sizeof lock);
@@ -423,11 +446,11 @@ static void record(JNIEnv *jni, jthread thread, jobject object, bool wait, int64
 	stats *s = c == IGNORED ? NULL : stats_of(p, c);
 	if (s && wait) {
 		s->waits++;
-		s->waited_ns += dt > 0 ? (uint64_t)dt : 0;
+		s->waited_ns += (uint64_t)dt;
 	} else if (s) {
 		s->contended++;
-		s->wait_ns += dt > 0 ? (uint64_t)dt : 0;
-		if (dt > 0 && (uint64_t)dt > s->max_wait_ns)
+		s->wait_ns += (uint64_t)dt;
+		if ((uint64_t)dt > s->max_wait_ns)
 			s->max_wait_ns = (uint64_t)dt;
 	}
 	pthread_mutex_unlock(&mon.lock);
@@ -447,17 +470,19 @@ static void start_mark(jthread thread)
 	(*mon.jvmti)->SetThreadLocalStorage(mon.jvmti, thread, (const void *)(intptr_t)(t ? t : 1));
 }
 
-/* The time since start_mark, 0 when there is none, or when it is from
- * before this session began (the thread blocked under the last one). */
+/* The time since start_mark; -1 when there is none (the thread blocked
+ * before the module's events were on, or the VM posted the end of a wait
+ * whose start it never posted) or when it is from before this session
+ * began (the thread blocked under the last one). */
 static int64_t start_take(jthread thread)
 {
 	int64_t t = now_ns();
 	void *p = NULL;
 	if ((*mon.jvmti)->GetThreadLocalStorage(mon.jvmti, thread, &p) != JVMTI_ERROR_NONE || !p)
-		return 0;
+		return -1;
 	(*mon.jvmti)->SetThreadLocalStorage(mon.jvmti, thread, NULL);
 	int64_t start = (int64_t)(intptr_t)p;
-	return start < atomic_load(&mon.since) ? 0 : t - start;
+	return start < atomic_load(&mon.since) ? -1 : t - start;
 }
 
 static void JNICALL on_contended_enter(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobject object)
@@ -470,7 +495,7 @@ static void JNICALL on_contended_entered(jvmtiEnv *jvmti, JNIEnv *jni, jthread t
 {
 	(void)jvmti;
 	int64_t dt = start_take(thread);
-	if (atomic_load(&mon.on))
+	if (dt >= 0 && atomic_load(&mon.on)) /* no start: its time and its place's enter unknown, left out */
 		record(jni, thread, object, false, dt);
 }
 
@@ -484,7 +509,7 @@ static void JNICALL on_waited(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jobj
 {
 	(void)jvmti, (void)timed_out;
 	int64_t dt = start_take(thread);
-	if (atomic_load(&mon.on))
+	if (dt >= 0 && atomic_load(&mon.on)) /* no start: see the module's comment, class initialization */
 		record(jni, thread, object, true, dt);
 }
 

@@ -13,6 +13,8 @@ Under -Xverify:all with `monitor`, OUT.monitors.tsv must show:
   - the holder's sites and the uncontended loops: exact enters, no
     contention; a site locking objects of two classes: each class's enters; no contention at any other site of the program;
   - two wait(WAIT_MS) calls at the wait() line, their time within 10%;
+  - no row of the wait for another thread's class initialization
+    (SITE:clinit: the VM's lock of the class, an int[]);
 the same with trace=times and coverage beside it (the trace's owner path,
 all three passes in one transformation); and,
 single-threaded with -Xbatch -XX:+PrintCompilation, a synchronized method and a
@@ -120,6 +122,11 @@ def contention(name, refs, rows):
     if w and "waited_ns" in refs:
         equal(f"{name} wait() calls", w["waits"], 2)
         near(f"{name} wait() time", w["waited_ns"], refs["waited_ns"])
+    for r in rows:
+        if r["class"].startswith("jinstmon/") and (r["lock_class"] == "[I" or int(r["line"]) == sites["clinit"]):
+            fail(f"{name}: the wait for a class's initialization as a row: {r}")
+    if refs.get("clinit") != 42:
+        fail(f"{name}: the program's class initialization: {refs.get('clinit')}")
     busy = {(r["method"], r["line"]) for r in rows if r["class"].startswith("jinstmon/") and int(r["contended"])}
     if busy != {("enterBlock", str(sites["blocked"])), ("bump", str(sites["bump"]))}:
         fail(f"{name}: contention at {sorted(busy)}")

@@ -26,7 +26,9 @@ program's answers must be those computed here, its end clean. Then a first
 attach to a program whose lock is contended all along (jinstmon.Main busy):
 contention is seen before its class is retransformed, and its row must say
 the site is instrumented (the TSV's y, no "not instrumented" in the
-report) with its enters counted. About 10 s.
+report) with its enters counted. And an attach while a thread is blocked
+(jinstmon.Main stuck): its enter, once the holder lets go, has no start
+and is left out, not counted as contention of no time. About 10 s.
 With CYCLES, as many `monitor` sessions more, each exactly its round, and
 the program's resident set (VmRSS) and threads after the tenth session and
 the last are printed: they may grow by RSS_SLACK_KIB and no thread (about
@@ -259,8 +261,37 @@ def attached_busy():
             b.kill()
 
 
+def attached_stuck():
+    """A first attach while a thread is blocked at SITE:blocked: the
+    contention began before the session, which cannot time it."""
+    s = subprocess.Popen([java, "-cp", classes, "jinstmon.Main", "stuck"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    global p
+    p = s
+    try:
+        equal("stuck: the program's first line", s.stdout.readline().strip(), "stuck")
+        out = os.path.join(work, "stuck")
+        if load("stuck", f"monitor,include=jinstmon.**,out={out}"):
+            s.stdin.write("\n")
+            s.stdin.flush()
+            equal("stuck: the program's second line", s.stdout.readline().strip(), "released")
+            load("stuck", "stop")
+        rows = [r for r in csv.DictReader(open(out + ".monitors.tsv"), delimiter="\t")
+                if r["class"] == CLS and int(r["contended"])]
+        equal("stuck: rows with contention begun before the session", rows, [])
+        s.stdin.close()
+        equal("stuck: the program's exit", s.wait(timeout=60), 0)
+    except (OSError, ValueError) as e:
+        fail(f"stuck: {e}")
+    finally:
+        if s.poll() is None:
+            s.kill()
+
+
 if not fails:
     attached_busy()
+if not fails:
+    attached_stuck()
 log = open(os.path.join(work, "program.err")).read()
 for n in range(2, len(sessions) + 1):
     if f"starting again after stop: session {n}" not in log:

@@ -18,6 +18,9 @@ import java.util.concurrent.CountDownLatch;
  *            and on a Counter in turn, LOOPS times each (one site, two lock
  *            classes)
  *   wait     two wait(WAIT_MS) calls at SITE:wait, timed out
+ *   clinit   a thread initializes Slow, whose initializer takes HOLD_MS;
+ *            main reads Slow.V meanwhile (SITE:clinit), so waits for it on
+ *            the VM's lock of the class (no synchronized code, no wait())
  *   hot      (argument "hot") a synchronized method and a block called until
  *            the JIT compiles them
  *   lines    (argument "lines") for each number K read from the standard
@@ -28,6 +31,11 @@ import java.util.concurrent.CountDownLatch;
  *            "REF block_wait_ns W". Each round is a call of its own, so
  *            that it runs the class's code as it is then (a frame runs its
  *            method's code as it was when the frame began)
+ *   stuck    (argument "stuck") a holder takes LOCK at SITE:stuckhold and
+ *            keeps it until a line comes on the standard input; a thread
+ *            blocks at SITE:blocked meanwhile ("stuck" once it does); then
+ *            "released" once it has entered, and the end comes with the
+ *            standard input's
  *   busy     (argument "busy") two threads take turns at SITE:busy, each
  *            holding the lock a millisecond, so one blocks there about
  *            every millisecond, until the standard input ends; prints
@@ -173,6 +181,60 @@ public final class Main {
 			}
 	}
 
+	static final CountDownLatch SLOW_STARTED = new CountDownLatch(1);
+
+	static final class Slow {
+		static final int V;
+
+		static {
+			SLOW_STARTED.countDown();
+			try {
+				Thread.sleep(HOLD_MS);
+			} catch (InterruptedException e) {
+				throw new IllegalStateException(e);
+			}
+			V = 42;
+		}
+	}
+
+	static long clinit() throws Exception {
+		Thread t = new Thread(() -> sink += Slow.V);
+		t.start();
+		SLOW_STARTED.await();
+		long v = Slow.V; // SITE:clinit
+		t.join();
+		return v;
+	}
+
+	static void stuck() throws Exception {
+		CountDownLatch held = new CountDownLatch(1);
+		Thread h = new Thread(() -> {
+			synchronized (LOCK) { // SITE:stuckhold
+				held.countDown();
+				try {
+					while (System.in.read() != '\n')
+						;
+				} catch (java.io.IOException e) {
+					throw new IllegalStateException(e);
+				}
+			}
+		});
+		h.start();
+		held.await();
+		Thread b = new Thread(Main::enterBlock);
+		b.start();
+		while (b.getState() != Thread.State.BLOCKED)
+			Thread.sleep(1);
+		System.out.println("stuck");
+		System.out.flush();
+		b.join();
+		h.join();
+		System.out.println("released");
+		System.out.flush();
+		while (System.in.read() >= 0)
+			;
+	}
+
 	static volatile boolean stopped;
 
 	static void busyBlock() throws InterruptedException {
@@ -225,6 +287,10 @@ public final class Main {
 			rounds();
 			return;
 		}
+		if (args.length > 0 && args[0].equals("stuck")) {
+			stuck();
+			return;
+		}
 		if (args.length > 0 && args[0].equals("busy")) {
 			busy();
 			return;
@@ -257,5 +323,6 @@ public final class Main {
 		Object w = new Object();
 		long waited = waitTimed(w) + waitTimed(w);
 		System.out.println("REF waited_ns " + waited);
+		System.out.println("REF clinit " + clinit());
 	}
 }
