@@ -33,7 +33,7 @@ typedef struct jinst_monitor_row {
 	const char *class_name, *method, *descriptor; /* the place's, modified UTF-8 */
 	uint32_t line;
 	const char *kind;       /* "block", "method" (a synchronized method), "wait" */
-	bool instrumented;      /* a site of the pass (its enters counted) */
+	bool instrumented;      /* a site of the pass (its enters counted), or a wait() in a method with some */
 	const char *lock_class; /* internal name */
 	uint64_t enters, contended, wait_ns, max_wait_ns, waits, waited_ns;
 } jinst_monitor_row;

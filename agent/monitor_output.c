@@ -96,7 +96,7 @@ static void place(FILE *f, const jinst_monitor_row *r)
 	fprintf(f, "  %s.%s%s", r->class_name, r->method, r->descriptor);
 	if (r->line)
 		fprintf(f, ":%u", r->line);
-	fprintf(f, " (%s%s)", r->kind, r->instrumented || !strcmp(r->kind, "wait") ? "" : ", not instrumented");
+	fprintf(f, " (%s%s)", r->kind, r->instrumented ? "" : ", not instrumented");
 }
 
 static void table(FILE *f, const char *title, const jinst_monitor_row *g, size_t k, uint64_t total)

@@ -84,12 +84,15 @@
 enum { KIND_BLOCK, KIND_METHOD, KIND_WAIT };
 static const char *const kind_names[] = {"block", "method", "wait"};
 
-/* A place: a site of the pass (site >= 0) or one only the events saw. */
+/* A place: a site of the pass (site >= 0) or one only the events saw;
+ * instrumented: a site of the pass, or a wait() in a method that holds
+ * sites of the pass (its enters are counted). */
 typedef struct place {
 	char *class_name, *method, *descriptor; /* one block */
 	uint32_t line;
 	int kind;
 	int64_t site;
+	bool instrumented;
 } place;
 
 /* What the events measured at (place, lock class). */
@@ -216,7 +219,7 @@ static stats *stats_of(uint32_t p, uint32_t k)
  * site is found: its row then says it is instrumented, as it counts the
  * site's enters. */
 static uint32_t place_add(const char *cls, const char *method, const char *desc, uint32_t line, int kind,
-                          int64_t site)
+                          int64_t site, bool instrumented)
 {
 	for (uint32_t i = 0; i < mon.nplaces; i++) {
 		place *q = &mon.places[i];
@@ -224,6 +227,7 @@ static uint32_t place_add(const char *cls, const char *method, const char *desc,
 		    !strcmp(q->descriptor, desc)) {
 			if (q->site < 0 && site >= 0)
 				q->site = site;
+			q->instrumented |= instrumented || site >= 0;
 			return i;
 		}
 	}
@@ -236,7 +240,7 @@ static uint32_t place_add(const char *cls, const char *method, const char *desc,
 	memcpy(s, cls, a);
 	memcpy(s + a, method, b);
 	memcpy(s + a + b, desc, c);
-	mon.places[mon.nplaces] = (place){s, s + a, s + a + b, line, kind, site};
+	mon.places[mon.nplaces] = (place){s, s + a, s + a + b, line, kind, site, instrumented || site >= 0};
 	return mon.nplaces++;
 }
 
@@ -261,7 +265,7 @@ static uint32_t place_for_site(uint32_t site)
 		mon.nsite_place = n;
 	}
 	int kind = info.kind == JINST_MONITOR_SITE_METHOD ? KIND_METHOD : KIND_BLOCK;
-	return mon.site_place[site] = place_add(info.class_name, info.method, info.descriptor, info.line, kind, site);
+	return mon.site_place[site] = place_add(info.class_name, info.method, info.descriptor, info.line, kind, site, true);
 }
 
 /* Every table emptied and freed: a new session's start (under lock). */
@@ -352,6 +356,19 @@ static bool monitorenter_at(jmethodID m, jlocation bci, jlocation *at)
 	return found;
 }
 
+/* Whether the pass has a site in (cls, method, desc): a wait() there is in
+ * code it instrumented. Under lock. */
+static bool method_has_sites(const char *cls, const char *method, const char *desc)
+{
+	uint32_t n = mon.sites ? jinst_monitor_sites_count(mon.sites) : 0;
+	jinst_monitor_site_info info;
+	for (uint32_t i = 0; i < n; i++)
+		if (!jinst_monitor_sites_info(mon.sites, i, &info) && !strcmp(info.method, method) &&
+		    !strcmp(info.descriptor, desc) && !strcmp(info.class_name, cls))
+			return true;
+	return false;
+}
+
 /* The place of a frame (not cached yet), IGNORED for the runtime's own. */
 static uint32_t resolve(JNIEnv *jni, jmethodID m, jlocation bci, bool wait)
 {
@@ -378,7 +395,7 @@ static uint32_t resolve(JNIEnv *jni, jmethodID m, jlocation bci, bool wait)
 	                                  kind == KIND_METHOD ? JINST_MONITOR_SITE_METHOD : JINST_MONITOR_SITE_BLOCK) == 0)
 		p = place_for_site(site);
 	else
-		p = place_add(cls, name, sig, line, kind, -1);
+		p = place_add(cls, name, sig, line, kind, -1, kind == KIND_WAIT && method_has_sites(cls, name, sig));
 	(*mon.jvmti)->Deallocate(mon.jvmti, (unsigned char *)name);
 	(*mon.jvmti)->Deallocate(mon.jvmti, (unsigned char *)sig);
 	return p;
@@ -395,7 +412,7 @@ static uint32_t place_of(JNIEnv *jni, jmethodID m, jlocation bci, bool wait)
 	for (uint32_t i = 0; i < mon.nlocs && !l; i++)
 		if (mon.locs[i].method == m && mon.locs[i].bci == bci && mon.locs[i].wait == wait)
 			l = &mon.locs[i];
-	if (l && (wait || l->sites == sites || (l->place != IGNORED && mon.places[l->place].site >= 0)))
+	if (l && (l->sites == sites || (l->place != IGNORED && mon.places[l->place].instrumented)))
 		return l->place;
 	uint32_t p = resolve(jni, m, bci, wait);
 	if (l)
@@ -686,7 +703,7 @@ static bool snapshot(JNIEnv *jni, jinst_monitor_row **out, size_t *n)
 		const stats *s = &mon.stats[i];
 		const place *p = &mon.places[s->place];
 		rows[i] = (jinst_monitor_row){p->class_name, p->method, p->descriptor, p->line, kind_names[p->kind],
-		                              p->site >= 0, mon.classes[s->lock_class], s->enters, s->contended,
+		                              p->instrumented, mon.classes[s->lock_class], s->enters, s->contended,
 		                              s->wait_ns, s->max_wait_ns, s->waits, s->waited_ns};
 	}
 	*n = mon.nstats;

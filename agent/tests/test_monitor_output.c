@@ -4,7 +4,7 @@
  * first, ties by contended enters, then enters), every figure as given;
  * the report's totals, its sites with every lock class added up (the
  * maximum the largest), its lock classes with every site added up, and its
- * ranks.
+ * ranks; a wait() row instrumented or not as its row says.
  *   test_monitor_output WORK_DIR (made if missing)
  */
 #include <errno.h>
@@ -68,7 +68,8 @@ static void check_tsv(const char *tsv, jinst_monitor_row *rows, size_t n)
 		"block\tjava/util/X\tf\t()V\t3\ta/Lock\t0\t2\t5000000\t4000000\t0\t0\tn\n"
 		"block\ta/B\trun\t()V\t10\ta/Lock\t100\t3\t3000000\t2000000\t0\t0\ty\n"
 		"method\ta/C\tget\t()I\t5\ta/C\t7\t0\t0\t0\t0\t0\ty\n"
-		"wait\ta/B\tsleep\t()V\t20\tjava/lang/Object\t0\t0\t0\t0\t2\t400000000\tn\n";
+		"wait\ta/B\tsleep\t()V\t20\tjava/lang/Object\t0\t0\t0\t0\t2\t400000000\ty\n"
+		"wait\tjava/util/X\tg\t()V\t4\t[I\t0\t0\t0\t0\t1\t1000000\tn\n";
 	CHECK(t && !strcmp(t, want), "the TSV, ranked:\n%s", t ? t : "");
 	free(t);
 }
@@ -77,8 +78,8 @@ static void check_report_file(const char *txt, jinst_monitor_row *rows, size_t n
 {
 	CHECK(write(txt, jinst_monitor_write_report, rows, n) == 0, "report written");
 	char *r = slurp(txt);
-	CHECK(r && starts(r, "MONITORS BEGIN (enters 157, contended 6, waiting to acquire 17.000 ms, wait() calls 2, "
-	                     "400.000 ms)\n"),
+	CHECK(r && starts(r, "MONITORS BEGIN (enters 157, contended 6, waiting to acquire 17.000 ms, wait() calls 3, "
+	                     "401.000 ms)\n"),
 	      "the totals: %.120s", r ? r : "");
 	const char *sites = r ? strstr(r, "BY SITE, ranked") : NULL, *classes = r ? strstr(r, "BY LOCK CLASS\n") : NULL;
 	CHECK(sites && classes && sites < classes, "the two tables");
@@ -96,6 +97,10 @@ static void check_report_file(const char *txt, jinst_monitor_row *rows, size_t n
 	      "the lock class a/Lock: %.80s", lock ? lock : "");
 	CHECK(other && starts(other, "   1  52.9%  52.9%     9.000"), "the lock class a/Other: %.60s",
 	      other ? other : "");
+	/* a wait() in a method with sites of the pass says so, one elsewhere not */
+	CHECK(sites && line_with(sites, "  a/B.sleep()V:20 (wait)", NULL) &&
+	          line_with(sites, " [I  java/util/X.g()V:4 (wait, not instrumented)", NULL),
+	      "the wait() rows");
 	CHECK(r && strstr(r, "MONITORS END\n"), "the end");
 	free(r);
 }
@@ -110,8 +115,9 @@ int main(int argc, char **argv)
 		{"a/B", "run", "()V", 10, "block", true, "a/Lock", 100, 3, 3000000, 2000000, 0, 0},
 		{"a/B", "run", "()V", 10, "block", true, "a/Other", 50, 1, 9000000, 9000000, 0, 0},
 		{"a/C", "get", "()I", 5, "method", true, "a/C", 7, 0, 0, 0, 0, 0},
-		{"a/B", "sleep", "()V", 20, "wait", false, "java/lang/Object", 0, 0, 0, 0, 2, 400000000},
+		{"a/B", "sleep", "()V", 20, "wait", true, "java/lang/Object", 0, 0, 0, 0, 2, 400000000},
 		{"java/util/X", "f", "()V", 3, "block", false, "a/Lock", 0, 2, 5000000, 4000000, 0, 0},
+		{"java/util/X", "g", "()V", 4, "wait", false, "[I", 0, 0, 0, 0, 1, 1000000},
 	};
 	size_t n = sizeof rows / sizeof rows[0];
 	char tsv[1024], txt[1024];

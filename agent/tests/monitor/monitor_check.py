@@ -12,7 +12,8 @@ Under -Xverify:all with `monitor`, OUT.monitors.tsv must show:
     N contended, the time waiting within 10% of the program's own figure;
   - the holder's sites and the uncontended loops: exact enters, no
     contention; a site locking objects of two classes: each class's enters; no contention at any other site of the program;
-  - two wait(WAIT_MS) calls at the wait() line, their time within 10%;
+  - two wait(WAIT_MS) calls at the wait() line, their time within 10%,
+    instrumented (its method's block is a site of the pass);
   - no row of the wait for another thread's class initialization
     (SITE:clinit: the VM's lock of the class, an int[]);
 the same with trace=times and coverage beside it (the trace's owner path,
@@ -123,6 +124,8 @@ def contention(name, refs, rows):
         equal(f"{name} wait() calls", w["waits"], 2)
         near(f"{name} wait() time", w["waited_ns"], refs["waited_ns"])
     for r in rows:
+        if r["class"].startswith("jinstmon/") and r["kind"] == "wait":
+            equal(f"{name} wait() row instrumented", r["instrumented"], "y")
         if r["class"].startswith("jinstmon/") and (r["lock_class"] == "[I" or int(r["line"]) == sites["clinit"]):
             fail(f"{name}: the wait for a class's initialization as a row: {r}")
     if refs.get("clinit") != 42:
