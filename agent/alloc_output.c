@@ -48,38 +48,10 @@ static int by_bytes(const void *a, const void *b)
 	return x->site < y->site ? -1 : x->site > y->site;
 }
 
-/* A class's internal name or a field descriptor, as Java writes it:
- * "java.lang.String", "int[][]". */
-static void java_name(const char *t, char *out, size_t size)
-{
-	static const char prims[] = "ZCFDBSIJ";
-	static const char *const names[] = {"boolean", "char", "float", "double", "byte", "short", "int", "long"};
-	size_t dims = 0;
-	while (t[dims] == '[')
-		dims++;
-	const char *base = t + dims;
-	char tmp[512];
-	if (dims && *base && *base != 'L' && strchr(prims, *base))
-		snprintf(tmp, sizeof tmp, "%s", names[strchr(prims, *base) - prims]);
-	else
-		snprintf(tmp, sizeof tmp, "%.*s", (int)(dims ? strcspn(base + 1, ";") : strlen(base)), dims ? base + 1 : base);
-	for (char *p = tmp; *p; p++)
-		if (*p == '/')
-			*p = '.';
-	size_t k = (size_t)snprintf(out, size, "%s", tmp);
-	for (size_t i = 0; i < dims && k + 2 < size; i++, k += 2)
-		memcpy(out + k, "[]", 3);
-}
-
 /* "pkg.Cls.method(File.java:12)", HPROF's and the stack trace's form. */
 static void site_name(const jinst_alloc_site *s, char *out, size_t size)
 {
-	char cls[512];
-	java_name(s->class_name, cls, sizeof cls);
-	if (s->line)
-		snprintf(out, size, "%s.%s(%s:%u)", cls, s->method, s->source ? s->source : "Unknown Source", s->line);
-	else
-		snprintf(out, size, "%s.%s(%s)", cls, s->method, s->source ? s->source : "Unknown Source");
+	jinst_agent_place_name(s->class_name, s->method, s->source, s->line, out, size);
 }
 
 /* Method id's "pkg.Cls.method" (and its source file into *source, or
@@ -91,7 +63,7 @@ static bool frame_name(int64_t id, char *out, size_t size, const char **source)
 	char cls[512];
 	if (id < 0 || id > UINT32_MAX || !ins || jinst_instrument_method_info(ins, (uint32_t)id, &info) < 0)
 		return false;
-	java_name(info.class_name, cls, sizeof cls);
+	jinst_agent_java_name(info.class_name, cls, sizeof cls);
 	snprintf(out, size, "%s.%s", cls, info.name);
 	if (source)
 		*source = info.source_file;
@@ -214,7 +186,7 @@ static void write_table(FILE *f, const jinst_alloc_report *r)
 		double self = total > 0 ? 100.0 * (double)(r->live ? w->live_bytes : w->bytes) / total : 0;
 		accum += self;
 		site_name(&s, site, sizeof site);
-		java_name(s.type, type, sizeof type);
+		jinst_agent_java_name(s.type, type, sizeof type);
 		fprintf(f, "%5zu %5.2f%% %5.2f%%", i + 1, self, accum);
 		if (r->live)
 			fprintf(f, " %14lld %10lld", (long long)w->live_bytes, (long long)w->live_objects);
@@ -255,8 +227,8 @@ static void write_tsv(FILE *f, const jinst_alloc_report *r)
 		jinst_alloc_site s;
 		if (jinst_alloc_sites_get(&s, r->sites, w->site))
 			continue;
-		java_name(s.class_name, cls, sizeof cls);
-		java_name(s.type, type, sizeof type);
+		jinst_agent_java_name(s.class_name, cls, sizeof cls);
+		jinst_agent_java_name(s.type, type, sizeof type);
 		fprintf(f, "%zu\t%lld\t%lld\t%s\t%s\t%s\t%s\t%u\t%s\t%s", i + 1, (long long)w->bytes, (long long)w->objects,
 		        cls, s.method, s.descriptor, s.source ? s.source : "", s.line, type, kinds[s.kind < 4 ? s.kind : 0]);
 		if (r->live)
@@ -288,7 +260,7 @@ static char *folded_text(const jinst_alloc_report *r, const jinst_alloc_row *w)
 	jinst_alloc_site s;
 	if (jinst_alloc_sites_get(&s, r->sites, w->site))
 		return NULL;
-	java_name(s.class_name, cls, sizeof cls);
+	jinst_agent_java_name(s.class_name, cls, sizeof cls);
 	snprintf(leaf, sizeof leaf, "%s.%s", cls, s.method);
 	stack[0] = 0;
 	if (r->depth)

@@ -154,6 +154,14 @@ FILE *jinst_agent_output_open_appended(const char *ext);
  * with append=y after the sessions before; one line says so
  * (jinst_agent_log_output). 0 when written. */
 int jinst_agent_output_write(const char *ext, int (*write)(FILE *f, const void *ctx), const void *ctx);
+
+/* names.c: a class's internal name or a field descriptor as Java writes
+ * it ("java.lang.String", "int[][]"), as alloc's outputs name them. */
+void jinst_agent_java_name(const char *name, char *out, size_t size);
+/* A place as a stack trace and HPROF name it: "pkg.Cls.method(File.java:12)"
+ * ("Unknown Source" when source is NULL; no ":line" when line is 0). */
+void jinst_agent_place_name(const char *class_name, const char *method, const char *source, uint32_t line, char *out,
+                            size_t size);
 /* The runtime's class of hooks (jinst/rt/Hooks), a global reference; NULL
  * until the runtime is defined. */
 jclass jinst_agent_hooks_class(void);

@@ -30,7 +30,8 @@ void jinst_monitor_defaults(void *config);
 /* One row of the outputs: a place (a lock site, or where wait() was
  * called) and the class of the lock, with what was measured there. */
 typedef struct jinst_monitor_row {
-	const char *class_name, *method, *descriptor; /* the place's, modified UTF-8 */
+	const char *class_name, *method, *descriptor; /* the place's, internal names, modified UTF-8 */
+	const char *source;     /* the class's SourceFile, NULL when none */
 	uint32_t line;
 	const char *kind;       /* "block", "method" (a synchronized method), "wait" */
 	bool instrumented;      /* a site of the pass (its enters counted), or a wait() in a method with some */

@@ -10,7 +10,10 @@
  *   OUT.monitors.tsv  every row, the first line naming the columns, times
  *                     in nanoseconds, for a spreadsheet or a script
  *
- * monitor_run.c opens the files: replaced, or appended to (append=y).
+ * Classes are named as Java writes them (q.K, int[]) and places as a stack
+ * trace does (q.K.main(K.java:4)), as alloc's outputs name them, so that a
+ * site can be matched between the two; the TSV keeps the method's
+ * descriptor in a column of its own. monitor_run.c opens the files.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -91,12 +94,11 @@ static jinst_monitor_row *group(const jinst_monitor_row *rows, size_t n, bool by
 
 static void place(FILE *f, const jinst_monitor_row *r)
 {
+	char name[1200];
 	if (!strcmp(r->kind, "*"))
 		return;
-	fprintf(f, "  %s.%s%s", r->class_name, r->method, r->descriptor);
-	if (r->line)
-		fprintf(f, ":%u", r->line);
-	fprintf(f, " (%s%s)", r->kind, r->instrumented ? "" : ", not instrumented");
+	jinst_agent_place_name(r->class_name, r->method, r->source, r->line, name, sizeof name);
+	fprintf(f, "  %s (%s%s)", name, r->kind, r->instrumented ? "" : ", not instrumented");
 }
 
 static void table(FILE *f, const char *title, const jinst_monitor_row *g, size_t k, uint64_t total)
@@ -108,10 +110,11 @@ static void table(FILE *f, const char *title, const jinst_monitor_row *g, size_t
 		const jinst_monitor_row *r = &g[i];
 		double self = total ? 100.0 * (double)r->wait_ns / (double)total : 0;
 		accum += self;
+		char lock[512];
+		jinst_agent_java_name(r->lock_class, lock, sizeof lock);
 		fprintf(f, "%4zu %5.1f%% %5.1f%% %9.3f %9.3f %10llu %10llu %6llu %11.3f  %s", i + 1, self, accum,
 		        (double)r->wait_ns / 1e6, (double)r->max_wait_ns / 1e6, (unsigned long long)r->contended,
-		        (unsigned long long)r->enters, (unsigned long long)r->waits, (double)r->waited_ns / 1e6,
-		        r->lock_class);
+		        (unsigned long long)r->enters, (unsigned long long)r->waits, (double)r->waited_ns / 1e6, lock);
 		place(f, r);
 		fputc('\n', f);
 	}
@@ -147,12 +150,15 @@ int jinst_monitor_write_report(FILE *f, jinst_monitor_row *rows, size_t n)
 int jinst_monitor_write_tsv(FILE *f, jinst_monitor_row *rows, size_t n)
 {
 	qsort(rows, n, sizeof(*rows), row_cmp);
-	fprintf(f, "kind\tclass\tmethod\tdescriptor\tline\tlock_class\tenters\tcontended\twait_ns\tmax_wait_ns\twaits\t"
-	           "waited_ns\tinstrumented\n");
+	fprintf(f, "kind\tclass\tmethod\tdescriptor\tsource\tline\tlock_class\tenters\tcontended\twait_ns\t"
+	           "max_wait_ns\twaits\twaited_ns\tinstrumented\n");
 	for (size_t i = 0; i < n; i++) {
 		const jinst_monitor_row *r = &rows[i];
-		fprintf(f, "%s\t%s\t%s\t%s\t%u\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%s\n", r->kind, r->class_name,
-		        r->method, r->descriptor, r->line, r->lock_class, (unsigned long long)r->enters,
+		char cls[512], lock[512];
+		jinst_agent_java_name(r->class_name, cls, sizeof cls);
+		jinst_agent_java_name(r->lock_class, lock, sizeof lock);
+		fprintf(f, "%s\t%s\t%s\t%s\t%s\t%u\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%s\n", r->kind, cls,
+		        r->method, r->descriptor, r->source ? r->source : "", r->line, lock, (unsigned long long)r->enters,
 		        (unsigned long long)r->contended, (unsigned long long)r->wait_ns, (unsigned long long)r->max_wait_ns,
 		        (unsigned long long)r->waits, (unsigned long long)r->waited_ns, r->instrumented ? "y" : "n");
 	}

@@ -88,7 +88,7 @@ static const char *const kind_names[] = {"block", "method", "wait"};
  * instrumented: a site of the pass, or a wait() in a method that holds
  * sites of the pass (its enters are counted). */
 typedef struct place {
-	char *class_name, *method, *descriptor; /* one block */
+	char *class_name, *method, *descriptor, *source; /* one block; source "" when none */
 	uint32_t line;
 	int kind;
 	int64_t site;
@@ -218,8 +218,8 @@ static stats *stats_of(uint32_t p, uint32_t k)
  * loaded classes are retransformed) becomes the pass's site when the
  * site is found: its row then says it is instrumented, as it counts the
  * site's enters. */
-static uint32_t place_add(const char *cls, const char *method, const char *desc, uint32_t line, int kind,
-                          int64_t site, bool instrumented)
+static uint32_t place_add(const char *cls, const char *method, const char *desc, const char *source, uint32_t line,
+                          int kind, int64_t site, bool instrumented)
 {
 	for (uint32_t i = 0; i < mon.nplaces; i++) {
 		place *q = &mon.places[i];
@@ -231,8 +231,10 @@ static uint32_t place_add(const char *cls, const char *method, const char *desc,
 			return i;
 		}
 	}
-	size_t a = strlen(cls) + 1, b = strlen(method) + 1, c = strlen(desc) + 1;
-	char *s = malloc(a + b + c);
+	if (!source)
+		source = "";
+	size_t a = strlen(cls) + 1, b = strlen(method) + 1, c = strlen(desc) + 1, d = strlen(source) + 1;
+	char *s = malloc(a + b + c + d);
 	if (!s || !room((void **)&mon.places, mon.nplaces, &mon.capplaces, sizeof(place))) {
 		free(s);
 		return IGNORED;
@@ -240,7 +242,8 @@ static uint32_t place_add(const char *cls, const char *method, const char *desc,
 	memcpy(s, cls, a);
 	memcpy(s + a, method, b);
 	memcpy(s + a + b, desc, c);
-	mon.places[mon.nplaces] = (place){s, s + a, s + a + b, line, kind, site, instrumented || site >= 0};
+	memcpy(s + a + b + c, source, d);
+	mon.places[mon.nplaces] = (place){s, s + a, s + a + b, s + a + b + c, line, kind, site, instrumented || site >= 0};
 	return mon.nplaces++;
 }
 
@@ -265,7 +268,8 @@ static uint32_t place_for_site(uint32_t site)
 		mon.nsite_place = n;
 	}
 	int kind = info.kind == JINST_MONITOR_SITE_METHOD ? KIND_METHOD : KIND_BLOCK;
-	return mon.site_place[site] = place_add(info.class_name, info.method, info.descriptor, info.line, kind, site, true);
+	return mon.site_place[site] = place_add(info.class_name, info.method, info.descriptor, info.source_file,
+	                                        info.line, kind, site, true);
 }
 
 /* Every table emptied and freed: a new session's start (under lock). */
@@ -373,17 +377,21 @@ static bool method_has_sites(const char *cls, const char *method, const char *de
 static uint32_t resolve(JNIEnv *jni, jmethodID m, jlocation bci, bool wait)
 {
 	jclass k = NULL;
-	char cls[1024], *name = NULL, *sig = NULL;
+	char cls[1024], *name = NULL, *sig = NULL, *source = NULL;
 	jint mods = 0;
 	uint32_t p = IGNORED;
 	if ((*mon.jvmti)->GetMethodDeclaringClass(mon.jvmti, m, &k) != JVMTI_ERROR_NONE)
 		return IGNORED;
 	class_name(k, cls, sizeof cls);
+	if ((*mon.jvmti)->GetSourceFileName(mon.jvmti, k, &source) != JVMTI_ERROR_NONE)
+		source = NULL;
 	(*jni)->DeleteLocalRef(jni, k);
 	if (!cls[0] || !strncmp(cls, JINST_RUNTIME_PACKAGE, strlen(JINST_RUNTIME_PACKAGE)) ||
 	    !strncmp(cls, "java/lang/$Jinst", 16) ||
-	    (*mon.jvmti)->GetMethodName(mon.jvmti, m, &name, &sig, NULL) != JVMTI_ERROR_NONE)
+	    (*mon.jvmti)->GetMethodName(mon.jvmti, m, &name, &sig, NULL) != JVMTI_ERROR_NONE) {
+		(*mon.jvmti)->Deallocate(mon.jvmti, (unsigned char *)source);
 		return IGNORED;
+	}
 	(*mon.jvmti)->GetMethodModifiers(mon.jvmti, m, &mods);
 	int kind = wait ? KIND_WAIT : (mods & 0x20) && bci <= 0 ? KIND_METHOD : KIND_BLOCK; /* ACC_SYNCHRONIZED */
 	jlocation at = bci;
@@ -395,9 +403,10 @@ static uint32_t resolve(JNIEnv *jni, jmethodID m, jlocation bci, bool wait)
 	                                  kind == KIND_METHOD ? JINST_MONITOR_SITE_METHOD : JINST_MONITOR_SITE_BLOCK) == 0)
 		p = place_for_site(site);
 	else
-		p = place_add(cls, name, sig, line, kind, -1, kind == KIND_WAIT && method_has_sites(cls, name, sig));
+		p = place_add(cls, name, sig, source, line, kind, -1, kind == KIND_WAIT && method_has_sites(cls, name, sig));
 	(*mon.jvmti)->Deallocate(mon.jvmti, (unsigned char *)name);
 	(*mon.jvmti)->Deallocate(mon.jvmti, (unsigned char *)sig);
+	(*mon.jvmti)->Deallocate(mon.jvmti, (unsigned char *)source);
 	return p;
 }
 
@@ -551,6 +560,7 @@ static bool env_setup(JNIEnv *jni)
 	caps.can_generate_monitor_events = 1;
 	caps.can_get_line_numbers = 1;
 	caps.can_get_bytecodes = 1;
+	caps.can_get_source_file_name = 1;
 	jvmtiEventCallbacks cb;
 	memset(&cb, 0, sizeof cb);
 	cb.MonitorContendedEnter = on_contended_enter;
@@ -558,7 +568,8 @@ static bool env_setup(JNIEnv *jni)
 	cb.MonitorWait = on_wait;
 	cb.MonitorWaited = on_waited;
 	if (jinst_agent_jvmti_failed((*e)->AddCapabilities(e, &caps),
-	                             "AddCapabilities(can_generate_monitor_events, can_get_line_numbers, can_get_bytecodes)") ||
+	                             "AddCapabilities(can_generate_monitor_events, can_get_line_numbers, can_get_bytecodes, "
+	                             "can_get_source_file_name)") ||
 	    jinst_agent_jvmti_failed((*e)->SetEventCallbacks(e, &cb, (jint)sizeof cb), "SetEventCallbacks (monitor)")) {
 		(*e)->DisposeEnvironment(e);
 		return false;
@@ -702,9 +713,9 @@ static bool snapshot(JNIEnv *jni, jinst_monitor_row **out, size_t *n)
 	for (uint32_t i = 0; rows && i < mon.nstats; i++) {
 		const stats *s = &mon.stats[i];
 		const place *p = &mon.places[s->place];
-		rows[i] = (jinst_monitor_row){p->class_name, p->method, p->descriptor, p->line, kind_names[p->kind],
-		                              p->instrumented, mon.classes[s->lock_class], s->enters, s->contended,
-		                              s->wait_ns, s->max_wait_ns, s->waits, s->waited_ns};
+		rows[i] = (jinst_monitor_row){p->class_name, p->method, p->descriptor, p->source[0] ? p->source : NULL,
+		                              p->line, kind_names[p->kind], p->instrumented, mon.classes[s->lock_class],
+		                              s->enters, s->contended, s->wait_ns, s->max_wait_ns, s->waits, s->waited_ns};
 	}
 	*n = mon.nstats;
 	pthread_mutex_unlock(&mon.lock);

@@ -128,7 +128,7 @@ outputs_check() { # NAME OUT FILES CLASSES
 		END { print (n["write0"] > 0 && n["write0"] == n["write"]) ? n["write0"] : 0 }' $c)
 	sites=$(awk -F'\t' 'NR > 1 && $4 ~ /^com\.sun\.tools\.javac\./ { n++ } END { print n + 0 }' $out.alloc.tsv)
 	objects=$(awk -F'\t' 'NR > 1 { s += $3 } END { printf "%.0f", s }' $out.alloc.tsv)
-	locks=$(awk -F'\t' 'NR > 1 && $7 > 0 { n++ } END { print n + 0 }' $out.monitors.tsv)
+	locks=$(awk -F'\t' 'NR > 1 && $8 > 0 { n++ } END { print n + 0 }' $out.monitors.tsv)
 	echo "$name: $(wc -l <$c) methods counted, the native write0 $natives times through its wrapper; $sites javac allocation sites," \
 		"$objects objects in all; $locks lock sites entered"
 	((natives >= n)) || fail "$name: the native write0 not counted through its wrapper as often as write: $(grep -P 'FileDispatcherImpl\twrite' $c)"
@@ -152,12 +152,12 @@ threads_case() {
 				fail "$name: counts differ from expected_counts.tsv (above: expected, not counted)"
 			echo "$name: $(wc -l <<<"$want") methods of jinsttest.$prog counted as expected_counts.tsv says," \
 				"$(awk -F'\t' 'NR > 1 { s += $3 } END { print s + 0 }' $name.alloc.tsv) objects allocated," \
-				"$(awk -F'\t' 'NR > 1 { s += $8 } END { print s + 0 }' $name.monitors.tsv) contended enters"
+				"$(awk -F'\t' 'NR > 1 { s += $9 } END { print s + 0 }' $name.monitors.tsv) contended enters"
 		done
 	done
 	[[ -f Concurrency-counts.monitors.tsv ]] || return
 	# Concurrency.add's block: 80000 enters of one lock by eight threads.
-	got=$(awk -F'\t' '$2 == "jinsttest/Concurrency" && $3 == "add" { s += $7 } END { print s + 0 }' Concurrency-counts.monitors.tsv)
+	got=$(awk -F'\t' '$2 == "jinsttest.Concurrency" && $3 == "add" { s += $8 } END { print s + 0 }' Concurrency-counts.monitors.tsv)
 	[[ $got == 80000 ]] || fail "Concurrency.add: $got enters, not 80000"
 }
 

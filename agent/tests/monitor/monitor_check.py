@@ -16,6 +16,9 @@ Under -Xverify:all with `monitor`, OUT.monitors.tsv must show:
     instrumented (its method's block is a site of the pass);
   - no row of the wait for another thread's class initialization
     (SITE:clinit: the VM's lock of the class, an int[]);
+  - classes and places named as Java and the alloc outputs name them
+    (jinstmon.Main$Lock, source Main.java; in the report
+    jinstmon.Main.enterBlock(Main.java:LINE));
 the same with trace=times and coverage beside it (the trace's owner path,
 all three passes in one transformation); and,
 single-threaded with -Xbatch -XX:+PrintCompilation, a synchronized method and a
@@ -81,7 +84,7 @@ def run(name, opts, args=()):
 
 
 def row(rows, kind, method, site, lock, tag):
-    want = [r for r in rows if r["kind"] == kind and r["class"].startswith("jinstmon/") and r["method"] == method
+    want = [r for r in rows if r["kind"] == kind and r["class"].startswith("jinstmon.") and r["method"] == method
             and int(r["line"]) == sites[site] and r["lock_class"] == lock]
     if len(want) != 1:
         fail(f"{tag}: {len(want)} rows for {kind} {method}:{sites[site]} on {lock}")
@@ -102,7 +105,7 @@ def equal(tag, got, want):
 
 
 def contention(name, refs, rows):
-    counter, lock = "jinstmon/Main$Counter", "jinstmon/Main$Lock"
+    counter, lock = "jinstmon.Main$Counter", "jinstmon.Main$Lock"
     b = row(rows, "block", "enterBlock", "blocked", lock, name)
     m = row(rows, "method", "bump", "bump", counter, name)
     for tag, r, ref in (("block", b, "block_wait_ns"), ("method", m, "method_wait_ns")):
@@ -119,18 +122,20 @@ def contention(name, refs, rows):
         r = row(rows, kind, method, site, k, name)
         if r:
             equal(f"{name} {method} enters", r["enters"], n)
-    w = row(rows, "wait", "waitTimed", "wait", "java/lang/Object", name)
+    w = row(rows, "wait", "waitTimed", "wait", "java.lang.Object", name)
     if w and "waited_ns" in refs:
         equal(f"{name} wait() calls", w["waits"], 2)
         near(f"{name} wait() time", w["waited_ns"], refs["waited_ns"])
     for r in rows:
-        if r["class"].startswith("jinstmon/") and r["kind"] == "wait":
+        if r["class"].startswith("jinstmon.") and r["kind"] == "wait":
             equal(f"{name} wait() row instrumented", r["instrumented"], "y")
-        if r["class"].startswith("jinstmon/") and (r["lock_class"] == "[I" or int(r["line"]) == sites["clinit"]):
+        if r["class"].startswith("jinstmon.") and r["source"] != "Main.java":
+            fail(f"{name}: a row's source {r['source']!r}: {r}")
+        if r["class"].startswith("jinstmon.") and (r["lock_class"] == "int[]" or int(r["line"]) == sites["clinit"]):
             fail(f"{name}: the wait for a class's initialization as a row: {r}")
     if refs.get("clinit") != 42:
         fail(f"{name}: the program's class initialization: {refs.get('clinit')}")
-    busy = {(r["method"], r["line"]) for r in rows if r["class"].startswith("jinstmon/") and int(r["contended"])}
+    busy = {(r["method"], r["line"]) for r in rows if r["class"].startswith("jinstmon.") and int(r["contended"])}
     if busy != {("enterBlock", str(sites["blocked"])), ("bump", str(sites["bump"]))}:
         fail(f"{name}: contention at {sorted(busy)}")
 
@@ -142,6 +147,8 @@ contention("monitor", refs, rows)
 text = open(os.path.join(work, "monitor.monitors.txt")).read() if rows else ""
 if not text.startswith("MONITORS BEGIN (enters ") or "BY LOCK CLASS" not in text:
     fail("monitor: the report's header")
+if f" jinstmon.Main$Lock  jinstmon.Main.enterBlock(Main.java:{sites['blocked']}) (block)\n" not in text:
+    fail("monitor: the report does not name SITE:blocked and its lock as Java does")
 
 _, refs, rows = run("traced", ["-Xverify:all"])
 contention("traced", refs, rows)
@@ -160,10 +167,10 @@ for method in ("jinstmon.Main$Counter::quiet", "jinstmon.Main::hot"):
 if re.search(r"jinstmon.*(COMPILE SKIPPED|not compilable)", out):
     fail("hot: a method the JIT refused")
 for kind, method, site in (("method", "quiet", "quiet"), ("block", "hot", None)):
-    r = [x for x in rows if x["kind"] == kind and x["method"] == method and x["class"].startswith("jinstmon/")]
+    r = [x for x in rows if x["kind"] == kind and x["method"] == method and x["class"].startswith("jinstmon.")]
     if len(r) != 1 or int(r[0]["enters"]) != HOT or int(r[0]["contended"]) != 0:
         fail(f"hot: {kind} {method}: {r}")
-if any(int(r["contended"]) for r in rows if r["class"].startswith("jinstmon/")):
+if any(int(r["contended"]) for r in rows if r["class"].startswith("jinstmon.")):
     fail("hot: contention in a single thread")
 
 
@@ -220,12 +227,13 @@ else:
                         "-cp", vclasses, "jinstmon.Virtual"], capture_output=True, text=True, env=env, timeout=120)
     m = re.search(r"^REF virtual_wait_ns (\d+)$", r.stdout, re.M)
     rows = list(csv.DictReader(open(os.path.join(work, "virtual.monitors.tsv")), delimiter="\t")) if m else []
-    v = row(rows, "block", "round", "virtual", "java/lang/Object", "virtual")
+    v = row(rows, "block", "round", "virtual", "java.lang.Object", "virtual")
     if not m or not v:
         fail(f"virtual: exit {r.returncode}: {r.stderr[-1000:]}")
     else:
         equal("virtual enters", v["enters"], 200)
         near("virtual waiting", v["wait_ns"], int(m[1]))
+
 
 
 def lines_run(out, k, append):

@@ -49,6 +49,7 @@ from monitor_common import fresh_workdir, java_env, lock_sites  # noqa: E402
 TOLERANCE = 0.10
 N = 3
 CLS = "jinstmon/Main"
+JAVA_CLS = "jinstmon.Main"  # the monitors outputs name classes as Java does
 # As reattach.py's: HotSpot's own memory grows with each retransformation
 # until it warms up.
 RSS_SLACK_KIB = 12288
@@ -118,12 +119,12 @@ def round_trip(k):
 
 def monitors(tag, path, k, waited):
     try:
-        rows = [r for r in csv.DictReader(open(path), delimiter="\t") if r["class"] == CLS]
+        rows = [r for r in csv.DictReader(open(path), delimiter="\t") if r["class"] == JAVA_CLS]
     except OSError as e:
         fail(f"{tag}: {e}")
         return
     got = {(r["kind"], r["method"], int(r["line"]), r["lock_class"]): r for r in rows}
-    lock = "jinstmon/Main$Lock"
+    lock = "jinstmon.Main$Lock"
     want = {("block", "round", sites["round"], lock): (k, 0), ("block", "holdBlock", sites["hold"], lock): (1, 0),
             ("block", "enterBlock", sites["blocked"], lock): (N, N)}
     equal(f"{tag}: the program's rows", sorted(got), sorted(want))
@@ -242,7 +243,7 @@ def attached_busy():
             time.sleep(1)
             load("busy", "stop")
         rows = [r for r in csv.DictReader(open(out + ".monitors.tsv"), delimiter="\t")
-                if r["class"] == CLS and int(r["line"]) == sites["busy"]]
+                if r["class"] == JAVA_CLS and int(r["line"]) == sites["busy"]]
         equal("busy: rows of SITE:busy", len(rows), 1)
         for r in rows:
             equal("busy: SITE:busy instrumented", r["instrumented"], "y")
@@ -250,7 +251,7 @@ def attached_busy():
                 fail(f"busy: SITE:busy with {r['enters']} enters, {r['contended']} contended")
             print(f"busy: SITE:busy {r['enters']} enters, {r['contended']} contended, instrumented {r['instrumented']}")
         for line in open(out + ".monitors.txt"):
-            if f"jinstmon/Main.busyBlock()V:{sites['busy']}" in line and "not instrumented" in line:
+            if f"jinstmon.Main.busyBlock(Main.java:{sites['busy']})" in line and "not instrumented" in line:
                 fail("busy: the report says " + line.strip())
         b.stdin.close()
         equal("busy: the program's exit", b.wait(timeout=60), 0)
@@ -259,6 +260,8 @@ def attached_busy():
     finally:
         if b.poll() is None:
             b.kill()
+
+
 
 
 def attached_stuck():
@@ -277,7 +280,7 @@ def attached_stuck():
             equal("stuck: the program's second line", s.stdout.readline().strip(), "released")
             load("stuck", "stop")
         rows = [r for r in csv.DictReader(open(out + ".monitors.tsv"), delimiter="\t")
-                if r["class"] == CLS and int(r["contended"])]
+                if r["class"] == JAVA_CLS and int(r["contended"])]
         equal("stuck: rows with contention begun before the session", rows, [])
         s.stdin.close()
         equal("stuck: the program's exit", s.wait(timeout=60), 0)
