@@ -29,6 +29,14 @@ int attach_reply_parse(attach_reply *out, const char *buf, size_t len);
  * NSpid line of /proc/PID/status (buf[0..len)); 0 when there is none. */
 long attach_nspid(const char *buf, size_t len);
 
+/* The number in the line "field:" of a /proc/PID/status (Tgid, Pid); -1
+ * when there is none. */
+long attach_status_field(const char *buf, size_t len, const char *field);
+
+/* Whether the process of that /proc/PID/status catches signal signo
+ * (its SigCgt mask): 1 it does, 0 not, -1 no such line. */
+int attach_catches(const char *buf, size_t len, int signo);
+
 /* The state a HotSpot boolean flag is left in by a list of arguments,
  * buf[0..len), separated by NULs (a /proc/PID/cmdline) or, with words, by
  * white space (JAVA_TOOL_OPTIONS): 1 for the last -XX:+NAME, 0 for the last
@@ -37,6 +45,34 @@ int attach_flag_state(const char *buf, size_t len, bool words, const char *name,
 
 /* Whether the exact argument arg occurs in buf (the same lists). */
 bool attach_has_arg(const char *buf, size_t len, bool words, const char *arg);
+
+/* What the VM's flags say about attach: the last -XX:+/-
+ * DisableAttachMechanism and EnableDynamicAgentLoading (0 or 1, as the
+ * VM defaults them: 0 and 1), and whether -Xrs is among them. */
+typedef struct attach_flags {
+	int disable_attach;
+	int dynamic_loading;
+	bool rs;
+} attach_flags;
+
+/* Applies the flags of a list (as attach_flag_state reads it) onto f. */
+void attach_flags_apply(attach_flags *f, const char *buf, size_t len, bool words);
+
+/* The arguments of an @argfile buf[0..len) as java's launcher splits them
+ * (blanks, '#' comments to the end of the line, '...' and "..." quotes
+ * with backslash escapes inside), NUL-separated into out, which has room
+ * for len bytes; their length. */
+size_t attach_argfile_args(const char *buf, size_t len, char *out);
+
+/* Reads the argfile name[0..n) (as the launcher would: relative to the
+ * VM's working folder); malloc'd bytes and *len, or NULL. */
+typedef char *attach_argfile_reader(void *ctx, const char *name, size_t n, size_t *len);
+
+/* Applies onto f the VM flags of a /proc/PID/cmdline buf[0..len): those
+ * before the main class (or -jar's file, -m's module), the @argfiles there
+ * read through rd and their arguments taken in their place, as java's
+ * launcher does (src/java.base/share/native/libjli/args.c). */
+void attach_cmdline_flags(attach_flags *f, const char *buf, size_t len, attach_argfile_reader *rd, void *ctx);
 
 /* The value of the environment variable name in a /proc/PID/environ
  * (NUL-separated NAME=VALUE), into *value and *value_len; false when absent. */

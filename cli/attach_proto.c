@@ -11,6 +11,7 @@
  */
 #include "attach.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* A decimal number, optionally negative, at buf[*i..len), capped; false
@@ -85,6 +86,51 @@ long attach_nspid(const char *buf, size_t len)
 	return 0;
 }
 
+/* The line "field:" of a /proc/PID/status: the index of what follows the
+ * colon, or len. */
+static size_t status_line(const char *buf, size_t len, const char *field, size_t *end)
+{
+	size_t fn = strlen(field);
+	for (size_t k = 0; k < len;) {
+		*end = line_end(buf, len, k);
+		if (*end - k > fn && !memcmp(buf + k, field, fn) && buf[k + fn] == ':')
+			return k + fn + 1;
+		k = *end + 1;
+	}
+	return len;
+}
+
+long attach_status_field(const char *buf, size_t len, const char *field)
+{
+	size_t end, i = status_line(buf, len, field, &end);
+	long x;
+	if (i >= len)
+		return -1;
+	while (i < end && (buf[i] == ' ' || buf[i] == '\t'))
+		i++;
+	return number(buf, end, &i, &x) && x >= 0 ? x : -1;
+}
+
+int attach_catches(const char *buf, size_t len, int signo)
+{
+	/* SigCgt: a hexadecimal mask, signal n at bit n - 1, the last digit
+	 * holding signals 1 to 4 */
+	size_t end, i = status_line(buf, len, "SigCgt", &end);
+	if (i >= len || signo < 1)
+		return -1;
+	while (i < end && (buf[i] == ' ' || buf[i] == '\t'))
+		i++;
+	size_t digit = (size_t)(signo - 1) / 4;
+	if (i >= end || end - i <= digit)
+		return i < end ? 0 : -1;
+	char c = buf[end - 1 - digit];
+	int v = c >= '0' && c <= '9'   ? c - '0'
+	        : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	        : c >= 'A' && c <= 'F' ? c - 'A' + 10
+	                               : -1;
+	return v < 0 ? -1 : (v >> ((signo - 1) % 4)) & 1;
+}
+
 static bool separator(char c, bool words)
 {
 	return c == 0 || (words && (c == ' ' || c == '\t' || c == '\n' || c == '\r'));
@@ -139,6 +185,120 @@ bool attach_has_arg(const char *buf, size_t len, bool words, const char *arg)
 	struct arg_seen s = {arg, false};
 	each_arg(buf, len, words, see_arg, &s);
 	return s.found;
+}
+
+static void see_flags(const char *a, size_t n, void *ctx)
+{
+	attach_flags *f = ctx;
+	struct flag_seen d = {"DisableAttachMechanism", f->disable_attach};
+	struct flag_seen e = {"EnableDynamicAgentLoading", f->dynamic_loading};
+	see_flag(a, n, &d);
+	see_flag(a, n, &e);
+	f->disable_attach = d.state;
+	f->dynamic_loading = e.state;
+	f->rs |= n == 4 && !memcmp(a, "-Xrs", 4);
+}
+
+void attach_flags_apply(attach_flags *f, const char *buf, size_t len, bool words)
+{
+	each_arg(buf, len, words, see_flags, f);
+}
+
+size_t attach_argfile_args(const char *buf, size_t len, char *out)
+{
+	/* Each byte written stands for one read, but for the NUL after the
+	 * last argument: at most len + 1. */
+	size_t n = 0;
+	bool in = false, comment = false;
+	char quote = 0;
+	for (size_t i = 0; i < len; i++) {
+		char c = buf[i];
+		if (comment) {
+			comment = c != '\n' && c != '\r';
+		} else if (quote && c == quote) {
+			quote = 0;
+		} else if (quote && c == '\\' && i + 1 < len) {
+			c = buf[++i];
+			out[n++] = c == 'n' ? '\n' : c == 't' ? '\t' : c == 'r' ? '\r' : c == 'f' ? '\f' : c;
+		} else if (c == '\n' || c == '\r' || (!quote && (c == ' ' || c == '\t' || c == '\f' || c == '#'))) {
+			/* (a line ends a quote too) */
+			if (in)
+				out[n++] = 0;
+			in = false;
+			quote = 0;
+			comment = c == '#';
+		} else if (!quote && (c == '\'' || c == '"')) {
+			quote = c;
+			in = true;
+		} else {
+			out[n++] = c;
+			in = true;
+		}
+	}
+	if (in)
+		out[n++] = 0;
+	return n;
+}
+
+/* The launcher's options that take the next argument as their value
+ * (java.c IsWhiteSpaceOption, but -jar, -m and --module, whose next
+ * argument is the main class's place). */
+static bool takes_value(const char *a, size_t n)
+{
+	static const char *const opts[] = {"-cp", "-classpath", "--class-path", "-p", "--module-path",
+	                                   "--upgrade-module-path", "--add-modules", "--enable-native-access",
+	                                   "--limit-modules", "--add-exports", "--add-opens", "--add-reads",
+	                                   "--patch-module", "-d", "--describe-module", "--source"};
+	for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+		if (n == strlen(opts[i]) && !memcmp(a, opts[i], n))
+			return true;
+	return false;
+}
+
+struct launcher {
+	attach_flags *f;
+	attach_argfile_reader *rd;
+	void *ctx;
+	bool first, value, expand, done, in_file;
+};
+
+static void see_launcher_arg(const char *a, size_t n, void *ctx)
+{
+	struct launcher *l = ctx;
+	if (l->first || l->done) {
+		l->first = false;
+		return;
+	}
+	if (l->expand && !l->in_file && n > 1 && a[0] == '@' && a[1] != '@') {
+		size_t flen = 0;
+		char *file = l->rd(l->ctx, a + 1, n - 1, &flen);
+		char *args = file ? malloc(flen + 1) : NULL;
+		if (args) {
+			l->in_file = true;
+			each_arg(args, attach_argfile_args(file, flen, args), false, see_launcher_arg, l);
+			l->in_file = false;
+		}
+		free(args);
+		free(file);
+		return;
+	}
+	if (a[0] != '-') {
+		l->done = !l->value;
+		l->value = false;
+		return;
+	}
+	see_flags(a, n, l->f);
+	l->value = takes_value(a, n);
+	if (n == strlen("--disable-@files") && !memcmp(a, "--disable-@files", n))
+		l->expand = false;
+	if (n >= strlen("--module=") && !memcmp(a, "--module=", strlen("--module=")))
+		l->done = true;
+}
+
+void attach_cmdline_flags(attach_flags *f, const char *buf, size_t len, attach_argfile_reader *rd, void *ctx)
+{
+	struct launcher l = {f, rd, ctx, true, false, true, false, false};
+	each_arg(buf, len, false, see_launcher_arg, &l);
 }
 
 bool attach_env(const char *buf, size_t len, const char *name, const char **value, size_t *value_len)

@@ -86,6 +86,80 @@ static void check_flags(void)
 	      "one argument with spaces is no flag");
 }
 
+/* /proc/PID/status: a thread's Tgid is its process's; SigCgt's bits. */
+static void check_status(void)
+{
+	size_t len;
+	char *status = slurp("/proc/self/status", &len);
+	CHECK(attach_status_field(status, len, "Tgid") == (long)getpid(), "this process's Tgid");
+	free(status);
+	const char *s = "Name:\tjava\nTgid:\t4242\nPid:\t4250\nSigCgt:\t0000000000000004\n";
+	CHECK(attach_status_field(s, strlen(s), "Tgid") == 4242 && attach_status_field(s, strlen(s), "Pid") == 4250,
+	      "Tgid and Pid of a thread");
+	CHECK(attach_status_field(s, strlen(s), "Ppid") == -1 && attach_status_field(s, strlen(s), "Tgi") == -1,
+	      "no such line, a name's prefix");
+	CHECK(attach_catches(s, strlen(s), 3) == 1 && attach_catches(s, strlen(s), 2) == 0, "SIGQUIT (bit 2) caught");
+	s = "SigCgt:\t2000000181005cce\n"; /* a running JDK 17's */
+	CHECK(attach_catches(s, strlen(s), 3) == 1 && attach_catches(s, strlen(s), 1) == 0 &&
+	      attach_catches(s, strlen(s), 62) == 1 && attach_catches(s, strlen(s), 64) == 0, "a VM's mask");
+	s = "SigCgt:\t0000000000004000\n"; /* SIGTERM alone: a VM still starting */
+	CHECK(attach_catches(s, strlen(s), 3) == 0 && attach_catches(s, strlen(s), 15) == 1, "SIGTERM alone");
+	CHECK(attach_catches("Name:\tx\n", 8, 3) == -1, "no SigCgt line");
+}
+
+/* Flags as the launcher reads them: @argfiles in their place, nothing
+ * after the main class. */
+static char *files(void *ctx, const char *name, size_t n, size_t *len)
+{
+	(void)ctx;
+	const char *text = NULL;
+	if (n == 5 && !memcmp(name, "flags", 5))
+		text = "# -XX:-DisableAttachMechanism\n -Xmx1g \"-XX:+DisableAttachMechanism\"\n";
+	else if (n == 3 && !memcmp(name, "dyn", 3))
+		text = "-XX:-EnableDynamicAgentLoading # -Xrs\n";
+	else if (n == 5 && !memcmp(name, "/main", 5))
+		text = "-cp x Main -XX:+DisableAttachMechanism\n";
+	*len = text ? strlen(text) : 0;
+	return text ? strdup(text) : NULL;
+}
+
+static attach_flags launch(const char *cmd, size_t len)
+{
+	attach_flags f = {0, 1, false};
+	attach_cmdline_flags(&f, cmd, len, files, NULL);
+	return f;
+}
+
+static void check_launcher(void)
+{
+	char out[64];
+	const char *af = "-a 'b c'#d\n\"e\\tf\" '' g";
+	size_t n = attach_argfile_args(af, strlen(af), out);
+	CHECK(n == 14 && !memcmp(out, "-a\0b c\0e\tf\0\0g", 14), "an argfile's arguments: %zu", n);
+	attach_flags f;
+	const char c1[] = "java\0@flags\0Main";
+	f = launch(c1, sizeof c1);
+	CHECK(f.disable_attach == 1 && f.dynamic_loading == 1, "the flag in an argfile, not in its comment");
+	const char c2[] = "java\0@flags\0-XX:-DisableAttachMechanism\0@dyn\0Main";
+	f = launch(c2, sizeof c2);
+	CHECK(f.disable_attach == 0 && f.dynamic_loading == 0 && !f.rs, "argfiles in their place");
+	const char c3[] = "java\0-cp\0@flags\0Main\0@dyn\0-XX:+DisableAttachMechanism";
+	f = launch(c3, sizeof c3);
+	CHECK(f.disable_attach == 1 && f.dynamic_loading == 1, "-cp's value expanded; nothing after the main class");
+	const char c4[] = "java\0@/main\0@dyn";
+	f = launch(c4, sizeof c4);
+	CHECK(f.disable_attach == 0 && f.dynamic_loading == 1, "the main class in an argfile ends the flags");
+	const char c5[] = "java\0--disable-@files\0@flags\0-jar\0app.jar\0-Xrs";
+	f = launch(c5, sizeof c5);
+	CHECK(f.disable_attach == 0 && !f.rs, "--disable-@files: the argfile is the main class");
+	const char c7[] = "java\0-jar\0app.jar\0-Xrs";
+	f = launch(c7, sizeof c7);
+	CHECK(!f.rs, "the program's arguments after -jar's file");
+	const char c6[] = "java\0@@flags\0@nosuch\0-Xrs";
+	f = launch(c6, sizeof c6);
+	CHECK(f.disable_attach == 0 && !f.rs, "@@ is no argfile, and is the main class");
+}
+
 /* The text of agentProperties (Properties.store): comments, key=value. */
 static void check_properties(void)
 {
@@ -111,6 +185,8 @@ int main(void)
 	check_replies();
 	check_proc();
 	check_flags();
+	check_status();
+	check_launcher();
 	check_properties();
 	return check_report();
 }

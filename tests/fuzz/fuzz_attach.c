@@ -10,7 +10,10 @@
  * is 0 or positive, and 0 without an NSpid line; a flag's state is the
  * initial one, or 1 or 0 only when -XX:+ or -XX:- of the flag is in the
  * input; an environment value lies inside the input, after its name; a
- * property is found only where its key is; the readers give the same answer twice (determinism). Checks
+ * property is found only where its key is; a status field or signal mask
+ * only where its line is; an argfile's arguments take no more room than
+ * its bytes and one NUL, and a command line whose argfiles are the input
+ * itself leaves each flag in one of its states; the readers give the same answer twice (determinism). Checks
  * are always on.
  */
 #include <stdlib.h>
@@ -31,6 +34,23 @@ static void check_reply(const char *buf, size_t size)
 	CHECK(size > 0 && ((buf[0] >= '0' && buf[0] <= '9') || buf[0] == '-'), "a status line without a number");
 	CHECK(r.status == again.status && r.has_agent_rc == again.has_agent_rc && r.agent_rc == again.agent_rc,
 	      "not deterministic");
+}
+
+/* Every argfile of a command line is the input itself. */
+struct input {
+	const char *buf;
+	size_t size;
+};
+
+static char *whole(void *ctx, const char *name, size_t n, size_t *len)
+{
+	const struct input *in = ctx;
+	CHECK(name >= in->buf && name + n <= in->buf + in->size, "an argfile name outside the input");
+	char *copy = malloc(in->size + 1);
+	if (copy)
+		memcpy(copy, in->buf, in->size);
+	*len = copy ? in->size : 0;
+	return copy;
 }
 
 static bool contains(const char *buf, size_t size, const char *s)
@@ -57,6 +77,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		bool rs = attach_has_arg(buf, size, words, "-Xrs");
 		CHECK(!rs || contains(buf, size, "-Xrs"), "-Xrs found where it is not");
 	}
+	long tgid = attach_status_field(buf, size, "Tgid");
+	CHECK(tgid >= -1 && (tgid == -1 || contains(buf, size, "Tgid:")), "Tgid %ld", tgid);
+	int q = attach_catches(buf, size, 3);
+	CHECK(q >= -1 && q <= 1 && (q == -1 || contains(buf, size, "SigCgt:")), "SigCgt %d", q);
+	char *args = malloc(size + 1);
+	if (args) {
+		size_t n = attach_argfile_args(buf, size, args);
+		CHECK(n <= size + 1 && (n == 0 || args[n - 1] == 0), "argfile arguments: %zu of %zu", n, size);
+		free(args);
+	}
+	struct input in = {buf, size};
+	attach_flags f = {7, 7, false};
+	attach_cmdline_flags(&f, buf, size, whole, &in);
+	/* (an argfile's quotes can make a flag of bytes that are none) */
+	CHECK((f.disable_attach == 7 || f.disable_attach == 0 || f.disable_attach == 1) &&
+	      (f.dynamic_loading == 7 || f.dynamic_loading == 0 || f.dynamic_loading == 1), "states %d %d",
+	      f.disable_attach, f.dynamic_loading);
 	const char *v;
 	size_t vn;
 	if (attach_env(buf, size, "JAVA_TOOL_OPTIONS", &v, &vn))
