@@ -7,10 +7,13 @@
  * How it works. First, with nothing sent to the target: the options are
  * parsed by the agent's own parser (agent/options.c and the modules'
  * option tables, linked in), so a mistake is reported here and the VM
- * never sees it; then /proc says whether the process exists, is the
- * user's, maps libjvm.so, and does not refuse attach (a last
- * -XX:+DisableAttachMechanism, or -Xrs, with which the signal below would
- * end it, in its command line or the variables the VM reads).
+ * never sees it; then /proc says whether the process exists, is a
+ * process (not a thread), is the user's, maps libjvm.so, and does not
+ * refuse attach or agents (a last -XX:+DisableAttachMechanism or
+ * -XX:-EnableDynamicAgentLoading, or -Xrs, with which the signal below
+ * would end it, in its command line with its @argfiles or the variables
+ * the VM reads), and whether it takes that signal yet (a VM still
+ * starting would die of it).
  *
  * Then HotSpot's protocol (attachListener_linux.cpp): the VM listens on
  * the socket /tmp/.java_pid<pid> once asked; to ask, the tool creates
@@ -21,7 +24,9 @@
  * so a VM in a container is reached from the host (tools that attach at
  * once take turns: lock_attach). The tool connects,
  * sends "1" (the protocol), "load", the library's absolute path, "true"
- * (the path is absolute), the options, each NUL-terminated, and reads the
+ * (the path is absolute: the tool's libjinst.so, or a copy in the VM's
+ * /tmp when the VM's file system has another file there), the options,
+ * each NUL-terminated, and reads the
  * status and Agent_OnAttach's return value, to the end of the reply within
  * --reply-timeout: a process that takes the request and never answers
  * (paused, hung, or not HotSpot) would hold the tool for ever.
@@ -117,6 +122,21 @@ static int check_owner(target *t)
 	snprintf(path, sizeof path, "/proc/%ld", t->pid);
 	if (stat(path, &st) != 0)
 		return fail(t, "no such process: %ld", t->pid);
+	/* /proc/TID is there for every thread too, and a signal to a thread
+	 * id reaches its process: a thread dump in the program's output. */
+	size_t len;
+	char *status = proc_read(t->pid, "status", &len);
+	long tgid = status ? attach_status_field(status, len, "Tgid") : -1;
+	free(status);
+	if (tgid > 0 && tgid != t->pid) {
+		char comm[64] = "";
+		char *name = proc_read(tgid, "comm", &len);
+		if (name)
+			snprintf(comm, sizeof comm, " (%.*s)", (int)strcspn(name, "\n"), name);
+		free(name);
+		return fail(t, "%ld is a thread of process %ld%s, not a process: jinst %s %ld", t->pid, tgid, comm, t->what,
+		            tgid);
+	}
 	t->uid = st.st_uid;
 	if (st.st_uid == geteuid())
 		return 0;
@@ -137,30 +157,57 @@ static int check_jvm(target *t)
 	return jvm ? 0 : fail(t, "process %ld is not a HotSpot JVM (no libjvm.so in it)", t->pid);
 }
 
+/* An @argfile of the target's command line, as its launcher read it:
+ * relative to the VM's working folder, an absolute path in the VM's file
+ * system. At most 1 MB: the launcher's own limit is 10 MB, but flags for
+ * attach in a larger one are not worth the read. */
+static char *read_argfile(void *ctx, const char *name, size_t n, size_t *len)
+{
+	const target *t = ctx;
+	char path[PATH_MAX];
+	if (snprintf(path, sizeof path, "/proc/%ld/%s/%.*s", t->pid, name[0] == '/' ? "root" : "cwd", (int)n, name) >=
+	    (int)sizeof path)
+		return NULL;
+	FILE *f = fopen(path, "r");
+	char *buf = f ? malloc(1u << 20) : NULL;
+	*len = buf ? fread(buf, 1, 1u << 20, f) : 0;
+	if (f)
+		fclose(f);
+	return buf;
+}
+
 /* The VM's flags as the VM reads them: JAVA_TOOL_OPTIONS, JDK_JAVA_OPTIONS
- * (the launcher's), the command line, _JAVA_OPTIONS, later ones winning.
- * *rs: -Xrs, under which SIGQUIT would end the VM (but its listener then
- * starts with the VM: HotSpot sets StartAttachListener). */
+ * (the launcher's), the command line with its @argfiles, _JAVA_OPTIONS,
+ * later ones winning. *rs: -Xrs, under which SIGQUIT would end the VM (but
+ * its listener then starts with the VM: HotSpot sets StartAttachListener).
+ * -XX:-EnableDynamicAgentLoading (JDK 9 on; JDK 21 on warns when it is
+ * left unset) makes HotSpot refuse every load, this tool's dump and stop
+ * included. */
 static int check_flags(target *t, bool *rs)
 {
 	size_t clen = 0, elen = 0, vlen;
 	char *cmd = proc_read(t->pid, "cmdline", &clen), *env = proc_read(t->pid, "environ", &elen);
 	const char *v;
-	int disabled = 0;
-	*rs = false;
+	attach_flags f = {.disable_attach = 0, .dynamic_loading = 1};
 	static const char *const vars[] = {"JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", NULL, "_JAVA_OPTIONS"};
 	for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
-		if (!vars[i] && cmd) {
-			disabled = attach_flag_state(cmd, clen, false, "DisableAttachMechanism", disabled);
-			*rs |= attach_has_arg(cmd, clen, false, "-Xrs");
-		} else if (vars[i] && env && attach_env(env, elen, vars[i], &v, &vlen)) {
-			disabled = attach_flag_state(v, vlen, true, "DisableAttachMechanism", disabled);
-			*rs |= attach_has_arg(v, vlen, true, "-Xrs");
-		}
+		if (!vars[i] && cmd)
+			attach_cmdline_flags(&f, cmd, clen, read_argfile, t);
+		else if (vars[i] && env && attach_env(env, elen, vars[i], &v, &vlen))
+			attach_flags_apply(&f, v, vlen, true);
 	}
 	free(cmd);
 	free(env);
-	return disabled ? fail(t, "attach is disabled in process %ld (-XX:+DisableAttachMechanism)", t->pid) : 0;
+	*rs = f.rs;
+	if (f.disable_attach)
+		return fail(t, "attach is disabled in process %ld (-XX:+DisableAttachMechanism)", t->pid);
+	if (!f.dynamic_loading)
+		return fail(t, "process %ld runs with -XX:-EnableDynamicAgentLoading: its VM loads no agent once started, "
+		               "so neither jinst nor jcmd can start, dump or stop a session there; start it with "
+		               "-XX:+EnableDynamicAgentLoading, or give the agent at launch "
+		               "(-agentpath:libjinst.so=OPTIONS, its outputs then written at exit)",
+		            t->pid);
+	return 0;
 }
 
 static int locate(target *t)
@@ -351,26 +398,36 @@ static int exchange(const target *t, const char *const args[4], text *out)
 
 /* ---- the command ------------------------------------------------------------ */
 
-/* The reply file, made in the VM's /tmp: its path here (through /proc) and
- * as the agent sees it. */
+/* The reply file, in a folder of its own made in the VM's /tmp (0700, the
+ * file 0600: the agent's messages name the user's paths): its path here
+ * (through /proc) and as the agent sees it. The agent appends to reply=
+ * and creates it when it is not there (fopen "a"), and a VM that was
+ * paused or slow may do so long after the tool gave up on its answer: a
+ * file the tool removed would come back, with the VM's umask, and stay.
+ * Its folder, removed with it, cannot: the agent's open then fails. */
 static int reply_file(const target *t, char *here, size_t here_size, char *there, size_t there_size)
 {
-	for (int i = 0; i < 100; i++) {
-		snprintf(there, there_size, "/tmp/jinst-reply.%ld.%ld.%d", (long)getpid(), t->nspid, i);
-		snprintf(here, here_size, "%s%s", t->root, there);
-		int fd = open(here, O_WRONLY | O_CREAT | O_EXCL, 0600);
-		if (fd >= 0) {
-			close(fd);
-			return 0;
-		}
-		if (errno != EEXIST)
-			break;
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s/tmp/jinst-reply.%ld.XXXXXX", t->root, t->nspid);
+	if (!mkdtemp(dir))
+		return fail(t, "cannot create a folder in the VM's /tmp (%s/tmp): %s", t->root, strerror(errno));
+	int fd = -1;
+	errno = ENAMETOOLONG;
+	if (snprintf(here, here_size, "%s/reply", dir) < (int)here_size &&
+	    snprintf(there, there_size, "%s/reply", dir + strlen(t->root)) < (int)there_size)
+		fd = open(here, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
 	}
-	return fail(t, "cannot create a file in the VM's /tmp (%s/tmp): %s", t->root, strerror(errno));
+	int e = errno;
+	rmdir(dir);
+	return fail(t, "cannot create a file in the VM's /tmp (%s): %s", dir, strerror(e));
 }
 
-/* Prints the agent's messages (each "jinst: ..."), then removes the file;
- * whether there were any. */
+/* Prints the agent's messages (each "jinst: ..."), then removes the file
+ * and its folder, also when the VM gave no answer in time; whether there
+ * were any. */
 static bool print_reply_file(const char *path)
 {
 	size_t len = 0, total = 0;
@@ -382,8 +439,85 @@ static bool print_reply_file(const char *path)
 	}
 	if (f)
 		fclose(f);
-	unlink(path);
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s", path);
+	*strrchr(dir, '/') = 0;
+	/* (an agent that opens the file between the two calls makes it anew) */
+	for (int i = 0; i < 3; i++)
+		if (unlink(path), rmdir(dir) == 0 || errno == ENOENT)
+			break;
 	return total > 0;
+}
+
+/* The agent's file whole, and its FNV-1a hash. */
+static char *slurp_agent(const char *path, size_t *len, unsigned long long *hash)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+	char *buf = f && fstat(fileno(f), &st) == 0 && st.st_size < (256 << 20) ? malloc((size_t)st.st_size + 1) : NULL;
+	*len = buf ? fread(buf, 1, (size_t)st.st_size, f) : 0;
+	if (f)
+		fclose(f);
+	*hash = 14695981039346656037ull;
+	for (size_t i = 0; i < *len; i++)
+		*hash = (*hash ^ (unsigned char)buf[i]) * 1099511628211ull;
+	return buf;
+}
+
+/* The agent as the VM can open it, into vm: its own path when the VM's
+ * file system (/proc/PID/root) has that very file there; else, for a VM in
+ * another mount namespace (a container, whose files are not the host's),
+ * a copy in the VM's /tmp, made when copy is set, named by the library's
+ * hash so that later loads find it (as async-profiler's asprof does). The
+ * copy is the VM's user's (the tool acts as that user), and one of that
+ * name that is not (another user's, writable by others, other bytes) is
+ * refused: the VM would run its code. 0, or 1 (said). */
+static int agent_in_vm(const target *t, const char *agent, char *vm, size_t size, bool copy)
+{
+	char there[PATH_MAX + 64], tmp[PATH_MAX + 80];
+	struct stat a, b;
+	snprintf(there, sizeof there, "%s%s", t->root, agent);
+	if (stat(agent, &a) == 0 && stat(there, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+		snprintf(vm, size, "%s", agent);
+		return 0;
+	}
+	size_t len;
+	unsigned long long hash;
+	char *lib = slurp_agent(agent, &len, &hash);
+	if (!lib)
+		return fail(t, "cannot read %s: %s", agent, strerror(errno));
+	snprintf(vm, size, "/tmp/jinst-%016llx.so", hash);
+	snprintf(there, sizeof there, "%s%s", t->root, vm);
+	if (!copy) {
+		free(lib);
+		return 0;
+	}
+	int r = 0;
+	size_t got = 0;
+	char *old = lstat(there, &b) == 0 ? slurp_agent(there, &got, &hash) : NULL;
+	if (old || errno != ENOENT) {
+		if (!old || !S_ISREG(b.st_mode) || b.st_uid != t->uid || (b.st_mode & 022) || got != len || memcmp(old, lib, len))
+			r = fail(t, "%s is not at that path in the file system of process %ld (a container), and its copy there, "
+			            "%s, is not jinst's own (another owner, writable by others, or other bytes): remove it",
+			         agent, t->pid, vm);
+	} else {
+		snprintf(tmp, sizeof tmp, "%s.XXXXXX", there);
+		int fd = mkstemp(tmp);
+		bool ok = fd >= 0 && fchmod(fd, 0644) == 0 && (size_t)write(fd, lib, len) == len;
+		if (fd >= 0 && close(fd) != 0)
+			ok = false;
+		if (!ok || rename(tmp, there) != 0) {
+			r = fail(t, "cannot copy %s into the VM's /tmp (%s): %s", agent, there, strerror(errno));
+			if (fd >= 0)
+				unlink(tmp);
+		}
+	}
+	if (r == 0)
+		fprintf(stderr, "jinst %s: %s is not at that path in the file system of process %ld (a container): "
+		                "loading its copy there, %s\n", t->what, agent, t->pid, vm);
+	free(old);
+	free(lib);
+	return r;
 }
 
 /* Prints the outcome; the exit status. */
@@ -395,9 +529,11 @@ static int report(const target *t, const text *raw, bool said)
 	if (r.status != 0)
 		return fail(t, "process %ld refused the operation (status %ld): %.*s", t->pid, r.status, (int)r.text_len,
 		            r.text);
+	/* HotSpot writes the return code whenever the agent ran: without one,
+	 * the VM refused before loading it (JDK 21 on: -XX:-EnableDynamicAgentLoading
+	 * in a file the tool cannot read), and says why. */
 	if (!r.has_agent_rc)
-		return fail(t, "process %ld loaded the agent but gave no return code: %.*s", t->pid, (int)r.text_len,
-		            r.text);
+		return fail(t, "process %ld did not load the agent: %.*s", t->pid, (int)strcspn(r.text, "\n"), r.text);
 	if (r.agent_rc != 0)
 		return fail(t, "the agent in process %ld refused (return code %ld)%s", t->pid, r.agent_rc,
 		            said ? "; its reason is above" : "");
@@ -462,6 +598,15 @@ int attach_run(const char *what, long pid, const char *options, const char *agen
 	if (!socket_ready(&t) && rs)
 		return fail(&t, "process %ld runs with -Xrs and has no attach listener: the signal that starts one "
 		                "would end it", t.pid);
+	/* HotSpot catches SIGQUIT once it is far enough into its start to read
+	 * it as "start the listener"; before, the signal would end it. */
+	size_t len;
+	char *status = socket_ready(&t) ? NULL : proc_read(t.pid, "status", &len);
+	int catches = status ? attach_catches(status, len, SIGQUIT) : -1;
+	free(status);
+	if (catches == 0)
+		return fail(&t, "process %ld is still starting (its VM does not take the signal that starts an attach "
+		                "listener yet, which would end it): try again in a moment", t.pid);
 	if (!socket_ready(&t)) {
 		char lock[PATH_MAX];
 		int fd = lock_attach(&t, lock, sizeof lock);
@@ -483,9 +628,16 @@ int attach_run(const char *what, long pid, const char *options, const char *agen
 		                "(nothing was loaded into it)",
 		            t.pid, action == JINST_ACTION_STOP ? "stop" : action == JINST_ACTION_RESET ? "reset" : "dump",
 		            t.pid);
-	if (has == 1 && lib[0] == '/' && strcmp(lib, agent)) {
-		fprintf(stderr, "jinst %s: process %ld has the agent %s, not %s: asking that one\n", what, pid, lib, agent);
+	char vm[PATH_MAX];
+	if (has == 1 && lib[0] == '/') {
+		if (strcmp(lib, agent) && (agent_in_vm(&t, agent, vm, sizeof vm, false) || strcmp(lib, vm)))
+			fprintf(stderr, "jinst %s: process %ld has the agent %s, not %s: asking that one\n", what, pid, lib,
+			        agent);
 		agent = lib;
+	} else if ((r = agent_in_vm(&t, agent, vm, sizeof vm, true))) {
+		return r;
+	} else {
+		agent = vm;
 	}
 	char here[PATH_MAX], there[256], opts[ARG_MAX_LEN + 1];
 	if ((r = reply_file(&t, here, sizeof here, there, sizeof there)))
@@ -507,20 +659,28 @@ const char attach_help[] =
 	"usage: jinst attach [--timeout S] [--reply-timeout S] [--agent PATH] PID [OPTION,...]\n"
 	"       jinst dump [--timeout S] [--reply-timeout S] PID\n"
 	"       jinst stop [--timeout S] [--reply-timeout S] PID\n"
+	"       jinst reset [--timeout S] [--reply-timeout S] PID\n"
 	"\n"
 	"Loads the agent (libjinst.so) into the running HotSpot VM of process PID with\n"
 	"the agent's OPTIONs (those of -agentpath:libjinst.so=...; several arguments are\n"
-	"joined with ','), or asks the agent there to write its outputs now (dump), or\n"
-	"to write them and give every class its original code back (stop). Attaching\n"
-	"again after stop starts a new session where the module allows it. A dump or\n"
-	"stop asks the VM first whether it has the agent, and loads none into a VM\n"
-	"without one.\n"
+	"joined with ','), or asks the agent there to write its outputs now (dump), to\n"
+	"write them and give every class its original code back (stop), or to forget\n"
+	"what it recorded so far (reset: coverage, monitor; the same as jinst attach PID\n"
+	"reset). Attaching again after stop starts a new session where the module\n"
+	"allows it. A dump, stop or reset asks the VM first whether it has the agent,\n"
+	"and loads none into a VM without one.\n"
 	"The options are checked by the agent's own parser first: a mistake is printed\n"
 	"here and nothing is sent to the VM. `jinst attach PID help` lists them.\n"
-	"Then, still without touching the VM: PID must exist, be yours, run a HotSpot\n"
-	"VM, and not refuse attach (-XX:+DisableAttachMechanism; -Xrs with no listener).\n"
-	"HotSpot's attach protocol is spoken here, no jcmd needed (a JRE has none);\n"
-	"VMs in containers are reached through /proc/PID/root.\n"
+	"Then, still without touching the VM: PID must exist, be a process (not one of\n"
+	"its threads), be yours, run a HotSpot VM, not refuse attach\n"
+	"(-XX:+DisableAttachMechanism; -Xrs with no listener) nor agents\n"
+	"(-XX:-EnableDynamicAgentLoading), flags read from its command line, its\n"
+	"@argfiles and JAVA_TOOL_OPTIONS, JDK_JAVA_OPTIONS, _JAVA_OPTIONS, and be\n"
+	"started far enough to take the signal that starts its attach listener.\n"
+	"HotSpot's attach protocol is spoken here, no jcmd needed (a JRE has none).\n"
+	"A VM in a container is reached through /proc/PID/root; when libjinst.so is not\n"
+	"at the same path in its file system, a copy is made in its /tmp\n"
+	"(/tmp/jinst-HASH.so, its user's, kept for the next load) and loaded from there.\n"
 	"The agent's messages for this load (what it records and where, its refusal)\n"
 	"are printed here, then one line with its return code.\n"
 	"  --timeout S   seconds to wait for the VM's attach listener [10]\n"
@@ -534,6 +694,7 @@ const char attach_help[] =
 	"Examples:\n"
 	"  jinst attach 4242 trace=times,include=com.example.**,out=/tmp/prof\n"
 	"  jinst dump 4242\n"
+	"  jinst reset 4242\n"
 	"  jinst stop 4242\n"
 	"Exit status: 0 done, 1 the target or the agent refused or could not be\n"
 	"reached (the reason is printed), 2 usage error or a bad option.\n";
@@ -586,18 +747,33 @@ int cmd_attach(const char *what, int argc, char **argv)
 	double timeout = 10, reply_timeout = 60;
 	char agent[PATH_MAX] = "", opts[ARG_MAX_LEN + 1] = "";
 	int i = 0;
-	for (; i + 1 < argc && argv[i][0] == '-'; i += 2) {
+	char msg[PATH_MAX + 128];
+	for (; i < argc && argv[i][0] == '-'; i += 2) {
+		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		double *secs = !strcmp(o, "--timeout") ? &timeout : !strcmp(o, "--reply-timeout") ? &reply_timeout : NULL;
+		if (!secs && strcmp(o, "--agent")) {
+			snprintf(msg, sizeof msg, "%s: unknown option (--timeout S, --reply-timeout S, --agent PATH)", o);
+			return usage_error(what, msg);
+		}
+		if (!v) {
+			snprintf(msg, sizeof msg, "%s: expected %s after it", o, secs ? "seconds" : "a path");
+			return usage_error(what, msg);
+		}
 		char *end = NULL;
-		if (!strcmp(argv[i], "--timeout") && (timeout = strtod(argv[i + 1], &end)) > 0 && end && !*end)
-			continue;
-		if (!strcmp(argv[i], "--reply-timeout") && (reply_timeout = strtod(argv[i + 1], &end)) > 0 && end && !*end)
-			continue;
-		if (!strcmp(argv[i], "--agent") && realpath(argv[i + 1], agent))
-			continue;
-		return usage_error(what, !strcmp(argv[i], "--agent") ? "--agent: no such file" : "bad option");
+		if (secs && !((*secs = strtod(v, &end)) > 0 && *secs < 1e6 && end != v && !*end)) {
+			snprintf(msg, sizeof msg, "%s %s: expected seconds > 0", o, v);
+			return usage_error(what, msg);
+		}
+		if (!secs && !realpath(v, agent)) {
+			snprintf(msg, sizeof msg, "--agent %s: %s", v, strerror(errno));
+			return usage_error(what, msg);
+		}
 	}
-	if (i >= argc || !is_pid(argv[i]) || atol(argv[i]) <= 0)
-		return usage_error(what, "PID expected");
+	if (i >= argc || !is_pid(argv[i]) || atol(argv[i]) <= 0) {
+		snprintf(msg, sizeof msg, i < argc ? "%.64s: expected a PID (a process number)" : "expected a PID",
+		         i < argc ? argv[i] : "");
+		return usage_error(what, msg);
+	}
 	long pid = atol(argv[i++]);
 	if (strcmp(what, "attach") && i < argc)
 		return usage_error(what, "no options after the PID (they go to jinst attach)");

@@ -29,6 +29,7 @@ static const char usage[] =
 	"                                     coverage reports, with jacococli report's flags\n"
 	"  attach PID [OPTION,...]            load the agent into a running JVM (no jcmd needed)\n"
 	"  dump PID | stop PID                the agent there writes its outputs now | and stops\n"
+	"  reset PID                          the agent there forgets what it recorded so far\n"
 	"  help [COMMAND]                     this text, or a command's own help\n"
 	"\n"
 	"Options: --help, --version. 'jinst COMMAND --help' explains a command.\n";
@@ -278,7 +279,7 @@ const char *cli_help_for(const char *cmd)
 		return merge_help;
 	if (strcmp(cmd, "report") == 0)
 		return report_help;
-	if (strcmp(cmd, "attach") == 0 || strcmp(cmd, "stop") == 0)
+	if (strcmp(cmd, "attach") == 0 || strcmp(cmd, "stop") == 0 || strcmp(cmd, "reset") == 0)
 		return attach_help;
 	return NULL;
 }
@@ -324,7 +325,7 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "dump") == 0 && cli_attach_wanted(argc - 2, argv + 2))
 		return cmd_attach(cmd, argc - 2, argv + 2);
-	if (strcmp(cmd, "attach") == 0 || strcmp(cmd, "stop") == 0)
+	if (strcmp(cmd, "attach") == 0 || strcmp(cmd, "stop") == 0 || strcmp(cmd, "reset") == 0)
 		return cmd_attach(cmd, argc - 2, argv + 2);
 	if (strcmp(cmd, "dump") == 0)
 		return cmd_dump(argc - 2, argv + 2);

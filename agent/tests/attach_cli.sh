@@ -8,7 +8,12 @@
 #   badopt   a bad option: the reason, exit 2, and the target untouched (no
 #            attach socket, no attach file, no thread dump, no agent line)
 #   errors   no such process, not a JVM (left alive: no signal sent), attach
-#            disabled, -Xrs, a listener that never comes (timeout)
+#            disabled (on the command line, in an @argfile), a thread id,
+#            a VM still starting, -Xrs, a listener that never comes (timeout)
+#   dynamic  (JDK 21 on) -XX:-EnableDynamicAgentLoading: refused before
+#            touching the VM, or the VM's refusal said as one
+#   container  a VM in another mount namespace: libjinst.so copied into
+#            its /tmp (root only)
 #   jcmd     through jcmd, a refused load gives a non-zero return code
 #   out      an unwritable out= refused at start (launch and attach), and
 #            append=y over an output it cannot add to (a .cov of a newer
@@ -120,8 +125,9 @@ e2e)
 	# A new session after stop: coverage never ran in this VM.
 	att attach "$pid" "coverage,include=jinstcheck.**,out=$work/cov"
 	[[ $rc == 0 ]] || fail "attach (coverage) after stop exited $rc"
-	att attach "$pid" reset
-	[[ $rc == 0 ]] && grep -q "^jinst: reset: coverage from zero$" jinst.txt || fail "reset of coverage: exit $rc"
+	att reset "$pid"
+	[[ $rc == 0 ]] && grep -q "^jinst: reset: coverage from zero$" jinst.txt || fail "jinst reset of coverage: exit $rc"
+	grep -q "^jinst reset: process $pid: done (return code 0)" jinst.txt || fail "jinst reset printed no status"
 	# messages of a session that is not tracing speak of what it records
 	if [[ -n $refusals ]]; then
 		att attach "$pid" "coverage,include=jinstcheck.**,out=$work/cov"
@@ -172,6 +178,45 @@ errors)
 	[[ $rc == 1 ]] && grep -q "attach is disabled in process $pid" jinst.txt || fail "disabled: exit $rc"
 	untouched errors
 	finish errors
+	# the flag in an @argfile (the launcher's, relative to the VM's working
+	# folder), after a comment that says otherwise
+	printf '# -XX:-DisableAttachMechanism\n-Xmx256m "-XX:+DisableAttachMechanism"\n' >disable.args
+	sleeper argfile @disable.args
+	att attach "$pid" trace=counts
+	[[ $rc == 1 ]] && grep -q "attach is disabled in process $pid" jinst.txt || fail "disabled in an argfile: exit $rc"
+	untouched argfile
+	finish argfile
+	# a thread's id: /proc has it, a signal to it reaches the process
+	sleeper thread
+	tid=$(ls /proc/$pid/task | grep -vx "$pid" | head -1)
+	att attach "$tid" trace=counts
+	[[ $rc == 1 ]] && grep -q "^jinst attach: $tid is a thread of process $pid (java), not a process: jinst attach $pid$" jinst.txt ||
+		fail "a thread id: exit $rc"
+	untouched thread
+	finish thread
+	# a VM paused at its start (before it takes SIGQUIT, which would end
+	# it): said, no signal sent; attached once it runs
+	rm -f paused
+	"${java_env[@]}" "$java" -XX:+UnlockDiagnosticVMOptions -XX:+PauseAtStartup -XX:PauseAtStartupFile="$work/paused" \
+		-cp "$checks" jinstcheck.Sleeper "$work/stop-starting" >starting.out 2>starting.err &
+	pid=$!
+	for _ in $(seq 100); do
+		[[ -e paused ]] && break
+		sleep 0.1
+	done
+	att attach "$pid" trace=counts
+	[[ $rc == 1 ]] && grep -q "process $pid is still starting .*: try again in a moment" jinst.txt ||
+		fail "a VM still starting: exit $rc"
+	kill -0 "$pid" 2>/dev/null || fail "the VM still starting ended"
+	rm -f paused
+	for _ in $(seq 100); do
+		grep -q running starting.out && break
+		sleep 0.1
+	done
+	att attach "$pid" "trace=counts,out=$work/starting"
+	[[ $rc == 0 ]] || fail "the VM once started: exit $rc"
+	att stop "$pid"
+	finish starting
 	# -Xrs: SIGQUIT would end the VM, but its listener starts with it;
 	# attached without a signal
 	sleeper rs -Xrs
@@ -385,6 +430,66 @@ PY
 	[[ $rc == 0 ]] || fail "stop exited $rc"
 	agree stop
 	finish formats
+	;;
+dynamic)
+	# JDK 21 on: -XX:-EnableDynamicAgentLoading, where the tool reads it
+	# (command line, an argfile, JAVA_TOOL_OPTIONS): refused, the VM
+	# untouched; in a file it cannot read: the VM's refusal, said as such
+	echo "-XX:-EnableDynamicAgentLoading" >dyn.args
+	for how in cmdline argfile env; do
+		case $how in
+		cmdline) sleeper $how -XX:-EnableDynamicAgentLoading ;;
+		argfile) sleeper $how @dyn.args ;;
+		env) JAVA_TOOL_OPTIONS=-XX:-EnableDynamicAgentLoading sleeper $how ;;
+		esac
+		att attach "$pid" trace=counts
+		[[ $rc == 1 ]] && grep -q "process $pid runs with -XX:-EnableDynamicAgentLoading: .*-XX:+EnableDynamicAgentLoading" jinst.txt ||
+			fail "$how: exit $rc"
+		untouched $how
+		finish $how
+	done
+	sleeper file -XX:VMOptionsFile=dyn.args
+	att attach "$pid" trace=counts
+	[[ $rc == 1 ]] && grep -q "^jinst attach: process $pid did not load the agent: Dynamic agent loading is not enabled" jinst.txt ||
+		fail "the VM's refusal: exit $rc"
+	! grep -q "loaded the agent" jinst.txt || fail "the VM's refusal said the agent was loaded"
+	finish file
+	;;
+container)
+	# a VM in another mount namespace, where libjinst.so's folder is another
+	# (a tmpfs over it): a copy in the VM's /tmp, loaded from there; the
+	# next such VM loads the same copy
+	[[ $(id -u) == 0 ]] && unshare -m --propagation private true 2>/dev/null || {
+		echo "SKIP: needs root and unshare -m"
+		exit 77
+	}
+	libdir=$(dirname "$lib")
+	for name in ns ns2; do
+		rm -f "$work/stop-$name"
+		unshare -m --propagation private sh -c 'mount -t tmpfs none "$1" && shift && exec "$@"' sh "$libdir" \
+			"${java_env[@]}" "$java" -cp "$checks" jinstcheck.Sleeper "$work/stop-$name" >$name.out 2>$name.err &
+		pid=$!
+		for _ in $(seq 100); do
+			grep -q running $name.out && break
+			sleep 0.1
+		done
+		[[ ! -e /proc/$pid/root$lib ]] || fail "$name: the VM sees $lib: not another mount namespace"
+		att attach "$pid" "trace=counts,include=jinstcheck.**,out=$work/$name"
+		[[ $rc == 0 ]] || fail "$name: attach into the namespace: exit $rc"
+		copy=$(sed -n 's/.*loading its copy there, \(\/tmp\/jinst-[0-9a-f]*\.so\)$/\1/p' jinst.txt)
+		[[ -n $copy ]] && cmp -s "/proc/$pid/root$copy" "$lib" || fail "$name: no copy of libjinst.so in the VM's /tmp: '$copy'"
+		grep -q "$copy" /proc/$pid/maps || fail "$name: the VM did not map $copy"
+		inode=$(stat -c %i "/proc/$pid/root$copy")
+		[[ $name == ns ]] && first=$inode
+		[[ $inode == "$first" ]] || fail "$name: the copy was made again"
+		att dump "$pid"
+		[[ $rc == 0 ]] && ! grep -q "asking that one" jinst.txt || fail "$name: dump through the copy: exit $rc"
+		att stop "$pid"
+		[[ $rc == 0 ]] || fail "$name: stop: exit $rc"
+		finish $name
+		[[ -s $name.tsv ]] || fail "$name: no output: $(ls $name*)"
+	done
+	rm -f "$copy"
 	;;
 foreign)
 	for pair in "cpu=times:trace=times" "file=x:out=PATH" "destfile=x.exec:coverage,out=PATH" \

@@ -24,7 +24,9 @@ time taken:
   none     jinst dump on a fake whose agent properties have no jinst.agent:
            exit 1, "has no jinst session", and no load sent
 Before the load, each fake answers agentProperties (the tool's first
-question) with properties of its own. No reply file is left in /tmp. Exit 0
+question) with properties of its own. The reply file the agent is given
+is 0600 in a folder of its own, 0700; neither is left in /tmp, also after a
+timeout, and an agent that answers late cannot make the file anew. Exit 0
 passed, 1 failed.
 """
 import mmap
@@ -73,6 +75,10 @@ def serve(mode, work):
         conn.close()
     with open(os.path.join(work, "request-" + mode), "wb") as f:
         f.write(request)
+    # the reply file as the agent finds it: its mode and its folder's
+    reply = request.split(b"reply=")[-1].split(b"\0")[0].decode()
+    with open(os.path.join(work, "modes-" + mode), "w") as f:
+        f.write("%o %o" % (os.stat(reply).st_mode & 0o777, os.stat(os.path.dirname(reply)).st_mode & 0o777))
     if mode in ("whole", "other"):
         conn.sendall(b"0\nreturn code: 0\n")
         conn.close()
@@ -129,8 +135,21 @@ def run_case(jinst, work, mode):
         fail("%s: the request was %r" % (mode, parts))
     else:
         reply = parts[4].split(b"reply=")[1].decode()
-    if os.path.exists(reply):
-        fail("%s: the reply file %s was left" % (mode, reply))
+    if os.path.exists(reply) or os.path.exists(os.path.dirname(reply)):
+        fail("%s: the reply file %s or its folder was left" % (mode, reply))
+    with open(os.path.join(work, "modes-" + mode)) as f:
+        modes = f.read()
+    if modes != "600 700":
+        fail("%s: the reply file and its folder had modes %s, not 600 700" % (mode, modes))
+    # a VM that answers after the tool gave up: the agent appends to
+    # reply= (fopen "a", which creates a missing file): nothing is left
+    try:
+        with open(reply, "a") as f:
+            f.write("jinst: late\n")
+        fail("%s: the agent could still write %s after the tool's exit" % (mode, reply))
+        os.unlink(reply)
+    except FileNotFoundError:
+        pass
 
 
 def main():
