@@ -129,13 +129,13 @@ static int check_owner(target *t)
 	long tgid = status ? attach_status_field(status, len, "Tgid") : -1;
 	free(status);
 	if (tgid > 0 && tgid != t->pid) {
-		char comm[64] = "";
+		char comm[32] = "";
 		char *name = proc_read(tgid, "comm", &len);
 		if (name)
-			snprintf(comm, sizeof comm, " (%.*s)", (int)strcspn(name, "\n"), name);
+			attach_name(name, len, comm, sizeof comm);
 		free(name);
-		return fail(t, "%ld is a thread of process %ld%s, not a process: jinst %s %ld", t->pid, tgid, comm, t->what,
-		            tgid);
+		return fail(t, "%ld is a thread of process %ld%s%s%s, not a process: jinst %s %ld", t->pid, tgid,
+		            comm[0] ? " (" : "", comm, comm[0] ? ")" : "", t->what, tgid);
 	}
 	t->uid = st.st_uid;
 	if (st.st_uid == geteuid())
@@ -533,7 +533,7 @@ static int report(const target *t, const text *raw, bool said)
 	 * the VM refused before loading it (JDK 21 on: -XX:-EnableDynamicAgentLoading
 	 * in a file the tool cannot read), and says why. */
 	if (!r.has_agent_rc)
-		return fail(t, "process %ld did not load the agent: %.*s", t->pid, (int)strcspn(r.text, "\n"), r.text);
+		return fail(t, "process %ld did not load the agent: %.*s", t->pid, (int)r.line_len, r.text);
 	if (r.agent_rc != 0)
 		return fail(t, "the agent in process %ld refused (return code %ld)%s", t->pid, r.agent_rc,
 		            said ? "; its reason is above" : "");

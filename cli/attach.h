@@ -20,6 +20,7 @@ typedef struct attach_reply {
 	long agent_rc;
 	const char *text;  /* into the reply; text_len bytes */
 	size_t text_len;
+	size_t line_len;   /* text's first line, without its '\n' */
 } attach_reply;
 
 /* Reads the reply buf[0..len). 0, or -1 when it has no status line. */
@@ -28,6 +29,11 @@ int attach_reply_parse(attach_reply *out, const char *buf, size_t len);
 /* The pid of the process in its own pid namespace: the last field of the
  * NSpid line of /proc/PID/status (buf[0..len)); 0 when there is none. */
 long attach_nspid(const char *buf, size_t len);
+
+/* A process's name (/proc/PID/comm, buf[0..len)) fit to print: its first
+ * line, a byte that is not printable ASCII as '?', into out (NUL-terminated,
+ * cut to size). */
+void attach_name(const char *buf, size_t len, char *out, size_t size);
 
 /* The number in the line "field:" of a /proc/PID/status (Tgid, Pid); -1
  * when there is none. */

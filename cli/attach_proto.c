@@ -49,6 +49,7 @@ int attach_reply_parse(attach_reply *out, const char *buf, size_t len)
 	i = i < len ? i + 1 : i;
 	out->text = buf + i;
 	out->text_len = len - i;
+	out->line_len = line_end(buf, len, i) - i;
 	/* the agent's value: the first line of the output that says it */
 	for (size_t k = i; k < len;) {
 		size_t end = line_end(buf, len, k), at = k;
@@ -84,6 +85,15 @@ long attach_nspid(const char *buf, size_t len)
 		k = end + 1;
 	}
 	return 0;
+}
+
+void attach_name(const char *buf, size_t len, char *out, size_t size)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len && buf[i] != '\n' && n + 1 < size; i++)
+		out[n++] = buf[i] >= ' ' && buf[i] <= '~' ? buf[i] : '?';
+	if (size)
+		out[n] = 0;
 }
 
 /* The line "field:" of a /proc/PID/status: the index of what follows the

@@ -474,7 +474,7 @@ container)
 			sleep 0.1
 		done
 		[[ ! -e /proc/$pid/root$lib ]] || fail "$name: the VM sees $lib: not another mount namespace"
-		att attach "$pid" "trace=counts,include=jinstcheck.**,out=$work/$name"
+		att attach --agent "$lib" "$pid" "trace=counts,include=jinstcheck.**,out=$work/$name"
 		[[ $rc == 0 ]] || fail "$name: attach into the namespace: exit $rc"
 		copy=$(sed -n 's/.*loading its copy there, \(\/tmp\/jinst-[0-9a-f]*\.so\)$/\1/p' jinst.txt)
 		[[ -n $copy ]] && cmp -s "/proc/$pid/root$copy" "$lib" || fail "$name: no copy of libjinst.so in the VM's /tmp: '$copy'"

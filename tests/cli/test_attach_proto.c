@@ -33,8 +33,13 @@ static void check_replies(void)
 	check_reply("0 junk\n", -1, 0, false, 0);
 	attach_reply r;
 	const char *reply = "0\nreturn code: 0\n";
-	CHECK(attach_reply_parse(&r, reply, strlen(reply)) == 0 && r.text == reply + 2 && r.text_len == 15,
-	      "the text after the status line");
+	CHECK(attach_reply_parse(&r, reply, strlen(reply)) == 0 && r.text == reply + 2 && r.text_len == 15 &&
+	          r.line_len == 14,
+	      "the text after the status line, its first line");
+	/* JDK 25 with -XX:-EnableDynamicAgentLoading: no return code */
+	reply = "0\nDynamic agent loading is not enabled. Use -XX:+EnableDynamicAgentLoading to launch target VM.\n";
+	CHECK(attach_reply_parse(&r, reply, strlen(reply)) == 0 && !r.has_agent_rc && r.line_len == strlen(reply) - 3,
+	      "the VM's refusal to load");
 }
 
 /* This process's own /proc files, read as the tool reads the target's. */
@@ -105,6 +110,11 @@ static void check_status(void)
 	s = "SigCgt:\t0000000000004000\n"; /* SIGTERM alone: a VM still starting */
 	CHECK(attach_catches(s, strlen(s), 3) == 0 && attach_catches(s, strlen(s), 15) == 1, "SIGTERM alone");
 	CHECK(attach_catches("Name:\tx\n", 8, 3) == -1, "no SigCgt line");
+	char name[8];
+	attach_name("ja\033[2Jva\n", 10, name, sizeof name);
+	CHECK(!strcmp(name, "ja?[2Jv"), "a name fit to print, cut: %s", name);
+	attach_name("java\n", 5, name, sizeof name);
+	CHECK(!strcmp(name, "java"), "a name: %s", name);
 }
 
 /* Flags as the launcher reads them: @argfiles in their place, nothing

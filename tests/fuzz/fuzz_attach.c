@@ -31,6 +31,7 @@ static void check_reply(const char *buf, size_t size)
 	if (rc < 0)
 		return;
 	CHECK(r.text >= buf && r.text + r.text_len == buf + size, "the text lies outside the reply");
+	CHECK(r.line_len <= r.text_len && !memchr(r.text, '\n', r.line_len), "the first line: %zu", r.line_len);
 	CHECK(size > 0 && ((buf[0] >= '0' && buf[0] <= '9') || buf[0] == '-'), "a status line without a number");
 	CHECK(r.status == again.status && r.has_agent_rc == again.has_agent_rc && r.agent_rc == again.agent_rc,
 	      "not deterministic");
@@ -77,6 +78,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		bool rs = attach_has_arg(buf, size, words, "-Xrs");
 		CHECK(!rs || contains(buf, size, "-Xrs"), "-Xrs found where it is not");
 	}
+	char name[16];
+	attach_name(buf, size, name, sizeof name);
+	for (size_t i = 0; name[i]; i++)
+		CHECK(name[i] >= ' ' && name[i] <= '~' && i < sizeof name - 1, "a name not fit to print");
 	long tgid = attach_status_field(buf, size, "Tgid");
 	CHECK(tgid >= -1 && (tgid == -1 || contains(buf, size, "Tgid:")), "Tgid %ld", tgid);
 	int q = attach_catches(buf, size, 3);
