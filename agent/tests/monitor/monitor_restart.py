@@ -228,16 +228,22 @@ finally:
     err.close()
 
 
+def started(mode):
+    """Main in mode, once it said so (its first line), as p too (the
+    load's target)."""
+    global p
+    p = subprocess.Popen([java, "-cp", classes, "jinstmon.Main", mode], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    equal(f"{mode}: the program's first line", p.stdout.readline().strip(), mode)
+    return p
+
+
 def attached_busy():
     """A first attach while SITE:busy blocks every millisecond: the events
     are on before Main is retransformed, and the place they saw first is
     the pass's site once it is."""
-    b = subprocess.Popen([java, "-cp", classes, "jinstmon.Main", "busy"], stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
-    global p
-    p = b
+    b = started("busy")
     try:
-        equal("busy: the program's first line", b.stdout.readline().strip(), "busy")
         out = os.path.join(work, "busy")
         if load("busy", f"monitor,include=jinstmon.**,out={out}"):
             time.sleep(1)
@@ -262,17 +268,11 @@ def attached_busy():
             b.kill()
 
 
-
-
 def attached_stuck():
     """A first attach while a thread is blocked at SITE:blocked: the
     contention began before the session, which cannot time it."""
-    s = subprocess.Popen([java, "-cp", classes, "jinstmon.Main", "stuck"], stdin=subprocess.PIPE,
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
-    global p
-    p = s
+    s = started("stuck")
     try:
-        equal("stuck: the program's first line", s.stdout.readline().strip(), "stuck")
         out = os.path.join(work, "stuck")
         if load("stuck", f"monitor,include=jinstmon.**,out={out}"):
             s.stdin.write("\n")
