@@ -372,7 +372,10 @@ static void check_option_registry(void)
 		const jinst_agent_module *a = jinst_agent_modules[i], *b = jinst_agent_option_modules[i];
 		CHECK(b && !strcmp(a->name, b->name) && a->options == b->options && a->config_size == b->config_size &&
 		          a->defaults == b->defaults && a->check == b->check && a->check_append == b->check_append &&
-		          a->by_default == b->by_default && a->needs_one_of == b->needs_one_of,
+		          a->by_default == b->by_default &&
+		          /* string literals: one copy or two, as the compiler merges them */
+		          !a->needs_one_of == !b->needs_one_of &&
+		          (!a->needs_one_of || !strcmp(a->needs_one_of, b->needs_one_of)),
 		      "option registry differs at %zu (%s)", i, a->name);
 		if (!b)
 			return;
